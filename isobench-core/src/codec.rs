@@ -1,0 +1,475 @@
+//! Encodings of list- and JSON-valued fields, and the two JSON text styles found in
+//! published datasets.
+//!
+//! Datasets disagree on how a list is stored: a JSON array (SWE-smith), a JSON-encoded
+//! string (SWE-bench's FAIL_TO_PASS), sometimes a Python repr (`['a', 'b']`). Inside,
+//! lists are always arrays; the encoding is remembered so that export gives back the
+//! same bytes.
+
+use std::io;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::error::{RecordError, json_type_name};
+
+/// How a list- or JSON-valued field was stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    /// A JSON array (or object) value.
+    Native,
+    /// A string holding compact JSON (`["a","b"]`).
+    Json,
+    /// A string holding JSON with Python's default separators (`["a", "b"]`).
+    JsonSpaced,
+    /// A string holding a Python literal (`['a', 'b']`).
+    PythonRepr,
+}
+
+impl Encoding {
+    /// The name recorded in `extensions.source.encodings`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Native => "array",
+            Self::Json => "json",
+            Self::JsonSpaced => "json-spaced",
+            Self::PythonRepr => "python-repr",
+        }
+    }
+
+    /// Parses a name written by [`Encoding::as_str`].
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "array" | "object" => Some(Self::Native),
+            "json" => Some(Self::Json),
+            "json-spaced" => Some(Self::JsonSpaced),
+            "python-repr" => Some(Self::PythonRepr),
+            _ => None,
+        }
+    }
+}
+
+/// The two JSON text styles: compact (`{"a":1}`, serde_json, pandas, HF `to_json`) and
+/// Python's `json.dumps` default (`{"a": 1}`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum JsonStyle {
+    /// No spaces after `,` and `:`.
+    #[default]
+    Compact,
+    /// `, ` and `: ` as Python's `json.dumps` writes them (without ASCII escaping).
+    Spaced,
+}
+
+impl JsonStyle {
+    /// Guesses the style of a JSON text from its first separator outside strings.
+    /// A text with no separator (a scalar, `[]`, a one-element array of scalars) is
+    /// reported as `None`.
+    pub fn detect(text: &str) -> Option<Self> {
+        let bytes = text.as_bytes();
+        let mut in_string = false;
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            if in_string {
+                match b {
+                    b'\\' => i += 1,
+                    b'"' => in_string = false,
+                    _ => {}
+                }
+            } else {
+                match b {
+                    b'"' => in_string = true,
+                    b',' | b':' => {
+                        return Some(if bytes.get(i + 1) == Some(&b' ') {
+                            Self::Spaced
+                        } else {
+                            Self::Compact
+                        });
+                    }
+                    _ => {}
+                }
+            }
+            i += 1;
+        }
+        None
+    }
+
+    /// Writes `value` in this style.
+    pub fn write<W: io::Write, T: Serialize + ?Sized>(self, writer: W, value: &T) -> io::Result<()> {
+        match self {
+            Self::Compact => serde_json::to_writer(writer, value).map_err(io::Error::from),
+            Self::Spaced => {
+                let mut ser = serde_json::Serializer::with_formatter(writer, SpacedFormatter);
+                value.serialize(&mut ser).map_err(io::Error::from)
+            }
+        }
+    }
+
+    /// `value` as a string in this style.
+    pub fn to_string<T: Serialize + ?Sized>(self, value: &T) -> String {
+        let mut out = Vec::with_capacity(128);
+        self.write(&mut out, value)
+            .expect("serialising a JSON value to memory cannot fail");
+        String::from_utf8(out).expect("serde_json writes UTF-8")
+    }
+}
+
+/// A formatter with Python's default separators.
+#[derive(Debug, Clone, Copy)]
+struct SpacedFormatter;
+
+impl serde_json::ser::Formatter for SpacedFormatter {
+    fn begin_array_value<W: ?Sized + io::Write>(&mut self, writer: &mut W, first: bool) -> io::Result<()> {
+        if first { Ok(()) } else { writer.write_all(b", ") }
+    }
+
+    fn begin_object_key<W: ?Sized + io::Write>(&mut self, writer: &mut W, first: bool) -> io::Result<()> {
+        if first { Ok(()) } else { writer.write_all(b", ") }
+    }
+
+    fn begin_object_value<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        writer.write_all(b": ")
+    }
+}
+
+/// A list of strings as it was decoded, with the encoding it came in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodedList {
+    /// The items.
+    pub items: Vec<String>,
+    /// How they were stored.
+    pub encoding: Encoding,
+    /// Whether encoding `items` again with `encoding` gives back the original value
+    /// exactly. When it does not, the caller keeps the original.
+    pub reproducible: bool,
+}
+
+/// How deep a JSON string holding a JSON string may go before we give up.
+const MAX_NESTED_ENCODING: usize = 3;
+
+/// Decodes a list of strings stored as an array, a JSON-encoded string, or a Python repr.
+pub fn decode_list(value: &Value, pointer: &str) -> Result<DecodedList, RecordError> {
+    match value {
+        Value::Array(items) => Ok(DecodedList {
+            items: strings(items, pointer)?,
+            encoding: Encoding::Native,
+            reproducible: true,
+        }),
+        Value::String(text) => decode_list_text(text, pointer),
+        other => Err(RecordError::wrong_type(
+            pointer,
+            "an array of strings (or a string holding one)",
+            other,
+        )),
+    }
+}
+
+fn decode_list_text(text: &str, pointer: &str) -> Result<DecodedList, RecordError> {
+    let mut current = text.to_owned();
+    for _ in 0..MAX_NESTED_ENCODING {
+        match serde_json::from_str::<Value>(&current) {
+            Ok(Value::Array(items)) => {
+                let items = strings(&items, pointer)?;
+                let encoding = match JsonStyle::detect(&current) {
+                    Some(JsonStyle::Spaced) => Encoding::JsonSpaced,
+                    _ => Encoding::Json,
+                };
+                let again = encode_list_text(&items, encoding);
+                return Ok(DecodedList {
+                    reproducible: current == text && again == text,
+                    items,
+                    encoding,
+                });
+            }
+            Ok(Value::String(inner)) => current = inner,
+            Ok(other) => {
+                return Err(RecordError::invalid(
+                    pointer,
+                    format!(
+                        "expected a JSON-encoded list of strings, found a string holding {}",
+                        json_type_name(&other)
+                    ),
+                ));
+            }
+            Err(_) => break,
+        }
+    }
+    if current != text {
+        return Err(RecordError::invalid(pointer, "a JSON string nested too deeply"));
+    }
+    match parse_python_list(text) {
+        Some(items) => {
+            let reproducible = python_repr_list(&items) == text;
+            Ok(DecodedList {
+                items,
+                encoding: Encoding::PythonRepr,
+                reproducible,
+            })
+        }
+        None => Err(RecordError::invalid(
+            pointer,
+            format!(
+                "expected a list of strings (a JSON array, a JSON-encoded string or a Python list), found the string `{}`",
+                shorten(text, 60)
+            ),
+        )),
+    }
+}
+
+fn strings(items: &[Value], pointer: &str) -> Result<Vec<String>, RecordError> {
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| match item {
+            Value::String(s) => Ok(s.clone()),
+            other => Err(RecordError::wrong_type(format!("{pointer}/{i}"), "a string", other)),
+        })
+        .collect()
+}
+
+/// Encodes a list of strings the way `encoding` stores it.
+pub fn encode_list(items: &[String], encoding: Encoding) -> Value {
+    match encoding {
+        Encoding::Native => Value::Array(items.iter().cloned().map(Value::String).collect()),
+        other => Value::String(encode_list_text(items, other)),
+    }
+}
+
+fn encode_list_text(items: &[String], encoding: Encoding) -> String {
+    match encoding {
+        Encoding::PythonRepr => python_repr_list(items),
+        Encoding::JsonSpaced => JsonStyle::Spaced.to_string(items),
+        Encoding::Json | Encoding::Native => JsonStyle::Compact.to_string(items),
+    }
+}
+
+/// Encodes any JSON value as a JSON string in the given encoding (`Native` gives the value).
+pub fn encode_json(value: &Value, encoding: Encoding) -> Value {
+    match encoding {
+        Encoding::Native => value.clone(),
+        Encoding::JsonSpaced | Encoding::PythonRepr => Value::String(JsonStyle::Spaced.to_string(value)),
+        Encoding::Json => Value::String(JsonStyle::Compact.to_string(value)),
+    }
+}
+
+/// Decodes a value stored either natively or as a JSON-encoded string (repeatedly, up to
+/// a small depth), returning the value, its encoding, and whether re-encoding gives back
+/// the original text.
+pub fn decode_json(value: &Value, pointer: &str) -> Result<(Value, Encoding, bool), RecordError> {
+    let Value::String(text) = value else {
+        return Ok((value.clone(), Encoding::Native, true));
+    };
+    let decoded: Value = serde_json::from_str(text).map_err(|e| {
+        RecordError::invalid(pointer, format!("expected a JSON-encoded value: {e}"))
+    })?;
+    let encoding = match JsonStyle::detect(text) {
+        Some(JsonStyle::Spaced) => Encoding::JsonSpaced,
+        _ => Encoding::Json,
+    };
+    let reproducible = encode_json(&decoded, encoding).as_str() == Some(text.as_str());
+    Ok((decoded, encoding, reproducible))
+}
+
+/// Python's `repr()` of a list of strings.
+pub fn python_repr_list(items: &[String]) -> String {
+    let mut out = String::from("[");
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        python_repr_str(item, &mut out);
+    }
+    out.push(']');
+    out
+}
+
+/// Python's `repr()` of a string: single quotes unless the text holds a single quote and
+/// no double quote.
+fn python_repr_str(text: &str, out: &mut String) {
+    let quote = if text.contains('\'') && !text.contains('"') { '"' } else { '\'' };
+    out.push(quote);
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+}
+
+/// Parses a Python list literal of string literals (`['a', "b"]`, `[]`).
+pub fn parse_python_list(text: &str) -> Option<Vec<String>> {
+    let mut chars = text.trim().chars().peekable();
+    if chars.next()? != '[' {
+        return None;
+    }
+    let mut items = Vec::new();
+    loop {
+        skip_spaces(&mut chars);
+        match chars.peek()? {
+            ']' => {
+                chars.next();
+                break;
+            }
+            '\'' | '"' => {
+                let quote = chars.next()?;
+                let mut item = String::new();
+                loop {
+                    match chars.next()? {
+                        '\\' => item.push(python_escape(&mut chars)?),
+                        c if c == quote => break,
+                        c => item.push(c),
+                    }
+                }
+                items.push(item);
+                skip_spaces(&mut chars);
+                match chars.next()? {
+                    ',' => {}
+                    ']' => break,
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        }
+    }
+    chars.all(char::is_whitespace).then_some(items)
+}
+
+fn skip_spaces(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+    while chars.peek().is_some_and(|c| c.is_whitespace()) {
+        chars.next();
+    }
+}
+
+fn python_escape(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> Option<char> {
+    let hex = |chars: &mut std::iter::Peekable<std::str::Chars<'_>>, n: usize| {
+        let digits: String = (0..n).filter_map(|_| chars.next()).collect();
+        u32::from_str_radix(&digits, 16).ok().and_then(char::from_u32)
+    };
+    Some(match chars.next()? {
+        'n' => '\n',
+        'r' => '\r',
+        't' => '\t',
+        '0' => '\0',
+        'x' => hex(chars, 2)?,
+        'u' => hex(chars, 4)?,
+        'U' => hex(chars, 8)?,
+        c => c, // \\, \', \" and anything else stand for themselves
+    })
+}
+
+/// The first `max` characters of `text`, with `...` when cut.
+pub fn shorten(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((i, _)) => format!("{}...", &text[..i]),
+        None => text.to_owned(),
+    }
+}
+
+/// Takes a string field out of a record: `Ok(None)` when absent, an error naming the
+/// field when it is not a string.
+pub fn take_string(record: &mut Map<String, Value>, key: &str) -> Result<Option<String>, RecordError> {
+    match record.shift_remove(key) {
+        None => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => Err(RecordError::wrong_type(
+            format!("/{}", crate::error::pointer_token(key)),
+            "a string",
+            &other,
+        )),
+    }
+}
+
+/// Takes a string field the format requires.
+pub fn require_string(record: &mut Map<String, Value>, key: &str, format: &str) -> Result<String, RecordError> {
+    take_string(record, key)?.ok_or_else(|| {
+        RecordError::missing(
+            format!("/{}", crate::error::pointer_token(key)),
+            format!("required field `{key}` is missing (a {format} record has it)"),
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn lists_decode_from_each_encoding() {
+        let array = decode_list(&json!(["a", "b"]), "/x").unwrap();
+        assert_eq!((array.items.clone(), array.encoding), (vec!["a".to_owned(), "b".to_owned()], Encoding::Native));
+        let spaced = decode_list(&json!("[\"a\", \"b\"]"), "/x").unwrap();
+        assert_eq!(spaced.encoding, Encoding::JsonSpaced);
+        assert!(spaced.reproducible);
+        let compact = decode_list(&json!("[\"a\",\"b\"]"), "/x").unwrap();
+        assert_eq!(compact.encoding, Encoding::Json);
+        assert!(compact.reproducible);
+        let repr = decode_list(&json!("['a', \"it's\"]"), "/x").unwrap();
+        assert_eq!(repr.items, vec!["a".to_owned(), "it's".to_owned()]);
+        assert_eq!(repr.encoding, Encoding::PythonRepr);
+        assert!(repr.reproducible);
+        // A JSON string holding a JSON string holding a list: decoded, but not reproducible.
+        let double = decode_list(&json!("\"[\\\"a\\\"]\""), "/x").unwrap();
+        assert_eq!(double.items, vec!["a".to_owned()]);
+        assert!(!double.reproducible);
+    }
+
+    #[test]
+    fn a_single_item_list_has_no_separator_and_defaults_to_compact() {
+        let one = decode_list(&json!("[\"a\"]"), "/x").unwrap();
+        assert_eq!(one.encoding, Encoding::Json);
+        assert!(one.reproducible);
+        let empty = decode_list(&json!("[]"), "/x").unwrap();
+        assert!(empty.items.is_empty() && empty.reproducible);
+    }
+
+    #[test]
+    fn bad_lists_name_the_field() {
+        let err = decode_list(&json!(3), "/FAIL_TO_PASS").unwrap_err();
+        assert_eq!(err.to_string(), "`/FAIL_TO_PASS`: expected an array of strings (or a string holding one), found a number");
+        let err = decode_list(&json!(["a", 1]), "/FAIL_TO_PASS").unwrap_err();
+        assert_eq!(err.pointer, "/FAIL_TO_PASS/1");
+        let err = decode_list(&json!("not a list"), "/P").unwrap_err();
+        assert!(err.message.contains("`not a list`"), "{err}");
+        let err = decode_list(&json!("{\"a\": 1}"), "/P").unwrap_err();
+        assert!(err.message.contains("holding an object"), "{err}");
+    }
+
+    #[test]
+    fn decoding_is_idempotent() {
+        for input in [json!(["x", "y"]), json!("[\"x\", \"y\"]"), json!("['x', 'y']")] {
+            let once = decode_list(&input, "").unwrap();
+            let twice = decode_list(&encode_list(&once.items, Encoding::Native), "").unwrap();
+            assert_eq!(once.items, twice.items);
+            assert_eq!(encode_list(&once.items, once.encoding), input);
+        }
+    }
+
+    #[test]
+    fn python_repr_quotes_like_python() {
+        let items = vec!["plain".to_owned(), "it's".to_owned(), "both ' and \"".to_owned(), "new\nline".to_owned()];
+        assert_eq!(python_repr_list(&items), r#"['plain', "it's", 'both \' and "', 'new\nline']"#);
+        assert_eq!(parse_python_list(&python_repr_list(&items)).unwrap(), items);
+    }
+
+    #[test]
+    fn styles_are_detected_and_written() {
+        let value = json!({"a": [1, 2], "b": "x, y: z"});
+        assert_eq!(JsonStyle::Spaced.to_string(&value), r#"{"a": [1, 2], "b": "x, y: z"}"#);
+        assert_eq!(JsonStyle::Compact.to_string(&value), r#"{"a":[1,2],"b":"x, y: z"}"#);
+        assert_eq!(JsonStyle::detect(r#"{"k\",": 1}"#), Some(JsonStyle::Spaced));
+        assert_eq!(JsonStyle::detect(r#"{"k":1}"#), Some(JsonStyle::Compact));
+        assert_eq!(JsonStyle::detect("[]"), None);
+    }
+}

@@ -1,0 +1,50 @@
+//! The core of `cargo isobench`: the ISO-Bench canonical record, its embedded JSON
+//! Schemas, validation, the [`ViewAdapter`] trait and its registry, conversion reports,
+//! and the derivations several adapters share (list-field codecs, timestamps, unified
+//! diffs, test-file classification, timing math).
+//!
+//! The crate does no I/O and contains no `unsafe`, so adapters and plugins can depend on
+//! it cheaply.
+//!
+//! ```
+//! use isobench_core::{CanonicalRecord, Profile, validate_record};
+//!
+//! let record: CanonicalRecord = serde_json::from_value(serde_json::json!({
+//!     "repo": "octo/widgets",
+//!     "instance_id": "octo__widgets-PR-7",
+//!     "created_at": "2024-05-01T10:00:00Z",
+//!     "base_commit": "1111111111111111111111111111111111111111",
+//!     "head_commit": "2222222222222222222222222222222222222222",
+//!     "patch": "",
+//!     "test_patch": "",
+//!     "efficiency_test": ["tests/test_speed.py::test_sort"],
+//!     "duration_changes": [{"base": [2.0, 2.2], "head": [1.0, 1.1]}],
+//!     "human_performance": 2.0,
+//!     "version": "1.4"
+//! }))?;
+//! let problems = validate_record(&record.to_value(), Profile::Strict);
+//! assert!(problems.is_empty(), "{problems:?}");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod adapter;
+pub mod codec;
+pub mod diff;
+pub mod error;
+pub mod record;
+pub mod report;
+pub mod schema;
+pub mod testfiles;
+pub mod timestamp;
+pub mod timing;
+pub mod validate;
+pub mod vocab;
+
+pub use adapter::{AdapterInfo, Registry, ViewAdapter};
+pub use error::RecordError;
+pub use record::{CanonicalRecord, DurationChange};
+pub use report::{ConversionReport, Notes};
+pub use schema::Profile;
+pub use validate::{Problem, validate_record};

@@ -1,0 +1,200 @@
+//! The canonical ISO-Bench v1 record as Rust types.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Number, Value};
+
+/// The timings of one efficiency test: `duration_changes[i]` belongs to `efficiency_test[i]`.
+///
+/// Numbers are kept as [`Number`] so that an integer stays an integer and a float keeps
+/// its shortest form through a round trip.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DurationChange {
+    /// Durations on the base commit, in seconds.
+    pub base: Vec<Number>,
+    /// Durations on the head commit, in seconds.
+    pub head: Vec<Number>,
+}
+
+impl DurationChange {
+    /// Builds timings from plain floats (non-finite values are dropped: JSON cannot hold them).
+    pub fn from_f64(base: &[f64], head: &[f64]) -> Self {
+        let conv = |xs: &[f64]| xs.iter().filter_map(|&x| Number::from_f64(x)).collect();
+        Self {
+            base: conv(base),
+            head: conv(head),
+        }
+    }
+
+    /// The base durations as floats.
+    pub fn base_f64(&self) -> Vec<f64> {
+        self.base.iter().filter_map(Number::as_f64).collect()
+    }
+
+    /// The head durations as floats.
+    pub fn head_f64(&self) -> Vec<f64> {
+        self.head.iter().filter_map(Number::as_f64).collect()
+    }
+}
+
+/// One ISO-Bench instance: the v1 fields, each optional so that the lossless profile can
+/// leave out what a source cannot fill, plus `extensions` for everything else.
+///
+/// Serialises with the v1 fields in schema order and leaves absent fields out.
+#[allow(missing_docs)] // each field is documented in the canonical v1 schema
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct CanonicalRecord {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repo: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_commit: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head_commit: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub patch: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test_patch: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub patch_functions: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test_functions: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub efficiency_test: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem_statement_oracle: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem_statement_realistic: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_changes: Option<Vec<DurationChange>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub human_performance: Option<Number>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub setup_commands: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub install_commands: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gt_commit_message: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
+    /// Everything the source had that v1 has no field for (lossless profile only).
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub extensions: Map<String, Value>,
+}
+
+/// The v1 fields, in schema order.
+pub const V1_FIELDS: [&str; 21] = [
+    "repo",
+    "instance_id",
+    "created_at",
+    "base_commit",
+    "head_commit",
+    "patch",
+    "test_patch",
+    "patch_functions",
+    "test_functions",
+    "efficiency_test",
+    "problem_statement_oracle",
+    "problem_statement_realistic",
+    "duration_changes",
+    "human_performance",
+    "version",
+    "setup_commands",
+    "install_commands",
+    "api",
+    "gt_commit_message",
+    "notes",
+    "extensions",
+];
+
+/// The v1 fields the schema requires.
+pub const V1_REQUIRED: [&str; 11] = [
+    "repo",
+    "instance_id",
+    "created_at",
+    "base_commit",
+    "head_commit",
+    "patch",
+    "test_patch",
+    "efficiency_test",
+    "duration_changes",
+    "human_performance",
+    "version",
+];
+
+impl CanonicalRecord {
+    /// The record as a JSON value (v1 fields in schema order, then `extensions`).
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).expect("a canonical record always serialises")
+    }
+
+    /// The record without `extensions`: what the strict profile may hold.
+    pub fn to_strict_value(&self) -> Value {
+        let mut value = self.to_value();
+        if let Value::Object(map) = &mut value {
+            map.remove("extensions");
+        }
+        value
+    }
+
+    /// Whether the named v1 field (or `extensions`) is present.
+    pub fn has(&self, field: &str) -> bool {
+        match field {
+            "repo" => self.repo.is_some(),
+            "instance_id" => self.instance_id.is_some(),
+            "created_at" => self.created_at.is_some(),
+            "base_commit" => self.base_commit.is_some(),
+            "head_commit" => self.head_commit.is_some(),
+            "patch" => self.patch.is_some(),
+            "test_patch" => self.test_patch.is_some(),
+            "patch_functions" => self.patch_functions.is_some(),
+            "test_functions" => self.test_functions.is_some(),
+            "efficiency_test" => self.efficiency_test.is_some(),
+            "problem_statement_oracle" => self.problem_statement_oracle.is_some(),
+            "problem_statement_realistic" => self.problem_statement_realistic.is_some(),
+            "duration_changes" => self.duration_changes.is_some(),
+            "human_performance" => self.human_performance.is_some(),
+            "version" => self.version.is_some(),
+            "setup_commands" => self.setup_commands.is_some(),
+            "install_commands" => self.install_commands.is_some(),
+            "api" => self.api.is_some(),
+            "gt_commit_message" => self.gt_commit_message.is_some(),
+            "notes" => self.notes.is_some(),
+            "extensions" => !self.extensions.is_empty(),
+            _ => false,
+        }
+    }
+
+    /// The required v1 fields this record lacks, in schema order.
+    pub fn missing_required(&self) -> Vec<&'static str> {
+        V1_REQUIRED.into_iter().filter(|f| !self.has(f)).collect()
+    }
+
+    /// An extension value, if present.
+    pub fn ext(&self, key: &str) -> Option<&Value> {
+        self.extensions.get(key)
+    }
+
+    /// An extension value that is a string.
+    pub fn ext_str(&self, key: &str) -> Option<&str> {
+        self.extensions.get(key).and_then(Value::as_str)
+    }
+
+    /// An extension value that is an array of strings.
+    pub fn ext_list(&self, key: &str) -> Option<Vec<String>> {
+        let items = self.extensions.get(key)?.as_array()?;
+        items.iter().map(|v| v.as_str().map(str::to_owned)).collect()
+    }
+
+    /// Sets an extension value.
+    pub fn set_ext(&mut self, key: &str, value: impl Into<Value>) {
+        self.extensions.insert(key.to_owned(), value.into());
+    }
+}

@@ -1,0 +1,310 @@
+//! What a conversion kept, derived, defaulted, dropped and rejected: per-record
+//! [`Notes`] gathered into one [`ConversionReport`].
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::record::{CanonicalRecord, V1_FIELDS};
+
+/// What happened to a field of one record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NoteKind {
+    /// The target cannot hold the field; it was left out.
+    Dropped,
+    /// The value was computed from other fields by a published convention.
+    Derived,
+    /// The value is the target format's documented default.
+    Defaulted,
+    /// A field the target requires is absent; left out, never invented.
+    Missing,
+    /// Anything else the user should know.
+    Warning,
+}
+
+/// One note about one field of one record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Note {
+    /// What happened.
+    pub kind: NoteKind,
+    /// The field (canonical name, `extensions.<key>`, or the foreign name).
+    pub field: String,
+    /// The rule applied, or the reason.
+    pub detail: String,
+}
+
+/// The notes an adapter writes while converting one record.
+#[derive(Debug, Clone, Default)]
+pub struct Notes {
+    notes: Vec<Note>,
+}
+
+impl Notes {
+    /// No notes.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a note.
+    pub fn push(&mut self, kind: NoteKind, field: impl Into<String>, detail: impl Into<String>) {
+        self.notes.push(Note {
+            kind,
+            field: field.into(),
+            detail: detail.into(),
+        });
+    }
+
+    /// The target cannot hold `field`.
+    pub fn dropped(&mut self, field: impl Into<String>, detail: impl Into<String>) {
+        self.push(NoteKind::Dropped, field, detail);
+    }
+
+    /// `field` was derived by `rule`.
+    pub fn derived(&mut self, field: impl Into<String>, rule: impl Into<String>) {
+        self.push(NoteKind::Derived, field, rule);
+    }
+
+    /// `field` got the target's default by `rule`.
+    pub fn defaulted(&mut self, field: impl Into<String>, rule: impl Into<String>) {
+        self.push(NoteKind::Defaulted, field, rule);
+    }
+
+    /// The required `field` is absent.
+    pub fn missing(&mut self, field: impl Into<String>, detail: impl Into<String>) {
+        self.push(NoteKind::Missing, field, detail);
+    }
+
+    /// Something worth saying about `field`.
+    pub fn warn(&mut self, field: impl Into<String>, detail: impl Into<String>) {
+        self.push(NoteKind::Warning, field, detail);
+    }
+
+    /// The notes, in the order written.
+    pub fn iter(&self) -> impl Iterator<Item = &Note> {
+        self.notes.iter()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.notes.is_empty()
+    }
+
+    /// Forgets every note.
+    pub fn clear(&mut self) {
+        self.notes.clear();
+    }
+}
+
+/// How many records a note concerned, and the first detail seen.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Tally {
+    /// Records concerned.
+    pub records: u64,
+    /// The rule or reason, as first seen.
+    pub detail: String,
+}
+
+/// A record that was not written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Rejection {
+    /// The input file (`-` for stdin).
+    pub file: String,
+    /// 1-based line (JSONL) or record number (JSON array).
+    pub line: u64,
+    /// The record's `instance_id`, when it had one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instance_id: Option<String>,
+    /// The field concerned, as a JSON pointer.
+    pub pointer: String,
+    /// Why.
+    pub message: String,
+}
+
+/// A warning about one record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RecordWarning {
+    /// The input file.
+    pub file: String,
+    /// 1-based line or record number.
+    pub line: u64,
+    /// The record's `instance_id`, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instance_id: Option<String>,
+    /// The field concerned.
+    pub field: String,
+    /// What to know.
+    pub message: String,
+}
+
+/// The most rejections and warnings a report lists one by one (all are counted).
+pub const MAX_LISTED: usize = 100;
+
+/// The machine-readable report of one conversion (stable JSON: see the README).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ConversionReport {
+    /// Source format.
+    pub from: String,
+    /// Target format.
+    pub to: String,
+    /// Canonical profile.
+    pub profile: String,
+    /// Input files, in order.
+    pub inputs: Vec<String>,
+    /// The output file, or `-`.
+    pub output: String,
+    /// Records read.
+    pub read: u64,
+    /// Records written.
+    pub written: u64,
+    /// Records rejected.
+    pub rejected: u64,
+    /// For each canonical field, how many converted records had it.
+    pub coverage: BTreeMap<String, u64>,
+    /// Fields left out because the target cannot hold them.
+    pub dropped: BTreeMap<String, Tally>,
+    /// Fields computed by a published convention.
+    pub derived: BTreeMap<String, Tally>,
+    /// Fields given the target's default.
+    pub defaulted: BTreeMap<String, Tally>,
+    /// Required fields absent from the source, left out.
+    pub missing: BTreeMap<String, Tally>,
+    /// Number of warnings.
+    pub warning_count: u64,
+    /// The first warnings.
+    pub warnings: Vec<RecordWarning>,
+    /// The first rejections.
+    pub rejections: Vec<Rejection>,
+}
+
+impl ConversionReport {
+    /// An empty report for a conversion.
+    pub fn new(from: &str, to: &str, profile: &str) -> Self {
+        Self {
+            from: from.to_owned(),
+            to: to.to_owned(),
+            profile: profile.to_owned(),
+            ..Self::default()
+        }
+    }
+
+    /// Counts a converted record: its canonical coverage and its notes.
+    pub fn record_converted(
+        &mut self,
+        canonical: &CanonicalRecord,
+        notes: &Notes,
+        file: &str,
+        line: u64,
+    ) {
+        for field in V1_FIELDS {
+            if canonical.has(field) {
+                *self.coverage.entry(field.to_owned()).or_default() += 1;
+            }
+        }
+        let mut seen: Vec<(NoteKind, &str)> = Vec::new();
+        for note in notes.iter() {
+            if note.kind == NoteKind::Warning {
+                self.warning_count += 1;
+                if self.warnings.len() < MAX_LISTED {
+                    self.warnings.push(RecordWarning {
+                        file: file.to_owned(),
+                        line,
+                        instance_id: canonical.instance_id.clone(),
+                        field: note.field.clone(),
+                        message: note.detail.clone(),
+                    });
+                }
+                continue;
+            }
+            // A field counts once per record and kind.
+            if seen.contains(&(note.kind, note.field.as_str())) {
+                continue;
+            }
+            seen.push((note.kind, note.field.as_str()));
+            let table = match note.kind {
+                NoteKind::Dropped => &mut self.dropped,
+                NoteKind::Derived => &mut self.derived,
+                NoteKind::Defaulted => &mut self.defaulted,
+                NoteKind::Missing => &mut self.missing,
+                NoteKind::Warning => unreachable!("warnings are handled above"),
+            };
+            let tally = table.entry(note.field.clone()).or_default();
+            tally.records += 1;
+            if tally.detail.is_empty() {
+                tally.detail.clone_from(&note.detail);
+            }
+        }
+    }
+
+    /// Counts a rejected record.
+    pub fn record_rejected(&mut self, rejection: Rejection) {
+        self.rejected += 1;
+        if self.rejections.len() < MAX_LISTED {
+            self.rejections.push(rejection);
+        }
+    }
+
+    /// Whether every record read was written.
+    pub fn all_written(&self) -> bool {
+        self.rejected == 0 && self.read == self.written
+    }
+
+    /// The human summary printed on stderr after a conversion.
+    pub fn summary(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "{} -> {} ({}): read {}, written {}, rejected {}",
+            self.from, self.to, self.profile, self.read, self.written, self.rejected
+        );
+        for (title, table) in [
+            ("missing (required by the target, absent from the source)", &self.missing),
+            ("derived", &self.derived),
+            ("defaulted", &self.defaulted),
+            ("dropped (the target cannot hold them)", &self.dropped),
+        ] {
+            if table.is_empty() {
+                continue;
+            }
+            let _ = writeln!(out, "  {title}:");
+            for (field, tally) in table {
+                let _ = writeln!(out, "    {field}: {} record(s); {}", tally.records, tally.detail);
+            }
+        }
+        if self.warning_count > 0 {
+            let _ = writeln!(out, "  warnings: {}", self.warning_count);
+            for w in self.warnings.iter().take(5) {
+                let id = w.instance_id.as_deref().unwrap_or("?");
+                let _ = writeln!(out, "    {}:{} ({id}) {}: {}", w.file, w.line, w.field, w.message);
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notes_are_tallied_once_per_record_and_kind() {
+        let mut report = ConversionReport::new("a", "b", "lossless");
+        let record = CanonicalRecord {
+            repo: Some("o/r".into()),
+            ..CanonicalRecord::default()
+        };
+        let mut notes = Notes::new();
+        notes.missing("head_commit", "not in a SWE-bench record");
+        notes.missing("head_commit", "said twice");
+        notes.warn("created_at", "no zone");
+        report.record_converted(&record, &notes, "f.jsonl", 3);
+        report.record_converted(&record, &notes, "f.jsonl", 4);
+        assert_eq!(report.missing["head_commit"].records, 2);
+        assert_eq!(report.missing["head_commit"].detail, "not in a SWE-bench record");
+        assert_eq!(report.coverage["repo"], 2);
+        assert_eq!(report.warning_count, 2);
+        assert_eq!(report.warnings[1].line, 4);
+        assert!(report.summary().contains("head_commit: 2 record(s)"));
+    }
+}
