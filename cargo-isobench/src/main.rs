@@ -1,1 +1,3 @@
-fn main() {}
+fn main() {
+    std::process::exit(cargo_isobench::run(std::env::args_os()));
+}

@@ -1,0 +1,85 @@
+//! Errors that stop a command, each with the path it concerns and an exit code.
+
+use std::path::PathBuf;
+
+use crate::exit;
+
+/// An error that ends a command.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CliError {
+    /// A format name no adapter answers to.
+    #[error("unknown format `{name}`")]
+    UnknownFormat {
+        /// The name given.
+        name: String,
+        /// The formats available.
+        known: Vec<String>,
+    },
+    /// The output exists and `--overwrite` was not given.
+    #[error("`{}` already exists", .0.display())]
+    OutputExists(PathBuf),
+    /// The output is one of the inputs.
+    #[error("the output `{}` is also an input", .0.display())]
+    OutputIsInput(PathBuf),
+    /// A usage error with its own message.
+    #[error("{message}")]
+    Usage {
+        /// What is wrong.
+        message: String,
+        /// What to do.
+        hint: Option<String>,
+    },
+    /// An input could not be read.
+    #[error("cannot read `{}`: {source}", path.display())]
+    Read {
+        /// The input.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// An output could not be written.
+    #[error("cannot write `{}`: {source}", path.display())]
+    Write {
+        /// The output.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A record failed and `--on-error fail` stops the run.
+    #[error("{0}")]
+    Record(String, Option<String>),
+}
+
+impl CliError {
+    /// The exit code this error ends the command with.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Self::UnknownFormat { .. } | Self::OutputExists(_) | Self::OutputIsInput(_) | Self::Usage { .. } => exit::USAGE,
+            Self::Read { .. } | Self::Write { .. } => exit::IO,
+            Self::Record(..) => exit::RECORDS,
+        }
+    }
+
+    /// The `hint:` line printed after the error, if any.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            Self::UnknownFormat { known, .. } => Some(format!(
+                "known formats: {}; `cargo isobench adapters` lists them with their aliases",
+                known.join(", ")
+            )),
+            Self::OutputExists(_) => Some("pass `--overwrite` to replace it".into()),
+            Self::OutputIsInput(_) => Some("write to another file, then move it into place".into()),
+            Self::Usage { hint, .. } | Self::Record(_, hint) => hint.clone(),
+            Self::Read { .. } | Self::Write { .. } => None,
+        }
+    }
+
+    /// A usage error.
+    pub fn usage(message: impl Into<String>, hint: Option<&str>) -> Self {
+        Self::Usage {
+            message: message.into(),
+            hint: hint.map(str::to_owned),
+        }
+    }
+}

@@ -1,0 +1,126 @@
+//! `cargo isobench`: the command line of the ISO-Bench converter.
+//!
+//! `main.rs` only calls [`run`]; everything else lives here so that tests can drive it.
+//! Data goes to stdout, everything else to stderr; exit codes are in [`exit`].
+
+pub mod cli;
+pub mod convert;
+pub mod errors;
+pub mod exit;
+pub mod input;
+pub mod output;
+pub mod validate;
+
+use std::ffi::OsString;
+use std::io::{self, Write};
+
+use clap::Parser;
+use isobench_core::adapter::ViewAdapter;
+use isobench_core::{Profile, Registry};
+
+use crate::cli::{AdaptersArgs, Cargo, Command, SchemaArgs};
+use crate::errors::CliError;
+
+/// Runs the command line and returns the exit code.
+pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
+    let mut args: Vec<OsString> = args.into_iter().collect();
+    // Run as `cargo-isobench convert ...` directly, the `isobench` layer is implied.
+    if args.get(1).is_some_and(|a| a != "isobench" && !a.to_string_lossy().starts_with('-')) {
+        args.insert(1, "isobench".into());
+    }
+    let Cargo::Isobench(cli) = match Cargo::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { exit::USAGE } else { exit::OK };
+            let _ = e.print();
+            return code;
+        }
+    };
+    isobench_adapters::link();
+    let registry = Registry::builtin();
+    let result = match cli.command {
+        Command::Convert(args) => convert::run(&registry, &args),
+        Command::Validate(args) => validate::run(&registry, &args),
+        Command::Adapters(args) => list_adapters(&registry, &args),
+        Command::Schema(args) => print_schema(&registry, &args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(CliError::Write { ref source, .. }) if source.kind() == io::ErrorKind::BrokenPipe => exit::OK,
+        Err(e) => {
+            report_error(&e);
+            e.exit_code()
+        }
+    }
+}
+
+/// Prints an error and its hint on stderr.
+pub fn report_error(e: &CliError) {
+    let mut err = io::stderr().lock();
+    let _ = writeln!(err, "error: {e}");
+    if let Some(hint) = e.hint() {
+        let _ = writeln!(err, "hint: {hint}");
+    }
+}
+
+/// The adapter answering to `name`.
+pub fn find<'r>(registry: &'r Registry, name: &str) -> Result<&'r dyn ViewAdapter, CliError> {
+    registry.get(name).ok_or_else(|| CliError::UnknownFormat {
+        name: name.to_owned(),
+        known: registry.names().iter().map(|&n| n.to_owned()).collect(),
+    })
+}
+
+fn stdout_error(e: io::Error) -> CliError {
+    CliError::Write { path: "-".into(), source: e }
+}
+
+fn list_adapters(registry: &Registry, args: &AdaptersArgs) -> Result<i32, CliError> {
+    let mut out = io::stdout().lock();
+    if args.json {
+        let list: Vec<serde_json::Value> = registry
+            .iter()
+            .map(|a| {
+                let info = a.info();
+                let mut value = serde_json::to_value(info).expect("adapter info serialises");
+                value["cannot_carry"] = info.cannot_carry().into();
+                value
+            })
+            .collect();
+        serde_json::to_writer_pretty(&mut out, &list).map_err(|e| stdout_error(e.into()))?;
+        writeln!(out).map_err(stdout_error)?;
+        return Ok(exit::OK);
+    }
+    for adapter in registry.iter() {
+        let info = adapter.info();
+        let text = format!(
+            "{name}{aliases}  [{origin}]\n  {description}\n  needs:        {needs}\n  carries:      {carries}\n  cannot carry: {cannot}\n\n",
+            name = info.name,
+            aliases = if info.aliases.is_empty() { String::new() } else { format!(" (aliases: {})", info.aliases.join(", ")) },
+            origin = info.origin,
+            description = info.description,
+            needs = info.needs.join(", "),
+            carries = info.carries.join(", "),
+            cannot = or_none(&info.cannot_carry()),
+        );
+        out.write_all(text.as_bytes()).map_err(stdout_error)?;
+    }
+    Ok(exit::OK)
+}
+
+fn or_none(list: &[String]) -> String {
+    if list.is_empty() { "(nothing)".into() } else { list.join(", ") }
+}
+
+fn print_schema(registry: &Registry, args: &SchemaArgs) -> Result<i32, CliError> {
+    let adapter = find(registry, &args.format)?;
+    let schema = if adapter.info().name == "canonical" {
+        Profile::from(args.profile).schema()
+    } else {
+        adapter.schema()
+    };
+    let mut out = io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, schema).map_err(|e| stdout_error(e.into()))?;
+    writeln!(out).map_err(stdout_error)?;
+    Ok(exit::OK)
+}

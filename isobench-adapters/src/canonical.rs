@@ -1,0 +1,95 @@
+//! The canonical ISO-Bench v1 record itself, in either profile.
+
+use isobench_core::adapter::{AdapterInfo, AdapterRegistration, ExportOptions, ViewAdapter};
+use isobench_core::record::V1_FIELDS;
+use isobench_core::validate::{Problem, semantic_problems};
+use isobench_core::vocab;
+use isobench_core::{CanonicalRecord, Notes, Profile, RecordError};
+use serde_json::{Map, Value};
+
+const NAME: &str = "canonical";
+
+/// The canonical adapter: reads either profile, writes the one asked for.
+#[derive(Debug)]
+pub struct Canonical {
+    info: AdapterInfo,
+}
+
+impl Default for Canonical {
+    fn default() -> Self {
+        let all: Vec<&str> = V1_FIELDS.iter().filter(|f| **f != "extensions").copied().collect();
+        let mut carries = all.clone();
+        let shared: Vec<String> = vocab::SHARED_KEYS.iter().map(|k| format!("extensions.{k}")).collect();
+        carries.extend(shared.iter().map(String::as_str));
+        Self {
+            info: AdapterInfo::new(
+                NAME,
+                &["iso-bench", "isobench", "canonical-v1"],
+                "ISO-Bench canonical v1 (`--profile strict`: exactly the v1 schema; `lossless`: v1 fields plus `extensions`)",
+            )
+            .fills(&carries)
+            .needs(&["repo", "instance_id"])
+            .carries(&carries),
+        }
+    }
+}
+
+fn to_error(problem: Problem, profile: Profile) -> RecordError {
+    RecordError::invalid(problem.pointer, format!("{} (canonical v1, {profile} profile)", problem.message))
+}
+
+impl ViewAdapter for Canonical {
+    fn info(&self) -> &AdapterInfo {
+        &self.info
+    }
+
+    fn schema(&self) -> &Value {
+        Profile::Lossless.schema()
+    }
+
+    fn import(&self, record: Map<String, Value>, _notes: &mut Notes) -> Result<CanonicalRecord, RecordError> {
+        let value = Value::Object(record);
+        let problems = Profile::Lossless.validator().problems(&value);
+        if let Some(problem) = problems.into_iter().next() {
+            return Err(to_error(problem, Profile::Lossless));
+        }
+        if let Some(problem) = semantic_problems(&value).into_iter().next() {
+            return Err(to_error(problem, Profile::Lossless));
+        }
+        serde_json::from_value(value).map_err(|e| RecordError::invalid("", e.to_string()))
+    }
+
+    fn export(&self, c: &CanonicalRecord, options: &ExportOptions, notes: &mut Notes) -> Result<Map<String, Value>, RecordError> {
+        let profile = options.profile;
+        let value = match profile {
+            Profile::Lossless => c.to_value(),
+            Profile::Strict => {
+                let missing = c.missing_required();
+                if !missing.is_empty() {
+                    let list = missing.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ");
+                    return Err(RecordError::missing(
+                        format!("/{}", missing[0]),
+                        format!("canonical v1 (strict) requires {list}, which the record lacks"),
+                    )
+                    .with_hint("use `--profile lossless` to write the fields the source has, or fill these from a repository and timing logs"));
+                }
+                for key in c.extensions.keys().filter(|k| *k != vocab::SOURCE) {
+                    notes.dropped(format!("extensions.{key}"), "the strict profile has no `extensions`");
+                }
+                c.to_strict_value()
+            }
+        };
+        let validator = profile.validator();
+        if let Some(problem) = validator.problems(&value).into_iter().chain(semantic_problems(&value)).next() {
+            return Err(to_error(problem, profile));
+        }
+        match value {
+            Value::Object(map) => Ok(map),
+            _ => unreachable!("a canonical record serialises to an object"),
+        }
+    }
+}
+
+inventory::submit! {
+    AdapterRegistration { make: || Box::new(Canonical::default()) }
+}

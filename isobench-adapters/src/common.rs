@@ -1,0 +1,323 @@
+//! The machinery every built-in adapter shares: reading fields out of a foreign record
+//! while remembering how they were encoded, and writing them back the same way.
+
+use isobench_core::codec::{self, DecodedList, Encoding};
+use isobench_core::error::{RecordError, pointer_token};
+use isobench_core::report::Notes;
+use isobench_core::timestamp;
+use isobench_core::vocab::{self, Source};
+use isobench_core::{CanonicalRecord, Profile};
+use serde_json::{Map, Value};
+
+fn pointer(key: &str) -> String {
+    format!("/{}", pointer_token(key))
+}
+
+/// Reads a foreign record field by field. What is left at the end is kept verbatim in
+/// `extensions.source.extra`.
+pub(crate) struct Importer<'n> {
+    format: &'static str,
+    record: Map<String, Value>,
+    source: Source,
+    pub notes: &'n mut Notes,
+}
+
+impl<'n> Importer<'n> {
+    pub fn new(format: &'static str, record: Map<String, Value>, notes: &'n mut Notes) -> Self {
+        let source = Source::new(format, &record);
+        Self {
+            format,
+            record,
+            source,
+            notes,
+        }
+    }
+
+    /// Whether the record has `key`.
+    pub fn has(&self, key: &str) -> bool {
+        self.record.contains_key(key)
+    }
+
+    /// Takes a value of any type.
+    pub fn value(&mut self, key: &str) -> Option<Value> {
+        self.record.shift_remove(key)
+    }
+
+    /// Takes an optional string.
+    pub fn string(&mut self, key: &str) -> Result<Option<String>, RecordError> {
+        codec::take_string(&mut self.record, key)
+    }
+
+    /// Takes a string the format requires.
+    pub fn required_string(&mut self, key: &str) -> Result<String, RecordError> {
+        codec::require_string(&mut self.record, key, self.format)
+    }
+
+    /// Takes an optional list of strings in any encoding, remembering the encoding.
+    pub fn list(&mut self, key: &str) -> Result<Option<Vec<String>>, RecordError> {
+        let Some(value) = self.record.shift_remove(key) else {
+            return Ok(None);
+        };
+        let DecodedList {
+            items,
+            encoding,
+            reproducible,
+        } = codec::decode_list(&value, &pointer(key))?;
+        self.remember_encoding(key, encoding, reproducible, value);
+        Ok(Some(items))
+    }
+
+    /// Takes a list the format requires.
+    pub fn required_list(&mut self, key: &str) -> Result<Vec<String>, RecordError> {
+        if !self.record.contains_key(key) {
+            return Err(self.missing(key));
+        }
+        Ok(self.list(key)?.unwrap_or_default())
+    }
+
+    /// Takes an optional JSON value that may be stored as a JSON-encoded string.
+    pub fn json(&mut self, key: &str) -> Result<Option<Value>, RecordError> {
+        let Some(value) = self.record.shift_remove(key) else {
+            return Ok(None);
+        };
+        let (decoded, encoding, reproducible) = codec::decode_json(&value, &pointer(key))?;
+        self.remember_encoding(key, encoding, reproducible, value);
+        Ok(Some(decoded))
+    }
+
+    /// Records how `key` was encoded, and keeps the original when encoding the decoded
+    /// value again would not give it back.
+    pub fn remember_encoding(&mut self, key: &str, encoding: Encoding, reproducible: bool, original: Value) {
+        self.source
+            .encodings
+            .insert(key.to_owned(), encoding.as_str().into());
+        if !reproducible {
+            self.source.raw.insert(key.to_owned(), original);
+        }
+    }
+
+    /// Keeps `original` for `key`: a normalisation cannot give it back.
+    pub fn keep_raw(&mut self, key: &str, original: Value) {
+        self.source.raw.insert(key.to_owned(), original);
+    }
+
+    /// Takes a timestamp: with a zone it becomes RFC 3339 UTC, without one it keeps its
+    /// wall-clock value (decision D4). The original is kept when it differs.
+    pub fn timestamp(&mut self, key: &str) -> Result<Option<String>, RecordError> {
+        let Some(text) = self.string(key)? else {
+            return Ok(None);
+        };
+        let (normal, parsed) = timestamp::normalize(&text);
+        match parsed {
+            None => self.notes.warn(
+                "created_at",
+                format!("`{}` is not a date-time; kept verbatim", codec::shorten(&text, 40)),
+            ),
+            Some(ts) if !ts.utc => self.notes.warn(
+                "created_at",
+                "the source gives no time zone; the wall-clock time is kept and no zone is invented",
+            ),
+            Some(_) => {}
+        }
+        if normal != text {
+            self.source.raw.insert(key.to_owned(), Value::String(text));
+        }
+        Ok(Some(normal))
+    }
+
+    /// The error for a required field that is absent.
+    pub fn missing(&self, key: &str) -> RecordError {
+        RecordError::missing(
+            pointer(key),
+            format!("required field `{key}` is missing (every {} record has it)", self.format),
+        )
+    }
+
+    /// Notes the required canonical fields this format never has.
+    pub fn lacks(&mut self, fields: &[&str]) {
+        for field in fields {
+            self.notes
+                .missing(*field, format!("{} records do not have it", self.format));
+        }
+    }
+
+    /// Stores the remaining fields and the source block into `record.extensions`.
+    pub fn finish(mut self, record: &mut CanonicalRecord) {
+        self.source.extra = std::mem::take(&mut self.record);
+        record
+            .extensions
+            .insert(vocab::SOURCE.to_owned(), self.source.to_value());
+    }
+}
+
+/// Writes a foreign record field by field. When the canonical record came from the same
+/// format, the original key order, encodings, untouched original values and unknown
+/// fields are restored, so that `export(import(r)) == r`.
+pub(crate) struct Exporter<'r, 'n> {
+    format: &'static str,
+    pub record: &'r CanonicalRecord,
+    pub source: Option<Source>,
+    out: Map<String, Value>,
+    profile: Profile,
+    pub notes: &'n mut Notes,
+}
+
+impl<'r, 'n> Exporter<'r, 'n> {
+    pub fn new(format: &'static str, record: &'r CanonicalRecord, profile: Profile, notes: &'n mut Notes) -> Self {
+        Self {
+            format,
+            record,
+            source: Source::of_format(&record.extensions, format),
+            out: Map::new(),
+            profile,
+            notes,
+        }
+    }
+
+    /// Whether the record was imported from this same format.
+    pub fn same_format(&self) -> bool {
+        self.source.is_some()
+    }
+
+    /// The encoding the source used for `key`, or `default` for records from elsewhere.
+    pub fn encoding(&self, key: &str, default: Encoding) -> Encoding {
+        self.source
+            .as_ref()
+            .and_then(|s| s.encoding(key))
+            .and_then(Encoding::parse)
+            .unwrap_or(default)
+    }
+
+    /// The original value of `key`, if the source kept one.
+    pub fn raw(&self, key: &str) -> Option<&Value> {
+        self.source.as_ref()?.raw.get(key)
+    }
+
+    /// Writes a value.
+    pub fn put(&mut self, key: &str, value: impl Into<Value>) {
+        self.out.insert(key.to_owned(), value.into());
+    }
+
+    /// Writes an optional string; absent stays absent.
+    pub fn string(&mut self, key: &str, value: Option<&str>) {
+        if let Some(v) = value {
+            self.put(key, v);
+        }
+    }
+
+    /// Writes a string the target requires; without it the record is rejected.
+    pub fn needed_string(&mut self, key: &str, canonical: &str, value: Option<&str>) -> Result<(), RecordError> {
+        match value {
+            Some(v) => {
+                self.put(key, v);
+                Ok(())
+            }
+            None => Err(self.cannot_fill(key, canonical)),
+        }
+    }
+
+    /// Writes a string the target expects. Without it: under the lossless profile the key
+    /// is left out and counted as missing; under strict the record is rejected.
+    pub fn expected_string(&mut self, key: &str, canonical: &str, value: Option<&str>) -> Result<(), RecordError> {
+        match value {
+            Some(v) => {
+                self.put(key, v);
+                Ok(())
+            }
+            None => self.absent(key, canonical),
+        }
+    }
+
+    /// Writes a list in the source's encoding (or `default`), restoring the original text
+    /// when the items are unchanged.
+    pub fn list(&mut self, key: &str, items: Option<Vec<String>>, default: Encoding) {
+        let Some(items) = items else { return };
+        if let Some(raw) = self.raw(key)
+            && codec::decode_list(raw, "").is_ok_and(|d| d.items == items)
+        {
+            let raw = raw.clone();
+            self.put(key, raw);
+            return;
+        }
+        let encoding = self.encoding(key, default);
+        self.put(key, codec::encode_list(&items, encoding));
+    }
+
+    /// Writes a list the target expects (see [`Self::expected_string`]).
+    pub fn expected_list(&mut self, key: &str, canonical: &str, items: Option<Vec<String>>, default: Encoding) -> Result<(), RecordError> {
+        if items.is_none() {
+            return self.absent(key, canonical);
+        }
+        self.list(key, items, default);
+        Ok(())
+    }
+
+    /// Writes a timestamp: the source's original text when it still denotes the canonical
+    /// value, else `render` of the canonical value.
+    pub fn timestamp(&mut self, key: &str, value: Option<&str>, render: impl Fn(&str) -> String) {
+        let Some(value) = value else { return };
+        if let Some(Value::String(raw)) = self.raw(key)
+            && timestamp::normalize(raw).0 == value
+        {
+            let raw = raw.clone();
+            self.put(key, raw);
+            return;
+        }
+        let rendered = render(value);
+        self.put(key, rendered);
+    }
+
+    fn absent(&mut self, key: &str, canonical: &str) -> Result<(), RecordError> {
+        if self.profile == Profile::Strict {
+            return Err(self.cannot_fill(key, canonical));
+        }
+        self.notes.missing(
+            canonical,
+            format!("`{key}` left out: the record has no `{canonical}`"),
+        );
+        Ok(())
+    }
+
+    fn cannot_fill(&self, key: &str, canonical: &str) -> RecordError {
+        RecordError::missing(
+            format!("/{}", pointer_token(canonical).replace('.', "/")),
+            format!("{} requires `{key}`, but the record has no `{canonical}`", self.format),
+        )
+        .with_hint(format!(
+            "supply it with `--set {canonical}=VALUE`, or convert from a source that has it"
+        ))
+    }
+
+    /// The finished record: unknown fields of a same-format source restored, keys in the
+    /// source's order.
+    pub fn finish(mut self) -> Map<String, Value> {
+        match self.source.take() {
+            Some(source) => {
+                for (k, v) in &source.extra {
+                    self.out.entry(k.clone()).or_insert_with(|| v.clone());
+                }
+                source.order(self.out)
+            }
+            None => {
+                if let Some(from) = Source::format_of(&self.record.extensions)
+                    && let Some(extra) = self.record.extensions[vocab::SOURCE].get("extra").and_then(Value::as_object)
+                {
+                    for key in extra.keys() {
+                        self.notes.dropped(
+                            format!("extensions.source.extra.{key}"),
+                            format!("a `{from}` field {} has no place for", self.format),
+                        );
+                    }
+                }
+                self.out
+            }
+        }
+    }
+}
+
+/// Reports the fields of `record` that `target` cannot carry as dropped.
+pub(crate) fn note_dropped(info: &isobench_core::AdapterInfo, record: &CanonicalRecord, notes: &mut Notes) {
+    for field in info.dropped_from(record) {
+        notes.dropped(field, format!("{} has no field for it", info.name));
+    }
+}
