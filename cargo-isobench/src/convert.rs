@@ -237,7 +237,7 @@ impl Job<'_> {
         }
         self.report.read += 1;
         self.progress.tick(self.report.read);
-        let Item { line, raw, record } = item;
+        let Item { line, raw, style, record } = item;
         let map = match record {
             Ok(Value::Object(map)) => map,
             Ok(_) => unreachable!("the reader yields objects or errors"),
@@ -248,7 +248,7 @@ impl Job<'_> {
             }
         };
         if !self.style_fixed && self.report.written == 0 && self.report.rejected == 0 {
-            self.writer.set_style(input::style_of(raw).unwrap_or_default());
+            self.writer.set_style(style.unwrap_or_default());
         }
         let instance_id = map.get("instance_id").and_then(Value::as_str).map(str::to_owned);
         // Arrays give no raw text: keep the record for the rejects file.
@@ -292,9 +292,8 @@ impl Job<'_> {
             return None;
         }
         Some(format!(
-            "the record reads as {}; is `--from {}` what you meant?",
-            accepting.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(" or "),
-            accepting[0]
+            "the record reads as {}: give that format to `--from`",
+            accepting.iter().map(|f| format!("`--from {f}`")).collect::<Vec<_>>().join(" or "),
         ))
     }
 

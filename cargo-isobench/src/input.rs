@@ -65,6 +65,8 @@ pub struct Item<'a> {
     pub line: u64,
     /// The item's text as read (JSON Lines only; empty for array elements).
     pub raw: &'a [u8],
+    /// The JSON style the item was written in, when it shows one.
+    pub style: Option<JsonStyle>,
     /// The record, or why there is none.
     pub record: Result<Value, BadInput>,
 }
@@ -109,7 +111,15 @@ pub fn for_each_item(
     };
     match layout {
         Layout::JsonLines => read_lines(&mut reader, &mut each),
-        Layout::JsonArray => read_array(reader, &mut each),
+        Layout::JsonArray => {
+            // The style of an array's records shows in its first bytes.
+            let style = reader.fill_buf().ok().and_then(|head| {
+                let head = &head[..head.len().min(64 * 1024)];
+                let start = head.iter().position(|&b| b == b'[')? + 1;
+                style_of_prefix(&head[start..])
+            });
+            read_array(reader, style, &mut each)
+        }
     }
     .map_err(|e| e.with_path(&path))
 }
@@ -117,6 +127,15 @@ pub fn for_each_item(
 /// The JSON style a record's text shows, if any.
 pub fn style_of(raw: &[u8]) -> Option<JsonStyle> {
     JsonStyle::detect(std::str::from_utf8(raw).ok()?)
+}
+
+/// The style of a text that may be cut anywhere (even inside a UTF-8 sequence).
+fn style_of_prefix(head: &[u8]) -> Option<JsonStyle> {
+    let valid = match std::str::from_utf8(head) {
+        Ok(text) => text,
+        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).ok()?,
+    };
+    JsonStyle::detect(valid)
 }
 
 /// A read error before the path is known.
@@ -174,7 +193,8 @@ fn read_lines(
             continue;
         }
         let record = parse_record(text, complete);
-        if !each(Item { line, raw: text, record }).map_err(ReadFailure::Stop)? {
+        let style = style_of(text);
+        if !each(Item { line, raw: text, style, record }).map_err(ReadFailure::Stop)? {
             return Ok(());
         }
     }
@@ -211,11 +231,12 @@ fn parse_record(text: &[u8], complete_line: bool) -> Result<Value, BadInput> {
 
 fn read_array(
     reader: impl Read,
+    style: Option<JsonStyle>,
     each: &mut impl FnMut(Item<'_>) -> Result<bool, CliError>,
 ) -> Result<(), ReadFailure> {
     let mut de = serde_json::Deserializer::from_reader(SkipBom::new(reader));
     let mut stop = None;
-    let seed = ArraySeed { each, stop: &mut stop, count: 0 };
+    let seed = ArraySeed { each, stop: &mut stop, count: 0, style };
     let result = seed.deserialize(&mut de).and_then(|()| de.end());
     if let Some(e) = stop {
         return Err(ReadFailure::Stop(e));
@@ -235,6 +256,7 @@ struct ArraySeed<'a, F> {
     each: &'a mut F,
     stop: &'a mut Option<CliError>,
     count: u64,
+    style: Option<JsonStyle>,
 }
 
 impl<'de, F: FnMut(Item<'_>) -> Result<bool, CliError>> DeserializeSeed<'de> for ArraySeed<'_, F> {
@@ -266,7 +288,7 @@ impl<'de, F: FnMut(Item<'_>) -> Result<bool, CliError>> Visitor<'de> for ArraySe
                     hint: None,
                 }),
             };
-            match (self.each)(Item { line: self.count, raw: b"", record }) {
+            match (self.each)(Item { line: self.count, raw: b"", style: self.style, record }) {
                 Ok(true) => {}
                 Ok(false) => break,
                 Err(e) => {

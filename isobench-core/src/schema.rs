@@ -82,9 +82,18 @@ impl SchemaValidator {
     pub fn problems(&self, instance: &Value) -> Vec<crate::validate::Problem> {
         self.0
             .iter_errors(instance)
-            .map(|e| crate::validate::Problem {
-                pointer: e.instance_path().to_string(),
-                message: e.to_string(),
+            .map(|e| {
+                let mut pointer = e.instance_path().to_string();
+                // A missing property is reported at its parent; point at the property.
+                if let jsonschema::error::ValidationErrorKind::Required { property } = e.kind()
+                    && let Some(name) = property.as_str()
+                {
+                    pointer = format!("{pointer}/{}", crate::error::pointer_token(name));
+                }
+                crate::validate::Problem {
+                    pointer,
+                    message: e.to_string(),
+                }
             })
             .collect()
     }
