@@ -2,10 +2,11 @@
 //! published datasets.
 //!
 //! Datasets disagree on how a list is stored: a JSON array (SWE-smith), a JSON-encoded
-//! string (SWE-bench's FAIL_TO_PASS), sometimes a Python repr (`['a', 'b']`). Inside,
+//! string (SWE-bench's `FAIL_TO_PASS`), sometimes a Python repr (`['a', 'b']`). Inside,
 //! lists are always arrays; the encoding is remembered so that export gives back the
 //! same bytes.
 
+use std::fmt::Write as _;
 use std::io;
 
 use serde::Serialize;
@@ -49,7 +50,7 @@ impl Encoding {
     }
 }
 
-/// The two JSON text styles: compact (`{"a":1}`, serde_json, pandas, HF `to_json`) and
+/// The two JSON text styles: compact (`{"a":1}`, as `serde_json`, pandas and HF `to_json` write) and
 /// Python's `json.dumps` default (`{"a": 1}`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum JsonStyle {
@@ -299,7 +300,7 @@ fn python_repr_str(text: &str, out: &mut String) {
                 out.push(c);
             }
             c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32));
+                let _ = write!(out, "\\x{:02x}", c as u32);
             }
             c => out.push(c),
         }

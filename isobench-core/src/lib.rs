@@ -32,6 +32,7 @@
 pub mod adapter;
 pub mod codec;
 pub mod diff;
+pub mod envsig;
 pub mod error;
 pub mod record;
 pub mod report;

@@ -75,9 +75,8 @@ impl TestRule {
 
 /// `*`-separated literal parts against a text.
 fn glob(parts: &[String], text: &str) -> bool {
-    let (first, rest) = match parts.split_first() {
-        Some(split) => split,
-        None => return text.is_empty(),
+    let Some((first, rest)) = parts.split_first() else {
+        return text.is_empty();
     };
     let Some(mut remaining) = text.strip_prefix(first.as_str()) else {
         return false;

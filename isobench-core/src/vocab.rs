@@ -1,5 +1,5 @@
 //! The shared vocabulary of `extensions`: concepts several formats know but canonical v1
-//! has no field for. An adapter that imports FAIL_TO_PASS writes it to
+//! has no field for. An adapter that imports `FAIL_TO_PASS` writes it to
 //! [`FAIL_TO_PASS`] here, and any adapter that can hold it reads it from here, so
 //! concepts travel between formats although no adapter names another.
 //!
@@ -21,7 +21,7 @@ pub const PASS_TO_PASS: &str = "pass_to_pass";
 pub const ENVIRONMENT_SETUP_COMMIT: &str = "environment_setup_commit";
 /// Human time estimate (SWE-bench Verified).
 pub const DIFFICULTY: &str = "difficulty";
-/// Container image of the instance (SWE-bench 5.x `image`; SWE-smith, MiniSandbox `image_name`).
+/// Container image of the instance (SWE-bench 5.x `image`; SWE-smith's and `MiniSandbox`'s `image_name`).
 pub const IMAGE_NAME: &str = "image_name";
 /// Evaluation script (SWE-bench 5.x).
 pub const EVAL_SCRIPT: &str = "eval_script";
@@ -33,7 +33,7 @@ pub const EVAL_TYPE: &str = "eval_type";
 pub const MIRROR_REPO: &str = "mirror_repo";
 /// Commit on the mirror holding the buggy state (not an upstream SHA).
 pub const MIRROR_BASE_COMMIT: &str = "mirror_base_commit";
-/// Python version (MiniSandbox).
+/// Python version (`MiniSandbox`).
 pub const PYTHON_VERSION: &str = "python_version";
 /// GSO's problem script.
 pub const PROB_SCRIPT: &str = "prob_script";

@@ -1,0 +1,238 @@
+//! The SWE-MiniSandbox custom-dataset format (`lblankl/SWE-MiniSandbox`,
+//! `docs/guide/data/custom-dataset.md`): SWE-smith-shaped rows that SWE-MiniSandbox runs
+//! through its SWE-smith pipeline, with the optional `test_patch`, `base_commit`,
+//! `python_version` and `version`.
+//!
+//! # Mapping
+//!
+//! | SWE-MiniSandbox | canonical | rule |
+//! |---|---|---|
+//! | `instance_id` | `instance_id` | verbatim |
+//! | `patch` | `patch` | the reversed golden patch (bug-introducing); the fix is its reverse (D9), exactly as for SWE-smith |
+//! | `repo` | `repo` (+ `extensions.mirror_repo`) | a SWE-smith mirror name gives the upstream `owner/repo` and is kept in `extensions.mirror_repo` (the rule of the `swe-smith` adapter); a plain `owner/name` is canonical `repo` as it is |
+//! | `FAIL_TO_PASS`, `PASS_TO_PASS` | `extensions.fail_to_pass`, `extensions.pass_to_pass` | always real arrays on export: SWE-MiniSandbox iterates a string character by character. A string on import is decoded with a warning and, for the round trip only, written back as it came |
+//! | `image_name` | `extensions.image_name` | verbatim. The loader needs it in practice (venv cache key, spec lookup): an export without one leaves it out under the lossless profile (counted as missing) and fails under strict |
+//! | `problem_statement` | `extensions.problem_statement` | verbatim (SWE-MiniSandbox defaults it to `""`) |
+//! | `test_patch` | `test_patch` | optional; applied forward, before the reversed `patch` |
+//! | `base_commit` | `base_commit` or `extensions.mirror_base_commit` | optional; the commit checked out before the patches are applied, i.e. the buggy state. It is a commit of the repository named in `repo`: with a plain `owner/name` that is an upstream SHA, so canonical `base_commit` (for a SWE-bench record, the commit the fix applies to carries over directly); with a mirror name it is a commit of the mirror, whose history was re-initialised, so `extensions.mirror_base_commit`. Never invented: absent, SWE-MiniSandbox checks out `instance_id` (the mirror branch) |
+//! | `python_version` | `extensions.python_version` | optional, verbatim (documented, though SWE-MiniSandbox's code takes the version from the image's spec) |
+//! | `version` | `version` | optional; the repository release. On export, `extensions.upstream_version` is preferred when canonical `version` holds a derived signature |
+
+use std::sync::OnceLock;
+
+use isobench_core::adapter::{AdapterInfo, AdapterRegistration, ExportOptions, ViewAdapter};
+use isobench_core::codec::Encoding;
+use isobench_core::vocab;
+use isobench_core::{CanonicalRecord, Notes, RecordError};
+use serde_json::{Map, Value};
+
+use crate::common::{Exporter, Importer, note_dropped};
+use crate::swe_smith::{
+    MirrorName, export_bug_patch, import_array_list, import_bug_patch, import_repo,
+};
+
+/// The adapter's name (also the `format` of the `source` block its imports write).
+pub(crate) const NAME: &str = "minisandbox";
+
+/// The SWE-MiniSandbox custom-dataset adapter.
+#[derive(Debug)]
+pub struct MiniSandbox {
+    info: AdapterInfo,
+}
+
+impl Default for MiniSandbox {
+    fn default() -> Self {
+        Self {
+            info: AdapterInfo::new(
+                NAME,
+                &["swe-minisandbox", "mini-sandbox", "minisandbox-custom"],
+                "SWE-MiniSandbox custom dataset (SWE-smith pipeline: bug-introducing `patch`, list F2P/P2P, optional `test_patch`, `base_commit`, `python_version`, `version`)",
+            )
+            .fills(&[
+                "repo",
+                "instance_id",
+                "base_commit",
+                "patch",
+                "test_patch",
+                "version",
+                "extensions.problem_statement",
+                "extensions.fail_to_pass",
+                "extensions.pass_to_pass",
+                "extensions.image_name",
+                "extensions.python_version",
+                "extensions.mirror_repo",
+                "extensions.mirror_base_commit",
+            ])
+            .needs(&["repo", "instance_id", "patch"])
+            .carries(&[
+                "repo",
+                "instance_id",
+                "base_commit",
+                "patch",
+                "test_patch",
+                "version",
+                "extensions.problem_statement",
+                "extensions.fail_to_pass",
+                "extensions.pass_to_pass",
+                "extensions.image_name",
+                "extensions.python_version",
+                "extensions.mirror_repo",
+                "extensions.mirror_base_commit",
+                "extensions.upstream_version",
+            ]),
+        }
+    }
+}
+
+impl ViewAdapter for MiniSandbox {
+    fn info(&self) -> &AdapterInfo {
+        &self.info
+    }
+
+    fn schema(&self) -> &Value {
+        static SCHEMA: OnceLock<Value> = OnceLock::new();
+        SCHEMA.get_or_init(|| {
+            serde_json::from_str(include_str!("../schemas/minisandbox.schema.json"))
+                .expect("the embedded schema is valid JSON")
+        })
+    }
+
+    fn import(
+        &self,
+        record: Map<String, Value>,
+        notes: &mut Notes,
+    ) -> Result<CanonicalRecord, RecordError> {
+        let mut r = Importer::new(NAME, record, notes);
+        let mut c = CanonicalRecord {
+            instance_id: Some(r.required_string("instance_id")?),
+            ..CanonicalRecord::default()
+        };
+        let repo = r.required_string("repo")?;
+        let mirror = import_repo(&mut r, &mut c, repo, true);
+        c.patch = Some(import_bug_patch(&mut r)?);
+        let f2p = import_array_list(&mut r, "FAIL_TO_PASS", "MiniSandbox")?;
+        c.set_ext(vocab::FAIL_TO_PASS, f2p);
+        let p2p = import_array_list(&mut r, "PASS_TO_PASS", "MiniSandbox")?;
+        c.set_ext(vocab::PASS_TO_PASS, p2p);
+        for (key, ext) in [
+            ("image_name", vocab::IMAGE_NAME),
+            ("problem_statement", vocab::PROBLEM_STATEMENT),
+            ("python_version", vocab::PYTHON_VERSION),
+        ] {
+            if let Some(v) = r.string(key)? {
+                c.set_ext(ext, v);
+            }
+        }
+        c.test_patch = r.string("test_patch")?;
+        c.version = r.string("version")?;
+        match r.string("base_commit")? {
+            Some(base) if mirror => c.set_ext(vocab::MIRROR_BASE_COMMIT, base),
+            base => c.base_commit = base,
+        }
+        if c.test_patch.is_none() {
+            r.notes.missing(
+                "test_patch",
+                "optional in minisandbox records, and this one has none",
+            );
+        }
+        if c.base_commit.is_none() {
+            r.notes.missing(
+                "base_commit",
+                if mirror {
+                    "the repository is a SWE-smith mirror: its commits are not upstream SHAs (MiniSandbox checks out \
+                     `base_commit`, else `instance_id`, in the mirror)"
+                } else {
+                    "minisandbox records may leave it out (MiniSandbox then checks out `instance_id`)"
+                },
+            );
+        }
+        if c.version.is_none() {
+            r.notes.missing(
+                "version",
+                "optional in minisandbox records, and this one has none",
+            );
+        }
+        r.lacks(&[
+            "created_at",
+            "head_commit",
+            "efficiency_test",
+            "duration_changes",
+            "human_performance",
+        ]);
+        r.finish(&mut c);
+        Ok(c)
+    }
+
+    fn export(
+        &self,
+        c: &CanonicalRecord,
+        options: &ExportOptions,
+        notes: &mut Notes,
+    ) -> Result<Map<String, Value>, RecordError> {
+        note_dropped(&self.info, c, notes);
+        let bug_patch = export_bug_patch(c)?;
+        let mut w = Exporter::new(NAME, c, options.profile, notes);
+        // Keys in the order of the custom-dataset documentation.
+        w.needed_string("instance_id", "instance_id", c.instance_id.as_deref())?;
+        w.needed_string("patch", "patch", bug_patch.as_deref())?;
+        w.expected_list(
+            "FAIL_TO_PASS",
+            "extensions.fail_to_pass",
+            c.ext_list(vocab::FAIL_TO_PASS),
+            Encoding::Native,
+        )?;
+        w.expected_list(
+            "PASS_TO_PASS",
+            "extensions.pass_to_pass",
+            c.ext_list(vocab::PASS_TO_PASS),
+            Encoding::Native,
+        )?;
+        w.expected_string(
+            "image_name",
+            "extensions.image_name",
+            c.ext_str(vocab::IMAGE_NAME),
+        )?;
+        let repo = c.ext_str(vocab::MIRROR_REPO).or(c.repo.as_deref());
+        w.needed_string("repo", "repo", repo)?;
+        let mirror = repo.is_some_and(|repo| MirrorName::parse(repo).is_some());
+        match c.ext_str(vocab::PROBLEM_STATEMENT) {
+            Some(problem) => w.put("problem_statement", problem),
+            None => w.notes.missing(
+                "extensions.problem_statement",
+                "`problem_statement` left out: the record has none (MiniSandbox uses `\"\"`)",
+            ),
+        }
+        w.string("test_patch", c.test_patch.as_deref());
+        if mirror {
+            w.string("base_commit", c.ext_str(vocab::MIRROR_BASE_COMMIT));
+            if c.base_commit.is_some() {
+                w.notes.dropped(
+                    "base_commit",
+                    "`repo` is written as the SWE-smith mirror, whose history was re-initialised: an upstream commit \
+                     does not exist there (MiniSandbox checks out `instance_id`, the mirror branch, instead)",
+                );
+            }
+        } else {
+            w.string("base_commit", c.base_commit.as_deref());
+            if c.ext(vocab::MIRROR_BASE_COMMIT).is_some() {
+                w.notes.dropped(
+                    "extensions.mirror_base_commit",
+                    "a commit of the SWE-smith mirror, but `repo` is written as the upstream repository",
+                );
+            }
+        }
+        w.string("python_version", c.ext_str(vocab::PYTHON_VERSION));
+        // MiniSandbox's `version` is a cache-path component and, for SWE-bench data, the
+        // release key of the harness's spec table: the release is preferred over a
+        // derived environment signature.
+        w.string(
+            "version",
+            c.ext_str(vocab::UPSTREAM_VERSION).or(c.version.as_deref()),
+        );
+        Ok(w.finish())
+    }
+}
+
+inventory::submit! {
+    AdapterRegistration { make: || Box::new(MiniSandbox::default()) }
+}

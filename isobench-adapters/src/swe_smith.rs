@@ -1,0 +1,502 @@
+//! SWE-smith task instances (`SWE-bench/SWE-smith` and the per-language
+//! `SWE-smith-{py,go,rs,...}` datasets): the current 7-field rows
+//! (`instance_id, patch, FAIL_TO_PASS, PASS_TO_PASS, image_name, repo, problem_statement`)
+//! and the early 9-field rows (plus `created_at`, `base_commit`).
+//!
+//! # Mapping
+//!
+//! | SWE-smith | canonical | rule |
+//! |---|---|---|
+//! | `instance_id` | `instance_id` | verbatim (images and branches are named after it) |
+//! | `patch` | `patch` | SWE-smith stores the bug-introducing diff; the fix is its reverse (D9, [`diff::reverse`]). Export reverses again; if a diff does not come back byte for byte, the original is kept in `extensions.source.raw.patch` and a warning says so |
+//! | `repo` | `repo` + `extensions.mirror_repo` | `repo` is the mirror `swesmith/<owner>__<repo>.<commit8>`: canonical `repo` is the upstream `owner/repo` (see [`MirrorName`]), the mirror is kept verbatim. A `repo` without the mirror shape is kept as it is, with a warning |
+//! | `FAIL_TO_PASS`, `PASS_TO_PASS` | `extensions.fail_to_pass`, `extensions.pass_to_pass` | real arrays on export, unless the record came from SWE-smith in another encoding |
+//! | `image_name` | `extensions.image_name` | verbatim |
+//! | `problem_statement` | `extensions.problem_statement` | verbatim |
+//! | `created_at` (early) | `created_at` | the gather time, a naive local time with microseconds: the wall clock is kept, no zone is invented. Written back only to a record that came from SWE-smith: for any other record `created_at` is an event of the repository, not a gather time |
+//! | `base_commit` (early) | `extensions.mirror_base_commit` | the *buggy* commit on the mirror branch, not an upstream SHA (formats.md §4, §9.2 pitfall 13), so never canonical `base_commit` |
+//!
+//! SWE-smith rows never hold `test_patch` (it is the mirror branch's git history, D10),
+//! `base_commit`, `head_commit`, `version` or any timing: an import counts them as
+//! missing.
+//!
+//! Exporting a record of another format: `repo` is the record's mirror when it has one;
+//! else the mirror is named by SWE-smith's convention from `repo` and `head_commit` (the
+//! fixed upstream state a mirror is cut from), with a `derived` note; else the lossless
+//! profile writes the upstream `owner/name` with a warning and the strict profile rejects
+//! the record. `image_name` and `problem_statement` are expected: absent, the lossless
+//! profile leaves them out (counted as missing) and strict rejects. SWE-bench's
+//! `test_patch`, `base_commit`, `hints_text`, ... have no place here and are reported as
+//! dropped.
+
+use std::sync::OnceLock;
+
+use isobench_core::adapter::{AdapterInfo, AdapterRegistration, ExportOptions, ViewAdapter};
+use isobench_core::codec::Encoding;
+use isobench_core::diff;
+use isobench_core::vocab::{self, Source};
+use isobench_core::{CanonicalRecord, Notes, Profile, RecordError};
+use serde_json::{Map, Value};
+
+use crate::common::{Exporter, Importer, note_dropped};
+
+const NAME: &str = "swe-smith";
+
+/// The GitHub organisation holding SWE-smith's published mirrors.
+const MIRROR_ORG: &str = "swesmith";
+
+/// The SWE-smith adapter.
+#[derive(Debug)]
+pub struct SweSmith {
+    info: AdapterInfo,
+}
+
+impl Default for SweSmith {
+    fn default() -> Self {
+        Self {
+            info: AdapterInfo::new(
+                NAME,
+                &["swesmith", "smith", "swe_smith"],
+                "SWE-smith task instances (bug-introducing `patch`, mirror `repo`; 7-field rows and early 9-field rows with `created_at`/`base_commit`)",
+            )
+            .fills(&[
+                "repo",
+                "instance_id",
+                "created_at",
+                "patch",
+                "extensions.problem_statement",
+                "extensions.fail_to_pass",
+                "extensions.pass_to_pass",
+                "extensions.image_name",
+                "extensions.mirror_repo",
+                "extensions.mirror_base_commit",
+            ])
+            .needs(&["repo", "instance_id", "patch"])
+            .carries(&[
+                "repo",
+                "instance_id",
+                "created_at",
+                "patch",
+                "extensions.problem_statement",
+                "extensions.fail_to_pass",
+                "extensions.pass_to_pass",
+                "extensions.image_name",
+                "extensions.mirror_repo",
+                "extensions.mirror_base_commit",
+            ]),
+        }
+    }
+}
+
+/// A SWE-smith mirror repository name, `[<org>/]<owner>__<repo>.<commit8>`, taken apart.
+///
+/// The published rows say `swesmith/<owner>__<repo>.<commit8>`; SWE-smith's own task
+/// docs and SWE-MiniSandbox's repo cache use the name without the organisation
+/// (`pylint-dev__astroid.b114f6b5`), and SWE-smith can mirror into another organisation,
+/// so the organisation is optional and not checked. The rule: drop `<org>/`, split off
+/// the last `.`-part (8 hex characters: the upstream commit the mirror was cut from),
+/// split the rest into owner and repository at the first `__` (a GitHub owner cannot
+/// contain `__`; a repository name may contain `.`, `_` or `-`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct MirrorName<'a> {
+    /// The GitHub organisation, when the name has one.
+    pub org: Option<&'a str>,
+    /// The upstream owner.
+    pub owner: &'a str,
+    /// The upstream repository name.
+    pub repo: &'a str,
+    /// The first 8 hex characters of the upstream commit the mirror was cut from.
+    pub commit: &'a str,
+}
+
+impl<'a> MirrorName<'a> {
+    /// Parses a mirror name; `None` when `name` does not have the mirror shape.
+    pub fn parse(name: &'a str) -> Option<Self> {
+        let (org, rest) = match name.split_once('/') {
+            Some((org, rest)) => (Some(org), rest),
+            None => (None, name),
+        };
+        if org.is_some_and(str::is_empty) || rest.contains('/') {
+            return None;
+        }
+        let (base, commit) = rest.rsplit_once('.')?;
+        if commit.len() != 8 || !commit.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        let (owner, repo) = base.split_once("__")?;
+        if owner.is_empty() || repo.is_empty() {
+            return None;
+        }
+        Some(Self {
+            org,
+            owner,
+            repo,
+            commit,
+        })
+    }
+
+    /// The upstream repository, `owner/repo`.
+    pub fn upstream(&self) -> String {
+        format!("{}/{}", self.owner, self.repo)
+    }
+}
+
+/// SWE-smith's name for the mirror of `upstream` (`owner/name`) cut at `commit`:
+/// `swesmith/<owner>__<name>.<commit8>` (`RepoProfile.mirror_name`). `None` when
+/// `upstream` is not `owner/name` or `commit` is not at least 8 hex characters.
+pub(crate) fn mirror_name_for(upstream: &str, commit: &str) -> Option<String> {
+    let (owner, name) = upstream.split_once('/')?;
+    if owner.is_empty() || name.is_empty() || name.contains('/') {
+        return None;
+    }
+    let prefix = commit.get(..8)?;
+    if !prefix.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    Some(format!("{MIRROR_ORG}/{owner}__{name}.{prefix}"))
+}
+
+/// Whether `repo` looks like a plain GitHub `owner/name`.
+fn is_owner_name(repo: &str) -> bool {
+    repo.split_once('/')
+        .is_some_and(|(owner, name)| !owner.is_empty() && !name.is_empty() && !name.contains('/'))
+}
+
+/// Reads a `repo` that may be a SWE-smith mirror name into `record`: a mirror gives the
+/// upstream `owner/repo` as canonical `repo` (with a `derived` note) and is kept in
+/// `extensions.mirror_repo`; anything else stays as it is. `plain_is_normal` says whether
+/// a plain `owner/name` is an expected value (SWE-MiniSandbox) or deserves a warning
+/// (SWE-smith). Returns whether `repo` was a mirror name.
+pub(crate) fn import_repo(
+    importer: &mut Importer<'_>,
+    record: &mut CanonicalRecord,
+    repo: String,
+    plain_is_normal: bool,
+) -> bool {
+    if let Some(mirror) = MirrorName::parse(&repo) {
+        record.repo = Some(mirror.upstream());
+        importer.notes.derived(
+            "repo",
+            "upstream `owner/repo` from the SWE-smith mirror name `[<org>/]<owner>__<repo>.<commit8>`: \
+             the organisation dropped, the last `.`-part (upstream commit prefix) split off, owner and \
+             repository split at the first `__`; the mirror is kept in `extensions.mirror_repo`",
+        );
+        record.set_ext(vocab::MIRROR_REPO, repo);
+        return true;
+    }
+    if !(plain_is_normal && is_owner_name(&repo)) {
+        importer.notes.warn(
+            "repo",
+            format!(
+                "`{repo}` is not a SWE-smith mirror name (`swesmith/<owner>__<repo>.<commit8>`){}; kept as it is",
+                if plain_is_normal { " nor an `owner/name`" } else { "" }
+            ),
+        );
+    }
+    record.repo = Some(repo);
+    false
+}
+
+/// Reads the bug-introducing `patch` of a SWE-smith or SWE-MiniSandbox record and returns the
+/// fix (its reverse, D9). When reversing the fix does not give back the original byte for
+/// byte, the original is kept for the round trip, with a warning.
+pub(crate) fn import_bug_patch(importer: &mut Importer<'_>) -> Result<String, RecordError> {
+    let bug = importer.required_string("patch")?;
+    let fix = diff::reverse(&bug).map_err(|e| {
+        RecordError::invalid(
+            "/patch",
+            format!("the bug-introducing diff cannot be reversed into the fix: {e}"),
+        )
+    })?;
+    if diff::reverse(&fix).ok().as_deref() != Some(bug.as_str()) {
+        importer.notes.warn(
+            "patch",
+            "reversing the fix does not give back the original diff byte for byte; the original is kept in `extensions.source.raw.patch`",
+        );
+        importer.keep_raw("patch", Value::String(bug));
+    }
+    Ok(fix)
+}
+
+/// The formats whose kept raw `patch` is a bug-introducing diff.
+const BUG_PATCH_FORMATS: [&str; 2] = [NAME, crate::minisandbox::NAME];
+
+/// The bug-introducing diff to write for `record`: the reverse of its fix (D9), or the
+/// original diff a SWE-smith or SWE-MiniSandbox import kept when it still reverses to the
+/// record's fix. `None` when the record has no `patch`.
+pub(crate) fn export_bug_patch(record: &CanonicalRecord) -> Result<Option<String>, RecordError> {
+    let Some(fix) = record.patch.as_deref() else {
+        return Ok(None);
+    };
+    let kept = Source::format_of(&record.extensions)
+        .filter(|format| BUG_PATCH_FORMATS.contains(format))
+        .and_then(|_| {
+            record
+                .extensions
+                .get(vocab::SOURCE)?
+                .get("raw")?
+                .get("patch")?
+                .as_str()
+        });
+    if let Some(kept) = kept
+        && diff::reverse(kept).is_ok_and(|reversed| reversed == fix)
+    {
+        return Ok(Some(kept.to_owned()));
+    }
+    diff::reverse(fix).map(Some).map_err(|e| {
+        RecordError::invalid(
+            "/patch",
+            format!("the fix cannot be reversed into the bug-introducing diff: {e}"),
+        )
+    })
+}
+
+/// Reads a list the format wants as a real array: any encoding is accepted (and
+/// remembered, for the round trip), but a string gets a warning.
+pub(crate) fn import_array_list(
+    importer: &mut Importer<'_>,
+    key: &str,
+    format: &str,
+) -> Result<Vec<String>, RecordError> {
+    let Some(value) = importer.value(key) else {
+        return Err(importer.missing(key));
+    };
+    let decoded = isobench_core::codec::decode_list(&value, &format!("/{key}"))?;
+    if decoded.encoding != Encoding::Native {
+        importer.notes.warn(
+            key,
+            format!(
+                "a string holding a list, where {format} expects a real array (a string is iterated character by character); decoded, and written back as it came",
+            ),
+        );
+    }
+    importer.remember_encoding(key, decoded.encoding, decoded.reproducible, value);
+    Ok(decoded.items)
+}
+
+impl SweSmith {
+    /// Writes `repo`: the mirror, by the rules in the module documentation.
+    fn export_repo(
+        w: &mut Exporter<'_, '_>,
+        c: &CanonicalRecord,
+        profile: Profile,
+    ) -> Result<(), RecordError> {
+        if let Some(mirror) = c.ext_str(vocab::MIRROR_REPO) {
+            w.put("repo", mirror);
+            return Ok(());
+        }
+        let Some(repo) = c.repo.as_deref() else {
+            return w.needed_string("repo", "repo", None);
+        };
+        if w.same_format() || MirrorName::parse(repo).is_some() {
+            w.put("repo", repo);
+            return Ok(());
+        }
+        if let Some(mirror) = c
+            .head_commit
+            .as_deref()
+            .and_then(|head| mirror_name_for(repo, head))
+        {
+            w.notes.derived(
+                "repo",
+                "SWE-smith mirror `swesmith/<owner>__<repo>.<commit8>` named from `repo` and the first 8 \
+                 characters of `head_commit` (the fixed upstream state a mirror is cut from; \
+                 `RepoProfile.mirror_name`)",
+            );
+            w.put("repo", mirror);
+            return Ok(());
+        }
+        if profile == Profile::Strict {
+            return Err(RecordError::missing(
+                "/extensions/mirror_repo",
+                format!(
+                    "swe-smith's `repo` is the mirror repository `swesmith/<owner>__<repo>.<commit8>`, but the record has no \
+                     `extensions.mirror_repo` and no `head_commit` to name it from (upstream `repo` is `{repo}`)"
+                ),
+            )
+            .with_hint("supply it with `--set extensions.mirror_repo=swesmith/<owner>__<repo>.<commit8>`"));
+        }
+        w.notes.warn(
+            "repo",
+            "SWE-smith expects the mirror name `swesmith/<owner>__<repo>.<commit8>`, which the record cannot name \
+             (no `extensions.mirror_repo`, no `head_commit`); the upstream `owner/name` is written instead",
+        );
+        w.put("repo", repo);
+        Ok(())
+    }
+}
+
+impl ViewAdapter for SweSmith {
+    fn info(&self) -> &AdapterInfo {
+        &self.info
+    }
+
+    fn schema(&self) -> &Value {
+        static SCHEMA: OnceLock<Value> = OnceLock::new();
+        SCHEMA.get_or_init(|| {
+            serde_json::from_str(include_str!("../schemas/swe-smith.schema.json"))
+                .expect("the embedded schema is valid JSON")
+        })
+    }
+
+    fn import(
+        &self,
+        record: Map<String, Value>,
+        notes: &mut Notes,
+    ) -> Result<CanonicalRecord, RecordError> {
+        let mut r = Importer::new(NAME, record, notes);
+        let mut c = CanonicalRecord {
+            instance_id: Some(r.required_string("instance_id")?),
+            ..CanonicalRecord::default()
+        };
+        let repo = r.required_string("repo")?;
+        import_repo(&mut r, &mut c, repo, false);
+        c.patch = Some(import_bug_patch(&mut r)?);
+        let f2p = r.required_list("FAIL_TO_PASS")?;
+        c.set_ext(vocab::FAIL_TO_PASS, f2p);
+        let p2p = r.required_list("PASS_TO_PASS")?;
+        c.set_ext(vocab::PASS_TO_PASS, p2p);
+        if let Some(image) = r.string("image_name")? {
+            c.set_ext(vocab::IMAGE_NAME, image);
+        }
+        if let Some(problem) = r.string("problem_statement")? {
+            c.set_ext(vocab::PROBLEM_STATEMENT, problem);
+        }
+        c.created_at = r.timestamp("created_at")?;
+        let mirror_base = r.string("base_commit")?;
+        r.notes.missing(
+            "test_patch",
+            "not a SWE-smith field: the tests live in the mirror branch's git history (D10: the reverse of its \
+             last commit, \"Remove F2P Tests\"); without the mirror at hand it cannot be recovered",
+        );
+        r.notes.missing(
+            "base_commit",
+            if mirror_base.is_some() {
+                "SWE-smith's `base_commit` is the buggy commit on the mirror branch, not an upstream SHA; it is \
+                 kept in `extensions.mirror_base_commit`"
+            } else {
+                "swe-smith records do not have it (the upstream commit is only an 8-character prefix in the mirror name)"
+            },
+        );
+        if let Some(base) = mirror_base {
+            c.set_ext(vocab::MIRROR_BASE_COMMIT, base);
+        }
+        r.lacks(&[
+            "head_commit",
+            "efficiency_test",
+            "duration_changes",
+            "human_performance",
+            "version",
+        ]);
+        if c.created_at.is_none() {
+            r.lacks(&["created_at"]);
+        }
+        r.finish(&mut c);
+        Ok(c)
+    }
+
+    fn export(
+        &self,
+        c: &CanonicalRecord,
+        options: &ExportOptions,
+        notes: &mut Notes,
+    ) -> Result<Map<String, Value>, RecordError> {
+        note_dropped(&self.info, c, notes);
+        let bug_patch = export_bug_patch(c)?;
+        let mut w = Exporter::new(NAME, c, options.profile, notes);
+        // Keys in the order of the published (current) rows; a record from SWE-smith gets
+        // its own order back in `finish`.
+        w.needed_string("instance_id", "instance_id", c.instance_id.as_deref())?;
+        w.needed_string("patch", "patch", bug_patch.as_deref())?;
+        w.expected_list(
+            "FAIL_TO_PASS",
+            "extensions.fail_to_pass",
+            c.ext_list(vocab::FAIL_TO_PASS),
+            Encoding::Native,
+        )?;
+        w.expected_list(
+            "PASS_TO_PASS",
+            "extensions.pass_to_pass",
+            c.ext_list(vocab::PASS_TO_PASS),
+            Encoding::Native,
+        )?;
+        w.expected_string(
+            "image_name",
+            "extensions.image_name",
+            c.ext_str(vocab::IMAGE_NAME),
+        )?;
+        Self::export_repo(&mut w, c, options.profile)?;
+        w.expected_string(
+            "problem_statement",
+            "extensions.problem_statement",
+            c.ext_str(vocab::PROBLEM_STATEMENT),
+        )?;
+        if w.same_format() {
+            w.timestamp("created_at", c.created_at.as_deref(), str::to_owned);
+        } else if c.created_at.is_some() {
+            w.notes.dropped(
+                "created_at",
+                "SWE-smith's `created_at` is the time a task was gathered, not an event of the repository; the record's is not written",
+            );
+        }
+        w.string("base_commit", c.ext_str(vocab::MIRROR_BASE_COMMIT));
+        Ok(w.finish())
+    }
+}
+
+inventory::submit! {
+    AdapterRegistration { make: || Box::new(SweSmith::default()) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mirror_names_parse_with_or_without_the_organisation() {
+        let m = MirrorName::parse("swesmith/pandas-dev__pandas.95280573").unwrap();
+        assert_eq!(
+            (m.org, m.owner, m.repo, m.commit),
+            (Some("swesmith"), "pandas-dev", "pandas", "95280573")
+        );
+        assert_eq!(m.upstream(), "pandas-dev/pandas");
+        let m = MirrorName::parse("pylint-dev__astroid.b114f6b5").unwrap();
+        assert_eq!(
+            (m.org, m.upstream()),
+            (None, "pylint-dev/astroid".to_owned())
+        );
+        // Dots and double underscores in the repository name stay in it.
+        let m = MirrorName::parse("swesmith/owner__socket.io__x.0123abcd").unwrap();
+        assert_eq!(m.upstream(), "owner/socket.io__x");
+    }
+
+    #[test]
+    fn other_names_are_not_mirrors() {
+        for name in [
+            "pandas-dev/pandas",
+            "swesmith/pandas-dev__pandas",
+            "swesmith/pandas-dev__pandas.9528057",
+            "swesmith/pandas-dev__pandas.9528057g",
+            "swesmith/pandas.95280573",
+            "swesmith/__pandas.95280573",
+            "a/b/c__d.95280573",
+            "/c__d.95280573",
+            "",
+        ] {
+            assert_eq!(MirrorName::parse(name), None, "{name}");
+        }
+    }
+
+    #[test]
+    fn mirror_names_are_derived_only_from_owner_name_and_a_hex_commit() {
+        assert_eq!(
+            mirror_name_for("octo/widgets", "0123456789abcdef0123456789abcdef01234567").as_deref(),
+            Some("swesmith/octo__widgets.01234567")
+        );
+        assert_eq!(mirror_name_for("octo/widgets", "0123456"), None);
+        assert_eq!(mirror_name_for("octo/widgets", "zzzzzzzzzz"), None);
+        assert_eq!(mirror_name_for("widgets", "0123456789"), None);
+        // A multi-byte character at the cut does not panic.
+        assert_eq!(mirror_name_for("octo/widgets", "0123456é9"), None);
+    }
+}
