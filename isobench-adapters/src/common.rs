@@ -267,7 +267,9 @@ impl<'r, 'n> Exporter<'r, 'n> {
         self.put(key, rendered);
     }
 
-    fn absent(&mut self, key: &str, canonical: &str) -> Result<(), RecordError> {
+    /// A field the target expects is absent: left out and counted as missing (lossless),
+    /// or the record is rejected (strict).
+    pub fn absent(&mut self, key: &str, canonical: &str) -> Result<(), RecordError> {
         if self.profile == Profile::Strict {
             return Err(self.cannot_fill(key, canonical));
         }
@@ -291,27 +293,23 @@ impl<'r, 'n> Exporter<'r, 'n> {
     /// The finished record: unknown fields of a same-format source restored, keys in the
     /// source's order.
     pub fn finish(mut self) -> Map<String, Value> {
-        match self.source.take() {
-            Some(source) => {
-                for (k, v) in &source.extra {
-                    self.out.entry(k.clone()).or_insert_with(|| v.clone());
-                }
-                source.order(self.out)
+        if let Some(source) = self.source.take() {
+            for (k, v) in &source.extra {
+                self.out.entry(k.clone()).or_insert_with(|| v.clone());
             }
-            None => {
-                if let Some(from) = Source::format_of(&self.record.extensions)
-                    && let Some(extra) = self.record.extensions[vocab::SOURCE].get("extra").and_then(Value::as_object)
-                {
-                    for key in extra.keys() {
-                        self.notes.dropped(
-                            format!("extensions.source.extra.{key}"),
-                            format!("a `{from}` field {} has no place for", self.format),
-                        );
-                    }
-                }
-                self.out
+            return source.order(self.out);
+        }
+        if let Some(from) = Source::format_of(&self.record.extensions)
+            && let Some(extra) = self.record.extensions[vocab::SOURCE].get("extra").and_then(Value::as_object)
+        {
+            for key in extra.keys() {
+                self.notes.dropped(
+                    format!("extensions.source.extra.{key}"),
+                    format!("a `{from}` field {} has no place for", self.format),
+                );
             }
         }
+        self.out
     }
 }
 

@@ -708,7 +708,7 @@ fn requires(key: &str, canonical: &str, hint: &str) -> RecordError {
 
 fn export_created_at(w: &mut Exporter<'_, '_>) -> Result<(), RecordError> {
     let Some(created_at) = w.record.created_at.as_deref() else {
-        return w.expected_string("created_at", "created_at", None);
+        return w.absent("created_at", "created_at");
     };
     w.timestamp("created_at", Some(created_at), str::to_owned);
     if !created_at.ends_with('Z') && !w.same_format() {
@@ -811,7 +811,7 @@ fn put_functions(
         return Ok(());
     }
     let Some((value, rebuilt)) = value else {
-        return w.expected_string(key, key, None);
+        return w.absent(key, key);
     };
     let encoding = w.encoding(key, Encoding::JsonSpaced);
     match value {
@@ -857,7 +857,7 @@ fn put_or_absent(
             w.put(key, value);
             Ok(())
         }
-        None => w.expected_string(key, key, None),
+        None => w.absent(key, key),
     }
 }
 
@@ -894,6 +894,6 @@ fn export_human_performance(
             );
             Ok(())
         }
-        None => w.expected_string("human_performance", "duration_changes", None),
+        None => w.absent("human_performance", "duration_changes"),
     }
 }
