@@ -12,7 +12,7 @@ pub enum Cargo {
     Isobench(Isobench),
 }
 
-/// Convert coding-agent benchmark datasets (SWE-bench, SWE-smith, MiniSandbox, SWE-Perf,
+/// Convert coding-agent benchmark datasets (SWE-bench, SWE-smith, `MiniSandbox`, SWE-Perf,
 /// GSO, ...) through the ISO-Bench canonical schema, losslessly where the target can hold
 /// the data, and saying exactly what it could not carry where it cannot.
 #[derive(Debug, Args)]

@@ -1,5 +1,6 @@
 //! `cargo isobench convert`: read records of one format, write them in another.
 
+use std::fmt::Write as _;
 use std::fs;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -45,7 +46,11 @@ fn parse_assignments(sets: &[String]) -> Result<Vec<Assignment>, CliError> {
         .collect()
 }
 
-fn apply_assignments(record: CanonicalRecord, sets: &[Assignment], notes: &mut Notes) -> Result<CanonicalRecord, RecordError> {
+fn apply_assignments(
+    record: CanonicalRecord,
+    sets: &[Assignment],
+    notes: &mut Notes,
+) -> Result<CanonicalRecord, RecordError> {
     if sets.is_empty() {
         return Ok(record);
     }
@@ -63,8 +68,9 @@ fn apply_assignments(record: CanonicalRecord, sets: &[Assignment], notes: &mut N
         notes.defaulted(&set.field, "set with `--set`");
     }
     serde_json::from_value(value).map_err(|e| {
-        RecordError::invalid("", format!("a `--set` value has the wrong type: {e}"))
-            .with_hint("lists and numbers are given as JSON, e.g. `--set efficiency_test='[\"t.py\"]'`")
+        RecordError::invalid("", format!("a `--set` value has the wrong type: {e}")).with_hint(
+            "lists and numbers are given as JSON, e.g. `--set efficiency_test='[\"t.py\"]'`",
+        )
     })
 }
 
@@ -96,12 +102,17 @@ pub fn run(registry: &Registry, args: &ConvertArgs) -> Result<i32, CliError> {
         args.inputs.iter().map(|p| Source::parse(p)).collect()
     };
     if sources.iter().filter(|s| **s == Source::Stdin).count() > 1 {
-        return Err(CliError::usage("stdin (`-`) is given as an input more than once", None));
+        return Err(CliError::usage(
+            "stdin (`-`) is given as an input more than once",
+            None,
+        ));
     }
     let output = args.output.as_deref().filter(|p| p.as_os_str() != "-");
     let rejects = match (args.on_error, &args.rejects, output) {
         (OnError::Skip, Some(path), _) => Some(path.clone()),
-        (OnError::Skip, None, Some(out)) => Some(PathBuf::from(format!("{}.rejects.jsonl", out.display()))),
+        (OnError::Skip, None, Some(out)) => {
+            Some(PathBuf::from(format!("{}.rejects.jsonl", out.display())))
+        }
         (OnError::Skip, None, None) => {
             return Err(CliError::usage(
                 "`--on-error skip` needs a rejects file when the output is stdout",
@@ -146,7 +157,11 @@ pub fn run(registry: &Registry, args: &ConvertArgs) -> Result<i32, CliError> {
         RecordWriter::create(output, args.overwrite, fixed_style.unwrap_or_default())?
     };
     let mut rejects_writer = match (&rejects, args.dry_run) {
-        (Some(path), false) => Some(RecordWriter::create(Some(path), args.overwrite, JsonStyle::Compact)?),
+        (Some(path), false) => Some(RecordWriter::create(
+            Some(path),
+            args.overwrite,
+            JsonStyle::Compact,
+        )?),
         _ => None,
     };
     let mut report = ConversionReport::new(&from.info().name, &to.info().name, profile.as_str());
@@ -193,7 +208,10 @@ pub fn run(registry: &Registry, args: &ConvertArgs) -> Result<i32, CliError> {
     }
     if let Some(path) = &args.report {
         let text = serde_json::to_string_pretty(&report).expect("the report serialises");
-        fs::write(path, text + "\n").map_err(|e| CliError::Write { path: path.clone(), source: e })?;
+        fs::write(path, text + "\n").map_err(|e| CliError::Write {
+            path: path.clone(),
+            source: e,
+        })?;
     }
     eprint!("{}", report.summary());
     if let Some(path) = &rejects {
@@ -205,7 +223,11 @@ pub fn run(registry: &Registry, args: &ConvertArgs) -> Result<i32, CliError> {
             path.display()
         );
     }
-    Ok(if report.all_written() { exit::OK } else { exit::RECORDS })
+    Ok(if report.all_written() {
+        exit::OK
+    } else {
+        exit::RECORDS
+    })
 }
 
 /// The state of one conversion.
@@ -237,12 +259,23 @@ impl Job<'_> {
         }
         self.report.read += 1;
         self.progress.tick(self.report.read);
-        let Item { line, raw, style, record } = item;
+        let Item {
+            line,
+            raw,
+            style,
+            record,
+        } = item;
         let map = match record {
             Ok(Value::Object(map)) => map,
             Ok(_) => unreachable!("the reader yields objects or errors"),
             Err(bad) => {
-                let rejection = Rejection { file: file.to_owned(), line, instance_id: None, pointer: String::new(), message: bad.message };
+                let rejection = Rejection {
+                    file: file.to_owned(),
+                    line,
+                    instance_id: None,
+                    pointer: String::new(),
+                    message: bad.message,
+                };
                 let verbatim = bad.value.map_or_else(|| raw_value(raw), |v| ("record", v));
                 return self.reject(rejection, bad.hint, verbatim);
             }
@@ -250,7 +283,10 @@ impl Job<'_> {
         if !self.style_fixed && self.report.written == 0 && self.report.rejected == 0 {
             self.writer.set_style(style.unwrap_or_default());
         }
-        let instance_id = map.get("instance_id").and_then(Value::as_str).map(str::to_owned);
+        let instance_id = map
+            .get("instance_id")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
         // Arrays give no raw text: keep the record for the rejects file.
         let kept = (self.on_error == OnError::Skip && raw.is_empty()).then(|| map.clone());
         self.notes.clear();
@@ -258,18 +294,32 @@ impl Job<'_> {
             .from
             .import(map, &mut self.notes)
             .and_then(|c| apply_assignments(c, &self.assignments, &mut self.notes))
-            .and_then(|c| self.to.export(&c, &self.options, &mut self.notes).map(|out| (c, out)));
+            .and_then(|c| {
+                self.to
+                    .export(&c, &self.options, &mut self.notes)
+                    .map(|out| (c, out))
+            });
         match converted {
             Ok((canonical, out)) => {
                 self.writer.write(&out)?;
                 self.report.written += 1;
-                self.report.record_converted(&canonical, &self.notes, file, line);
+                self.report
+                    .record_converted(&canonical, &self.notes, file, line);
                 Ok(true)
             }
             Err(e) => {
                 let original = kept.map(Value::Object);
-                let hint = e.hint.clone().or_else(|| self.format_hint(raw, original.as_ref()));
-                let rejection = Rejection { file: file.to_owned(), line, instance_id, pointer: e.pointer, message: e.message };
+                let hint = e
+                    .hint
+                    .clone()
+                    .or_else(|| self.format_hint(raw, original.as_ref()));
+                let rejection = Rejection {
+                    file: file.to_owned(),
+                    line,
+                    instance_id,
+                    pointer: e.pointer,
+                    message: e.message,
+                };
                 let verbatim = original.map_or_else(|| raw_value(raw), |v| ("record", v));
                 self.reject(rejection, hint, verbatim)
             }
@@ -279,12 +329,11 @@ impl Job<'_> {
     /// When another format would accept the record, says so.
     fn format_hint(&self, raw: &[u8], original: Option<&Value>) -> Option<String> {
         let parsed;
-        let record = match original {
-            Some(Value::Object(map)) => map,
-            _ => {
-                parsed = serde_json::from_slice::<Map<String, Value>>(raw).ok()?;
-                &parsed
-            }
+        let record = if let Some(Value::Object(map)) = original {
+            map
+        } else {
+            parsed = serde_json::from_slice::<Map<String, Value>>(raw).ok()?;
+            &parsed
         };
         let accepting = formats_accepting(self.registry, record);
         let from = &self.from.info().name;
@@ -293,12 +342,25 @@ impl Job<'_> {
         }
         Some(format!(
             "the record reads as {}: give that format to `--from`",
-            accepting.iter().map(|f| format!("`--from {f}`")).collect::<Vec<_>>().join(" or "),
+            accepting
+                .iter()
+                .map(|f| format!("`--from {f}`"))
+                .collect::<Vec<_>>()
+                .join(" or "),
         ))
     }
 
-    fn reject(&mut self, rejection: Rejection, hint: Option<String>, verbatim: (&str, Value)) -> Result<bool, CliError> {
-        let Some(rejects) = self.rejects.as_deref_mut().filter(|_| self.on_error == OnError::Skip) else {
+    fn reject(
+        &mut self,
+        rejection: Rejection,
+        hint: Option<String>,
+        verbatim: (&str, Value),
+    ) -> Result<bool, CliError> {
+        let Some(rejects) = self
+            .rejects
+            .as_deref_mut()
+            .filter(|_| self.on_error == OnError::Skip)
+        else {
             if self.on_error == OnError::Skip {
                 // --dry-run with skip: count, write nothing.
                 self.report.record_rejected(rejection);
@@ -328,7 +390,7 @@ impl Job<'_> {
 fn raw_value(raw: &[u8]) -> (&'static str, Value) {
     match std::str::from_utf8(raw) {
         Ok(text) => ("raw", Value::String(text.to_owned())),
-        Err(_) => ("raw_hex", Value::String(raw.iter().map(|b| format!("{b:02x}")).collect())),
+        Err(_) => ("raw_hex", Value::String(isobench_core::codec::hex(raw))),
     }
 }
 
@@ -336,10 +398,10 @@ fn raw_value(raw: &[u8]) -> (&'static str, Value) {
 pub fn describe(r: &Rejection) -> String {
     let mut text = format!("{}:{}", r.file, r.line);
     if let Some(id) = &r.instance_id {
-        text.push_str(&format!(": record `{id}`"));
+        let _ = write!(text, ": record `{id}`");
     }
     if !r.pointer.is_empty() {
-        text.push_str(&format!(": `{}`", r.pointer));
+        let _ = write!(text, ": `{}`", r.pointer);
     }
     text.push_str(": ");
     text.push_str(&r.message);
@@ -357,7 +419,12 @@ struct Progress {
 impl Progress {
     fn new() -> Self {
         let now = Instant::now();
-        Self { enabled: std::io::stderr().is_terminal(), started: now, last: now, shown: false }
+        Self {
+            enabled: std::io::stderr().is_terminal(),
+            started: now,
+            last: now,
+            shown: false,
+        }
     }
 
     fn tick(&mut self, read: u64) {

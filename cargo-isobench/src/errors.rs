@@ -55,7 +55,10 @@ impl CliError {
     /// The exit code this error ends the command with.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Self::UnknownFormat { .. } | Self::OutputExists(_) | Self::OutputIsInput(_) | Self::Usage { .. } => exit::USAGE,
+            Self::UnknownFormat { .. }
+            | Self::OutputExists(_)
+            | Self::OutputIsInput(_)
+            | Self::Usage { .. } => exit::USAGE,
             Self::Read { .. } | Self::Write { .. } => exit::IO,
             Self::Record(..) => exit::RECORDS,
         }

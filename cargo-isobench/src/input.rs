@@ -25,7 +25,11 @@ pub enum Source {
 impl Source {
     /// `-` is stdin; anything else a path.
     pub fn parse(arg: &Path) -> Self {
-        if arg.as_os_str() == "-" { Self::Stdin } else { Self::File(arg.to_owned()) }
+        if arg.as_os_str() == "-" {
+            Self::Stdin
+        } else {
+            Self::File(arg.to_owned())
+        }
     }
 
     /// The name used in messages.
@@ -95,7 +99,10 @@ pub fn for_each_item(
         Source::Stdin => PathBuf::from("-"),
         Source::File(p) => p.clone(),
     };
-    let read_err = |e: io::Error| CliError::Read { path: path.clone(), source: e };
+    let read_err = |e: io::Error| CliError::Read {
+        path: path.clone(),
+        source: e,
+    };
     let reader: Box<dyn Read> = match source {
         Source::Stdin => Box::new(io::stdin().lock()),
         Source::File(p) => Box::new(File::open(p).map_err(read_err)?),
@@ -147,7 +154,10 @@ enum ReadFailure {
 impl ReadFailure {
     fn with_path(self, path: &Path) -> CliError {
         match self {
-            Self::Io(e) => CliError::Read { path: path.to_owned(), source: e },
+            Self::Io(e) => CliError::Read {
+                path: path.to_owned(),
+                source: e,
+            },
             Self::Stop(e) => e,
         }
     }
@@ -160,13 +170,15 @@ fn sniff(reader: &mut BufReader<Box<dyn Read>>) -> io::Result<Layout> {
             return Ok(Layout::JsonLines);
         }
         let buf = buf.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(buf);
-        match buf.iter().position(|b| !b.is_ascii_whitespace()) {
-            Some(i) => return Ok(if buf[i] == b'[' { Layout::JsonArray } else { Layout::JsonLines }),
-            None => {
-                let n = reader.buffer().len();
-                reader.consume(n);
-            }
+        if let Some(i) = buf.iter().position(|b| !b.is_ascii_whitespace()) {
+            return Ok(if buf[i] == b'[' {
+                Layout::JsonArray
+            } else {
+                Layout::JsonLines
+            });
         }
+        let n = reader.buffer().len();
+        reader.consume(n);
     }
 }
 
@@ -178,7 +190,9 @@ fn read_lines(
     let mut line = 0u64;
     loop {
         buf.clear();
-        let n = reader.read_until(b'\n', &mut buf).map_err(ReadFailure::Io)?;
+        let n = reader
+            .read_until(b'\n', &mut buf)
+            .map_err(ReadFailure::Io)?;
         if n == 0 {
             return Ok(());
         }
@@ -194,7 +208,14 @@ fn read_lines(
         }
         let record = parse_record(text, complete);
         let style = style_of(text);
-        if !each(Item { line, raw: text, style, record }).map_err(ReadFailure::Stop)? {
+        if !each(Item {
+            line,
+            raw: text,
+            style,
+            record,
+        })
+        .map_err(ReadFailure::Stop)?
+        {
             return Ok(());
         }
     }
@@ -236,7 +257,12 @@ fn read_array(
 ) -> Result<(), ReadFailure> {
     let mut de = serde_json::Deserializer::from_reader(SkipBom::new(reader));
     let mut stop = None;
-    let seed = ArraySeed { each, stop: &mut stop, count: 0, style };
+    let seed = ArraySeed {
+        each,
+        stop: &mut stop,
+        count: 0,
+        style,
+    };
     let result = seed.deserialize(&mut de).and_then(|()| de.end());
     if let Some(e) = stop {
         return Err(ReadFailure::Stop(e));
@@ -288,7 +314,12 @@ impl<'de, F: FnMut(Item<'_>) -> Result<bool, CliError>> Visitor<'de> for ArraySe
                     hint: None,
                 }),
             };
-            match (self.each)(Item { line: self.count, raw: b"", style: self.style, record }) {
+            match (self.each)(Item {
+                line: self.count,
+                raw: b"",
+                style: self.style,
+                record,
+            }) {
                 Ok(true) => {}
                 Ok(false) => break,
                 Err(e) => {
@@ -315,7 +346,11 @@ struct SkipBom<R> {
 
 impl<R: Read> SkipBom<R> {
     fn new(inner: R) -> Self {
-        Self { inner, checked: false, pending: Vec::new() }
+        Self {
+            inner,
+            checked: false,
+            pending: Vec::new(),
+        }
     }
 }
 

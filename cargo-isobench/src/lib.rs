@@ -25,13 +25,20 @@ use crate::errors::CliError;
 pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     let mut args: Vec<OsString> = args.into_iter().collect();
     // Run as `cargo-isobench convert ...` directly, the `isobench` layer is implied.
-    if args.get(1).is_some_and(|a| a != "isobench" && !a.to_string_lossy().starts_with('-')) {
+    if args
+        .get(1)
+        .is_some_and(|a| a != "isobench" && !a.to_string_lossy().starts_with('-'))
+    {
         args.insert(1, "isobench".into());
     }
     let Cargo::Isobench(cli) = match Cargo::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
-            let code = if e.use_stderr() { exit::USAGE } else { exit::OK };
+            let code = if e.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::OK
+            };
             let _ = e.print();
             return code;
         }
@@ -46,7 +53,9 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     };
     match result {
         Ok(code) => code,
-        Err(CliError::Write { ref source, .. }) if source.kind() == io::ErrorKind::BrokenPipe => exit::OK,
+        Err(CliError::Write { ref source, .. }) if source.kind() == io::ErrorKind::BrokenPipe => {
+            exit::OK
+        }
         Err(e) => {
             report_error(&e);
             e.exit_code()
@@ -72,7 +81,10 @@ pub fn find<'r>(registry: &'r Registry, name: &str) -> Result<&'r dyn ViewAdapte
 }
 
 fn stdout_error(e: io::Error) -> CliError {
-    CliError::Write { path: "-".into(), source: e }
+    CliError::Write {
+        path: "-".into(),
+        source: e,
+    }
 }
 
 fn list_adapters(registry: &Registry, args: &AdaptersArgs) -> Result<i32, CliError> {
@@ -96,7 +108,11 @@ fn list_adapters(registry: &Registry, args: &AdaptersArgs) -> Result<i32, CliErr
         let text = format!(
             "{name}{aliases}  [{origin}]\n  {description}\n  needs:        {needs}\n  carries:      {carries}\n  cannot carry: {cannot}\n\n",
             name = info.name,
-            aliases = if info.aliases.is_empty() { String::new() } else { format!(" (aliases: {})", info.aliases.join(", ")) },
+            aliases = if info.aliases.is_empty() {
+                String::new()
+            } else {
+                format!(" (aliases: {})", info.aliases.join(", "))
+            },
             origin = info.origin,
             description = info.description,
             needs = info.needs.join(", "),
@@ -109,7 +125,11 @@ fn list_adapters(registry: &Registry, args: &AdaptersArgs) -> Result<i32, CliErr
 }
 
 fn or_none(list: &[String]) -> String {
-    if list.is_empty() { "(nothing)".into() } else { list.join(", ") }
+    if list.is_empty() {
+        "(nothing)".into()
+    } else {
+        list.join(", ")
+    }
 }
 
 fn print_schema(registry: &Registry, args: &SchemaArgs) -> Result<i32, CliError> {

@@ -23,20 +23,31 @@ pub struct RecordWriter {
 #[derive(Debug)]
 enum Sink {
     Stdout(BufWriter<io::Stdout>),
-    File { out: BufWriter<File>, temp: PathBuf, dest: PathBuf },
+    File {
+        out: BufWriter<File>,
+        temp: PathBuf,
+        dest: PathBuf,
+    },
     Discard,
 }
 
 /// The temporary file an output is written to before the rename.
 pub fn temp_path(dest: &Path) -> PathBuf {
-    let name = dest.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = dest
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     dest.with_file_name(format!(".{name}.isobench-{}.tmp", std::process::id()))
 }
 
 impl RecordWriter {
     /// Writes to stdout (`None`) or to `path`, refusing to replace an existing file
     /// unless `overwrite`.
-    pub fn create(path: Option<&Path>, overwrite: bool, style: JsonStyle) -> Result<Self, CliError> {
+    pub fn create(
+        path: Option<&Path>,
+        overwrite: bool,
+        style: JsonStyle,
+    ) -> Result<Self, CliError> {
         let Some(dest) = path else {
             return Ok(Self {
                 sink: Sink::Stdout(BufWriter::with_capacity(1 << 20, io::stdout())),
@@ -49,9 +60,16 @@ impl RecordWriter {
             return Err(CliError::OutputExists(dest.to_owned()));
         }
         let temp = temp_path(dest);
-        let file = File::create(&temp).map_err(|e| CliError::Write { path: dest.to_owned(), source: e })?;
+        let file = File::create(&temp).map_err(|e| CliError::Write {
+            path: dest.to_owned(),
+            source: e,
+        })?;
         Ok(Self {
-            sink: Sink::File { out: BufWriter::with_capacity(1 << 20, file), temp, dest: dest.to_owned() },
+            sink: Sink::File {
+                out: BufWriter::with_capacity(1 << 20, file),
+                temp,
+                dest: dest.to_owned(),
+            },
             layout: Layout::from_extension(dest).unwrap_or(Layout::JsonLines),
             style,
             count: 0,
@@ -60,7 +78,12 @@ impl RecordWriter {
 
     /// A writer that writes nothing (`--dry-run`).
     pub fn discard() -> Self {
-        Self { sink: Sink::Discard, layout: Layout::JsonLines, style: JsonStyle::Compact, count: 0 }
+        Self {
+            sink: Sink::Discard,
+            layout: Layout::JsonLines,
+            style: JsonStyle::Compact,
+            count: 0,
+        }
     }
 
     /// The style records are written in.
@@ -84,14 +107,20 @@ impl RecordWriter {
             Sink::Stdout(out) => write_one(out, record, style, layout, first),
             Sink::File { out, .. } => write_one(out, record, style, layout, first),
         };
-        result.map_err(|e| CliError::Write { path: self.path(), source: e })
+        result.map_err(|e| CliError::Write {
+            path: self.path(),
+            source: e,
+        })
     }
 
     /// Completes the output: closes a JSON array, flushes, syncs and renames the
     /// temporary file into place.
     pub fn finish(mut self) -> Result<(), CliError> {
         let path = self.path();
-        let err = |e| CliError::Write { path: path.clone(), source: e };
+        let err = |e| CliError::Write {
+            path: path.clone(),
+            source: e,
+        };
         let (layout, empty) = (self.layout, self.count == 0);
         match std::mem::replace(&mut self.sink, Sink::Discard) {
             Sink::Discard => Ok(()),
@@ -99,7 +128,11 @@ impl RecordWriter {
                 close(&mut out, layout, empty).map_err(err)?;
                 out.flush().map_err(err)
             }
-            Sink::File { mut out, temp, dest } => {
+            Sink::File {
+                mut out,
+                temp,
+                dest,
+            } => {
                 let done = close(&mut out, layout, empty)
                     .and_then(|()| out.flush())
                     .and_then(|()| out.get_ref().sync_all())
@@ -123,7 +156,13 @@ impl Drop for RecordWriter {
     }
 }
 
-fn write_one(out: &mut impl Write, record: &Map<String, Value>, style: JsonStyle, layout: Layout, first: bool) -> io::Result<()> {
+fn write_one(
+    out: &mut impl Write,
+    record: &Map<String, Value>,
+    style: JsonStyle,
+    layout: Layout,
+    first: bool,
+) -> io::Result<()> {
     if layout == Layout::JsonArray {
         out.write_all(if first { b"[\n" } else { b",\n" })?;
     }

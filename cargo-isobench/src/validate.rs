@@ -1,6 +1,7 @@
 //! `cargo isobench validate`: every problem of every record, with file, line, instance
 //! id and JSON pointer.
 
+use std::fmt::Write as _;
 use std::io::Write;
 
 use isobench_core::schema::SchemaValidator;
@@ -21,7 +22,10 @@ pub fn run(registry: &Registry, args: &ValidateArgs) -> Result<i32, CliError> {
     let view = if canonical {
         None
     } else {
-        Some(SchemaValidator::new(adapter.schema()).map_err(|e| CliError::usage(e.to_string(), None))?)
+        Some(
+            SchemaValidator::new(adapter.schema())
+                .map_err(|e| CliError::usage(e.to_string(), None))?,
+        )
     };
     let (mut records, mut invalid, mut problems) = (0u64, 0u64, 0u64);
     let mut out = std::io::stdout().lock();
@@ -33,11 +37,20 @@ pub fn run(registry: &Registry, args: &ValidateArgs) -> Result<i32, CliError> {
             let found: Vec<(String, String)> = match record {
                 Err(bad) => vec![(String::new(), bad.message)],
                 Ok(value) => {
-                    let id = value.get("instance_id").and_then(Value::as_str).map(str::to_owned);
+                    let id = value
+                        .get("instance_id")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned);
                     let mut found: Vec<(String, String)> = if let Some(view) = &view {
-                        view.problems(&value).into_iter().map(|p| (p.pointer, p.message)).collect()
+                        view.problems(&value)
+                            .into_iter()
+                            .map(|p| (p.pointer, p.message))
+                            .collect()
                     } else {
-                        validate_record(&value, profile).into_iter().map(|p| (p.pointer, p.message)).collect()
+                        validate_record(&value, profile)
+                            .into_iter()
+                            .map(|p| (p.pointer, p.message))
+                            .collect()
                     };
                     if found.is_empty()
                         && let Value::Object(map) = value
@@ -48,9 +61,11 @@ pub fn run(registry: &Registry, args: &ValidateArgs) -> Result<i32, CliError> {
                     found
                         .into_iter()
                         .map(|(pointer, message)| {
-                            let mut at = id.as_ref().map_or_else(String::new, |id| format!(" record `{id}`:"));
+                            let mut at = id
+                                .as_ref()
+                                .map_or_else(String::new, |id| format!(" record `{id}`:"));
                             if !pointer.is_empty() {
-                                at.push_str(&format!(" `{pointer}`:"));
+                                let _ = write!(at, " `{pointer}`:");
                             }
                             (at, message)
                         })
@@ -62,7 +77,10 @@ pub fn run(registry: &Registry, args: &ValidateArgs) -> Result<i32, CliError> {
             }
             for (at, message) in found {
                 problems += 1;
-                writeln!(out, "{file}:{line}:{at} {message}").map_err(|e| CliError::Write { path: "-".into(), source: e })?;
+                writeln!(out, "{file}:{line}:{at} {message}").map_err(|e| CliError::Write {
+                    path: "-".into(),
+                    source: e,
+                })?;
             }
             Ok(true)
         })?;
@@ -70,8 +88,16 @@ pub fn run(registry: &Registry, args: &ValidateArgs) -> Result<i32, CliError> {
     eprintln!(
         "{records} record(s) checked against `{}`{}: {} valid, {invalid} invalid ({problems} problem(s))",
         adapter.info().name,
-        if canonical { format!(" ({profile})") } else { String::new() },
+        if canonical {
+            format!(" ({profile})")
+        } else {
+            String::new()
+        },
         records - invalid
     );
-    Ok(if invalid == 0 && records > 0 { exit::OK } else { exit::RECORDS })
+    Ok(if invalid == 0 && records > 0 {
+        exit::OK
+    } else {
+        exit::RECORDS
+    })
 }

@@ -14,24 +14,41 @@ fn sample() -> PathBuf {
 
 /// The real published records, when the shared data folder is beside the repository.
 fn real(relative: &str) -> Option<PathBuf> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/real").join(relative);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/data/real")
+        .join(relative);
     if path.exists() {
         Some(path)
     } else {
-        eprintln!("skipped: {} not present (the real data lives in ../shared)", path.display());
+        eprintln!(
+            "skipped: {} not present (the real data lives in ../shared)",
+            path.display()
+        );
         None
     }
 }
 
 fn run_in(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Output {
     let mut cmd = Command::new(BIN);
-    cmd.arg("isobench").args(args).current_dir(dir).env("NO_COLOR", "1");
-    cmd.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
+    cmd.arg("isobench")
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1");
+    cmd.stdin(if stdin.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    });
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("the binary starts");
     if let Some(data) = stdin {
         use std::io::Write;
-        child.stdin.take().expect("piped").write_all(data).expect("stdin accepts the input");
+        child
+            .stdin
+            .take()
+            .expect("piped")
+            .write_all(data)
+            .expect("stdin accepts the input");
     }
     child.wait_with_output().expect("the binary runs")
 }
@@ -57,14 +74,20 @@ fn lines(bytes: &[u8]) -> Vec<Value> {
 fn help_is_stable() {
     let dir = tempfile::tempdir().unwrap();
     insta::assert_snapshot!("help", transcript(&run_in(dir.path(), &["--help"], None)));
-    insta::assert_snapshot!("convert_help", transcript(&run_in(dir.path(), &["convert", "--help"], None)));
+    insta::assert_snapshot!(
+        "convert_help",
+        transcript(&run_in(dir.path(), &["convert", "--help"], None))
+    );
 }
 
 #[test]
 fn runs_as_cargo_subcommand_and_directly() {
     let dir = tempfile::tempdir().unwrap();
     let via_cargo = run_in(dir.path(), &["adapters", "--json"], None);
-    let direct = Command::new(BIN).args(["adapters", "--json"]).output().unwrap();
+    let direct = Command::new(BIN)
+        .args(["adapters", "--json"])
+        .output()
+        .unwrap();
     assert_eq!(via_cargo.status.code(), Some(0));
     assert_eq!(via_cargo.stdout, direct.stdout);
 }
@@ -75,7 +98,17 @@ fn every_builtin_adapter_is_linked_into_the_binary() {
     let out = run_in(dir.path(), &["adapters", "--json"], None);
     let list: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
     let names: Vec<&str> = list.iter().map(|a| a["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["canonical", "gso", "minisandbox", "swe-bench", "swe-perf", "swe-smith"]);
+    assert_eq!(
+        names,
+        [
+            "canonical",
+            "gso",
+            "minisandbox",
+            "swe-bench",
+            "swe-perf",
+            "swe-smith"
+        ]
+    );
     for adapter in &list {
         assert_eq!(adapter["origin"], "built-in");
         assert!(!adapter["description"].as_str().unwrap().is_empty());
@@ -85,20 +118,38 @@ fn every_builtin_adapter_is_linked_into_the_binary() {
 #[test]
 fn adapters_listing() {
     let dir = tempfile::tempdir().unwrap();
-    insta::assert_snapshot!("adapters", transcript(&run_in(dir.path(), &["adapters"], None)));
+    insta::assert_snapshot!(
+        "adapters",
+        transcript(&run_in(dir.path(), &["adapters"], None))
+    );
 }
 
 #[test]
 fn a_successful_conversion_prints_records_and_a_summary() {
     let dir = tempfile::tempdir().unwrap();
     fs::copy(sample(), dir.path().join("sample.jsonl")).unwrap();
-    let out = run_in(dir.path(), &["convert", "--from", "swe-bench", "--to", "canonical", "-i", "sample.jsonl"], None);
+    let out = run_in(
+        dir.path(),
+        &[
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            "canonical",
+            "-i",
+            "sample.jsonl",
+        ],
+        None,
+    );
     assert_eq!(out.status.code(), Some(0));
     let records = lines(&out.stdout);
     assert_eq!(records.len(), 3);
     assert_eq!(records[0]["instance_id"], "octo-labs__fastsort-412");
     assert_eq!(records[0]["version"], "0.20", "a version stays a string");
-    assert_eq!(records[0]["extensions"]["fail_to_pass"][0], "tests/test_core.py::test_merge_is_stable");
+    assert_eq!(
+        records[0]["extensions"]["fail_to_pass"][0],
+        "tests/test_core.py::test_merge_is_stable"
+    );
     insta::assert_snapshot!("convert_summary", String::from_utf8_lossy(&out.stderr));
 }
 
@@ -108,14 +159,36 @@ fn strict_names_the_missing_fields_and_the_record() {
     fs::copy(sample(), dir.path().join("sample.jsonl")).unwrap();
     let out = run_in(
         dir.path(),
-        &["convert", "--from", "swe-bench", "--to", "canonical", "--profile", "strict", "-i", "sample.jsonl", "-o", "out.jsonl"],
+        &[
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            "canonical",
+            "--profile",
+            "strict",
+            "-i",
+            "sample.jsonl",
+            "-o",
+            "out.jsonl",
+        ],
         None,
     );
     insta::assert_snapshot!("convert_strict_fails", transcript(&out));
     assert_eq!(out.status.code(), Some(1));
-    assert!(!dir.path().join("out.jsonl").exists(), "nothing is written when a record fails");
-    let leftovers: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
-    assert_eq!(leftovers.len(), 1, "no temporary file is left behind: {leftovers:?}");
+    assert!(
+        !dir.path().join("out.jsonl").exists(),
+        "nothing is written when a record fails"
+    );
+    let leftovers: Vec<_> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(
+        leftovers.len(),
+        1,
+        "no temporary file is left behind: {leftovers:?}"
+    );
 }
 
 #[test]
@@ -124,20 +197,46 @@ fn lossless_omits_what_the_source_lacks_and_counts_it() {
     fs::copy(sample(), dir.path().join("sample.jsonl")).unwrap();
     let out = run_in(
         dir.path(),
-        &["convert", "--from", "swe-bench", "--to", "canonical", "-i", "sample.jsonl", "-o", "out.jsonl", "--report", "report.json"],
+        &[
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            "canonical",
+            "-i",
+            "sample.jsonl",
+            "-o",
+            "out.jsonl",
+            "--report",
+            "report.json",
+        ],
         None,
     );
     assert_eq!(out.status.code(), Some(0), "{}", transcript(&out));
-    let report: Value = serde_json::from_str(&fs::read_to_string(dir.path().join("report.json")).unwrap()).unwrap();
-    for field in ["head_commit", "efficiency_test", "duration_changes", "human_performance"] {
+    let report: Value =
+        serde_json::from_str(&fs::read_to_string(dir.path().join("report.json")).unwrap()).unwrap();
+    for field in [
+        "head_commit",
+        "efficiency_test",
+        "duration_changes",
+        "human_performance",
+    ] {
         assert_eq!(report["missing"][field]["records"], 3, "{field}");
     }
     assert_eq!(report["read"], 3);
     assert_eq!(report["written"], 3);
     assert_eq!(report["coverage"]["repo"], 3);
     for record in lines(&fs::read(dir.path().join("out.jsonl")).unwrap()) {
-        for field in ["head_commit", "efficiency_test", "duration_changes", "human_performance"] {
-            assert!(record.get(field).is_none(), "{field} must be left out, not invented");
+        for field in [
+            "head_commit",
+            "efficiency_test",
+            "duration_changes",
+            "human_performance",
+        ] {
+            assert!(
+                record.get(field).is_none(),
+                "{field} must be left out, not invented"
+            );
         }
     }
 }
@@ -155,9 +254,42 @@ fn real_swe_bench_files_come_back_byte_for_byte_through_canonical() {
         let Some(input) = real(file) else { return };
         let dir = tempfile::tempdir().unwrap();
         let input = input.to_str().unwrap();
-        let there = run_in(dir.path(), &["convert", "--from", "swe-bench", "--to", "canonical", "-i", input, "-o", "c.jsonl"], None);
-        assert_eq!(there.status.code(), Some(0), "{file}: {}", transcript(&there));
-        let back = run_in(dir.path(), &["convert", "--from", "canonical", "--to", "swe-bench", "-i", "c.jsonl", "-o", "back.jsonl"], None);
+        let there = run_in(
+            dir.path(),
+            &[
+                "convert",
+                "--from",
+                "swe-bench",
+                "--to",
+                "canonical",
+                "-i",
+                input,
+                "-o",
+                "c.jsonl",
+            ],
+            None,
+        );
+        assert_eq!(
+            there.status.code(),
+            Some(0),
+            "{file}: {}",
+            transcript(&there)
+        );
+        let back = run_in(
+            dir.path(),
+            &[
+                "convert",
+                "--from",
+                "canonical",
+                "--to",
+                "swe-bench",
+                "-i",
+                "c.jsonl",
+                "-o",
+                "back.jsonl",
+            ],
+            None,
+        );
         assert_eq!(back.status.code(), Some(0), "{file}: {}", transcript(&back));
         let original = fs::read(input).unwrap();
         let result = fs::read(dir.path().join("back.jsonl")).unwrap();
@@ -169,16 +301,52 @@ fn real_swe_bench_files_come_back_byte_for_byte_through_canonical() {
 fn json_array_in_and_out() {
     let dir = tempfile::tempdir().unwrap();
     fs::copy(sample(), dir.path().join("sample.jsonl")).unwrap();
-    let out = run_in(dir.path(), &["convert", "--from", "swe-bench", "--to", "swe-bench", "-i", "sample.jsonl", "-o", "all.json"], None);
+    let out = run_in(
+        dir.path(),
+        &[
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            "swe-bench",
+            "-i",
+            "sample.jsonl",
+            "-o",
+            "all.json",
+        ],
+        None,
+    );
     assert_eq!(out.status.code(), Some(0), "{}", transcript(&out));
-    let array: Vec<Value> = serde_json::from_str(&fs::read_to_string(dir.path().join("all.json")).unwrap()).unwrap();
+    let array: Vec<Value> =
+        serde_json::from_str(&fs::read_to_string(dir.path().join("all.json")).unwrap()).unwrap();
     assert_eq!(array, lines(&fs::read(sample()).unwrap()));
-    let out = run_in(dir.path(), &["convert", "--from", "swe-bench", "--to", "swe-bench", "-i", "all.json", "-o", "again.jsonl"], None);
+    let out = run_in(
+        dir.path(),
+        &[
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            "swe-bench",
+            "-i",
+            "all.json",
+            "-o",
+            "again.jsonl",
+        ],
+        None,
+    );
     assert_eq!(out.status.code(), Some(0), "{}", transcript(&out));
     let again = fs::read(dir.path().join("again.jsonl")).unwrap();
-    assert!(again == fs::read(sample()).unwrap(), "the array's records come back in their own style");
+    assert!(
+        again == fs::read(sample()).unwrap(),
+        "the array's records come back in their own style"
+    );
     // stdin holding an array is recognised by its first byte.
-    let out = run_in(dir.path(), &["convert", "--from", "swe-bench", "--to", "swe-bench"], Some(&fs::read(dir.path().join("all.json")).unwrap()));
+    let out = run_in(
+        dir.path(),
+        &["convert", "--from", "swe-bench", "--to", "swe-bench"],
+        Some(&fs::read(dir.path().join("all.json")).unwrap()),
+    );
     assert_eq!(lines(&out.stdout).len(), 3);
 }
 
@@ -187,13 +355,29 @@ fn existing_output_is_kept_without_overwrite() {
     let dir = tempfile::tempdir().unwrap();
     fs::copy(sample(), dir.path().join("sample.jsonl")).unwrap();
     fs::write(dir.path().join("out.jsonl"), "keep me\n").unwrap();
-    let args = ["convert", "--from", "swe-bench", "--to", "canonical", "-i", "sample.jsonl", "-o", "out.jsonl"];
+    let args = [
+        "convert",
+        "--from",
+        "swe-bench",
+        "--to",
+        "canonical",
+        "-i",
+        "sample.jsonl",
+        "-o",
+        "out.jsonl",
+    ];
     let out = run_in(dir.path(), &args, None);
     insta::assert_snapshot!("output_exists", transcript(&out));
-    assert_eq!(fs::read_to_string(dir.path().join("out.jsonl")).unwrap(), "keep me\n");
+    assert_eq!(
+        fs::read_to_string(dir.path().join("out.jsonl")).unwrap(),
+        "keep me\n"
+    );
     let out = run_in(dir.path(), &[&args[..], &["--overwrite"]].concat(), None);
     assert_eq!(out.status.code(), Some(0));
-    assert_eq!(lines(&fs::read(dir.path().join("out.jsonl")).unwrap()).len(), 3);
+    assert_eq!(
+        lines(&fs::read(dir.path().join("out.jsonl")).unwrap()).len(),
+        3
+    );
 }
 
 #[test]
@@ -202,18 +386,36 @@ fn output_equal_to_an_input_is_refused() {
     fs::copy(sample(), dir.path().join("sample.jsonl")).unwrap();
     let out = run_in(
         dir.path(),
-        &["convert", "--from", "swe-bench", "--to", "swe-bench", "-i", "sample.jsonl", "-o", "./sample.jsonl", "--overwrite"],
+        &[
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            "swe-bench",
+            "-i",
+            "sample.jsonl",
+            "-o",
+            "./sample.jsonl",
+            "--overwrite",
+        ],
         None,
     );
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("is also an input"));
-    assert!(fs::read(dir.path().join("sample.jsonl")).unwrap() == fs::read(sample()).unwrap(), "the input is untouched");
+    assert!(
+        fs::read(dir.path().join("sample.jsonl")).unwrap() == fs::read(sample()).unwrap(),
+        "the input is untouched"
+    );
 }
 
 #[test]
 fn unknown_format_is_a_usage_error_with_a_hint() {
     let dir = tempfile::tempdir().unwrap();
-    let out = run_in(dir.path(), &["convert", "--from", "swe-bench-9", "--to", "canonical"], Some(b""));
+    let out = run_in(
+        dir.path(),
+        &["convert", "--from", "swe-bench-9", "--to", "canonical"],
+        Some(b""),
+    );
     insta::assert_snapshot!("unknown_format", transcript(&out));
 }
 
@@ -221,7 +423,19 @@ fn unknown_format_is_a_usage_error_with_a_hint() {
 fn aliases_name_the_same_adapter() {
     let dir = tempfile::tempdir().unwrap();
     fs::copy(sample(), dir.path().join("sample.jsonl")).unwrap();
-    let out = run_in(dir.path(), &["convert", "--from", "verified", "--to", "ISO-Bench", "-i", "sample.jsonl"], None);
+    let out = run_in(
+        dir.path(),
+        &[
+            "convert",
+            "--from",
+            "verified",
+            "--to",
+            "ISO-Bench",
+            "-i",
+            "sample.jsonl",
+        ],
+        None,
+    );
     assert_eq!(out.status.code(), Some(0), "{}", transcript(&out));
 }
 
@@ -229,9 +443,17 @@ fn aliases_name_the_same_adapter() {
 fn validate_reports_file_line_record_and_pointer() {
     let dir = tempfile::tempdir().unwrap();
     let mut text = fs::read_to_string(sample()).unwrap();
-    text = text.replacen("\"FAIL_TO_PASS\": \"[", "\"FAIL_TO_PASS\": 7, \"x\": \"[", 1);
+    text = text.replacen(
+        "\"FAIL_TO_PASS\": \"[",
+        "\"FAIL_TO_PASS\": 7, \"x\": \"[",
+        1,
+    );
     fs::write(dir.path().join("bad.jsonl"), text).unwrap();
-    let out = run_in(dir.path(), &["validate", "--format", "swe-bench", "bad.jsonl"], None);
+    let out = run_in(
+        dir.path(),
+        &["validate", "--format", "swe-bench", "bad.jsonl"],
+        None,
+    );
     insta::assert_snapshot!("validate_bad", transcript(&out));
     let out = run_in(dir.path(), &["validate", "--format", "canonical", "--profile", "strict", "-"], Some(br#"{"repo": "o/r", "instance_id": "o__r-1", "efficiency_test": ["a", "b"], "duration_changes": [{"base": [1], "head": [2]}]}"#));
     insta::assert_snapshot!("validate_canonical_strict", transcript(&out));
@@ -240,7 +462,11 @@ fn validate_reports_file_line_record_and_pointer() {
 #[test]
 fn schema_prints_the_profiles() {
     let dir = tempfile::tempdir().unwrap();
-    let strict = run_in(dir.path(), &["schema", "canonical", "--profile", "strict"], None);
+    let strict = run_in(
+        dir.path(),
+        &["schema", "canonical", "--profile", "strict"],
+        None,
+    );
     let value: Value = serde_json::from_slice(&strict.stdout).unwrap();
     let seed: Value = serde_json::from_str(isobench_core::schema::CANONICAL_V1).unwrap();
     assert_eq!(value, seed);

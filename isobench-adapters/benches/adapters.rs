@@ -1,7 +1,7 @@
 //! Import + export of one record, for each built-in adapter.
 //!
 //! The SWE-bench record is the first sample record of `examples/data`; the SWE-smith,
-//! MiniSandbox and canonical records are its exports; the SWE-Perf and GSO records are
+//! `MiniSandbox` and canonical records are its exports; the SWE-Perf and GSO records are
 //! built here in their published shapes. Run with `cargo bench -p isobench-adapters`.
 
 use std::hint::black_box;
@@ -13,11 +13,15 @@ use serde_json::{Map, Value, json};
 
 fn swe_bench_record() -> Map<String, Value> {
     let text = include_str!("../../examples/data/swe-bench-verified.sample.jsonl");
-    serde_json::from_str(text.lines().next().expect("the sample has records")).expect("the sample is JSON")
+    serde_json::from_str(text.lines().next().expect("the sample has records"))
+        .expect("the sample is JSON")
 }
 
 fn swe_perf_record() -> Map<String, Value> {
-    let tests = ["tests/test_sort.py::test_large", "tests/test_sort.py::test_nearly_sorted"];
+    let tests = [
+        "tests/test_sort.py::test_large",
+        "tests/test_sort.py::test_nearly_sorted",
+    ];
     let runs: Vec<Value> = (0..20)
         .map(|i| {
             let jitter = f64::from(i) * 0.001;
@@ -25,7 +29,18 @@ fn swe_perf_record() -> Map<String, Value> {
         })
         .collect();
     let mut record = swe_bench_record();
-    record.retain(|k, _| ["repo", "instance_id", "patch", "test_patch", "base_commit", "created_at", "version"].contains(&k.as_str()));
+    record.retain(|k, _| {
+        [
+            "repo",
+            "instance_id",
+            "patch",
+            "test_patch",
+            "base_commit",
+            "created_at",
+            "version",
+        ]
+        .contains(&k.as_str())
+    });
     let rest = json!({
         "head_commit": "0f40557af6141ced118b81f2a04e651a0c6c9dbd",
         "duration_changes": isobench_core::codec::JsonStyle::Spaced.to_string(&runs),
@@ -42,7 +57,10 @@ fn swe_perf_record() -> Map<String, Value> {
 
 fn gso_record() -> Map<String, Value> {
     let script = "import timeit\n\ndef run_test(eqcheck=False, reference=False, file_prefix=''):\n    t = timeit.timeit(lambda: sorted(range(10**5)), number=5)\n    print(f'Execution time: {t:.6f}s')\n";
-    let patch = swe_bench_record()["patch"].as_str().expect("a string").to_owned();
+    let patch = swe_bench_record()["patch"]
+        .as_str()
+        .expect("a string")
+        .to_owned();
     json!({
         "instance_id": "octo-labs__fastsort-0f40557", "repo": "octo-labs/fastsort",
         "base_commit": "0f40557af6141ced118b81f2a04e651a0c6c9dbd^",
@@ -63,8 +81,14 @@ fn bench(c: &mut Criterion) {
     let options = ExportOptions::default();
     let export_to = |format: &str, record: &Map<String, Value>| {
         let from = registry.get("swe-bench").expect("built in");
-        let canonical = from.import(record.clone(), &mut Notes::new()).expect("the sample imports");
-        registry.get(format).expect("built in").export(&canonical, &options, &mut Notes::new()).expect("exports")
+        let canonical = from
+            .import(record.clone(), &mut Notes::new())
+            .expect("the sample imports");
+        registry
+            .get(format)
+            .expect("built in")
+            .export(&canonical, &options, &mut Notes::new())
+            .expect("exports")
     };
     let swe_bench = swe_bench_record();
     let records = [
@@ -83,8 +107,14 @@ fn bench(c: &mut Criterion) {
         group.bench_function(format, |b| {
             b.iter(|| {
                 let mut notes = Notes::new();
-                let canonical = adapter.import(black_box(record.clone()), &mut notes).expect("imports");
-                black_box(adapter.export(&canonical, &options, &mut notes).expect("exports"))
+                let canonical = adapter
+                    .import(black_box(record.clone()), &mut notes)
+                    .expect("imports");
+                black_box(
+                    adapter
+                        .export(&canonical, &options, &mut notes)
+                        .expect("exports"),
+                )
             });
         });
     }

@@ -17,9 +17,16 @@ pub struct Canonical {
 
 impl Default for Canonical {
     fn default() -> Self {
-        let all: Vec<&str> = V1_FIELDS.iter().filter(|f| **f != "extensions").copied().collect();
+        let all: Vec<&str> = V1_FIELDS
+            .iter()
+            .filter(|f| **f != "extensions")
+            .copied()
+            .collect();
         let mut carries = all.clone();
-        let shared: Vec<String> = vocab::SHARED_KEYS.iter().map(|k| format!("extensions.{k}")).collect();
+        let shared: Vec<String> = vocab::SHARED_KEYS
+            .iter()
+            .map(|k| format!("extensions.{k}"))
+            .collect();
         carries.extend(shared.iter().map(String::as_str));
         Self {
             info: AdapterInfo::new(
@@ -35,7 +42,10 @@ impl Default for Canonical {
 }
 
 fn to_error(problem: Problem, profile: Profile) -> RecordError {
-    RecordError::invalid(problem.pointer, format!("{} (canonical v1, {profile} profile)", problem.message))
+    RecordError::invalid(
+        problem.pointer,
+        format!("{} (canonical v1, {profile} profile)", problem.message),
+    )
 }
 
 impl ViewAdapter for Canonical {
@@ -47,7 +57,11 @@ impl ViewAdapter for Canonical {
         Profile::Lossless.schema()
     }
 
-    fn import(&self, record: Map<String, Value>, _notes: &mut Notes) -> Result<CanonicalRecord, RecordError> {
+    fn import(
+        &self,
+        record: Map<String, Value>,
+        _notes: &mut Notes,
+    ) -> Result<CanonicalRecord, RecordError> {
         let value = Value::Object(record);
         let problems = Profile::Lossless.validator().problems(&value);
         if let Some(problem) = problems.into_iter().next() {
@@ -59,14 +73,23 @@ impl ViewAdapter for Canonical {
         serde_json::from_value(value).map_err(|e| RecordError::invalid("", e.to_string()))
     }
 
-    fn export(&self, c: &CanonicalRecord, options: &ExportOptions, notes: &mut Notes) -> Result<Map<String, Value>, RecordError> {
+    fn export(
+        &self,
+        c: &CanonicalRecord,
+        options: &ExportOptions,
+        notes: &mut Notes,
+    ) -> Result<Map<String, Value>, RecordError> {
         let profile = options.profile;
         let value = match profile {
             Profile::Lossless => c.to_value(),
             Profile::Strict => {
                 let missing = c.missing_required();
                 if !missing.is_empty() {
-                    let list = missing.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ");
+                    let list = missing
+                        .iter()
+                        .map(|f| format!("`{f}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ");
                     return Err(RecordError::missing(
                         format!("/{}", missing[0]),
                         format!("canonical v1 (strict) requires {list}, which the record lacks"),
@@ -74,13 +97,21 @@ impl ViewAdapter for Canonical {
                     .with_hint("use `--profile lossless` to write the fields the source has, or fill these from a repository and timing logs"));
                 }
                 for key in c.extensions.keys().filter(|k| *k != vocab::SOURCE) {
-                    notes.dropped(format!("extensions.{key}"), "the strict profile has no `extensions`");
+                    notes.dropped(
+                        format!("extensions.{key}"),
+                        "the strict profile has no `extensions`",
+                    );
                 }
                 c.to_strict_value()
             }
         };
         let validator = profile.validator();
-        if let Some(problem) = validator.problems(&value).into_iter().chain(semantic_problems(&value)).next() {
+        if let Some(problem) = validator
+            .problems(&value)
+            .into_iter()
+            .chain(semantic_problems(&value))
+            .next()
+        {
             return Err(to_error(problem, profile));
         }
         match value {

@@ -87,7 +87,13 @@ impl<'n> Importer<'n> {
 
     /// Records how `key` was encoded, and keeps the original when encoding the decoded
     /// value again would not give it back.
-    pub fn remember_encoding(&mut self, key: &str, encoding: Encoding, reproducible: bool, original: Value) {
+    pub fn remember_encoding(
+        &mut self,
+        key: &str,
+        encoding: Encoding,
+        reproducible: bool,
+        original: Value,
+    ) {
         self.source
             .encodings
             .insert(key.to_owned(), encoding.as_str().into());
@@ -129,7 +135,10 @@ impl<'n> Importer<'n> {
     pub fn missing(&self, key: &str) -> RecordError {
         RecordError::missing(
             pointer(key),
-            format!("required field `{key}` is missing (every {} record has it)", self.format),
+            format!(
+                "required field `{key}` is missing (every {} record has it)",
+                self.format
+            ),
         )
     }
 
@@ -163,7 +172,12 @@ pub(crate) struct Exporter<'r, 'n> {
 }
 
 impl<'r, 'n> Exporter<'r, 'n> {
-    pub fn new(format: &'static str, record: &'r CanonicalRecord, profile: Profile, notes: &'n mut Notes) -> Self {
+    pub fn new(
+        format: &'static str,
+        record: &'r CanonicalRecord,
+        profile: Profile,
+        notes: &'n mut Notes,
+    ) -> Self {
         Self {
             format,
             record,
@@ -206,7 +220,12 @@ impl<'r, 'n> Exporter<'r, 'n> {
     }
 
     /// Writes a string the target requires; without it the record is rejected.
-    pub fn needed_string(&mut self, key: &str, canonical: &str, value: Option<&str>) -> Result<(), RecordError> {
+    pub fn needed_string(
+        &mut self,
+        key: &str,
+        canonical: &str,
+        value: Option<&str>,
+    ) -> Result<(), RecordError> {
         match value {
             Some(v) => {
                 self.put(key, v);
@@ -218,7 +237,12 @@ impl<'r, 'n> Exporter<'r, 'n> {
 
     /// Writes a string the target expects. Without it: under the lossless profile the key
     /// is left out and counted as missing; under strict the record is rejected.
-    pub fn expected_string(&mut self, key: &str, canonical: &str, value: Option<&str>) -> Result<(), RecordError> {
+    pub fn expected_string(
+        &mut self,
+        key: &str,
+        canonical: &str,
+        value: Option<&str>,
+    ) -> Result<(), RecordError> {
         match value {
             Some(v) => {
                 self.put(key, v);
@@ -244,7 +268,13 @@ impl<'r, 'n> Exporter<'r, 'n> {
     }
 
     /// Writes a list the target expects (see [`Self::expected_string`]).
-    pub fn expected_list(&mut self, key: &str, canonical: &str, items: Option<Vec<String>>, default: Encoding) -> Result<(), RecordError> {
+    pub fn expected_list(
+        &mut self,
+        key: &str,
+        canonical: &str,
+        items: Option<Vec<String>>,
+        default: Encoding,
+    ) -> Result<(), RecordError> {
         if items.is_none() {
             return self.absent(key, canonical);
         }
@@ -283,7 +313,10 @@ impl<'r, 'n> Exporter<'r, 'n> {
     fn cannot_fill(&self, key: &str, canonical: &str) -> RecordError {
         RecordError::missing(
             format!("/{}", pointer_token(canonical).replace('.', "/")),
-            format!("{} requires `{key}`, but the record has no `{canonical}`", self.format),
+            format!(
+                "{} requires `{key}`, but the record has no `{canonical}`",
+                self.format
+            ),
         )
         .with_hint(format!(
             "supply it with `--set {canonical}=VALUE`, or convert from a source that has it"
@@ -300,7 +333,9 @@ impl<'r, 'n> Exporter<'r, 'n> {
             return source.order(self.out);
         }
         if let Some(from) = Source::format_of(&self.record.extensions)
-            && let Some(extra) = self.record.extensions[vocab::SOURCE].get("extra").and_then(Value::as_object)
+            && let Some(extra) = self.record.extensions[vocab::SOURCE]
+                .get("extra")
+                .and_then(Value::as_object)
         {
             for key in extra.keys() {
                 self.notes.dropped(
@@ -314,7 +349,11 @@ impl<'r, 'n> Exporter<'r, 'n> {
 }
 
 /// Reports the fields of `record` that `target` cannot carry as dropped.
-pub(crate) fn note_dropped(info: &isobench_core::AdapterInfo, record: &CanonicalRecord, notes: &mut Notes) {
+pub(crate) fn note_dropped(
+    info: &isobench_core::AdapterInfo,
+    record: &CanonicalRecord,
+    notes: &mut Notes,
+) {
     for field in info.dropped_from(record) {
         notes.dropped(field, format!("{} has no field for it", info.name));
     }

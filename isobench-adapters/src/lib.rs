@@ -41,7 +41,14 @@ pub use swe_perf::SwePerf;
 pub use swe_smith::SweSmith;
 
 /// The names of the built-in adapters.
-pub const BUILTIN: [&str; 6] = ["canonical", "gso", "minisandbox", "swe-bench", "swe-perf", "swe-smith"];
+pub const BUILTIN: [&str; 6] = [
+    "canonical",
+    "gso",
+    "minisandbox",
+    "swe-bench",
+    "swe-perf",
+    "swe-smith",
+];
 
 /// Makes sure this crate, and with it every built-in adapter's registration, is linked
 /// into the program. Call it once before [`isobench_core::Registry::builtin`].

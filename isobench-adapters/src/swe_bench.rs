@@ -92,7 +92,11 @@ impl ViewAdapter for SweBench {
         })
     }
 
-    fn import(&self, record: Map<String, Value>, notes: &mut Notes) -> Result<CanonicalRecord, RecordError> {
+    fn import(
+        &self,
+        record: Map<String, Value>,
+        notes: &mut Notes,
+    ) -> Result<CanonicalRecord, RecordError> {
         let mut r = Importer::new(NAME, record, notes);
         let mut c = CanonicalRecord {
             instance_id: Some(r.required_string("instance_id")?),
@@ -122,7 +126,12 @@ impl ViewAdapter for SweBench {
                 c.set_ext(ext, v);
             }
         }
-        r.lacks(&["head_commit", "efficiency_test", "duration_changes", "human_performance"]);
+        r.lacks(&[
+            "head_commit",
+            "efficiency_test",
+            "duration_changes",
+            "human_performance",
+        ]);
         if c.created_at.is_none() {
             r.lacks(&["created_at"]);
         }
@@ -130,7 +139,12 @@ impl ViewAdapter for SweBench {
         Ok(c)
     }
 
-    fn export(&self, c: &CanonicalRecord, options: &ExportOptions, notes: &mut Notes) -> Result<Map<String, Value>, RecordError> {
+    fn export(
+        &self,
+        c: &CanonicalRecord,
+        options: &ExportOptions,
+        notes: &mut Notes,
+    ) -> Result<Map<String, Value>, RecordError> {
         note_dropped(&self.info, c, notes);
         let mut w = Exporter::new(NAME, c, options.profile, notes);
         w.needed_string("repo", "repo", c.repo.as_deref())?;
@@ -143,7 +157,11 @@ impl ViewAdapter for SweBench {
             "extensions.problem_statement",
             c.ext_str(vocab::PROBLEM_STATEMENT),
         )?;
-        w.expected_string("hints_text", "extensions.hints_text", c.ext_str(vocab::HINTS_TEXT))?;
+        w.expected_string(
+            "hints_text",
+            "extensions.hints_text",
+            c.ext_str(vocab::HINTS_TEXT),
+        )?;
         w.timestamp("created_at", c.created_at.as_deref(), str::to_owned);
         if c.created_at.is_none() {
             w.absent("created_at", "created_at")?;

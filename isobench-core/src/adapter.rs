@@ -77,7 +77,8 @@ impl AdapterInfo {
 
     /// Whether `name` is this adapter's name or one of its aliases (case-insensitive).
     pub fn answers_to(&self, name: &str) -> bool {
-        self.name.eq_ignore_ascii_case(name) || self.aliases.iter().any(|a| a.eq_ignore_ascii_case(name))
+        self.name.eq_ignore_ascii_case(name)
+            || self.aliases.iter().any(|a| a.eq_ignore_ascii_case(name))
     }
 
     /// Canonical v1 fields and shared-vocabulary keys an export of this format cannot hold.
@@ -143,7 +144,11 @@ pub trait ViewAdapter: Send + Sync + std::fmt::Debug {
     fn schema(&self) -> &Value;
 
     /// Reads one foreign record into the canonical record (lossless profile).
-    fn import(&self, record: Map<String, Value>, notes: &mut Notes) -> Result<CanonicalRecord, RecordError>;
+    fn import(
+        &self,
+        record: Map<String, Value>,
+        notes: &mut Notes,
+    ) -> Result<CanonicalRecord, RecordError>;
 
     /// Writes a canonical record as one foreign record.
     fn export(
@@ -186,8 +191,10 @@ pub struct Registry {
 impl Registry {
     /// Every adapter compiled into the binary, sorted by name.
     pub fn builtin() -> Self {
-        let mut adapters: Vec<Box<dyn ViewAdapter>> =
-            inventory::iter::<AdapterRegistration>.into_iter().map(|r| (r.make)()).collect();
+        let mut adapters: Vec<Box<dyn ViewAdapter>> = inventory::iter::<AdapterRegistration>
+            .into_iter()
+            .map(|r| (r.make)())
+            .collect();
         adapters.sort_by(|a, b| a.info().name.cmp(&b.info().name));
         Self { adapters }
     }
@@ -211,7 +218,10 @@ impl Registry {
 
     /// The adapter answering to `name` (its name or an alias).
     pub fn get(&self, name: &str) -> Option<&dyn ViewAdapter> {
-        self.adapters.iter().find(|a| a.info().answers_to(name)).map(AsRef::as_ref)
+        self.adapters
+            .iter()
+            .find(|a| a.info().answers_to(name))
+            .map(AsRef::as_ref)
     }
 
     /// Every adapter, built-ins first.
@@ -221,6 +231,9 @@ impl Registry {
 
     /// The adapters' names.
     pub fn names(&self) -> Vec<&str> {
-        self.adapters.iter().map(|a| a.info().name.as_str()).collect()
+        self.adapters
+            .iter()
+            .map(|a| a.info().name.as_str())
+            .collect()
     }
 }

@@ -96,7 +96,11 @@ impl JsonStyle {
     }
 
     /// Writes `value` in this style.
-    pub fn write<W: io::Write, T: Serialize + ?Sized>(self, writer: W, value: &T) -> io::Result<()> {
+    pub fn write<W: io::Write, T: Serialize + ?Sized>(
+        self,
+        writer: W,
+        value: &T,
+    ) -> io::Result<()> {
         match self {
             Self::Compact => serde_json::to_writer(writer, value).map_err(io::Error::from),
             Self::Spaced => {
@@ -120,12 +124,28 @@ impl JsonStyle {
 struct SpacedFormatter;
 
 impl serde_json::ser::Formatter for SpacedFormatter {
-    fn begin_array_value<W: ?Sized + io::Write>(&mut self, writer: &mut W, first: bool) -> io::Result<()> {
-        if first { Ok(()) } else { writer.write_all(b", ") }
+    fn begin_array_value<W: ?Sized + io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
+        if first {
+            Ok(())
+        } else {
+            writer.write_all(b", ")
+        }
     }
 
-    fn begin_object_key<W: ?Sized + io::Write>(&mut self, writer: &mut W, first: bool) -> io::Result<()> {
-        if first { Ok(()) } else { writer.write_all(b", ") }
+    fn begin_object_key<W: ?Sized + io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
+        if first {
+            Ok(())
+        } else {
+            writer.write_all(b", ")
+        }
     }
 
     fn begin_object_value<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
@@ -196,7 +216,10 @@ fn decode_list_text(text: &str, pointer: &str) -> Result<DecodedList, RecordErro
         }
     }
     if current != text {
-        return Err(RecordError::invalid(pointer, "a JSON string nested too deeply"));
+        return Err(RecordError::invalid(
+            pointer,
+            "a JSON string nested too deeply",
+        ));
     }
     match parse_python_list(text) {
         Some(items) => {
@@ -223,7 +246,11 @@ fn strings(items: &[Value], pointer: &str) -> Result<Vec<String>, RecordError> {
         .enumerate()
         .map(|(i, item)| match item {
             Value::String(s) => Ok(s.clone()),
-            other => Err(RecordError::wrong_type(format!("{pointer}/{i}"), "a string", other)),
+            other => Err(RecordError::wrong_type(
+                format!("{pointer}/{i}"),
+                "a string",
+                other,
+            )),
         })
         .collect()
 }
@@ -248,7 +275,9 @@ fn encode_list_text(items: &[String], encoding: Encoding) -> String {
 pub fn encode_json(value: &Value, encoding: Encoding) -> Value {
     match encoding {
         Encoding::Native => value.clone(),
-        Encoding::JsonSpaced | Encoding::PythonRepr => Value::String(JsonStyle::Spaced.to_string(value)),
+        Encoding::JsonSpaced | Encoding::PythonRepr => {
+            Value::String(JsonStyle::Spaced.to_string(value))
+        }
         Encoding::Json => Value::String(JsonStyle::Compact.to_string(value)),
     }
 }
@@ -287,7 +316,11 @@ pub fn python_repr_list(items: &[String]) -> String {
 /// Python's `repr()` of a string: single quotes unless the text holds a single quote and
 /// no double quote.
 fn python_repr_str(text: &str, out: &mut String) {
-    let quote = if text.contains('\'') && !text.contains('"') { '"' } else { '\'' };
+    let quote = if text.contains('\'') && !text.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
     out.push(quote);
     for c in text.chars() {
         match c {
@@ -355,7 +388,9 @@ fn skip_spaces(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
 fn python_escape(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> Option<char> {
     let hex = |chars: &mut std::iter::Peekable<std::str::Chars<'_>>, n: usize| {
         let digits: String = (0..n).filter_map(|_| chars.next()).collect();
-        u32::from_str_radix(&digits, 16).ok().and_then(char::from_u32)
+        u32::from_str_radix(&digits, 16)
+            .ok()
+            .and_then(char::from_u32)
     };
     Some(match chars.next()? {
         'n' => '\n',
@@ -369,6 +404,16 @@ fn python_escape(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> Option
     })
 }
 
+/// Lower-case hexadecimal digits of `bytes`.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut out, b| {
+            let _ = write!(out, "{b:02x}");
+            out
+        })
+}
+
 /// The first `max` characters of `text`, with `...` when cut.
 pub fn shorten(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
@@ -379,7 +424,10 @@ pub fn shorten(text: &str, max: usize) -> String {
 
 /// Takes a string field out of a record: `Ok(None)` when absent, an error naming the
 /// field when it is not a string.
-pub fn take_string(record: &mut Map<String, Value>, key: &str) -> Result<Option<String>, RecordError> {
+pub fn take_string(
+    record: &mut Map<String, Value>,
+    key: &str,
+) -> Result<Option<String>, RecordError> {
     match record.shift_remove(key) {
         None => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
@@ -392,7 +440,11 @@ pub fn take_string(record: &mut Map<String, Value>, key: &str) -> Result<Option<
 }
 
 /// Takes a string field the format requires.
-pub fn require_string(record: &mut Map<String, Value>, key: &str, format: &str) -> Result<String, RecordError> {
+pub fn require_string(
+    record: &mut Map<String, Value>,
+    key: &str,
+    format: &str,
+) -> Result<String, RecordError> {
     take_string(record, key)?.ok_or_else(|| {
         RecordError::missing(
             format!("/{}", crate::error::pointer_token(key)),
@@ -409,7 +461,10 @@ mod tests {
     #[test]
     fn lists_decode_from_each_encoding() {
         let array = decode_list(&json!(["a", "b"]), "/x").unwrap();
-        assert_eq!((array.items.clone(), array.encoding), (vec!["a".to_owned(), "b".to_owned()], Encoding::Native));
+        assert_eq!(
+            (array.items.clone(), array.encoding),
+            (vec!["a".to_owned(), "b".to_owned()], Encoding::Native)
+        );
         let spaced = decode_list(&json!("[\"a\", \"b\"]"), "/x").unwrap();
         assert_eq!(spaced.encoding, Encoding::JsonSpaced);
         assert!(spaced.reproducible);
@@ -438,7 +493,10 @@ mod tests {
     #[test]
     fn bad_lists_name_the_field() {
         let err = decode_list(&json!(3), "/FAIL_TO_PASS").unwrap_err();
-        assert_eq!(err.to_string(), "`/FAIL_TO_PASS`: expected an array of strings (or a string holding one), found a number");
+        assert_eq!(
+            err.to_string(),
+            "`/FAIL_TO_PASS`: expected an array of strings (or a string holding one), found a number"
+        );
         let err = decode_list(&json!(["a", 1]), "/FAIL_TO_PASS").unwrap_err();
         assert_eq!(err.pointer, "/FAIL_TO_PASS/1");
         let err = decode_list(&json!("not a list"), "/P").unwrap_err();
@@ -449,7 +507,11 @@ mod tests {
 
     #[test]
     fn decoding_is_idempotent() {
-        for input in [json!(["x", "y"]), json!("[\"x\", \"y\"]"), json!("['x', 'y']")] {
+        for input in [
+            json!(["x", "y"]),
+            json!("[\"x\", \"y\"]"),
+            json!("['x', 'y']"),
+        ] {
             let once = decode_list(&input, "").unwrap();
             let twice = decode_list(&encode_list(&once.items, Encoding::Native), "").unwrap();
             assert_eq!(once.items, twice.items);
@@ -459,16 +521,30 @@ mod tests {
 
     #[test]
     fn python_repr_quotes_like_python() {
-        let items = vec!["plain".to_owned(), "it's".to_owned(), "both ' and \"".to_owned(), "new\nline".to_owned()];
-        assert_eq!(python_repr_list(&items), r#"['plain', "it's", 'both \' and "', 'new\nline']"#);
+        let items = vec![
+            "plain".to_owned(),
+            "it's".to_owned(),
+            "both ' and \"".to_owned(),
+            "new\nline".to_owned(),
+        ];
+        assert_eq!(
+            python_repr_list(&items),
+            r#"['plain', "it's", 'both \' and "', 'new\nline']"#
+        );
         assert_eq!(parse_python_list(&python_repr_list(&items)).unwrap(), items);
     }
 
     #[test]
     fn styles_are_detected_and_written() {
         let value = json!({"a": [1, 2], "b": "x, y: z"});
-        assert_eq!(JsonStyle::Spaced.to_string(&value), r#"{"a": [1, 2], "b": "x, y: z"}"#);
-        assert_eq!(JsonStyle::Compact.to_string(&value), r#"{"a":[1,2],"b":"x, y: z"}"#);
+        assert_eq!(
+            JsonStyle::Spaced.to_string(&value),
+            r#"{"a": [1, 2], "b": "x, y: z"}"#
+        );
+        assert_eq!(
+            JsonStyle::Compact.to_string(&value),
+            r#"{"a":[1,2],"b":"x, y: z"}"#
+        );
         assert_eq!(JsonStyle::detect(r#"{"k\",": 1}"#), Some(JsonStyle::Spaced));
         assert_eq!(JsonStyle::detect(r#"{"k":1}"#), Some(JsonStyle::Compact));
         assert_eq!(JsonStyle::detect("[]"), None);

@@ -6,11 +6,16 @@ use sha2::{Digest, Sha256};
 /// The first 8 hex digits of the SHA-256 of the install commands joined by `\n`.
 pub fn install_sha(install_commands: &[String]) -> String {
     let digest = Sha256::digest(install_commands.join("\n").as_bytes());
-    digest[..4].iter().map(|b| format!("{b:02x}")).collect()
+    crate::codec::hex(&digest[..4])
 }
 
 /// `python==<python>;arch=<arch>;image=<image_tag>;install_sha=<install_sha>`.
-pub fn environment_signature(python: &str, arch: &str, image_tag: &str, install_commands: &[String]) -> String {
+pub fn environment_signature(
+    python: &str,
+    arch: &str,
+    image_tag: &str,
+    install_commands: &[String],
+) -> String {
     format!(
         "python=={python};arch={arch};image={image_tag};install_sha={}",
         install_sha(install_commands)
@@ -28,7 +33,10 @@ mod tests {
         // sha256("abc") = ba7816bf 8f01cfea ... (FIPS 180-4 example)
         assert_eq!(install_sha(&["abc".to_owned()]), "ba7816bf");
         // Joined by a newline: sha256("a\nb") is not sha256("ab").
-        assert_ne!(install_sha(&["a".to_owned(), "b".to_owned()]), install_sha(&["ab".to_owned()]));
+        assert_ne!(
+            install_sha(&["a".to_owned(), "b".to_owned()]),
+            install_sha(&["ab".to_owned()])
+        );
     }
 
     #[test]

@@ -42,7 +42,11 @@ impl RecordError {
     }
 
     /// A field has the wrong JSON type.
-    pub fn wrong_type(pointer: impl Into<String>, expected: &str, found: &serde_json::Value) -> Self {
+    pub fn wrong_type(
+        pointer: impl Into<String>,
+        expected: &str,
+        found: &serde_json::Value,
+    ) -> Self {
         Self::new(
             ErrorKind::WrongType,
             pointer,

@@ -190,7 +190,10 @@ impl CanonicalRecord {
     /// An extension value that is an array of strings.
     pub fn ext_list(&self, key: &str) -> Option<Vec<String>> {
         let items = self.extensions.get(key)?.as_array()?;
-        items.iter().map(|v| v.as_str().map(str::to_owned)).collect()
+        items
+            .iter()
+            .map(|v| v.as_str().map(str::to_owned))
+            .collect()
     }
 
     /// Sets an extension value.

@@ -259,7 +259,10 @@ impl ConversionReport {
             self.from, self.to, self.profile, self.read, self.written, self.rejected
         );
         for (title, table) in [
-            ("missing (required by the target, absent from the source)", &self.missing),
+            (
+                "missing (required by the target, absent from the source)",
+                &self.missing,
+            ),
             ("derived", &self.derived),
             ("defaulted", &self.defaulted),
             ("dropped (the target cannot hold them)", &self.dropped),
@@ -269,14 +272,22 @@ impl ConversionReport {
             }
             let _ = writeln!(out, "  {title}:");
             for (field, tally) in table {
-                let _ = writeln!(out, "    {field}: {} record(s); {}", tally.records, tally.detail);
+                let _ = writeln!(
+                    out,
+                    "    {field}: {} record(s); {}",
+                    tally.records, tally.detail
+                );
             }
         }
         if self.warning_count > 0 {
             let _ = writeln!(out, "  warnings: {}", self.warning_count);
             for w in self.warnings.iter().take(5) {
                 let id = w.instance_id.as_deref().unwrap_or("?");
-                let _ = writeln!(out, "    {}:{} ({id}) {}: {}", w.file, w.line, w.field, w.message);
+                let _ = writeln!(
+                    out,
+                    "    {}:{} ({id}) {}: {}",
+                    w.file, w.line, w.field, w.message
+                );
             }
         }
         out
@@ -301,7 +312,10 @@ mod tests {
         report.record_converted(&record, &notes, "f.jsonl", 3);
         report.record_converted(&record, &notes, "f.jsonl", 4);
         assert_eq!(report.missing["head_commit"].records, 2);
-        assert_eq!(report.missing["head_commit"].detail, "not in a SWE-bench record");
+        assert_eq!(
+            report.missing["head_commit"].detail,
+            "not in a SWE-bench record"
+        );
         assert_eq!(report.coverage["repo"], 2);
         assert_eq!(report.warning_count, 2);
         assert_eq!(report.warnings[1].line, 4);

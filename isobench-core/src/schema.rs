@@ -9,7 +9,8 @@ pub const CANONICAL_V1: &str = include_str!("../schemas/canonical.v1.schema.json
 
 /// The lossless profile's schema: v1's fields and types, only `repo` and `instance_id`
 /// required, plus `extensions`.
-pub const CANONICAL_V1_LOSSLESS: &str = include_str!("../schemas/canonical.v1.lossless.schema.json");
+pub const CANONICAL_V1_LOSSLESS: &str =
+    include_str!("../schemas/canonical.v1.lossless.schema.json");
 
 /// Which canonical profile a record must follow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -51,7 +52,9 @@ impl Profile {
             Self::Strict => &STRICT,
             Self::Lossless => &LOSSLESS,
         };
-        cell.get_or_init(|| SchemaValidator::new(self.schema()).expect("the embedded schema compiles"))
+        cell.get_or_init(|| {
+            SchemaValidator::new(self.schema()).expect("the embedded schema compiles")
+        })
     }
 }
 

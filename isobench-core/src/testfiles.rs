@@ -49,9 +49,13 @@ impl TestRule {
             return Err(err("the pattern after `:` is empty"));
         }
         let matcher = match kind {
-            "dir" if body.contains(['/', '*']) => return Err(err("a `dir:` rule names one directory, without `/` or `*`")),
+            "dir" if body.contains(['/', '*']) => {
+                return Err(err("a `dir:` rule names one directory, without `/` or `*`"));
+            }
             "dir" => Matcher::Dir(body.to_owned()),
-            "name" if body.contains('/') => return Err(err("a `name:` rule matches a file name, without `/`")),
+            "name" if body.contains('/') => {
+                return Err(err("a `name:` rule matches a file name, without `/`"));
+            }
             "name" => Matcher::Name(body.split('*').map(str::to_owned).collect()),
             "path" => Matcher::Path(body.split('/').map(str::to_owned).collect()),
             _ => return Err(err("the kind must be `dir`, `name` or `path`")),
@@ -66,7 +70,9 @@ impl TestRule {
     pub fn matches(&self, path: &str) -> bool {
         let components: Vec<&str> = path.split('/').collect();
         match &self.matcher {
-            Matcher::Dir(dir) => components[..components.len().saturating_sub(1)].iter().any(|c| c == dir),
+            Matcher::Dir(dir) => components[..components.len().saturating_sub(1)]
+                .iter()
+                .any(|c| c == dir),
             Matcher::Name(parts) => components.last().is_some_and(|name| glob(parts, name)),
             Matcher::Path(segments) => path_glob(segments, &components),
         }
@@ -97,7 +103,9 @@ fn glob(parts: &[String], text: &str) -> bool {
 fn path_glob(segments: &[String], components: &[&str]) -> bool {
     match segments.split_first() {
         None => components.is_empty(),
-        Some((seg, rest)) if seg == "**" => (0..=components.len()).any(|skip| path_glob(rest, &components[skip..])),
+        Some((seg, rest)) if seg == "**" => {
+            (0..=components.len()).any(|skip| path_glob(rest, &components[skip..]))
+        }
         Some((seg, rest)) => {
             let parts: Vec<String> = seg.split('*').map(str::to_owned).collect();
             components
@@ -138,12 +146,16 @@ impl TestFileRules {
     /// The seed's rules, then `test/`, `testing/`, `conftest.py`, and the usual test-file
     /// names of Go, Java, TypeScript and JavaScript.
     pub fn extended() -> Self {
-        Self::from_patterns(&[&SEED[..], &EXTENDED[..]].concat()).expect("the extended rules are valid")
+        Self::from_patterns(&[&SEED[..], &EXTENDED[..]].concat())
+            .expect("the extended rules are valid")
     }
 
     /// Rules from their written form, in order.
     pub fn from_patterns<S: AsRef<str>>(patterns: &[S]) -> Result<Self, RuleError> {
-        let rules = patterns.iter().map(|p| TestRule::parse(p.as_ref())).collect::<Result<_, _>>()?;
+        let rules = patterns
+            .iter()
+            .map(|p| TestRule::parse(p.as_ref()))
+            .collect::<Result<_, _>>()?;
         Ok(Self { rules })
     }
 
@@ -206,12 +218,29 @@ mod tests {
     #[test]
     fn seed_rules() {
         let rules = TestFileRules::seed_default();
-        assert_eq!(rule_for(&rules, "astropy/modeling/tests/test_separable.py").as_deref(), Some("dir:tests"));
-        assert_eq!(rule_for(&rules, "test_core.py").as_deref(), Some("name:test_*.py"));
-        assert_eq!(rule_for(&rules, "pkg/io_test.py").as_deref(), Some("name:*_test.py"));
+        assert_eq!(
+            rule_for(&rules, "astropy/modeling/tests/test_separable.py").as_deref(),
+            Some("dir:tests")
+        );
+        assert_eq!(
+            rule_for(&rules, "test_core.py").as_deref(),
+            Some("name:test_*.py")
+        );
+        assert_eq!(
+            rule_for(&rules, "pkg/io_test.py").as_deref(),
+            Some("name:*_test.py")
+        );
         assert_eq!(rule_for(&rules, "src/_pytest/python.py"), None);
-        assert_eq!(rule_for(&rules, "pkg/tests.py"), None, "a file named `tests.py` is not a `tests/` directory");
-        assert_eq!(rule_for(&rules, "pkg/test_data.json"), None, "`test_*.py` needs the .py");
+        assert_eq!(
+            rule_for(&rules, "pkg/tests.py"),
+            None,
+            "a file named `tests.py` is not a `tests/` directory"
+        );
+        assert_eq!(
+            rule_for(&rules, "pkg/test_data.json"),
+            None,
+            "`test_*.py` needs the .py"
+        );
     }
 
     #[test]
@@ -230,9 +259,18 @@ mod tests {
             assert_eq!(rule_for(&seed, path), None, "{path}");
             assert_eq!(rule_for(&extended, path).as_deref(), Some(rule), "{path}");
         }
-        assert_eq!(rule_for(&extended, "conftest.py").as_deref(), Some("name:conftest.py"));
-        assert_eq!(rule_for(&extended, "web/app.spec.ts").as_deref(), Some("name:*.spec.ts"));
-        assert_eq!(rule_for(&extended, "src/main/FooTest.java").as_deref(), Some("name:*Test.java"));
+        assert_eq!(
+            rule_for(&extended, "conftest.py").as_deref(),
+            Some("name:conftest.py")
+        );
+        assert_eq!(
+            rule_for(&extended, "web/app.spec.ts").as_deref(),
+            Some("name:*.spec.ts")
+        );
+        assert_eq!(
+            rule_for(&extended, "src/main/FooTest.java").as_deref(),
+            Some("name:*Test.java")
+        );
     }
 
     #[test]
@@ -257,7 +295,10 @@ mod tests {
         assert_eq!(split.test_patch, test);
         assert_eq!(
             split.classified,
-            vec![("tests/test_a.py".to_owned(), Some("dir:tests".to_owned())), ("lib/a.py".to_owned(), None)]
+            vec![
+                ("tests/test_a.py".to_owned(), Some("dir:tests".to_owned())),
+                ("lib/a.py".to_owned(), None)
+            ]
         );
     }
 }

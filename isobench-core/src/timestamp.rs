@@ -35,7 +35,13 @@ impl Timestamp {
         }
         let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
         let (hour, minute, second) = (num(11..13)?, num(14..16)?, num(17..19)?);
-        if !(1..=12).contains(&month) || day < 1 || day > days_in_month(year, month) || hour > 23 || minute > 59 || second > 60 {
+        if !(1..=12).contains(&month)
+            || day < 1
+            || day > days_in_month(year, month)
+            || hour > 23
+            || minute > 59
+            || second > 60
+        {
             return None;
         }
         let mut rest = &text[19..];
@@ -126,7 +132,11 @@ fn parse_offset(text: &str) -> Option<i64> {
         return None;
     }
     let hours: i64 = digits[..2].parse().ok()?;
-    let minutes: i64 = if digits.len() == 4 { digits[2..].parse().ok()? } else { 0 };
+    let minutes: i64 = if digits.len() == 4 {
+        digits[2..].parse().ok()?
+    } else {
+        0
+    };
     (hours <= 23 && minutes <= 59).then_some(sign * (hours * 60 + minutes))
 }
 
@@ -178,10 +188,22 @@ mod tests {
 
     #[test]
     fn offsets_become_utc_across_day_and_year_boundaries() {
-        assert_eq!(normalize("2024-01-01T01:30:00+02:00").0, "2023-12-31T23:30:00Z");
-        assert_eq!(normalize("2024-02-28T22:00:00-0300").0, "2024-02-29T01:00:00Z");
-        assert_eq!(normalize("2023-02-28T22:00:00-03").0, "2023-03-01T01:00:00Z");
-        assert_eq!(normalize("2021-06-01 12:00:00.250+05:30").0, "2021-06-01T06:30:00.250Z");
+        assert_eq!(
+            normalize("2024-01-01T01:30:00+02:00").0,
+            "2023-12-31T23:30:00Z"
+        );
+        assert_eq!(
+            normalize("2024-02-28T22:00:00-0300").0,
+            "2024-02-29T01:00:00Z"
+        );
+        assert_eq!(
+            normalize("2023-02-28T22:00:00-03").0,
+            "2023-03-01T01:00:00Z"
+        );
+        assert_eq!(
+            normalize("2021-06-01 12:00:00.250+05:30").0,
+            "2021-06-01T06:30:00.250Z"
+        );
     }
 
     #[test]
@@ -189,12 +211,21 @@ mod tests {
         let (gso, ts) = normalize("2023-11-02 14:05:09");
         assert_eq!(gso, "2023-11-02T14:05:09");
         assert_eq!(ts.unwrap().to_space_separated(), "2023-11-02 14:05:09");
-        assert_eq!(normalize("2025-03-21T08:23:31.701599").0, "2025-03-21T08:23:31.701599");
+        assert_eq!(
+            normalize("2025-03-21T08:23:31.701599").0,
+            "2025-03-21T08:23:31.701599"
+        );
     }
 
     #[test]
     fn non_timestamps_are_kept_verbatim() {
-        for text in ["yesterday", "2023-13-01T00:00:00Z", "2023-02-29T00:00:00Z", "2023-01-01T00:00:00+2", "2023-01-01"] {
+        for text in [
+            "yesterday",
+            "2023-13-01T00:00:00Z",
+            "2023-02-29T00:00:00Z",
+            "2023-01-01T00:00:00+2",
+            "2023-01-01",
+        ] {
             assert_eq!(normalize(text), (text.to_owned(), None), "{text}");
         }
     }

@@ -87,7 +87,11 @@ mod tests {
         map.insert("extensions".into(), json!({}));
         let problems = validate_record(&record, Profile::Strict);
         let text: Vec<String> = problems.iter().map(ToString::to_string).collect();
-        assert!(text.iter().any(|p| p.contains("\"head_commit\" is a required property")), "{text:?}");
+        assert!(
+            text.iter()
+                .any(|p| p.contains("\"head_commit\" is a required property")),
+            "{text:?}"
+        );
         assert!(text.iter().any(|p| p.contains("extensions")), "{text:?}");
         assert!(validate_record(&record, Profile::Lossless).is_empty());
     }

@@ -124,7 +124,11 @@ impl Source {
         let keys = block
             .get("keys")
             .and_then(Value::as_array)
-            .map(|keys| keys.iter().filter_map(|k| k.as_str().map(str::to_owned)).collect())
+            .map(|keys| {
+                keys.iter()
+                    .filter_map(|k| k.as_str().map(str::to_owned))
+                    .collect()
+            })
             .unwrap_or_default();
         Some(Self {
             format: format.to_owned(),

@@ -12,7 +12,10 @@ pub fn real_data() -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
-        eprintln!("skipped: {} not present; the real-data tests need it", dir.display());
+        eprintln!(
+            "skipped: {} not present; the real-data tests need it",
+            dir.display()
+        );
         None
     }
 }
@@ -25,7 +28,8 @@ pub fn read_jsonl(relative: &str) -> Option<Vec<(String, Map<String, Value>)>> {
         text.lines()
             .filter(|l| !l.trim().is_empty())
             .map(|l| {
-                let record = serde_json::from_str(l).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                let record =
+                    serde_json::from_str(l).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
                 (l.to_owned(), record)
             })
             .collect(),
