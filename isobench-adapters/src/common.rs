@@ -348,6 +348,19 @@ impl<'r, 'n> Exporter<'r, 'n> {
     }
 }
 
+/// The rule [`swe_bench_image`] follows, for `derived` notes.
+pub(crate) const SWE_BENCH_IMAGE_RULE: &str = "SWE-bench's evaluation image of the instance, `swebench/sweb.eval.x86_64.<instance_id, lower-cased, `__` as `_1776_`>:latest`";
+
+/// SWE-bench's published image name for a record that came from SWE-bench: its
+/// per-instance evaluation image (the environment at `base_commit`).
+pub(crate) fn swe_bench_image(record: &CanonicalRecord) -> Option<String> {
+    if Source::format_of(&record.extensions) != Some("swe-bench") {
+        return None;
+    }
+    let id = record.instance_id.as_deref()?.to_lowercase().replace("__", "_1776_");
+    Some(format!("swebench/sweb.eval.x86_64.{id}:latest"))
+}
+
 /// Reports the fields of `record` that `target` cannot carry as dropped.
 pub(crate) fn note_dropped(
     info: &isobench_core::AdapterInfo,

@@ -26,7 +26,7 @@ use isobench_core::vocab;
 use isobench_core::{CanonicalRecord, Notes, RecordError};
 use serde_json::{Map, Value};
 
-use crate::common::{Exporter, Importer, note_dropped};
+use crate::common::{Exporter, Importer, SWE_BENCH_IMAGE_RULE, note_dropped, swe_bench_image};
 use crate::swe_smith::{
     MirrorName, export_bug_patch, import_array_list, import_bug_patch, import_repo,
 };
@@ -187,11 +187,16 @@ impl ViewAdapter for MiniSandbox {
             c.ext_list(vocab::PASS_TO_PASS),
             Encoding::Native,
         )?;
-        w.expected_string(
-            "image_name",
-            "extensions.image_name",
-            c.ext_str(vocab::IMAGE_NAME),
-        )?;
+        match (c.ext_str(vocab::IMAGE_NAME), swe_bench_image(c)) {
+            (Some(image), _) => w.put("image_name", image),
+            // MiniSandbox keys its environment cache on the image name; for a SWE-bench
+            // instance that is SWE-bench's own image of the instance.
+            (None, Some(image)) => {
+                w.put("image_name", image);
+                w.notes.derived("extensions.image_name", SWE_BENCH_IMAGE_RULE);
+            }
+            (None, None) => w.absent("image_name", "extensions.image_name")?,
+        }
         let repo = c.ext_str(vocab::MIRROR_REPO).or(c.repo.as_deref());
         w.needed_string("repo", "repo", repo)?;
         let mirror = repo.is_some_and(|repo| MirrorName::parse(repo).is_some());
