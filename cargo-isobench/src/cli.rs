@@ -18,6 +18,9 @@ pub enum Cargo {
 #[derive(Debug, Args)]
 #[command(version, after_help = EXIT_CODES)]
 pub struct Isobench {
+    /// Read this configuration instead of the nearest `isobench.toml`.
+    #[arg(long, global = true, value_name = "PATH")]
+    pub config: Option<PathBuf>,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,

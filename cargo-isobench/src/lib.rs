@@ -4,6 +4,7 @@
 //! Data goes to stdout, everything else to stderr; exit codes are in [`exit`].
 
 pub mod cli;
+pub mod config;
 pub mod convert;
 pub mod errors;
 pub mod exit;
@@ -43,14 +44,15 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
             return code;
         }
     };
-    isobench_adapters::link();
-    let registry = Registry::builtin();
-    let result = match cli.command {
-        Command::Convert(args) => convert::run(&registry, &args),
-        Command::Validate(args) => validate::run(&registry, &args),
-        Command::Adapters(args) => list_adapters(&registry, &args),
-        Command::Schema(args) => print_schema(&registry, &args),
-    };
+    let result = Session::open(&cli).and_then(|session| {
+        let registry = &session.registry;
+        match &cli.command {
+            Command::Convert(args) => convert::run(registry, args),
+            Command::Validate(args) => validate::run(registry, args),
+            Command::Adapters(args) => list_adapters(registry, args),
+            Command::Schema(args) => print_schema(registry, args),
+        }
+    });
     match result {
         Ok(code) => code,
         Err(CliError::Write { ref source, .. }) if source.kind() == io::ErrorKind::BrokenPipe => {
@@ -60,6 +62,28 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
             report_error(&e);
             e.exit_code()
         }
+    }
+}
+
+/// What every command works with: the adapters and the configuration.
+#[derive(Debug)]
+pub struct Session {
+    /// The adapters available.
+    pub registry: Registry,
+    /// `isobench.toml`, or the defaults.
+    pub config: config::Config,
+}
+
+impl Session {
+    /// Loads the configuration and registers the adapters.
+    pub fn open(cli: &cli::Isobench) -> Result<Self, CliError> {
+        let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
+        let config = config::Config::load(cli.config.as_deref(), &cwd)?;
+        isobench_adapters::link();
+        Ok(Self {
+            registry: Registry::builtin(),
+            config,
+        })
     }
 }
 

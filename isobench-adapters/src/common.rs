@@ -357,7 +357,11 @@ pub(crate) fn swe_bench_image(record: &CanonicalRecord) -> Option<String> {
     if Source::format_of(&record.extensions) != Some("swe-bench") {
         return None;
     }
-    let id = record.instance_id.as_deref()?.to_lowercase().replace("__", "_1776_");
+    let id = record
+        .instance_id
+        .as_deref()?
+        .to_lowercase()
+        .replace("__", "_1776_");
     Some(format!("swebench/sweb.eval.x86_64.{id}:latest"))
 }
 

@@ -193,7 +193,8 @@ impl ViewAdapter for MiniSandbox {
             // instance that is SWE-bench's own image of the instance.
             (None, Some(image)) => {
                 w.put("image_name", image);
-                w.notes.derived("extensions.image_name", SWE_BENCH_IMAGE_RULE);
+                w.notes
+                    .derived("extensions.image_name", SWE_BENCH_IMAGE_RULE);
             }
             (None, None) => w.absent("image_name", "extensions.image_name")?,
         }

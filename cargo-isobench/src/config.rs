@@ -1,0 +1,161 @@
+//! `isobench.toml`: the project configuration, found in the current directory or the
+//! nearest ancestor (as cargo finds `Cargo.toml`), or named with `--config PATH`.
+//!
+//! Unknown keys are errors that point at their line, so a typo never passes silently.
+//!
+//! ```toml
+//! # Where the repository of a record's `repo` (`owner/name`) is, beyond `--repos DIR`.
+//! [repos]
+//! "astropy/astropy" = "/src/astropy"
+//!
+//! # Test-file rules (decision D8); the seed's rules when absent.
+//! [test-files]
+//! rules = ["dir:tests", "dir:test", "name:test_*.py", "name:*_test.py", "name:conftest.py"]
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use isobench_core::testfiles::TestFileRules;
+use serde::Deserialize;
+
+use crate::errors::CliError;
+
+/// The file name looked for.
+pub const FILE_NAME: &str = "isobench.toml";
+
+/// The parsed configuration.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Config {
+    /// `owner/name` to repository path (relative paths are relative to the file).
+    #[serde(default)]
+    pub repos: BTreeMap<String, PathBuf>,
+    /// Test-file rules.
+    #[serde(default)]
+    pub test_files: Option<TestFiles>,
+    /// Where the configuration was read from (`None`: defaults).
+    #[serde(skip)]
+    pub path: Option<PathBuf>,
+}
+
+/// `[test-files]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TestFiles {
+    /// Rules in order (`dir:NAME`, `name:GLOB`, `path:GLOB`).
+    pub rules: Vec<String>,
+}
+
+impl Config {
+    /// Reads `explicit`, or else the nearest `isobench.toml` from `start` upwards, or else
+    /// the defaults.
+    pub fn load(explicit: Option<&Path>, start: &Path) -> Result<Self, CliError> {
+        let path = match explicit {
+            Some(p) => Some(p.to_owned()),
+            None => start
+                .ancestors()
+                .map(|dir| dir.join(FILE_NAME))
+                .find(|p| p.is_file()),
+        };
+        let Some(path) = path else {
+            return Ok(Self::default());
+        };
+        let text = std::fs::read_to_string(&path).map_err(|e| CliError::Read {
+            path: path.clone(),
+            source: e,
+        })?;
+        Self::parse(&text, &path)
+    }
+
+    /// Parses a configuration's text; `path` names it in errors and anchors relative paths.
+    pub fn parse(text: &str, path: &Path) -> Result<Self, CliError> {
+        let mut config: Self = toml::from_str(text).map_err(|e| {
+            let at = e.span().map_or_else(String::new, |span| {
+                let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
+                format!(":{line}")
+            });
+            CliError::usage(
+                format!(
+                    "invalid configuration `{}{at}`: {}",
+                    path.display(),
+                    e.message()
+                ),
+                Some("see the README's `isobench.toml` section for the keys it accepts"),
+            )
+        })?;
+        let base = path.parent().unwrap_or_else(|| Path::new("."));
+        for repo in config.repos.values_mut() {
+            if repo.is_relative() {
+                *repo = base.join(&*repo);
+            }
+        }
+        config.path = Some(path.to_owned());
+        Ok(config)
+    }
+
+    /// The test-file rules: configured, or the seed's.
+    pub fn test_file_rules(&self) -> Result<TestFileRules, CliError> {
+        match &self.test_files {
+            None => Ok(TestFileRules::seed_default()),
+            Some(t) => TestFileRules::from_patterns(&t.rules).map_err(|e| {
+                let file = self
+                    .path
+                    .as_ref()
+                    .map_or_else(String::new, |p| format!("`{}`: ", p.display()));
+                CliError::usage(
+                    format!("{file}{e}"),
+                    Some("rules are `dir:NAME`, `name:GLOB` or `path:GLOB`"),
+                )
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_keys_point_at_their_line() {
+        let text = "[repos]\n\"o/r\" = \"r\"\n\n[test-files]\nrulez = []\n";
+        let err = Config::parse(text, Path::new("cfg/isobench.toml")).unwrap_err();
+        let message = err.to_string();
+        assert!(
+            message.starts_with("invalid configuration `cfg/isobench.toml:5`"),
+            "{message}"
+        );
+        assert!(message.contains("rulez"), "{message}");
+    }
+
+    #[test]
+    fn relative_repo_paths_are_relative_to_the_file() {
+        let config = Config::parse(
+            "[repos]\n\"o/r\" = \"mirrors/r\"\n",
+            Path::new("/etc/x/isobench.toml"),
+        )
+        .unwrap();
+        assert_eq!(config.repos["o/r"], PathBuf::from("/etc/x/mirrors/r"));
+        assert!(
+            config
+                .test_file_rules()
+                .unwrap()
+                .classify("tests/a.py")
+                .is_some()
+        );
+    }
+
+    #[test]
+    fn bad_rules_name_the_file() {
+        let config = Config::parse(
+            "[test-files]\nrules = [\"glob:*\"]\n",
+            Path::new("isobench.toml"),
+        )
+        .unwrap();
+        let err = config.test_file_rules().unwrap_err().to_string();
+        assert!(
+            err.contains("`isobench.toml`: test-file rule `glob:*`"),
+            "{err}"
+        );
+    }
+}
