@@ -233,7 +233,12 @@ fn git(dir: &Path, args: &[&str]) -> Vec<u8> {
 }
 
 fn lines_of(words: &[u8]) -> String {
-    words.iter().map(|w| format!("line {w}\n")).collect()
+    words.iter().fold(String::new(), |mut text, w| {
+        text.push_str("line ");
+        text.push_str(&w.to_string());
+        text.push('\n');
+        text
+    })
 }
 
 proptest! {
