@@ -108,8 +108,9 @@ impl<'n> Importer<'n> {
     }
 
     /// Takes a timestamp: with a zone it becomes RFC 3339 UTC, without one it keeps its
-    /// wall-clock value (decision D4). The original is kept when it differs.
-    pub fn timestamp(&mut self, key: &str) -> Result<Option<String>, RecordError> {
+    /// wall-clock value (decision D4). The original is kept when `render`, the format's
+    /// own way of writing the canonical value, would not give it back.
+    pub fn timestamp(&mut self, key: &str, render: impl Fn(&str) -> String) -> Result<Option<String>, RecordError> {
         let Some(text) = self.string(key)? else {
             return Ok(None);
         };
@@ -125,7 +126,7 @@ impl<'n> Importer<'n> {
             ),
             Some(_) => {}
         }
-        if normal != text {
+        if render(&normal) != text {
             self.source.raw.insert(key.to_owned(), Value::String(text));
         }
         Ok(Some(normal))

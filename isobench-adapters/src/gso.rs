@@ -208,7 +208,7 @@ impl ViewAdapter for Gso {
         if !r.has("created_at") {
             return Err(r.missing("created_at"));
         }
-        c.created_at = r.timestamp("created_at")?;
+        c.created_at = r.timestamp("created_at", render_created_at)?;
         let message = r.required_string("gt_commit_message")?;
         if hints != message {
             c.set_ext(vocab::HINTS_TEXT, hints);
@@ -556,9 +556,13 @@ fn export_created_at(w: &mut Exporter<'_, '_>) {
             );
         }
     }
-    w.timestamp("created_at", Some(created_at), |value| {
-        Timestamp::parse(value).map_or_else(|| value.to_owned(), |ts| ts.to_space_separated())
-    });
+    w.timestamp("created_at", Some(created_at), render_created_at);
+}
+
+/// GSO's `created_at` form, `YYYY-MM-DD HH:MM:SS`, of a canonical timestamp (a value that
+/// is not a timestamp stays as it is).
+fn render_created_at(value: &str) -> String {
+    Timestamp::parse(value).map_or_else(|| value.to_owned(), |ts| ts.to_space_separated())
 }
 
 /// Concatenates two diffs, making sure the first ends with a newline.

@@ -105,7 +105,7 @@ impl ViewAdapter for SweBench {
             patch: Some(r.required_string("patch")?),
             test_patch: Some(r.required_string("test_patch")?),
             version: Some(r.required_string("version")?),
-            created_at: r.timestamp("created_at")?,
+            created_at: r.timestamp("created_at", str::to_owned)?,
             ..CanonicalRecord::default()
         };
         let problem = r.required_string("problem_statement")?;

@@ -173,7 +173,7 @@ impl ViewAdapter for SwePerf {
             test_patch: Some(r.required_string("test_patch")?),
             base_commit: Some(r.required_string("base_commit")?),
             head_commit: r.string("head_commit")?,
-            created_at: r.timestamp("created_at")?,
+            created_at: r.timestamp("created_at", str::to_owned)?,
             version: Some(import_version(&mut r)?),
             ..CanonicalRecord::default()
         };

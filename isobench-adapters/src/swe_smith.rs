@@ -362,7 +362,7 @@ impl ViewAdapter for SweSmith {
         if let Some(problem) = r.string("problem_statement")? {
             c.set_ext(vocab::PROBLEM_STATEMENT, problem);
         }
-        c.created_at = r.timestamp("created_at")?;
+        c.created_at = r.timestamp("created_at", str::to_owned)?;
         let mirror_base = r.string("base_commit")?;
         r.notes.missing(
             "test_patch",

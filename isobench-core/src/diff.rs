@@ -1174,12 +1174,14 @@ fn reverse_file(
         let (hashes, mode) = value.split_once(' ').map_or((value, ""), |(h, _)| {
             (h, value.get(h.len()..).unwrap_or_default())
         });
+        let is_hash = |h: &str| !h.is_empty() && h.bytes().all(|b| b.is_ascii_hexdigit());
         let (old, new) = hashes
             .split_once("..")
+            .filter(|(old, new)| is_hash(old) && is_hash(new))
             .ok_or_else(|| DiffError::MalformedHeader {
                 line: i + 1,
                 text: text.to_owned(),
-                reason: "expected `index <old>..<new>[ <mode>]`",
+                reason: "expected `index <old>..<new>[ <mode>]` with hexadecimal object ids",
             })?;
         set(i, format!("{INDEX}{new}..{old}{mode}{}", cr(i)));
     }
