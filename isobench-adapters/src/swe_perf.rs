@@ -215,7 +215,7 @@ impl ViewAdapter for SwePerf {
         w.needed_string("patch", "patch", c.patch.as_deref())?;
         w.needed_string("test_patch", "test_patch", c.test_patch.as_deref())?;
         w.needed_string("base_commit", "base_commit", c.base_commit.as_deref())?;
-        let tests = export_tests(c)?;
+        let tests = export_tests(c, w.same_format())?;
         w.expected_string("head_commit", "head_commit", c.head_commit.as_deref())?;
         export_created_at(&mut w)?;
         export_version(&mut w)?;
@@ -677,7 +677,8 @@ fn canonical_timings(c: &CanonicalRecord) -> Option<Vec<TestTimings>> {
 }
 
 /// `efficiency_test`, which SWE-Perf needs as pytest node ids.
-fn export_tests(c: &CanonicalRecord) -> Result<Vec<String>, RecordError> {
+/// A record that came from SWE-Perf keeps its tests whatever they hold.
+fn export_tests(c: &CanonicalRecord, from_swe_perf: bool) -> Result<Vec<String>, RecordError> {
     let Some(tests) = c.efficiency_test.clone() else {
         return Err(requires(
             "efficiency_test",
@@ -686,7 +687,7 @@ fn export_tests(c: &CanonicalRecord) -> Result<Vec<String>, RecordError> {
         ));
     };
     let scripts = c.ext_str(vocab::EFFICIENCY_TEST_KIND) == Some("python_script")
-        || tests.iter().any(|t| t.contains('\n'));
+        || (!from_swe_perf && tests.iter().any(|t| t.contains('\n')));
     if scripts {
         return Err(RecordError::cannot_carry(
             "/efficiency_test",

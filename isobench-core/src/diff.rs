@@ -783,6 +783,21 @@ impl<'a> Parser<'a> {
                 }
             })?;
             file.git_tokens = rest.get(..split).zip(rest.get(split + 1..));
+            // git writes each path either fully quoted or without a leading quote; a token
+            // that starts a quote it does not close over its whole length cannot be told
+            // apart from its neighbour once the two are swapped.
+            let well_formed = |t: &str| {
+                !t.starts_with('"') || matches!(unquote_prefix(t), Some((_, len)) if len == t.len())
+            };
+            if file
+                .git_tokens
+                .is_some_and(|(a, b)| !(well_formed(a) && well_formed(b)))
+            {
+                return Err(DiffError::AmbiguousPaths {
+                    line: g + 1,
+                    text: content.to_owned(),
+                });
+            }
         }
         if let Some(b) = file.binary_files {
             let content = self.content(b);
@@ -2019,7 +2034,7 @@ mod tests {
         );
         assert_eq!(
             err("diff --git a/f b/f\nindex 12345\n"),
-            "line 2: header line `index 12345` is malformed: expected `index <old>..<new>[ <mode>]`"
+            "line 2: header line `index 12345` is malformed: expected `index <old>..<new>[ <mode>]` with hexadecimal object ids"
         );
         assert_eq!(
             err("diff --git a/f b/f\nold mode 100644\nold mode 100755\n"),
