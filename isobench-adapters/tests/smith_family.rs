@@ -405,10 +405,17 @@ fn verified_records_survive_minisandbox_and_back() {
                 "{id}: {dropped}"
             );
         }
+        // MiniSandbox keys its environment on the image: a SWE-bench record gets SWE-bench's
+        // own image of the instance, derived and said so.
         assert!(
-            has_note(&first_leg, NoteKind::Missing, "extensions.image_name"),
+            has_note(&first_leg, NoteKind::Derived, "extensions.image_name"),
             "{id}"
         );
+        let expected_image = format!(
+            "swebench/sweb.eval.x86_64.{}:latest",
+            id.to_lowercase().replace("__", "_1776_")
+        );
+        assert_eq!(row["image_name"], expected_image.as_str(), "{id}");
 
         let mut notes = Notes::new();
         let c2 = mini.import(row, &mut notes).unwrap();
