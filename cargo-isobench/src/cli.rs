@@ -21,6 +21,9 @@ pub struct Isobench {
     /// Read this configuration instead of the nearest `isobench.toml`.
     #[arg(long, global = true, value_name = "PATH")]
     pub config: Option<PathBuf>,
+    /// Load a native plugin (a `cdylib` built with `isobench-plugin-sdk`); repeatable.
+    #[arg(long = "plugin", global = true, value_name = "PATH")]
+    pub plugins: Vec<PathBuf>,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -43,6 +46,15 @@ pub enum Command {
     Adapters(AdaptersArgs),
     /// Print the JSON Schema of a format's records.
     Schema(SchemaArgs),
+    /// Find, build and create adapter plugins.
+    #[command(subcommand)]
+    Plugin(PluginCommand),
+    /// Mine canonical records from the commits of a git repository.
+    Mine(MineArgs),
+    /// Complete records from local repositories (`--repos`) and timing logs (`--timings`).
+    Enrich(EnrichArgs),
+    /// Read timing logs into `duration_changes` and `human_performance`.
+    Timings(TimingsArgs),
 }
 
 /// The canonical profile.
@@ -127,6 +139,17 @@ pub struct ConvertArgs {
     /// JSON text style of the output.
     #[arg(long, value_enum, default_value = "auto")]
     pub json_style: StyleArg,
+    /// Threads converting records (the output keeps the input order). Default: one per core.
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Convert only part K of N of the inputs (contiguous, near-equal ranges of records in
+    /// input order), so that N runs on N machines, concatenated in order, give the whole.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+    /// Enrich records from local repositories: `DIR/OWNER/NAME` or `DIR/OWNER/NAME.git`
+    /// (and the `[repos]` table of `isobench.toml`).
+    #[arg(long, value_name = "DIR")]
+    pub repos: Option<PathBuf>,
 }
 
 /// `validate`.
@@ -160,4 +183,157 @@ pub struct SchemaArgs {
     /// Canonical profile (for `canonical`).
     #[arg(long, value_enum, default_value = "lossless")]
     pub profile: ProfileArg,
+}
+
+/// `mine`.
+#[derive(Debug, Args)]
+pub struct MineArgs {
+    /// The repository (work tree or bare).
+    #[arg(long, value_name = "PATH")]
+    pub repo: PathBuf,
+    /// `owner/name` of the repository. Default: from the `origin` remote's URL.
+    #[arg(long, value_name = "OWNER/NAME")]
+    pub repo_name: Option<String>,
+    /// A commit to mine (repeatable).
+    #[arg(long, value_name = "REV")]
+    pub head: Vec<String>,
+    /// The base of `--head` (default: its first parent). Only with a single `--head`.
+    #[arg(long, value_name = "REV")]
+    pub base: Option<String>,
+    /// Mine every commit of a range, oldest first (repeatable).
+    #[arg(long, value_name = "A..B")]
+    pub range: Vec<String>,
+    /// Keep only commits whose non-test part is not empty.
+    #[arg(long)]
+    pub only_source: bool,
+    /// Keep only commits changing at most N files.
+    #[arg(long, value_name = "N")]
+    pub max_files: Option<usize>,
+    /// Keep only commits touching a path under PREFIX (repeatable).
+    #[arg(long = "path", value_name = "PREFIX")]
+    pub paths: Vec<String>,
+    /// Python version for the `version` signature (D6); without it `version` is left out.
+    #[arg(long, value_name = "X.Y")]
+    pub python: Option<String>,
+    /// Architecture for the `version` signature.
+    #[arg(long, value_name = "ARCH", default_value = "x86_64")]
+    pub arch: String,
+    /// Image tag for the `version` signature.
+    #[arg(long, value_name = "TAG", default_value = "latest")]
+    pub image: String,
+    /// An install command (repeatable, in order): `install_commands` and the signature's hash.
+    #[arg(long = "install", value_name = "CMD")]
+    pub install: Vec<String>,
+    /// Output file (JSONL; `-` for stdout). Default stdout.
+    #[arg(short, long, value_name = "PATH")]
+    pub output: Option<PathBuf>,
+    /// Replace the output if it exists.
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Threads mining commits (the output keeps the commit order). Default: one per core.
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+}
+
+/// `enrich`.
+#[derive(Debug, Args)]
+pub struct EnrichArgs {
+    /// Format of the input records (they are written as canonical, lossless).
+    #[arg(long, value_name = "FMT", default_value = "canonical")]
+    pub from: String,
+    /// Input file (`-` for stdin). Repeatable; default stdin.
+    #[arg(short, long = "input", value_name = "PATH")]
+    pub inputs: Vec<PathBuf>,
+    /// Output file (`-` for stdout). Default stdout (JSONL).
+    #[arg(short, long, value_name = "PATH")]
+    pub output: Option<PathBuf>,
+    /// Local repositories: `DIR/OWNER/NAME` or `DIR/OWNER/NAME.git` (and `[repos]` of `isobench.toml`).
+    #[arg(long, value_name = "DIR")]
+    pub repos: Option<PathBuf>,
+    /// Timing logs: `DIR/<instance_id>/base*` and `DIR/<instance_id>/head*` (see the README).
+    #[arg(long, value_name = "DIR")]
+    pub timings: Option<PathBuf>,
+    /// Python version of the D6 `version` signature, given to records that have no `version`
+    /// (hashing their `install_commands`).
+    #[arg(long, value_name = "X.Y")]
+    pub python: Option<String>,
+    /// Architecture for the `version` signature.
+    #[arg(long, value_name = "ARCH", default_value = "x86_64")]
+    pub arch: String,
+    /// Image tag for the `version` signature.
+    #[arg(long, value_name = "TAG", default_value = "latest")]
+    pub image: String,
+    /// On a bad record: stop (`fail`), or set it aside in the rejects file and go on (`skip`).
+    #[arg(long, value_enum, default_value = "fail")]
+    pub on_error: OnError,
+    /// Where `--on-error skip` writes rejected records.
+    #[arg(long, value_name = "PATH")]
+    pub rejects: Option<PathBuf>,
+    /// Write the report (JSON) to this file.
+    #[arg(long, value_name = "PATH")]
+    pub report: Option<PathBuf>,
+    /// Replace the output if it exists.
+    #[arg(long)]
+    pub overwrite: bool,
+}
+
+/// `timings`.
+#[derive(Debug, Args)]
+pub struct TimingsArgs {
+    /// An instance directory (`base*` and `head*` entries, as `enrich --timings` reads).
+    #[arg(value_name = "DIR", conflicts_with_all = ["base", "head"])]
+    pub dir: Option<PathBuf>,
+    /// A base-run log (repeatable).
+    #[arg(long, value_name = "PATH")]
+    pub base: Vec<PathBuf>,
+    /// A head-run log (repeatable).
+    #[arg(long, value_name = "PATH")]
+    pub head: Vec<PathBuf>,
+    /// The efficiency tests, in order (repeatable). Default: the tests the logs name.
+    #[arg(long = "test", value_name = "NAME")]
+    pub tests: Vec<String>,
+}
+
+/// `plugin`.
+#[derive(Debug, Subcommand)]
+pub enum PluginCommand {
+    /// List the plugin packages of the current cargo workspace (`[package.metadata.isobench] plugin = true`).
+    List(PluginListArgs),
+    /// Build the workspace's plugin packages; later commands in the workspace load them by themselves.
+    Build(PluginBuildArgs),
+    /// Create a new adapter crate that builds and loads as is.
+    New(PluginNewArgs),
+}
+
+/// `plugin list`.
+#[derive(Debug, Args)]
+pub struct PluginListArgs {
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `plugin build`.
+#[derive(Debug, Args)]
+pub struct PluginBuildArgs {
+    /// Build with `--release`.
+    #[arg(long)]
+    pub release: bool,
+    /// Build only this plugin package (repeatable). Default: all of them.
+    #[arg(short, long = "package", value_name = "NAME")]
+    pub packages: Vec<String>,
+}
+
+/// `plugin new`.
+#[derive(Debug, Args)]
+pub struct PluginNewArgs {
+    /// The format's name (`my-bench`): the crate's name and the adapter's.
+    #[arg(value_name = "NAME")]
+    pub name: String,
+    /// Directory to create. Default: `./NAME`.
+    #[arg(long, value_name = "DIR")]
+    pub path: Option<PathBuf>,
+    /// Depend on a local checkout of `isobench-plugin-sdk` instead of the published crate.
+    #[arg(long, value_name = "DIR")]
+    pub sdk_path: Option<PathBuf>,
 }

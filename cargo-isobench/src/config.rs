@@ -11,6 +11,13 @@
 //! # Test-file rules (decision D8); the seed's rules when absent.
 //! [test-files]
 //! rules = ["dir:tests", "dir:test", "name:test_*.py", "name:*_test.py", "name:conftest.py"]
+//!
+//! # Adapter plugins: a native library, or a program speaking JSON Lines.
+//! [[plugins]]
+//! path = "plugins/libmy_format.so"
+//! [[plugins]]
+//! command = ["python3", "my_format.py"]
+//! timeout-secs = 30
 //! ```
 
 use std::collections::BTreeMap;
@@ -34,9 +41,24 @@ pub struct Config {
     /// Test-file rules.
     #[serde(default)]
     pub test_files: Option<TestFiles>,
+    /// Plugins to load (`[[plugins]]`).
+    #[serde(default)]
+    pub plugins: Vec<PluginEntry>,
     /// Where the configuration was read from (`None`: defaults).
     #[serde(skip)]
     pub path: Option<PathBuf>,
+}
+
+/// One `[[plugins]]` entry: a native plugin (`path`) or a program plugin (`command`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct PluginEntry {
+    /// A native plugin's library (relative paths are relative to the file).
+    pub path: Option<PathBuf>,
+    /// A program plugin's command line (program, then arguments).
+    pub command: Option<Vec<String>>,
+    /// How long a program plugin may take to answer one request (default 30).
+    pub timeout_secs: Option<u64>,
 }
 
 /// `[test-files]`.
@@ -85,6 +107,11 @@ impl Config {
             )
         })?;
         let base = path.parent().unwrap_or_else(|| Path::new("."));
+        for plugin in &mut config.plugins {
+            if let Some(path) = plugin.path.as_mut().filter(|p| p.is_relative()) {
+                *path = base.join(&*path);
+            }
+        }
         for repo in config.repos.values_mut() {
             if repo.is_relative() {
                 *repo = base.join(&*repo);

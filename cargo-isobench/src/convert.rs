@@ -9,13 +9,13 @@ use std::time::{Duration, Instant};
 use isobench_core::adapter::{ExportOptions, ViewAdapter};
 use isobench_core::codec::JsonStyle;
 use isobench_core::record::V1_FIELDS;
-use isobench_core::report::Rejection;
+use isobench_core::report::{MAX_LISTED, Rejection};
 use isobench_core::{CanonicalRecord, ConversionReport, Notes, Profile, RecordError, Registry};
 use serde_json::{Map, Value};
 
 use crate::cli::{ConvertArgs, OnError, StyleArg};
 use crate::errors::CliError;
-use crate::input::{self, Item, Source};
+use crate::input::{self, Batch, Item, Source, Window};
 use crate::output::RecordWriter;
 use crate::{exit, find};
 
@@ -91,7 +91,11 @@ fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 /// Runs `convert`.
-pub fn run(registry: &Registry, args: &ConvertArgs) -> Result<i32, CliError> {
+pub fn run(
+    registry: &Registry,
+    args: &ConvertArgs,
+    enrich: Option<crate::mine::EnrichConfig>,
+) -> Result<i32, CliError> {
     let from = find(registry, &args.from)?;
     let to = find(registry, &args.to)?;
     let profile = Profile::from(args.profile);
@@ -151,6 +155,13 @@ pub fn run(registry: &Registry, args: &ConvertArgs) -> Result<i32, CliError> {
         StyleArg::Compact => Some(JsonStyle::Compact),
         StyleArg::Spaced => Some(JsonStyle::Spaced),
     };
+    let mut window = match &args.shard {
+        Some(spec) => shard_window(spec, &sources)?,
+        None => Window::default(),
+    };
+    if let Some(limit) = args.limit {
+        window.take = Some(window.take.map_or(limit, |n| n.min(limit)));
+    }
     let mut writer = if args.dry_run {
         RecordWriter::discard()
     } else {
@@ -168,35 +179,37 @@ pub fn run(registry: &Registry, args: &ConvertArgs) -> Result<i32, CliError> {
     report.inputs = sources.iter().map(Source::display).collect();
     report.output = output.map_or_else(|| "-".to_owned(), |p| p.display().to_string());
 
-    let mut job = Job {
+    let shared = Shared {
         registry,
         from,
         to,
         options: ExportOptions::with_profile(profile),
         assignments,
         on_error: args.on_error,
-        limit: args.limit,
-        style_fixed: fixed_style.is_some(),
+        files: report.inputs.clone(),
+        enrich,
+    };
+    let mut sink = Sink {
+        on_error: args.on_error,
         writer: &mut writer,
         rejects: rejects_writer.as_mut(),
         report: &mut report,
-        notes: Notes::new(),
-        progress: Progress::new(),
+        progress: Progress::new(total_bytes(&sources)),
     };
-    for source in &sources {
-        let file = source.display();
-        let stop = input::for_each_item(source, |item| job.item(&file, item));
-        job.progress.clear();
-        if let Err(e) = stop {
-            eprint!("{}", report.summary());
-            eprintln!("stopped: nothing was written");
-            return Err(e);
-        }
-        if job.limit_reached() {
-            break;
-        }
+    let settings = Settings {
+        jobs: args.jobs.unwrap_or_else(default_jobs).max(1),
+        window,
+        fixed_style,
+    };
+    let outcome = pipeline(&shared, &sources, settings, &mut sink);
+    sink.progress.clear();
+    if let Err(e) = outcome {
+        eprint!("{}", report.summary());
+        eprintln!("stopped: nothing was written");
+        return Err(e);
     }
-    if report.read == 0 {
+    // An empty part of a `--shard` split is a part all the same.
+    if report.read == 0 && args.shard.is_none() {
         return Err(CliError::Record(
             format!("no records in {}", report.inputs.join(", ")),
             Some("the input is empty (or only blank lines)".into()),
@@ -230,40 +243,380 @@ pub fn run(registry: &Registry, args: &ConvertArgs) -> Result<i32, CliError> {
     })
 }
 
-/// The state of one conversion.
-struct Job<'a> {
+/// Worker threads by default: one per available core.
+fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+}
+
+/// The summed size of the file inputs, when every input is a file (for the progress ETA).
+fn total_bytes(sources: &[Source]) -> Option<u64> {
+    sources.iter().try_fold(0u64, |sum, source| match source {
+        Source::File(p) if input::Compression::of(p) == input::Compression::None => {
+            Some(sum + fs::metadata(p).ok()?.len())
+        }
+        _ => None,
+    })
+}
+
+/// `--shard K/N`: the window of items (across all inputs, in order) that shard K of N
+/// converts: the K-th of N contiguous, near-equal ranges.
+fn shard_window(spec: &str, sources: &[Source]) -> Result<Window, CliError> {
+    let bad = || {
+        CliError::usage(
+            format!("`--shard {spec}` is not `K/N` with 1 <= K <= N"),
+            Some("e.g. `--shard 2/8` converts the second of eight parts"),
+        )
+    };
+    let (k, n) = spec.split_once('/').ok_or_else(bad)?;
+    let (k, n): (u64, u64) = (
+        k.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    if k == 0 || n == 0 || k > n {
+        return Err(bad());
+    }
+    if sources.contains(&Source::Stdin) {
+        return Err(CliError::usage(
+            "`--shard` cannot split stdin: every shard must read the same inputs",
+            Some("give the input files with `-i`"),
+        ));
+    }
+    let mut total = 0u64;
+    for source in sources {
+        total += input::count_items(source)?;
+    }
+    let bound = |i: u64| {
+        u64::try_from(u128::from(total) * u128::from(i) / u128::from(n))
+            .expect("a part of a u64 count fits a u64")
+    };
+    let (skip, end) = (bound(k - 1), bound(k));
+    Ok(Window {
+        skip,
+        take: Some(end - skip),
+    })
+}
+
+/// What every worker shares.
+struct Shared<'a> {
     registry: &'a Registry,
     from: &'a dyn ViewAdapter,
     to: &'a dyn ViewAdapter,
     options: ExportOptions,
     assignments: Vec<Assignment>,
     on_error: OnError,
-    limit: Option<u64>,
-    style_fixed: bool,
+    /// The inputs' names, by index.
+    files: Vec<String>,
+    /// `--repos` / `enrich` enrichment; each worker builds its own enricher from it.
+    enrich: Option<crate::mine::EnrichConfig>,
+}
+
+/// How the pipeline runs.
+#[derive(Debug, Clone, Copy)]
+struct Settings {
+    jobs: usize,
+    window: Window,
+    fixed_style: Option<JsonStyle>,
+}
+
+/// Bytes of JSON Lines read per batch.
+const BATCH_BYTES: usize = 1 << 20;
+/// Batches in flight (read, being converted, or waiting to be written) per worker.
+const IN_FLIGHT_PER_JOB: usize = 3;
+
+/// A batch to convert.
+struct Work {
+    seq: u64,
+    batch: Batch,
+    style: JsonStyle,
+}
+
+/// A converted batch: the output records, in order, the tallies of their notes, and the
+/// rejected records.
+#[derive(Debug, Default)]
+struct Done {
+    seq: u64,
+    /// The output records, serialised back to back.
+    out: Vec<u8>,
+    /// Where each record of `out` ends.
+    ends: Vec<usize>,
+    /// This batch's counts, merged into the run's report in order.
+    report: ConversionReport,
+    rejects: Vec<Reject>,
+    bytes: u64,
+}
+
+/// A rejected record, with what the rejects file says of it.
+#[derive(Debug)]
+struct Reject {
+    rejection: Rejection,
+    hint: Option<String>,
+    verbatim: (&'static str, Value),
+}
+
+/// Reads the inputs on one thread, converts batches on `jobs` threads, and writes the
+/// results in input order on this one. Channels are bounded and a fixed number of batches
+/// is in flight at any time, so memory does not grow with the input.
+fn pipeline(
+    shared: &Shared<'_>,
+    sources: &[Source],
+    settings: Settings,
+    sink: &mut Sink<'_>,
+) -> Result<(), CliError> {
+    let in_flight = settings.jobs * IN_FLIGHT_PER_JOB;
+    let (work_tx, work_rx) = crossbeam_channel::bounded::<Work>(in_flight);
+    let (done_tx, done_rx) = crossbeam_channel::bounded::<Done>(in_flight);
+    let (token_tx, token_rx) = crossbeam_channel::bounded::<()>(in_flight);
+    for _ in 0..in_flight {
+        token_tx
+            .send(())
+            .expect("the token channel has room for every token");
+    }
+    std::thread::scope(|scope| {
+        let reader = scope.spawn(move || read_all(sources, settings, &token_rx, &work_tx));
+        for _ in 0..settings.jobs {
+            let (work_rx, done_tx) = (work_rx.clone(), done_tx.clone());
+            scope.spawn(move || {
+                let mut job = Job {
+                    shared,
+                    notes: Notes::new(),
+                    enricher: shared.enrich.clone().map(crate::mine::Enricher::new),
+                };
+                for work in work_rx {
+                    if done_tx.send(job.batch(work)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop((work_rx, done_tx));
+        let written = write_in_order(done_rx, token_tx, sink);
+        // On an error the channels are closed by now, so the reader and workers stop.
+        let read = reader
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        written.and(read)
+    })
+}
+
+/// The reader thread: every input in order, in batches, each sent once a token says there
+/// is room.
+fn read_all(
+    sources: &[Source],
+    settings: Settings,
+    tokens: &crossbeam_channel::Receiver<()>,
+    work: &crossbeam_channel::Sender<Work>,
+) -> Result<(), CliError> {
+    let mut window = settings.window;
+    let mut style = settings.fixed_style;
+    let mut seq = 0u64;
+    for (index, source) in sources.iter().enumerate() {
+        let mut open = true;
+        input::read_batches(source, index, BATCH_BYTES, &mut window, |batch| {
+            let style = *style.get_or_insert_with(|| first_style(&batch));
+            open = tokens.recv().is_ok() && work.send(Work { seq, batch, style }).is_ok();
+            seq += 1;
+            open
+        })?;
+        if !open || window.done() {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// The style of the output when none is given: that of the first record, when the first
+/// item is one; compact otherwise.
+fn first_style(batch: &Batch) -> JsonStyle {
+    let Some(item) = batch.items.first() else {
+        return JsonStyle::default();
+    };
+    match &item.parsed {
+        Some(Ok(_)) => batch.array_style.unwrap_or_default(),
+        Some(Err(_)) => JsonStyle::default(),
+        None => {
+            let raw = batch.raw(item);
+            if input::parse_record(raw, item.complete).is_ok() {
+                input::style_of(raw).unwrap_or_default()
+            } else {
+                JsonStyle::default()
+            }
+        }
+    }
+}
+
+/// The writer: takes converted batches as they come, and writes them in input order.
+fn write_in_order(
+    done: crossbeam_channel::Receiver<Done>,
+    tokens: crossbeam_channel::Sender<()>,
+    sink: &mut Sink<'_>,
+) -> Result<(), CliError> {
+    let mut waiting = std::collections::BTreeMap::new();
+    let mut next = 0u64;
+    for batch in done {
+        waiting.insert(batch.seq, batch);
+        while let Some(batch) = waiting.remove(&next) {
+            sink.take(batch)?;
+            next += 1;
+            // The reader may be gone (input ended); a token nobody takes is harmless.
+            let _ = tokens.send(());
+        }
+    }
+    // Closing the token channel is what stops a reader still waiting for room.
+    drop(tokens);
+    Ok(())
+}
+
+/// Where converted batches go.
+struct Sink<'a> {
+    on_error: OnError,
     writer: &'a mut RecordWriter,
     rejects: Option<&'a mut RecordWriter>,
     report: &'a mut ConversionReport,
-    notes: Notes,
     progress: Progress,
 }
 
+impl Sink<'_> {
+    /// Writes a converted batch, merges its counts, and sets aside (or stops at) its
+    /// rejected records.
+    fn take(&mut self, done: Done) -> Result<(), CliError> {
+        let Done {
+            out,
+            ends,
+            report,
+            rejects,
+            bytes,
+            ..
+        } = done;
+        merge(self.report, report);
+        self.progress.tick(self.report.read, bytes);
+        let mut rejects = rejects.into_iter();
+        if self.on_error == OnError::Fail
+            && let Some(first) = rejects.next()
+        {
+            return Err(CliError::Record(describe(&first.rejection), first.hint));
+        }
+        let mut start = 0;
+        for end in ends {
+            self.writer.write_raw(&out[start..end])?;
+            start = end;
+        }
+        for Reject {
+            rejection,
+            hint,
+            verbatim,
+        } in rejects
+        {
+            if let Some(rejects) = self.rejects.as_deref_mut() {
+                rejects.write(&rejection_line(&rejection, hint, verbatim))?;
+            }
+            // Without a rejects writer (--dry-run with skip): count, write nothing.
+            self.report.record_rejected(rejection);
+        }
+        Ok(())
+    }
+}
+
+/// Adds a batch's counts to the run's report; first details and listed warnings stay
+/// those first seen in input order.
+fn merge(into: &mut ConversionReport, part: ConversionReport) {
+    into.read += part.read;
+    into.written += part.written;
+    into.rejected += part.rejected;
+    for (field, n) in part.coverage {
+        *into.coverage.entry(field).or_default() += n;
+    }
+    for (table, part) in [
+        (&mut into.dropped, part.dropped),
+        (&mut into.derived, part.derived),
+        (&mut into.defaulted, part.defaulted),
+        (&mut into.missing, part.missing),
+    ] {
+        for (field, tally) in part {
+            let into = table.entry(field).or_default();
+            into.records += tally.records;
+            if into.detail.is_empty() {
+                into.detail = tally.detail;
+            }
+        }
+    }
+    into.warning_count += part.warning_count;
+    let room = MAX_LISTED.saturating_sub(into.warnings.len());
+    into.warnings.extend(part.warnings.into_iter().take(room));
+}
+
+/// A line of the rejects file.
+fn rejection_line(
+    rejection: &Rejection,
+    hint: Option<String>,
+    verbatim: (&str, Value),
+) -> Map<String, Value> {
+    let mut line = Map::new();
+    line.insert("file".into(), rejection.file.clone().into());
+    line.insert("line".into(), rejection.line.into());
+    if let Some(id) = &rejection.instance_id {
+        line.insert("instance_id".into(), id.clone().into());
+    }
+    line.insert("pointer".into(), rejection.pointer.clone().into());
+    line.insert("error".into(), rejection.message.clone().into());
+    if let Some(hint) = hint {
+        line.insert("hint".into(), hint.into());
+    }
+    line.insert(verbatim.0.into(), verbatim.1);
+    line
+}
+
+/// One worker's conversion state.
+struct Job<'a> {
+    shared: &'a Shared<'a>,
+    enricher: Option<crate::mine::Enricher>,
+    notes: Notes,
+}
+
 impl Job<'_> {
-    fn limit_reached(&self) -> bool {
-        self.limit.is_some_and(|n| self.report.read >= n)
+    /// Converts a batch, in order; under `--on-error fail` it stops at the first bad
+    /// record.
+    fn batch(&mut self, work: Work) -> Done {
+        let Work { seq, batch, style } = work;
+        let Batch {
+            source,
+            text,
+            items,
+            bytes,
+            ..
+        } = batch;
+        let mut done = Done {
+            seq,
+            bytes,
+            out: Vec::with_capacity(text.len() + text.len() / 4),
+            ..Done::default()
+        };
+        let shared = self.shared;
+        let file = shared.files[source].as_str();
+        for item in items {
+            let raw = &text[item.range.clone()];
+            let record = item
+                .parsed
+                .unwrap_or_else(|| input::parse_record(raw, item.complete));
+            let item = Item {
+                line: item.line,
+                raw,
+                style: None,
+                record,
+            };
+            if !self.item(file, item, style, &mut done) {
+                break;
+            }
+        }
+        done
     }
 
-    /// Converts one item; `Ok(false)` stops reading.
-    fn item(&mut self, file: &str, item: Item<'_>) -> Result<bool, CliError> {
-        if self.limit_reached() {
-            return Ok(false);
-        }
-        self.report.read += 1;
-        self.progress.tick(self.report.read);
+    /// Converts one item into `done`; `false` stops the batch (a bad record under
+    /// `--on-error fail`).
+    fn item(&mut self, file: &str, item: Item<'_>, style: JsonStyle, done: &mut Done) -> bool {
+        let shared = self.shared;
+        done.report.read += 1;
         let Item {
-            line,
-            raw,
-            style,
-            record,
+            line, raw, record, ..
         } = item;
         let map = match record {
             Ok(Value::Object(map)) => map,
@@ -277,35 +630,40 @@ impl Job<'_> {
                     message: bad.message,
                 };
                 let verbatim = bad.value.map_or_else(|| raw_value(raw), |v| ("record", v));
-                return self.reject(rejection, bad.hint, verbatim);
+                return self.reject(done, rejection, bad.hint, verbatim);
             }
         };
-        if !self.style_fixed && self.report.written == 0 && self.report.rejected == 0 {
-            self.writer.set_style(style.unwrap_or_default());
-        }
         let instance_id = map
             .get("instance_id")
             .and_then(Value::as_str)
             .map(str::to_owned);
         // Arrays give no raw text: keep the record for the rejects file.
-        let kept = (self.on_error == OnError::Skip && raw.is_empty()).then(|| map.clone());
+        let kept = (shared.on_error == OnError::Skip && raw.is_empty()).then(|| map.clone());
         self.notes.clear();
-        let converted = self
+        let converted = shared
             .from
             .import(map, &mut self.notes)
-            .and_then(|c| apply_assignments(c, &self.assignments, &mut self.notes))
+            .and_then(|c| apply_assignments(c, &shared.assignments, &mut self.notes))
+            .and_then(|mut c| match &mut self.enricher {
+                Some(e) => e.apply(&mut c, &mut self.notes).map(|()| c),
+                None => Ok(c),
+            })
             .and_then(|c| {
-                self.to
-                    .export(&c, &self.options, &mut self.notes)
+                shared
+                    .to
+                    .export(&c, &shared.options, &mut self.notes)
                     .map(|out| (c, out))
             });
         match converted {
             Ok((canonical, out)) => {
-                self.writer.write(&out)?;
-                self.report.written += 1;
-                self.report
+                style
+                    .write(&mut done.out, &out)
+                    .expect("writing JSON to memory cannot fail");
+                done.ends.push(done.out.len());
+                done.report.written += 1;
+                done.report
                     .record_converted(&canonical, &self.notes, file, line);
-                Ok(true)
+                true
             }
             Err(e) => {
                 let original = kept.map(Value::Object);
@@ -321,7 +679,7 @@ impl Job<'_> {
                     message: e.message,
                 };
                 let verbatim = original.map_or_else(|| raw_value(raw), |v| ("record", v));
-                self.reject(rejection, hint, verbatim)
+                self.reject(done, rejection, hint, verbatim)
             }
         }
     }
@@ -335,8 +693,8 @@ impl Job<'_> {
             parsed = serde_json::from_slice::<Map<String, Value>>(raw).ok()?;
             &parsed
         };
-        let accepting = formats_accepting(self.registry, record);
-        let from = &self.from.info().name;
+        let accepting = formats_accepting(self.shared.registry, record);
+        let from = &self.shared.from.info().name;
         if accepting.is_empty() || accepting.contains(from) {
             return None;
         }
@@ -350,39 +708,20 @@ impl Job<'_> {
         ))
     }
 
+    /// Sets a bad record aside; `false` when the run stops at it (`--on-error fail`).
     fn reject(
         &mut self,
+        done: &mut Done,
         rejection: Rejection,
         hint: Option<String>,
-        verbatim: (&str, Value),
-    ) -> Result<bool, CliError> {
-        let Some(rejects) = self
-            .rejects
-            .as_deref_mut()
-            .filter(|_| self.on_error == OnError::Skip)
-        else {
-            if self.on_error == OnError::Skip {
-                // --dry-run with skip: count, write nothing.
-                self.report.record_rejected(rejection);
-                return Ok(true);
-            }
-            return Err(CliError::Record(describe(&rejection), hint));
-        };
-        let mut line = Map::new();
-        line.insert("file".into(), rejection.file.clone().into());
-        line.insert("line".into(), rejection.line.into());
-        if let Some(id) = &rejection.instance_id {
-            line.insert("instance_id".into(), id.clone().into());
-        }
-        line.insert("pointer".into(), rejection.pointer.clone().into());
-        line.insert("error".into(), rejection.message.clone().into());
-        if let Some(hint) = hint {
-            line.insert("hint".into(), hint.into());
-        }
-        line.insert(verbatim.0.into(), verbatim.1);
-        rejects.write(&line)?;
-        self.report.record_rejected(rejection);
-        Ok(true)
+        verbatim: (&'static str, Value),
+    ) -> bool {
+        done.rejects.push(Reject {
+            rejection,
+            hint,
+            verbatim,
+        });
+        self.shared.on_error == OnError::Skip
     }
 }
 
@@ -411,31 +750,47 @@ pub fn describe(r: &Rejection) -> String {
 /// A one-line progress count on stderr, only when stderr is a terminal.
 struct Progress {
     enabled: bool,
+    total: Option<u64>,
+    bytes: u64,
     started: Instant,
     last: Instant,
     shown: bool,
 }
 
 impl Progress {
-    fn new() -> Self {
+    fn new(total: Option<u64>) -> Self {
         let now = Instant::now();
         Self {
             enabled: std::io::stderr().is_terminal(),
+            total,
+            bytes: 0,
             started: now,
             last: now,
             shown: false,
         }
     }
 
-    fn tick(&mut self, read: u64) {
-        if !self.enabled || read % 256 != 0 || self.last.elapsed() < Duration::from_millis(500) {
+    fn tick(&mut self, read: u64, bytes: u64) {
+        self.bytes += bytes;
+        if !self.enabled || self.last.elapsed() < Duration::from_millis(500) {
             return;
         }
         self.last = Instant::now();
         let secs = self.started.elapsed().as_secs_f64().max(1e-3);
-        #[allow(clippy::cast_precision_loss)] // a rate for display
-        let rate = read as f64 / secs;
-        eprint!("\r{read} records ({rate:.0}/s)");
+        #[allow(clippy::cast_precision_loss)] // rates for display
+        let (rate, mb) = (read as f64 / secs, self.bytes as f64 / 1e6);
+        let speed = mb / secs;
+        let eta = match self.total {
+            #[allow(clippy::cast_precision_loss)] // an estimate for display
+            Some(total) if speed > 0.0 => {
+                format!(
+                    ", ETA {:.0} s",
+                    (total.saturating_sub(self.bytes) as f64 / 1e6) / speed
+                )
+            }
+            _ => String::new(),
+        };
+        eprint!("\r\x1b[K{read} records, {mb:.0} MB ({speed:.0} MB/s, {rate:.0} records/s{eta})");
         let _ = std::io::stderr().flush();
         self.shown = true;
     }

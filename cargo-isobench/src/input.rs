@@ -1,10 +1,13 @@
-//! Reading records, one at a time, from JSONL or a JSON array, in a file or on stdin.
+//! Reading records from JSONL or a JSON array, in a file (plain, `.gz` or `.zst`) or on
+//! stdin: one at a time ([`for_each_item`]) or in batches of raw lines for the parallel
+//! pipeline ([`read_batches`]).
 //!
-//! Memory stays flat: a JSONL file is read line by line, and a JSON array element by
+//! Memory stays flat: a JSONL file is read chunk by chunk, and a JSON array element by
 //! element, whatever the input size.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use isobench_core::codec::JsonStyle;
@@ -52,12 +55,61 @@ pub enum Layout {
 
 impl Layout {
     /// The layout a path's extension names: `.json` is an array, `.jsonl`/`.ndjson` lines;
-    /// anything else is decided by the first byte.
+    /// anything else is decided by the first byte. A compression extension (`.gz`, `.zst`)
+    /// is looked through: `x.jsonl.gz` is JSON Lines.
     pub fn from_extension(path: &Path) -> Option<Self> {
+        let path = match Compression::of(path) {
+            Compression::None => path,
+            _ => Path::new(path.file_stem()?),
+        };
         match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
             "json" => Some(Self::JsonArray),
             "jsonl" | "ndjson" => Some(Self::JsonLines),
             _ => None,
+        }
+    }
+}
+
+/// How a file is compressed, by its last extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    /// Not compressed.
+    None,
+    /// `.gz`.
+    Gzip,
+    /// `.zst`.
+    Zstd,
+}
+
+impl Compression {
+    /// The compression a path's last extension names.
+    pub fn of(path: &Path) -> Self {
+        match path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
+            Some("gz") => Self::Gzip,
+            Some("zst" | "zstd") => Self::Zstd,
+            _ => Self::None,
+        }
+    }
+}
+
+/// Opens an input, decompressing it when its extension says so.
+pub fn open(source: &Source) -> io::Result<Box<dyn Read + Send>> {
+    match source {
+        Source::Stdin => Ok(Box::new(io::stdin())),
+        Source::File(p) => {
+            let file = File::open(p)?;
+            Ok(match Compression::of(p) {
+                Compression::None => Box::new(file),
+                Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(
+                    BufReader::with_capacity(BUFFER, file),
+                )),
+                Compression::Zstd => Box::new(zstd::stream::read::Decoder::new(file)?),
+            })
         }
     }
 }
@@ -103,10 +155,7 @@ pub fn for_each_item(
         path: path.clone(),
         source: e,
     };
-    let reader: Box<dyn Read> = match source {
-        Source::Stdin => Box::new(io::stdin().lock()),
-        Source::File(p) => Box::new(File::open(p).map_err(read_err)?),
-    };
+    let reader = open(source).map_err(read_err)?;
     let mut reader = BufReader::with_capacity(BUFFER, reader);
     let layout = match source {
         Source::File(p) => Layout::from_extension(p),
@@ -163,12 +212,13 @@ impl ReadFailure {
     }
 }
 
-fn sniff(reader: &mut BufReader<Box<dyn Read>>) -> io::Result<Layout> {
+fn sniff(reader: &mut impl BufRead) -> io::Result<Layout> {
     loop {
         let buf = reader.fill_buf()?;
         if buf.is_empty() {
             return Ok(Layout::JsonLines);
         }
+        let whole = buf.len();
         let buf = buf.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(buf);
         if let Some(i) = buf.iter().position(|b| !b.is_ascii_whitespace()) {
             return Ok(if buf[i] == b'[' {
@@ -177,8 +227,7 @@ fn sniff(reader: &mut BufReader<Box<dyn Read>>) -> io::Result<Layout> {
                 Layout::JsonLines
             });
         }
-        let n = reader.buffer().len();
-        reader.consume(n);
+        reader.consume(whole);
     }
 }
 
@@ -221,7 +270,8 @@ fn read_lines(
     }
 }
 
-fn parse_record(text: &[u8], complete_line: bool) -> Result<Value, BadInput> {
+/// Parses one JSONL line into a record object, or says why it is not one.
+pub fn parse_record(text: &[u8], complete_line: bool) -> Result<Value, BadInput> {
     let bad = |message: String, hint: Option<&str>| BadInput {
         message,
         value: None,
@@ -379,4 +429,252 @@ impl<R: Read> Read for SkipBom<R> {
         }
         self.inner.read(buf)
     }
+}
+
+/// A batch of items read ahead of conversion: raw JSONL lines (parsed by the worker that
+/// converts them) or, for a JSON array, elements already parsed.
+#[derive(Debug, Default)]
+pub struct Batch {
+    /// The index of the input the items come from.
+    pub source: usize,
+    /// The bytes the JSONL items point into.
+    pub text: Vec<u8>,
+    /// The items, in input order.
+    pub items: Vec<RawItem>,
+    /// Input bytes (decompressed) this batch covers.
+    pub bytes: u64,
+    /// For a JSON array, the style its first bytes show.
+    pub array_style: Option<JsonStyle>,
+}
+
+/// One item of a [`Batch`].
+#[derive(Debug)]
+pub struct RawItem {
+    /// 1-based line (JSON Lines) or element number (JSON array).
+    pub line: u64,
+    /// The line's text in [`Batch::text`], without its line end (empty for array elements).
+    pub range: Range<usize>,
+    /// Whether the line ended with a line break.
+    pub complete: bool,
+    /// An array element, parsed while reading the array.
+    pub parsed: Option<Result<Value, BadInput>>,
+}
+
+impl Batch {
+    /// The raw text of an item.
+    pub fn raw(&self, item: &RawItem) -> &[u8] {
+        &self.text[item.range.clone()]
+    }
+}
+
+/// Which items of the inputs to convert: a number to skip, then at most a number to take.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Window {
+    /// Items (across all inputs) skipped before the first taken.
+    pub skip: u64,
+    /// The most items taken; `None` for all.
+    pub take: Option<u64>,
+}
+
+impl Window {
+    /// Counts one item: whether it is taken, or `None` when the window is past.
+    fn admit(&mut self) -> Option<bool> {
+        if self.skip > 0 {
+            self.skip -= 1;
+            return Some(false);
+        }
+        match &mut self.take {
+            Some(0) => None,
+            Some(n) => {
+                *n -= 1;
+                Some(true)
+            }
+            None => Some(true),
+        }
+    }
+
+    /// Whether no further item can be taken.
+    pub fn done(&self) -> bool {
+        self.take == Some(0)
+    }
+}
+
+/// Reads an input in batches of about `target` bytes (JSONL) and hands each to `emit`, in
+/// order, until the input ends, the window is past, or `emit` returns `false`.
+pub fn read_batches(
+    source: &Source,
+    index: usize,
+    target: usize,
+    window: &mut Window,
+    mut emit: impl FnMut(Batch) -> bool,
+) -> Result<(), CliError> {
+    let path = PathBuf::from(source.display());
+    let read_err = |e: io::Error| CliError::Read {
+        path: path.clone(),
+        source: e,
+    };
+    let reader = open(source).map_err(read_err)?;
+    let mut reader = BufReader::with_capacity(BUFFER, reader);
+    let layout = match source {
+        Source::File(p) => Layout::from_extension(p),
+        Source::Stdin => None,
+    };
+    let layout = match layout {
+        Some(l) => l,
+        None => sniff(&mut reader).map_err(read_err)?,
+    };
+    match layout {
+        Layout::JsonLines => {
+            line_batches(&mut reader, index, target, window, &mut emit).map_err(read_err)
+        }
+        Layout::JsonArray => {
+            let style = reader.fill_buf().ok().and_then(|head| {
+                let head = &head[..head.len().min(64 * 1024)];
+                let start = head.iter().position(|&b| b == b'[')? + 1;
+                style_of_prefix(&head[start..])
+            });
+            let mut batch = Batch {
+                source: index,
+                array_style: style,
+                ..Batch::default()
+            };
+            let mut open = true;
+            let result = read_array(reader, style, &mut |item: Item<'_>| {
+                match window.admit() {
+                    None => return Ok(false),
+                    Some(false) => return Ok(true),
+                    Some(true) => {}
+                }
+                batch.items.push(RawItem {
+                    line: item.line,
+                    range: 0..0,
+                    complete: true,
+                    parsed: Some(item.record),
+                });
+                if batch.items.len() >= ARRAY_BATCH {
+                    let full = std::mem::replace(
+                        &mut batch,
+                        Batch {
+                            source: index,
+                            array_style: style,
+                            ..Batch::default()
+                        },
+                    );
+                    open = emit(full);
+                }
+                Ok(open)
+            });
+            if open && !batch.items.is_empty() {
+                emit(batch);
+            }
+            result.map_err(|e| e.with_path(&path))
+        }
+    }
+}
+
+/// Array elements per batch.
+const ARRAY_BATCH: usize = 64;
+
+/// Splits JSON Lines into batches without copying each line: a chunk of at least
+/// `target` bytes is read, cut after its last line break, and the rest carried over.
+fn line_batches(
+    reader: &mut impl Read,
+    index: usize,
+    target: usize,
+    window: &mut Window,
+    emit: &mut impl FnMut(Batch) -> bool,
+) -> io::Result<()> {
+    let mut carry: Vec<u8> = Vec::new();
+    let mut line = 0u64;
+    loop {
+        let mut text = std::mem::take(&mut carry);
+        let eof = fill(reader, &mut text, target)?;
+        let cut = if eof {
+            text.len()
+        } else {
+            memchr::memrchr(b'\n', &text).map_or(0, |i| i + 1)
+        };
+        let mut items = Vec::new();
+        let mut pos = 0;
+        let mut past = false;
+        while pos < cut {
+            let end = memchr::memchr(b'\n', &text[pos..cut]).map_or(cut, |i| pos + i);
+            let complete = end < text.len();
+            line += 1;
+            let mut start = pos;
+            pos = end + 1;
+            if line == 1 && text[start..end].starts_with(b"\xEF\xBB\xBF") {
+                start += 3;
+            }
+            let trimmed = text[start..end].trim_ascii_end();
+            if trimmed.trim_ascii_start().is_empty() {
+                continue;
+            }
+            match window.admit() {
+                None => {
+                    past = true;
+                    break;
+                }
+                Some(false) => continue,
+                Some(true) => {}
+            }
+            items.push(RawItem {
+                line,
+                range: start..start + trimmed.len(),
+                complete,
+                parsed: None,
+            });
+        }
+        carry = text.split_off(cut);
+        if !items.is_empty() {
+            let batch = Batch {
+                source: index,
+                text,
+                items,
+                bytes: cut as u64,
+                array_style: None,
+            };
+            if !emit(batch) {
+                return Ok(());
+            }
+        }
+        if eof || past || window.done() {
+            return Ok(());
+        }
+    }
+}
+
+/// Reads into `text` until it holds `target` more bytes or the input ends; `true` at
+/// the end of the input.
+fn fill(reader: &mut impl Read, text: &mut Vec<u8>, target: usize) -> io::Result<bool> {
+    let want = text.len() + target;
+    text.reserve(target);
+    while text.len() < want {
+        let old = text.len();
+        text.resize(want, 0);
+        match reader.read(&mut text[old..]) {
+            Ok(0) => {
+                text.truncate(old);
+                return Ok(true);
+            }
+            Ok(n) => text.truncate(old + n),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => text.truncate(old),
+            Err(e) => {
+                text.truncate(old);
+                return Err(e);
+            }
+        }
+    }
+    Ok(false)
+}
+
+/// Counts the items of an input (non-blank JSONL lines or array elements) without
+/// converting them, for `--shard`.
+pub fn count_items(source: &Source) -> Result<u64, CliError> {
+    let mut count = 0u64;
+    read_batches(source, 0, BUFFER, &mut Window::default(), |batch| {
+        count += batch.items.len() as u64;
+        true
+    })?;
+    Ok(count)
 }

@@ -9,7 +9,9 @@ pub mod convert;
 pub mod errors;
 pub mod exit;
 pub mod input;
+pub mod mine;
 pub mod output;
+pub mod plugin;
 pub mod validate;
 
 use std::ffi::OsString;
@@ -47,10 +49,18 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     let result = Session::open(&cli).and_then(|session| {
         let registry = &session.registry;
         match &cli.command {
-            Command::Convert(args) => convert::run(registry, args),
+            Command::Convert(args) => convert::run(
+                registry,
+                args,
+                mine::convert_enrichment(&session.config, args.repos.as_deref()),
+            ),
+            Command::Mine(args) => mine::run_mine(&session, args),
+            Command::Enrich(args) => mine::run_enrich(&session, args),
+            Command::Timings(args) => mine::run_timings(args),
             Command::Validate(args) => validate::run(registry, args),
             Command::Adapters(args) => list_adapters(registry, args),
             Command::Schema(args) => print_schema(registry, args),
+            Command::Plugin(command) => plugin_command(command),
         }
     });
     match result {
@@ -80,10 +90,21 @@ impl Session {
         let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
         let config = config::Config::load(cli.config.as_deref(), &cwd)?;
         isobench_adapters::link();
-        Ok(Self {
-            registry: Registry::builtin(),
-            config,
-        })
+        let mut registry = Registry::builtin();
+        // `plugin` subcommands manage plugins: a broken one must not stop them.
+        if !matches!(cli.command, Command::Plugin(_)) {
+            plugin::register_all(&mut registry, &cli.plugins, &config, &cwd)?;
+        }
+        Ok(Self { registry, config })
+    }
+}
+
+fn plugin_command(command: &cli::PluginCommand) -> Result<i32, CliError> {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
+    match command {
+        cli::PluginCommand::List(args) => plugin::workspace::list(&cwd, args),
+        cli::PluginCommand::Build(args) => plugin::workspace::build(&cwd, args),
+        cli::PluginCommand::New(args) => plugin::scaffold::run(&cwd, args),
     }
 }
 

@@ -1,5 +1,6 @@
-//! Writing records: JSONL or a JSON array, to stdout or to a file replaced atomically
-//! (a temporary file next to it, renamed into place once complete).
+//! Writing records: JSONL or a JSON array (plain, `.gz` or `.zst` by extension), to stdout
+//! or to a file replaced atomically (a temporary file next to it, renamed into place once
+//! complete).
 
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
@@ -9,7 +10,7 @@ use isobench_core::codec::JsonStyle;
 use serde_json::{Map, Value};
 
 use crate::errors::CliError;
-use crate::input::Layout;
+use crate::input::{Compression, Layout};
 
 /// Where records go.
 #[derive(Debug)]
@@ -24,11 +25,78 @@ pub struct RecordWriter {
 enum Sink {
     Stdout(BufWriter<io::Stdout>),
     File {
-        out: BufWriter<File>,
+        out: Encoder,
         temp: PathBuf,
         dest: PathBuf,
     },
     Discard,
+}
+
+/// A file output, compressed or not.
+enum Encoder {
+    Plain(BufWriter<File>),
+    Gzip(flate2::write::GzEncoder<BufWriter<File>>),
+    Zstd(zstd::stream::write::Encoder<'static, BufWriter<File>>),
+}
+
+impl std::fmt::Debug for Encoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Plain(_) => "Plain",
+            Self::Gzip(_) => "Gzip",
+            Self::Zstd(_) => "Zstd",
+        })
+    }
+}
+
+impl Encoder {
+    fn new(file: File, compression: Compression) -> io::Result<Self> {
+        let out = BufWriter::with_capacity(1 << 20, file);
+        Ok(match compression {
+            Compression::None => Self::Plain(out),
+            Compression::Gzip => Self::Gzip(flate2::write::GzEncoder::new(
+                out,
+                flate2::Compression::default(),
+            )),
+            Compression::Zstd => Self::Zstd(zstd::stream::write::Encoder::new(out, 3)?),
+        })
+    }
+
+    /// Ends the compressed stream and flushes; the file, to sync.
+    fn finish(self) -> io::Result<File> {
+        let out = match self {
+            Self::Plain(out) => out,
+            Self::Gzip(enc) => enc.finish()?,
+            Self::Zstd(enc) => enc.finish()?,
+        };
+        out.into_inner().map_err(io::IntoInnerError::into_error)
+    }
+}
+
+impl Write for Encoder {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Self::Plain(out) => out.write(buf),
+            Self::Gzip(out) => out.write(buf),
+            Self::Zstd(out) => out.write(buf),
+        }
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        match self {
+            Self::Plain(out) => out.write_all(buf),
+            Self::Gzip(out) => out.write_all(buf),
+            Self::Zstd(out) => out.write_all(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Self::Plain(out) => out.flush(),
+            Self::Gzip(out) => out.flush(),
+            Self::Zstd(out) => out.flush(),
+        }
+    }
 }
 
 /// The temporary file an output is written to before the rename.
@@ -38,6 +106,41 @@ pub fn temp_path(dest: &Path) -> PathBuf {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     dest.with_file_name(format!(".{name}.isobench-{}.tmp", std::process::id()))
+}
+
+/// Removes the temporary files that earlier runs writing `dest` left behind when they
+/// were killed: those whose process is gone. Where processes cannot be looked up (no
+/// `/proc`), nothing is removed.
+pub fn remove_stale_temps(dest: &Path) {
+    let proc = Path::new("/proc");
+    if !proc.join("self").exists() {
+        return;
+    }
+    let Some(name) = dest.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return;
+    };
+    let prefix = format!(".{name}.isobench-");
+    let dir = match dest.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(pid) = file_name
+            .to_str()
+            .and_then(|n| n.strip_prefix(&prefix))
+            .and_then(|rest| rest.strip_suffix(".tmp"))
+            .and_then(|pid| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid != std::process::id() && !proc.join(pid.to_string()).exists() {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
 }
 
 impl RecordWriter {
@@ -59,14 +162,23 @@ impl RecordWriter {
         if dest.exists() && !overwrite {
             return Err(CliError::OutputExists(dest.to_owned()));
         }
+        remove_stale_temps(dest);
         let temp = temp_path(dest);
-        let file = File::create(&temp).map_err(|e| CliError::Write {
+        let write_err = |e| CliError::Write {
             path: dest.to_owned(),
             source: e,
-        })?;
+        };
+        let file = File::create(&temp).map_err(write_err)?;
+        let out = match Encoder::new(file, Compression::of(dest)) {
+            Ok(out) => out,
+            Err(e) => {
+                let _ = fs::remove_file(&temp);
+                return Err(write_err(e));
+            }
+        };
         Ok(Self {
             sink: Sink::File {
-                out: BufWriter::with_capacity(1 << 20, file),
+                out,
                 temp,
                 dest: dest.to_owned(),
             },
@@ -113,6 +225,21 @@ impl RecordWriter {
         })
     }
 
+    /// Writes one record already serialised (without a line end).
+    pub fn write_raw(&mut self, record: &[u8]) -> Result<(), CliError> {
+        let (layout, first) = (self.layout, self.count == 0);
+        self.count += 1;
+        let result = match &mut self.sink {
+            Sink::Discard => return Ok(()),
+            Sink::Stdout(out) => write_raw_one(out, record, layout, first),
+            Sink::File { out, .. } => write_raw_one(out, record, layout, first),
+        };
+        result.map_err(|e| CliError::Write {
+            path: self.path(),
+            source: e,
+        })
+    }
+
     /// Completes the output: closes a JSON array, flushes, syncs and renames the
     /// temporary file into place.
     pub fn finish(mut self) -> Result<(), CliError> {
@@ -134,8 +261,8 @@ impl RecordWriter {
                 dest,
             } => {
                 let done = close(&mut out, layout, empty)
-                    .and_then(|()| out.flush())
-                    .and_then(|()| out.get_ref().sync_all())
+                    .and_then(|()| out.finish())
+                    .and_then(|file| file.sync_all())
                     .and_then(|()| fs::rename(&temp, &dest));
                 if done.is_err() {
                     let _ = fs::remove_file(&temp);
@@ -167,6 +294,22 @@ fn write_one(
         out.write_all(if first { b"[\n" } else { b",\n" })?;
     }
     style.write(&mut *out, record)?;
+    if layout == Layout::JsonLines {
+        out.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
+fn write_raw_one(
+    out: &mut impl Write,
+    record: &[u8],
+    layout: Layout,
+    first: bool,
+) -> io::Result<()> {
+    if layout == Layout::JsonArray {
+        out.write_all(if first { b"[\n" } else { b",\n" })?;
+    }
+    out.write_all(record)?;
     if layout == Layout::JsonLines {
         out.write_all(b"\n")?;
     }

@@ -110,7 +110,11 @@ impl<'n> Importer<'n> {
     /// Takes a timestamp: with a zone it becomes RFC 3339 UTC, without one it keeps its
     /// wall-clock value (decision D4). The original is kept when `render`, the format's
     /// own way of writing the canonical value, would not give it back.
-    pub fn timestamp(&mut self, key: &str, render: impl Fn(&str) -> String) -> Result<Option<String>, RecordError> {
+    pub fn timestamp(
+        &mut self,
+        key: &str,
+        render: impl Fn(&str) -> String,
+    ) -> Result<Option<String>, RecordError> {
         let Some(text) = self.string(key)? else {
             return Ok(None);
         };

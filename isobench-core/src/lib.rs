@@ -34,12 +34,14 @@ pub mod codec;
 pub mod diff;
 pub mod envsig;
 pub mod error;
+pub mod mining;
 pub mod record;
 pub mod report;
 pub mod schema;
 pub mod testfiles;
 pub mod timestamp;
 pub mod timing;
+pub mod timing_logs;
 pub mod validate;
 pub mod vocab;
 

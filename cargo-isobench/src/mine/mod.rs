@@ -1,0 +1,419 @@
+//! Mining and enrichment from git: `mine`, `enrich`, `timings`, and the `--repos`
+//! enrichment of `convert`.
+
+pub mod commit;
+pub mod enrich;
+pub mod functions;
+pub mod repo;
+pub mod timings;
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::io::Write;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+
+use git2::{Oid, Sort};
+use isobench_core::codec::JsonStyle;
+use serde_json::Value;
+
+use crate::cli::{EnrichArgs, MineArgs, TimingsArgs};
+use crate::config::Config;
+use crate::errors::CliError;
+use crate::output::RecordWriter;
+use crate::{Session, exit};
+pub use enrich::{EnrichConfig, Enricher};
+
+use commit::{EnvSpec, Filters, MineSettings, Mined};
+use functions::PythonParser;
+use repo::{Repo, RepoError};
+
+impl From<RepoError> for CliError {
+    fn from(e: RepoError) -> Self {
+        CliError::usage(e.to_string(), e.hint())
+    }
+}
+
+/// The enrichment `convert --repos DIR` asks for (`None` without `--repos`).
+pub fn convert_enrichment(
+    config: &Config,
+    repos: Option<&std::path::Path>,
+) -> Option<EnrichConfig> {
+    repos.map(|dir| EnrichConfig {
+        repos_dir: Some(dir.to_owned()),
+        mapped: config.repos.clone(),
+        use_map: true,
+        timings: None,
+        env: None,
+    })
+}
+
+/// Runs `enrich`: `convert --from FMT --to canonical` with the enrichment.
+pub fn run_enrich(session: &Session, args: &EnrichArgs) -> Result<i32, CliError> {
+    if args.repos.is_none()
+        && args.timings.is_none()
+        && args.python.is_none()
+        && session.config.repos.is_empty()
+    {
+        return Err(CliError::usage(
+            "nothing to enrich from",
+            Some(
+                "give `--repos DIR`, `--timings DIR`, `--python X.Y`, or a `[repos]` table in `isobench.toml`",
+            ),
+        ));
+    }
+    let mut command_line: Vec<OsString> = ["cargo", "isobench", "convert", "--from"]
+        .into_iter()
+        .map(OsString::from)
+        .collect();
+    command_line.push(args.from.clone().into());
+    command_line.extend(["--to", "canonical", "--on-error"].map(OsString::from));
+    command_line.push(
+        match args.on_error {
+            crate::cli::OnError::Fail => "fail",
+            crate::cli::OnError::Skip => "skip",
+        }
+        .into(),
+    );
+    for input in &args.inputs {
+        command_line.push("--input".into());
+        command_line.push(input.clone().into());
+    }
+    for (flag, value) in [
+        ("--output", &args.output),
+        ("--rejects", &args.rejects),
+        ("--report", &args.report),
+    ] {
+        if let Some(v) = value {
+            command_line.push(flag.into());
+            command_line.push(v.clone().into());
+        }
+    }
+    if args.overwrite {
+        command_line.push("--overwrite".into());
+    }
+    let crate::cli::Cargo::Isobench(cli) =
+        <crate::cli::Cargo as clap::Parser>::try_parse_from(command_line)
+            .map_err(|e| CliError::usage(e.to_string(), None))?;
+    let crate::cli::Command::Convert(convert_args) = cli.command else {
+        unreachable!("the arguments above name `convert`")
+    };
+    let enrich = EnrichConfig {
+        repos_dir: args.repos.clone(),
+        mapped: session.config.repos.clone(),
+        use_map: !session.config.repos.is_empty(),
+        timings: args.timings.clone(),
+        env: args
+            .python
+            .clone()
+            .map(|python| (python, args.arch.clone(), args.image.clone())),
+    };
+    crate::convert::run(&session.registry, &convert_args, Some(enrich))
+}
+
+/// Runs `timings`: prints `{efficiency_test, duration_changes, human_performance, logs}`.
+pub fn run_timings(args: &TimingsArgs) -> Result<i32, CliError> {
+    let (files, place) = if let Some(dir) = &args.dir {
+        let files = timings::instance_logs(dir).map_err(|e| timing_error(&e))?;
+        (files, dir.clone())
+    } else {
+        (
+            timings::LogFiles {
+                base: args.base.clone(),
+                head: args.head.clone(),
+            },
+            std::path::PathBuf::from("."),
+        )
+    };
+    if files.base.is_empty() || files.head.is_empty() {
+        return Err(CliError::usage(
+            "timings need at least one base log and one head log",
+            Some("give `--base PATH --head PATH`, or a directory with `base*` and `head*` entries"),
+        ));
+    }
+    let tests = (!args.tests.is_empty()).then_some(args.tests.as_slice());
+    let timed = timings::read_timings(&files, tests, &place).map_err(|e| timing_error(&e))?;
+    let mut record = isobench_core::CanonicalRecord::default();
+    let mut notes = isobench_core::Notes::new();
+    timings::attach(&mut record, &timed, &mut notes);
+    let logs: Vec<Value> = timed
+        .logs
+        .iter()
+        .map(|(path, side, kind)| {
+            serde_json::json!({"path": path.display().to_string(), "side": side, "kind": kind.as_str()})
+        })
+        .collect();
+    let out = serde_json::json!({
+        "efficiency_test": timed.efficiency_test,
+        "duration_changes": record.duration_changes,
+        "human_performance": record.human_performance,
+        "logs": logs,
+    });
+    let mut stdout = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut stdout, &out).map_err(|e| write_error(e.into()))?;
+    writeln!(stdout).map_err(write_error)?;
+    Ok(exit::OK)
+}
+
+fn timing_error(e: &timings::TimingsError) -> CliError {
+    CliError::Record(
+        e.to_string(),
+        Some("see the README's `enrich --timings DIR` layout for the logs read".into()),
+    )
+}
+
+fn write_error(e: std::io::Error) -> CliError {
+    CliError::Write {
+        path: "-".into(),
+        source: e,
+    }
+}
+
+/// One unit of mining work: a head and its base (`None`: the first parent).
+#[derive(Debug, Clone, Copy)]
+struct Task {
+    head: Oid,
+    base: Option<Oid>,
+}
+
+/// Runs `mine`.
+pub fn run_mine(session: &Session, args: &MineArgs) -> Result<i32, CliError> {
+    let repo = Repo::open(&args.repo)?;
+    if args.head.is_empty() && args.range.is_empty() {
+        return Err(CliError::usage(
+            "nothing to mine",
+            Some("give `--head REV` (repeatable) or `--range A..B`"),
+        ));
+    }
+    if args.base.is_some() && (args.head.len() != 1 || !args.range.is_empty()) {
+        return Err(CliError::usage(
+            "`--base` goes with a single `--head`",
+            Some("a range's commits are each mined against their first parent"),
+        ));
+    }
+    let repo_name = match &args.repo_name {
+        Some(name) if name.split('/').count() == 2 && !name.starts_with('/') && !name.ends_with('/') => {
+            name.clone()
+        }
+        Some(name) => {
+            return Err(CliError::usage(
+                format!("`--repo-name {name}` is not `OWNER/NAME`"),
+                None,
+            ));
+        }
+        None => repo.origin_owner_name().ok_or_else(|| {
+            CliError::usage(
+                format!(
+                    "the `owner/name` of `{}` is unknown (no `origin` remote with a GitHub-style URL)",
+                    args.repo.display()
+                ),
+                Some("give it with `--repo-name OWNER/NAME`"),
+            )
+        })?,
+    };
+    let mut tasks = Vec::new();
+    let base = args
+        .base
+        .as_deref()
+        .map(|rev| repo.commit(rev).map(|c| c.id()))
+        .transpose()?;
+    for rev in &args.head {
+        tasks.push(Task {
+            head: repo.commit(rev)?.id(),
+            base,
+        });
+    }
+    for range in &args.range {
+        let Some((from, to)) = range.split_once("..") else {
+            return Err(CliError::usage(
+                format!("`--range {range}` is not `A..B`"),
+                None,
+            ));
+        };
+        let from = repo.commit(from)?.id();
+        let to = repo.commit(to)?.id();
+        let mut walk = repo.git.revwalk().map_err(|e| repo.err(e))?;
+        walk.set_sorting(Sort::TOPOLOGICAL | Sort::REVERSE)
+            .map_err(|e| repo.err(e))?;
+        walk.push(to).map_err(|e| repo.err(e))?;
+        walk.hide(from).map_err(|e| repo.err(e))?;
+        for oid in walk {
+            tasks.push(Task {
+                head: oid.map_err(|e| repo.err(e))?,
+                base: None,
+            });
+        }
+    }
+    let single = tasks.len() == 1;
+    let settings = MineSettings {
+        repo_name,
+        rules: session.config.test_file_rules()?,
+        env: args.python.as_ref().map(|python| EnvSpec {
+            python: python.clone(),
+            arch: args.arch.clone(),
+            image: args.image.clone(),
+            install: args.install.clone(),
+        }),
+        filters: Filters {
+            only_source: args.only_source,
+            max_files: args.max_files,
+            paths: args.paths.clone(),
+        },
+    };
+    let output = args.output.as_deref().filter(|p| p.as_os_str() != "-");
+    let mut writer = RecordWriter::create(output, args.overwrite, JsonStyle::Compact)?;
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
+        .clamp(1, tasks.len().max(1));
+    let mut stats = Stats::default();
+    let path = args.repo.clone();
+    let result = mine_parallel(&path, &settings, &tasks, jobs, single, |outcome| {
+        stats.take(outcome, single, &mut writer)
+    });
+    if let Err(e) = result {
+        eprintln!(
+            "stopped after {} record(s): nothing was written",
+            stats.written
+        );
+        return Err(e);
+    }
+    writer.finish()?;
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(
+        err,
+        "mined {} commit(s): {} record(s) written, {} skipped",
+        tasks.len(),
+        stats.written,
+        stats.skipped.values().sum::<usize>()
+    );
+    for (reason, count) in &stats.skipped {
+        let _ = writeln!(err, "  skipped {count}: {reason}");
+    }
+    Ok(exit::OK)
+}
+
+/// Mines `tasks` on `jobs` threads (each with its own repository handle and parser) and
+/// hands the outcomes to `take` in task order. At most a few outcomes per thread wait in
+/// memory.
+fn mine_parallel(
+    path: &std::path::Path,
+    settings: &MineSettings,
+    tasks: &[Task],
+    jobs: usize,
+    strict_root: bool,
+    mut take: impl FnMut(Mined) -> Result<(), CliError>,
+) -> Result<(), CliError> {
+    let next = AtomicUsize::new(0);
+    let window = jobs * 8;
+    std::thread::scope(|scope| {
+        let (tx, rx) = mpsc::sync_channel::<(usize, Result<Mined, RepoError>)>(window);
+        for _ in 0..jobs {
+            let tx = tx.clone();
+            let next = &next;
+            scope.spawn(move || {
+                let repo = match Repo::open(path) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        let _ = tx.send((next.fetch_add(1, Ordering::SeqCst), Err(e)));
+                        return;
+                    }
+                };
+                let mut parser = PythonParser::new();
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(task) = tasks.get(i) else { break };
+                    let mut outcome =
+                        commit::mine(&repo, &mut parser, settings, task.head, task.base);
+                    if !strict_root && let Err(RepoError::RootCommit { commit, .. }) = &outcome {
+                        outcome = Ok(Mined::Skipped {
+                            commit: commit.clone(),
+                            reason: "a root commit (no parent to diff against)".into(),
+                        });
+                    }
+                    if tx.send((i, outcome)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let mut pending = BTreeMap::new();
+        let mut expected = 0usize;
+        for (i, outcome) in &rx {
+            pending.insert(i, outcome);
+            while let Some(outcome) = pending.remove(&expected) {
+                expected += 1;
+                let mined = outcome?;
+                take(mined)?;
+            }
+        }
+        Ok(())
+    })
+}
+
+#[derive(Debug, Default)]
+struct Stats {
+    written: usize,
+    skipped: BTreeMap<String, usize>,
+}
+
+impl Stats {
+    fn take(
+        &mut self,
+        mined: Mined,
+        single: bool,
+        writer: &mut RecordWriter,
+    ) -> Result<(), CliError> {
+        match mined {
+            Mined::Record(record) => {
+                if single {
+                    describe(&record);
+                }
+                let Value::Object(map) = record.to_value() else {
+                    unreachable!("a record serialises to an object")
+                };
+                writer.write(&map)?;
+                self.written += 1;
+            }
+            Mined::Skipped { commit, reason } => {
+                if single {
+                    eprintln!("skipped {commit}: {reason}");
+                }
+                *self.skipped.entry(reason).or_default() += 1;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The report of one mined commit on stderr: each file with the rule that classified it,
+/// and each function with how it was found.
+fn describe(record: &isobench_core::CanonicalRecord) {
+    let mut err = std::io::stderr().lock();
+    let mining = record.ext("mining");
+    let _ = writeln!(
+        err,
+        "{}: {} -> {}",
+        record.instance_id.as_deref().unwrap_or_default(),
+        record.base_commit.as_deref().unwrap_or_default(),
+        record.head_commit.as_deref().unwrap_or_default()
+    );
+    if let Some(Value::Object(files)) = mining.and_then(|m| m.get("test_files")) {
+        for (path, rule) in files {
+            let _ = match rule.as_str() {
+                Some(rule) => writeln!(err, "  test     {path}  (rule `{rule}`)"),
+                None => writeln!(err, "  source   {path}  (no test-file rule matched)"),
+            };
+        }
+    }
+    if let Some(Value::Object(functions)) = mining.and_then(|m| m.get("functions")) {
+        for (name, method) in functions {
+            let _ = writeln!(
+                err,
+                "  function {name}  ({})",
+                method.as_str().unwrap_or_default()
+            );
+        }
+    }
+}

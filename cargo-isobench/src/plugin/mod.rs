@@ -1,0 +1,223 @@
+//! Plugins: adapters that are not compiled into the binary.
+//!
+//! * native plugins ([`native`]): a `cdylib` built with `isobench-plugin-sdk`, named by
+//!   `--plugin PATH`, by `[[plugins]] path = "..."` in `isobench.toml`, or built from the
+//!   current cargo workspace by `cargo isobench plugin build` ([`workspace`]);
+//! * program plugins ([`program`]): an executable speaking JSON Lines, named by
+//!   `[[plugins]] command = [...]` or found on `PATH` as `isobench-adapter-<name>`.
+//!
+//! Every plugin adapter is registered next to the built-ins; a name clash is an error.
+
+pub mod native;
+pub mod program;
+pub mod scaffold;
+pub mod workspace;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use isobench_core::Registry;
+use isobench_core::adapter::{NameClash, ViewAdapter};
+
+use crate::config::Config;
+use crate::errors::CliError;
+
+/// A plugin that cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PluginError {
+    /// The file does not exist.
+    #[error("plugin `{}` does not exist", .0.display())]
+    Missing(PathBuf),
+    /// The file is not a loadable library.
+    #[error("plugin `{path}` cannot be loaded as a library: {reason}")]
+    NotALibrary {
+        /// The file.
+        path: String,
+        /// What the loader said.
+        reason: String,
+    },
+    /// The library has no isobench entry point.
+    #[error(
+        "`{path}` is a library but not an isobench plugin: it exports no `isobench_plugin_entry`"
+    )]
+    NotAPlugin {
+        /// The file.
+        path: String,
+    },
+    /// The plugin was built for another ABI.
+    #[error(
+        "plugin `{path}` speaks plugin ABI version {found}, this cargo-isobench speaks {}",
+        isobench_plugin_sdk::abi::ABI_VERSION
+    )]
+    AbiMismatch {
+        /// The file.
+        path: String,
+        /// The version it declares.
+        found: u32,
+    },
+    /// The plugin panicked while describing itself.
+    #[error("plugin `{path}` panicked: {message}")]
+    Panicked {
+        /// The file.
+        path: String,
+        /// The panic message.
+        message: String,
+    },
+    /// The plugin answered something that is not what the ABI promises.
+    #[error("plugin `{path}` returned {what}")]
+    Garbage {
+        /// The file.
+        path: String,
+        /// What it returned.
+        what: String,
+    },
+    /// A program plugin failed to start or to shake hands.
+    #[error("program plugin `{command}` {what}")]
+    Program {
+        /// The command line.
+        command: String,
+        /// What went wrong.
+        what: String,
+    },
+    /// Two adapters answer to the same name.
+    #[error("{0}")]
+    Clash(#[from] NameClash),
+    /// The cargo workspace could not be read or built.
+    #[error("{0}")]
+    Workspace(String),
+}
+
+impl PluginError {
+    /// What the user can do about it.
+    pub fn hint(&self) -> &'static str {
+        match self {
+            Self::Missing(_) => {
+                "check the path; build the plugin first (`cargo build --release` in its crate, or `cargo isobench plugin build`)"
+            }
+            Self::NotALibrary { .. } | Self::NotAPlugin { .. } => {
+                "a native plugin is the `cdylib` of a crate that calls `isobench_plugin_sdk::export_plugin!`"
+            }
+            Self::AbiMismatch { .. } => {
+                "rebuild the plugin against the isobench-plugin-sdk that matches this cargo-isobench"
+            }
+            Self::Panicked { .. } | Self::Garbage { .. } => {
+                "a bug in the plugin: report it to its author"
+            }
+            Self::Program { .. } => {
+                "run the command by hand: it must answer `{\"id\":0,\"method\":\"hello\",\"protocol\":1}` on stdin with a manifest line on stdout"
+            }
+            Self::Clash(_) => "rename the plugin's adapter, or load only one of the two",
+            Self::Workspace(_) => {
+                "run the command inside a cargo workspace whose plugin crates build"
+            }
+        }
+    }
+}
+
+impl From<PluginError> for CliError {
+    fn from(e: PluginError) -> Self {
+        CliError::usage(e.to_string(), Some(e.hint()))
+    }
+}
+
+/// Loads every plugin the run is given and registers its adapter: `--plugin` paths,
+/// `isobench.toml` entries, plugins built from the current workspace, then programs on
+/// `PATH` (a broken one there is reported and skipped, since nobody named it).
+pub fn register_all(
+    registry: &mut Registry,
+    flags: &[PathBuf],
+    config: &Config,
+    cwd: &Path,
+) -> Result<(), CliError> {
+    let mut loaded = BTreeSet::new();
+    let mut native_paths: Vec<PathBuf> = flags.iter().map(|p| cwd.join(p)).collect();
+    let mut commands = Vec::new();
+    for entry in &config.plugins {
+        match (&entry.path, &entry.command) {
+            (Some(path), None) => native_paths.push(path.clone()),
+            (None, Some(command)) => commands.push((
+                command.clone(),
+                entry
+                    .timeout_secs
+                    .map_or(program::DEFAULT_TIMEOUT, Duration::from_secs),
+            )),
+            _ => {
+                return Err(CliError::usage(
+                    "a `[[plugins]]` entry needs exactly one of `path` (a native plugin) or `command` (a program plugin)",
+                    Some(
+                        "`path = \"target/release/libmy_format.so\"` or `command = [\"python3\", \"my_format.py\"]`",
+                    ),
+                ));
+            }
+        }
+    }
+    native_paths.extend(workspace::built_plugins(cwd));
+    for path in native_paths {
+        let key = path.canonicalize().unwrap_or_else(|_| path.clone());
+        if !loaded.insert(key) {
+            continue;
+        }
+        let adapter = native::load(&path)?;
+        add(registry, Box::new(adapter))?;
+    }
+    for (command, timeout) in commands {
+        add(registry, Box::new(program::start(&command, timeout)?))?;
+    }
+    for path in programs_on_path() {
+        let command = vec![path.display().to_string()];
+        match program::start(&command, program::DEFAULT_TIMEOUT) {
+            Ok(adapter) => {
+                if let Err(e) = add(registry, Box::new(adapter)) {
+                    eprintln!("warning: {e}; skipped");
+                }
+            }
+            Err(e) => eprintln!("warning: {e}; skipped"),
+        }
+    }
+    Ok(())
+}
+
+fn add(registry: &mut Registry, adapter: Box<dyn ViewAdapter>) -> Result<(), PluginError> {
+    registry.register(adapter).map_err(PluginError::from)
+}
+
+/// Executables named `isobench-adapter-<name>` on `PATH` (the first of each name).
+pub fn programs_on_path() -> Vec<PathBuf> {
+    let Some(path) = std::env::var_os("PATH") else {
+        return Vec::new();
+    };
+    let mut seen = BTreeSet::new();
+    let mut found = Vec::new();
+    for dir in std::env::split_paths(&path) {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut names: Vec<_> = entries.filter_map(Result::ok).collect();
+        names.sort_by_key(std::fs::DirEntry::file_name);
+        for entry in names {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let Some(rest) = name.strip_prefix("isobench-adapter-") else {
+                continue;
+            };
+            let rest = rest.strip_suffix(".exe").unwrap_or(rest).to_owned();
+            if rest.is_empty() || !is_executable(&entry.path()) || !seen.insert(rest) {
+                continue;
+            }
+            found.push(entry.path());
+        }
+    }
+    found
+}
+
+#[cfg(unix)]
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn is_executable(path: &Path) -> bool {
+    path.is_file()
+}

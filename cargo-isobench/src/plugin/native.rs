@@ -1,0 +1,314 @@
+//! Native plugins: a `cdylib` built with `isobench-plugin-sdk`, loaded with `libloading`.
+//!
+//! The only `unsafe` of the command line lives here. The library is never unloaded: its
+//! code may be referenced until the process ends.
+
+use std::path::{Path, PathBuf};
+
+use isobench_core::adapter::{AdapterInfo, ExportOptions, ViewAdapter};
+use isobench_core::schema::SchemaValidator;
+use isobench_core::{CanonicalRecord, Notes, Profile, RecordError, validate_record};
+use isobench_plugin_sdk::abi::{
+    ABI_VERSION, DESCRIPTOR_SIZE, ENTRY_SYMBOL, EntryFn, OutBuffer, PluginDescriptor, STATUS_OK,
+    STATUS_PANIC, STATUS_RECORD_ERROR,
+};
+use isobench_plugin_sdk::wire::{self, Converted, ExportRequest, Manifest, WireError, WireMessage};
+use serde_json::{Map, Value};
+
+use super::PluginError;
+
+/// An adapter living in a loaded native plugin.
+#[derive(Debug)]
+pub struct NativeAdapter {
+    info: AdapterInfo,
+    schema: Value,
+    validator: Option<SchemaValidator>,
+    descriptor: &'static PluginDescriptor,
+    path: PathBuf,
+}
+
+/// Loads the plugin at `path`: checks the ABI version, then reads its manifest.
+#[allow(unsafe_code)]
+pub fn load(path: &Path) -> Result<NativeAdapter, PluginError> {
+    let shown = path.display().to_string();
+    if !path.is_file() {
+        return Err(PluginError::Missing(path.to_owned()));
+    }
+    let descriptor = open_descriptor(path)?;
+    let plugin = NativeAdapter {
+        info: AdapterInfo::new("", &[], ""),
+        schema: Value::Null,
+        validator: None,
+        descriptor,
+        path: path.to_owned(),
+    };
+    let (status, bytes) = plugin.call(|out| {
+        // SAFETY: `out` is a valid, writable buffer for the duration of the call, as the
+        // ABI requires; the descriptor's version and size were checked.
+        unsafe { (descriptor.manifest)(out) }
+    });
+    let manifest: Manifest = match status {
+        STATUS_OK => serde_json::from_slice(&bytes).map_err(|e| PluginError::Garbage {
+            path: shown.clone(),
+            what: format!("a manifest that is not valid: {e}"),
+        })?,
+        STATUS_PANIC => {
+            return Err(PluginError::Panicked {
+                path: shown,
+                message: message_of(&bytes),
+            });
+        }
+        other => {
+            return Err(PluginError::Garbage {
+                path: shown,
+                what: format!("status {other} from `manifest`: {}", message_of(&bytes)),
+            });
+        }
+    };
+    if manifest.abi != ABI_VERSION {
+        return Err(PluginError::AbiMismatch {
+            path: shown,
+            found: manifest.abi,
+        });
+    }
+    let mut info = manifest.info;
+    if info.name.trim().is_empty() {
+        return Err(PluginError::Garbage {
+            path: shown,
+            what: "a manifest whose adapter has no name".into(),
+        });
+    }
+    info.origin = format!("plugin {shown}");
+    let validator = SchemaValidator::new(&manifest.schema).map_err(|e| PluginError::Garbage {
+        path: shown,
+        what: format!("a record schema that does not compile: {e}"),
+    })?;
+    Ok(NativeAdapter {
+        info,
+        schema: manifest.schema,
+        validator: Some(validator),
+        ..plugin
+    })
+}
+
+/// Opens the library, finds the entry point and checks the descriptor's version and size
+/// before anything else is read from it.
+#[allow(unsafe_code)]
+fn open_descriptor(path: &Path) -> Result<&'static PluginDescriptor, PluginError> {
+    let shown = path.display().to_string();
+    // SAFETY: loading a library runs its initialisers. Only libraries the user named (with
+    // `--plugin` or `isobench.toml`) or that `cargo isobench plugin build` built are loaded;
+    // that is the trust the user gives a plugin, as to any program they run.
+    let library =
+        unsafe { libloading::Library::new(path) }.map_err(|e| PluginError::NotALibrary {
+            path: shown.clone(),
+            reason: e.to_string(),
+        })?;
+    // Never unloaded: the descriptor and its functions live as long as the process.
+    let library: &'static libloading::Library = Box::leak(Box::new(library));
+    // SAFETY: the symbol is declared with the SDK's `EntryFn` type; a library that exports
+    // the name with another type is not an isobench plugin, which nobody can detect.
+    let entry =
+        unsafe { library.get::<EntryFn>(ENTRY_SYMBOL) }.map_err(|_| PluginError::NotAPlugin {
+            path: shown.clone(),
+        })?;
+    // SAFETY: the entry point takes nothing and returns a pointer to a static descriptor.
+    let raw = unsafe { entry() };
+    if raw.is_null() {
+        return Err(PluginError::NotAPlugin { path: shown });
+    }
+    // SAFETY: every version of the ABI starts the descriptor with two `u32`s, the version
+    // and the size; those are the only fields read before they are checked.
+    let (version, size) = unsafe {
+        let head = raw.cast::<u32>();
+        (head.read(), head.add(1).read())
+    };
+    if version != ABI_VERSION {
+        return Err(PluginError::AbiMismatch {
+            path: shown,
+            found: version,
+        });
+    }
+    if size < DESCRIPTOR_SIZE {
+        return Err(PluginError::Garbage {
+            path: shown,
+            what: format!(
+                "a descriptor of {size} bytes, smaller than the {DESCRIPTOR_SIZE} of ABI {ABI_VERSION}"
+            ),
+        });
+    }
+    // SAFETY: version and size match this ABI, so the pointer is to a static
+    // `PluginDescriptor` in the library, which is never unloaded.
+    Ok(unsafe { &*raw })
+}
+
+fn message_of(bytes: &[u8]) -> String {
+    serde_json::from_slice::<WireMessage>(bytes).map_or_else(
+        |_| String::from_utf8_lossy(bytes).chars().take(200).collect(),
+        |m| m.message,
+    )
+}
+
+impl NativeAdapter {
+    /// The library's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Calls a plugin function that fills an out buffer; copies the answer out and frees
+    /// the buffer with the plugin's own `free`.
+    #[allow(unsafe_code)]
+    fn call(&self, f: impl FnOnce(*mut OutBuffer) -> i32) -> (i32, Vec<u8>) {
+        let mut out = OutBuffer::empty();
+        let status = f(&raw mut out);
+        // SAFETY: the plugin filled `out` (or left it empty) and has not freed it.
+        let bytes = unsafe { out.as_slice() }.to_vec();
+        // SAFETY: `out` was filled by this plugin and is given back exactly once.
+        unsafe { (self.descriptor.free)(out) };
+        (status, bytes)
+    }
+
+    /// Calls `import` or `export` with `input` and decodes the answer.
+    #[allow(unsafe_code)]
+    fn convert(&self, export: bool, input: &[u8]) -> Result<Converted, RecordError> {
+        let function = if export {
+            self.descriptor.export
+        } else {
+            self.descriptor.import
+        };
+        let (status, bytes) = self.call(|out| {
+            // SAFETY: `input` is valid for `len` bytes during the call and `out` is a
+            // valid, writable buffer; the descriptor was checked at load.
+            unsafe { function(input.as_ptr(), input.len(), out) }
+        });
+        let what = if export { "export" } else { "import" };
+        match status {
+            STATUS_OK => serde_json::from_slice(&bytes)
+                .map_err(|e| self.bad(&format!("returned invalid JSON from `{what}`: {e}"))),
+            STATUS_RECORD_ERROR => Err(serde_json::from_slice::<WireError>(&bytes).map_or_else(
+                |e| self.bad(&format!("returned an unreadable error from `{what}`: {e}")),
+                wire::error_from_wire,
+            )),
+            STATUS_PANIC => Err(RecordError::invalid(
+                "",
+                format!(
+                    "plugin `{}` ({}) panicked in `{what}`: {}",
+                    self.info.name,
+                    self.path.display(),
+                    message_of(&bytes)
+                ),
+            )
+            .with_hint("a bug in the plugin: report it to its author with this record")),
+            other => Err(self.bad(&format!(
+                "answered `{what}` with status {other}: {}",
+                message_of(&bytes)
+            ))),
+        }
+    }
+
+    fn bad(&self, what: &str) -> RecordError {
+        RecordError::invalid(
+            "",
+            format!(
+                "plugin `{}` ({}) {what}",
+                self.info.name,
+                self.path.display()
+            ),
+        )
+        .with_hint("a bug in the plugin: report it to its author with this record")
+    }
+}
+
+/// Checks an imported record: a canonical record under the lossless profile.
+pub(crate) fn check_import(name: &str, value: Value) -> Result<CanonicalRecord, RecordError> {
+    let problems = validate_record(&value, Profile::Lossless);
+    if let Some(p) = problems.first() {
+        return Err(RecordError::invalid(
+            p.pointer.clone(),
+            format!(
+                "plugin adapter `{name}` returned an invalid canonical record: {}",
+                p.message
+            ),
+        )
+        .with_hint("a bug in the plugin: report it to its author with this record"));
+    }
+    serde_json::from_value(value).map_err(|e| {
+        RecordError::invalid(
+            "",
+            format!("plugin adapter `{name}` returned an invalid canonical record: {e}"),
+        )
+    })
+}
+
+/// Checks an exported record: a JSON object following the plugin's own schema.
+pub(crate) fn check_export(
+    name: &str,
+    validator: Option<&SchemaValidator>,
+    value: Value,
+) -> Result<Map<String, Value>, RecordError> {
+    let Value::Object(map) = value else {
+        return Err(RecordError::invalid(
+            "",
+            format!(
+                "plugin adapter `{name}` exported {}, not a JSON object",
+                isobench_core::error::json_type_name(&value)
+            ),
+        ));
+    };
+    if let Some(validator) = validator {
+        let record = Value::Object(map);
+        if let Some(p) = validator.problems(&record).first() {
+            return Err(RecordError::invalid(
+                p.pointer.clone(),
+                format!(
+                    "plugin adapter `{name}` exported a record its own schema refuses: {}",
+                    p.message
+                ),
+            ));
+        }
+        let Value::Object(map) = record else {
+            unreachable!("built as an object above")
+        };
+        return Ok(map);
+    }
+    Ok(map)
+}
+
+impl ViewAdapter for NativeAdapter {
+    fn info(&self) -> &AdapterInfo {
+        &self.info
+    }
+
+    fn schema(&self) -> &Value {
+        &self.schema
+    }
+
+    fn import(
+        &self,
+        record: Map<String, Value>,
+        notes: &mut Notes,
+    ) -> Result<CanonicalRecord, RecordError> {
+        let bytes =
+            serde_json::to_vec(&record).map_err(|e| RecordError::invalid("", e.to_string()))?;
+        let converted = self.convert(false, &bytes)?;
+        wire::notes_from_wire(converted.notes, notes);
+        check_import(&self.info.name, converted.record)
+    }
+
+    fn export(
+        &self,
+        record: &CanonicalRecord,
+        options: &ExportOptions,
+        notes: &mut Notes,
+    ) -> Result<Map<String, Value>, RecordError> {
+        let request = ExportRequest {
+            record: record.to_value(),
+            profile: options.profile,
+        };
+        let bytes =
+            serde_json::to_vec(&request).map_err(|e| RecordError::invalid("", e.to_string()))?;
+        let converted = self.convert(true, &bytes)?;
+        wire::notes_from_wire(converted.notes, notes);
+        check_export(&self.info.name, self.validator.as_ref(), converted.record)
+    }
+}

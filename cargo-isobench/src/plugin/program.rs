@@ -1,0 +1,291 @@
+//! Program plugins: an executable speaking JSON Lines on stdin/stdout.
+//!
+//! Protocol (version [`PROTOCOL`]), one JSON object per line:
+//!
+//! * host: `{"id": 0, "method": "hello", "protocol": 1}`;
+//!   program: `{"id": 0, "ok": {"abi": 1, "info": {...}, "schema": {...}}}` (a manifest).
+//! * host: `{"id": N, "method": "import", "record": {...}}`;
+//!   program: `{"id": N, "ok": {"record": {...canonical...}, "notes": [...]}}`
+//!   or `{"id": N, "error": {"pointer": ..., "kind": ..., "message": ...}}`.
+//! * host: `{"id": N, "method": "export", "record": {...canonical...}, "profile": "lossless"}`;
+//!   program: the same kind of answer, with the foreign record.
+//!
+//! Every answer carries the id of its request. stderr is the program's own, for logs.
+//! Closing stdin asks the program to exit. A program that exits, writes something that
+//! is not an answer, or does not answer within the timeout is reported, and a hung one is
+//! killed: the host never waits forever.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::Mutex;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+use isobench_core::adapter::{AdapterInfo, ExportOptions, ViewAdapter};
+use isobench_core::schema::SchemaValidator;
+use isobench_core::{CanonicalRecord, Notes, RecordError};
+use isobench_plugin_sdk::wire::{self, Converted, Manifest, WireError};
+use serde_json::{Map, Value, json};
+
+use super::PluginError;
+use super::native::{check_export, check_import};
+
+/// The protocol version.
+pub const PROTOCOL: u32 = 1;
+
+/// How long a program may take to answer one request, unless configured.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+#[derive(Debug)]
+struct Running {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<std::io::Result<String>>,
+    next_id: u64,
+}
+
+/// An adapter served by a running program.
+#[derive(Debug)]
+pub struct ProgramAdapter {
+    info: AdapterInfo,
+    schema: Value,
+    validator: SchemaValidator,
+    command: String,
+    timeout: Duration,
+    state: Mutex<Option<Running>>,
+}
+
+/// Starts `command` (program and arguments) and performs the handshake.
+pub fn start(command: &[String], timeout: Duration) -> Result<ProgramAdapter, PluginError> {
+    let shown = command.join(" ");
+    let Some((program, args)) = command.split_first() else {
+        return Err(PluginError::Program {
+            command: shown,
+            what: "an empty command".into(),
+        });
+    };
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| PluginError::Program {
+            command: shown.clone(),
+            what: format!("cannot be started: {e}"),
+        })?;
+    let stdout = child.stdout.take().expect("stdout was piped");
+    let stdin = child.stdin.take();
+    let (send, lines) = channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let end = line.is_err();
+            if send.send(line).is_err() || end {
+                break;
+            }
+        }
+    });
+    let running = Running {
+        child,
+        stdin,
+        lines,
+        next_id: 0,
+    };
+    let mut adapter = ProgramAdapter {
+        info: AdapterInfo::new("", &[], ""),
+        schema: Value::Null,
+        validator: SchemaValidator::new(&json!({})).expect("the empty schema compiles"),
+        command: shown.clone(),
+        timeout,
+        state: Mutex::new(Some(running)),
+    };
+    // Starting an interpreter can be slow on a busy machine: the handshake gets at least
+    // the default timeout.
+    adapter.timeout = timeout.max(DEFAULT_TIMEOUT);
+    let answer = adapter
+        .request("hello", json!({ "protocol": PROTOCOL }))
+        .map_err(|e| PluginError::Program {
+            command: shown.clone(),
+            what: format!("failed the handshake: {}", e.message),
+        })?;
+    let manifest: Manifest = serde_json::from_value(answer).map_err(|e| PluginError::Program {
+        command: shown.clone(),
+        what: format!("answered the handshake with an invalid manifest: {e}"),
+    })?;
+    if manifest.abi != PROTOCOL {
+        return Err(PluginError::Program {
+            command: shown,
+            what: format!(
+                "speaks protocol {}, this host speaks {PROTOCOL}",
+                manifest.abi
+            ),
+        });
+    }
+    adapter.validator =
+        SchemaValidator::new(&manifest.schema).map_err(|e| PluginError::Program {
+            command: shown.clone(),
+            what: format!("declared a record schema that does not compile: {e}"),
+        })?;
+    adapter.timeout = timeout;
+    adapter.info = manifest.info;
+    adapter.info.origin = format!("program {shown}");
+    adapter.schema = manifest.schema;
+    Ok(adapter)
+}
+
+impl ProgramAdapter {
+    fn fail(&self, what: impl std::fmt::Display) -> RecordError {
+        RecordError::invalid("", format!("program plugin `{}` {what}", self.command))
+            .with_hint("the program's own messages, if any, are above on stderr")
+    }
+
+    /// Sends one request and waits (at most the timeout) for its answer's `ok` value.
+    fn request(&self, method: &str, mut body: Value) -> Result<Value, RecordError> {
+        let mut guard = self
+            .state
+            .lock()
+            .map_err(|_| self.fail("is unusable after an earlier failure"))?;
+        let Some(running) = guard.as_mut() else {
+            return Err(self.fail("has stopped after an earlier failure"));
+        };
+        let id = running.next_id;
+        running.next_id += 1;
+        body["id"] = id.into();
+        body["method"] = method.into();
+        let mut line = serde_json::to_vec(&body).map_err(|e| self.fail(e))?;
+        line.push(b'\n');
+        let sent = running
+            .stdin
+            .as_mut()
+            .map(|stdin| stdin.write_all(&line).and_then(|()| stdin.flush()));
+        if !matches!(sent, Some(Ok(()))) {
+            let status = stop(guard.take());
+            return Err(self.fail(format!("stopped reading its input ({status})")));
+        }
+        let deadline = Instant::now() + self.timeout;
+        let answer = loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match running.lines.recv_timeout(left) {
+                Ok(Ok(text)) if text.trim().is_empty() => {}
+                Ok(Ok(text)) => break text,
+                Ok(Err(e)) => {
+                    stop(guard.take());
+                    return Err(self.fail(format!("wrote unreadable output: {e}")));
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    stop(guard.take());
+                    return Err(self.fail(format!(
+                        "did not answer request {id} ({method}) within {} s and was stopped",
+                        self.timeout.as_secs_f64()
+                    )));
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    let status = stop(guard.take());
+                    return Err(self.fail(format!(
+                        "exited before answering request {id} ({method}): {status}"
+                    )));
+                }
+            }
+        };
+        let mut answer: Map<String, Value> = match serde_json::from_str(&answer) {
+            Ok(a) => a,
+            Err(e) => {
+                stop(guard.take());
+                let shown: String = answer.chars().take(120).collect();
+                return Err(self.fail(format!(
+                    "wrote a line that is not a JSON object ({e}): `{shown}`"
+                )));
+            }
+        };
+        if answer.get("id").and_then(Value::as_u64) != Some(id) {
+            stop(guard.take());
+            return Err(self.fail(format!(
+                "answered request {id} with id {}",
+                answer
+                    .get("id")
+                    .map_or_else(|| "none".to_owned(), Value::to_string)
+            )));
+        }
+        if let Some(ok) = answer.remove("ok") {
+            return Ok(ok);
+        }
+        if let Some(error) = answer.remove("error") {
+            return Err(serde_json::from_value::<WireError>(error).map_or_else(
+                |e| self.fail(format!("sent an unreadable error: {e}")),
+                wire::error_from_wire,
+            ));
+        }
+        Err(self.fail(format!(
+            "answered request {id} with neither `ok` nor `error`"
+        )))
+    }
+
+    fn converted(&self, answer: Value) -> Result<Converted, RecordError> {
+        serde_json::from_value(answer)
+            .map_err(|e| self.fail(format!("sent an answer without `record`/`notes`: {e}")))
+    }
+}
+
+/// Closes the program's input, gives it a moment to exit, then kills it; says how it ended.
+fn stop(running: Option<Running>) -> String {
+    let Some(mut running) = running else {
+        return "already stopped".into();
+    };
+    drop(running.stdin.take());
+    let deadline = Instant::now() + Duration::from_secs(2);
+    loop {
+        match running.child.try_wait() {
+            Ok(Some(status)) => return status.to_string(),
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
+            _ => {
+                let _ = running.child.kill();
+                let _ = running.child.wait();
+                return "killed".into();
+            }
+        }
+    }
+}
+
+impl Drop for ProgramAdapter {
+    fn drop(&mut self) {
+        if let Ok(mut guard) = self.state.lock() {
+            stop(guard.take());
+        }
+    }
+}
+
+impl ViewAdapter for ProgramAdapter {
+    fn info(&self) -> &AdapterInfo {
+        &self.info
+    }
+
+    fn schema(&self) -> &Value {
+        &self.schema
+    }
+
+    fn import(
+        &self,
+        record: Map<String, Value>,
+        notes: &mut Notes,
+    ) -> Result<CanonicalRecord, RecordError> {
+        let answer = self.request("import", json!({ "record": record }))?;
+        let converted = self.converted(answer)?;
+        wire::notes_from_wire(converted.notes, notes);
+        check_import(&self.info.name, converted.record)
+    }
+
+    fn export(
+        &self,
+        record: &CanonicalRecord,
+        options: &ExportOptions,
+        notes: &mut Notes,
+    ) -> Result<Map<String, Value>, RecordError> {
+        let answer = self.request(
+            "export",
+            json!({ "record": record.to_value(), "profile": options.profile }),
+        )?;
+        let converted = self.converted(answer)?;
+        wire::notes_from_wire(converted.notes, notes);
+        check_export(&self.info.name, Some(&self.validator), converted.record)
+    }
+}

@@ -1,0 +1,227 @@
+//! Workspace plugins: packages of the current cargo workspace marked
+//! `[package.metadata.isobench] plugin = true`, found with `cargo metadata`, built with
+//! `cargo build` (artifact paths read from cargo's JSON messages), and remembered in
+//! `<target-dir>/isobench/plugins.json` so every later command run inside the workspace
+//! loads them without a flag.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::{BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use cargo_metadata::{Message, Metadata, MetadataCommand, Package};
+
+use super::PluginError;
+use crate::cli::{PluginBuildArgs, PluginListArgs};
+use crate::errors::CliError;
+use crate::exit;
+
+/// `{workspace root: {package name: library path}}`.
+type Index = BTreeMap<String, BTreeMap<String, PathBuf>>;
+
+fn in_a_cargo_project(cwd: &Path) -> bool {
+    cwd.ancestors().any(|d| d.join("Cargo.toml").is_file())
+}
+
+fn metadata(cwd: &Path) -> Result<Metadata, PluginError> {
+    MetadataCommand::new()
+        .current_dir(cwd)
+        .no_deps()
+        .exec()
+        .map_err(|e| PluginError::Workspace(format!("cannot read the cargo workspace: {e}")))
+}
+
+fn index_path(meta: &Metadata) -> PathBuf {
+    meta.target_directory
+        .as_std_path()
+        .join("isobench")
+        .join("plugins.json")
+}
+
+fn read_index(meta: &Metadata) -> Index {
+    std::fs::read(index_path(meta))
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .unwrap_or_default()
+}
+
+/// Whether a package is marked as an isobench plugin.
+pub fn is_plugin(package: &Package) -> bool {
+    package.metadata["isobench"]["plugin"].as_bool() == Some(true)
+}
+
+fn plugin_packages(meta: &Metadata) -> Vec<&Package> {
+    meta.workspace_packages()
+        .into_iter()
+        .filter(|p| is_plugin(p))
+        .collect()
+}
+
+/// The libraries `plugin build` built for the workspace `cwd` is in (none outside a
+/// cargo workspace, or before a build).
+pub fn built_plugins(cwd: &Path) -> Vec<PathBuf> {
+    if !in_a_cargo_project(cwd) {
+        return Vec::new();
+    }
+    let Ok(meta) = metadata(cwd) else {
+        return Vec::new();
+    };
+    let root = meta.workspace_root.to_string();
+    let mut index = read_index(&meta);
+    let Some(built) = index.remove(&root) else {
+        return Vec::new();
+    };
+    let members: Vec<String> = plugin_packages(&meta)
+        .iter()
+        .map(|p| p.name.to_string())
+        .collect();
+    built
+        .into_iter()
+        .filter(|(name, _)| members.contains(name))
+        .map(|(_, path)| path)
+        .collect()
+}
+
+/// `cargo isobench plugin list`.
+pub fn list(cwd: &Path, args: &PluginListArgs) -> Result<i32, CliError> {
+    let meta = metadata(cwd)?;
+    let index = read_index(&meta);
+    let built = index.get(meta.workspace_root.as_str());
+    let mut rows = Vec::new();
+    for package in plugin_packages(&meta) {
+        let library = built.and_then(|b| b.get(package.name.as_str()));
+        rows.push(serde_json::json!({
+            "package": package.name.as_str(),
+            "version": package.version.to_string(),
+            "manifest": package.manifest_path.as_str(),
+            "library": library,
+        }));
+    }
+    let mut out = std::io::stdout().lock();
+    let text = if args.json {
+        format!(
+            "{}\n",
+            serde_json::to_string_pretty(&rows).expect("rows serialise")
+        )
+    } else if rows.is_empty() {
+        "no plugin packages in this workspace (mark one with `[package.metadata.isobench] plugin = true`)\n".to_owned()
+    } else {
+        let mut text = String::new();
+        for r in &rows {
+            let _ = writeln!(
+                text,
+                "{} {}  {}\n  library: {}",
+                r["package"].as_str().unwrap_or_default(),
+                r["version"].as_str().unwrap_or_default(),
+                r["manifest"].as_str().unwrap_or_default(),
+                r["library"]
+                    .as_str()
+                    .unwrap_or("(not built: run `cargo isobench plugin build`)"),
+            );
+        }
+        text
+    };
+    out.write_all(text.as_bytes())
+        .map_err(|e| CliError::Write {
+            path: "-".into(),
+            source: e,
+        })?;
+    Ok(exit::OK)
+}
+
+/// `cargo isobench plugin build`.
+pub fn build(cwd: &Path, args: &PluginBuildArgs) -> Result<i32, CliError> {
+    let meta = metadata(cwd)?;
+    let mut packages: Vec<&Package> = plugin_packages(&meta);
+    if !args.packages.is_empty() {
+        for wanted in &args.packages {
+            if !packages.iter().any(|p| p.name.as_str() == wanted) {
+                return Err(PluginError::Workspace(format!(
+                    "`{wanted}` is not a plugin package of this workspace"
+                ))
+                .into());
+            }
+        }
+        packages.retain(|p| args.packages.iter().any(|w| w == p.name.as_str()));
+    }
+    if packages.is_empty() {
+        return Err(PluginError::Workspace(
+            "no plugin packages in this workspace (mark one with `[package.metadata.isobench] plugin = true`)".into(),
+        )
+        .into());
+    }
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = Command::new(cargo);
+    command
+        .current_dir(meta.workspace_root.as_std_path())
+        .args(["build", "--message-format=json-render-diagnostics"]);
+    if args.release {
+        command.arg("--release");
+    }
+    for p in &packages {
+        command.args(["-p", p.name.as_str()]);
+    }
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| PluginError::Workspace(format!("cannot run cargo: {e}")))?;
+    let stdout = child.stdout.take().expect("stdout was piped");
+    let mut libraries: BTreeMap<String, PathBuf> = BTreeMap::new();
+    for message in Message::parse_stream(BufReader::new(stdout)) {
+        let message = message
+            .map_err(|e| PluginError::Workspace(format!("cannot read cargo's output: {e}")))?;
+        if let Message::CompilerArtifact(artifact) = message
+            && let Some(package) = packages.iter().find(|p| p.id == artifact.package_id)
+            && artifact.target.is_kind(cargo_metadata::TargetKind::CDyLib)
+        {
+            let suffix = format!(".{}", std::env::consts::DLL_EXTENSION);
+            if let Some(lib) = artifact
+                .filenames
+                .iter()
+                .find(|f| f.as_str().ends_with(&suffix))
+            {
+                libraries.insert(package.name.to_string(), lib.clone().into_std_path_buf());
+            }
+        }
+    }
+    let status = child
+        .wait()
+        .map_err(|e| PluginError::Workspace(format!("cargo did not finish: {e}")))?;
+    if !status.success() {
+        return Err(PluginError::Workspace(format!("`cargo build` failed ({status})")).into());
+    }
+    for p in &packages {
+        if !libraries.contains_key(p.name.as_str()) {
+            return Err(PluginError::Workspace(format!(
+                "`{}` built no cdylib: give it `[lib] crate-type = [\"cdylib\", \"rlib\"]`",
+                p.name
+            ))
+            .into());
+        }
+    }
+    let path = index_path(&meta);
+    let mut index = read_index(&meta);
+    index
+        .entry(meta.workspace_root.to_string())
+        .or_default()
+        .extend(libraries.clone());
+    let write = |path: &Path| -> std::io::Result<()> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        std::fs::write(
+            path,
+            serde_json::to_vec_pretty(&index).expect("the index serialises"),
+        )
+    };
+    write(&path).map_err(|e| CliError::Write {
+        path: path.clone(),
+        source: e,
+    })?;
+    for (name, lib) in &libraries {
+        eprintln!("built plugin {name}: {}", lib.display());
+    }
+    Ok(exit::OK)
+}

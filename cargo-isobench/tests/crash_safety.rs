@@ -1,0 +1,236 @@
+//! An output is either the complete new file or untouched: a process killed mid-write
+//! leaves nothing at the destination, and the next run removes its temporary file.
+//! Unwritable destinations fail cleanly, naming the path.
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_cargo-isobench");
+
+fn sample() -> String {
+    fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../examples/data/swe-bench-verified.sample.jsonl"),
+    )
+    .expect("the sample data is in the repository")
+}
+
+/// A large input: the sample records repeated with unique ids (about `megabytes` MB).
+fn big_input(path: &Path, megabytes: usize) {
+    let sample = sample();
+    let mut text = String::with_capacity(megabytes << 20);
+    let mut n = 0;
+    while text.len() < megabytes << 20 {
+        for line in sample.lines() {
+            n += 1;
+            text.push_str(&line.replacen(
+                "\"instance_id\": \"",
+                &format!("\"instance_id\": \"copy{n}-"),
+                1,
+            ));
+            text.push('\n');
+        }
+    }
+    fs::write(path, text).unwrap();
+}
+
+fn temps(dir: &Path) -> Vec<String> {
+    fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| {
+            n.contains(".isobench-") && Path::new(n).extension().is_some_and(|e| e == "tmp")
+        })
+        .collect()
+}
+
+fn kill_mid_write(dir: &Path, extra: &[&str]) {
+    let mut child = Command::new(BIN)
+        .args([
+            "isobench",
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            "canonical",
+            "--jobs",
+            "1",
+            "-i",
+            "big.jsonl",
+            "-o",
+            "out.jsonl",
+        ])
+        .args(extra)
+        .current_dir(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until the temporary output holds data, then kill without warning.
+    let started = Instant::now();
+    loop {
+        let written = temps(dir)
+            .iter()
+            .any(|t| fs::metadata(dir.join(t)).is_ok_and(|m| m.len() > 0));
+        if written {
+            break;
+        }
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the conversion ended before it could be killed"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "no temporary output appeared"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap(); // SIGKILL on Unix
+    child.wait().unwrap();
+}
+
+#[test]
+fn a_killed_run_leaves_no_output_and_the_next_run_no_temporary_file() {
+    let dir = tempfile::tempdir().unwrap();
+    big_input(&dir.path().join("big.jsonl"), 64);
+    kill_mid_write(dir.path(), &[]);
+    assert!(
+        !dir.path().join("out.jsonl").exists(),
+        "no partial output at the destination"
+    );
+    assert_eq!(
+        temps(dir.path()).len(),
+        1,
+        "the killed run's temporary file is still there"
+    );
+
+    fs::write(dir.path().join("small.jsonl"), sample()).unwrap();
+    let out = Command::new(BIN)
+        .args([
+            "isobench",
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            "canonical",
+            "-i",
+            "small.jsonl",
+            "-o",
+            "out.jsonl",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("out.jsonl"))
+            .unwrap()
+            .lines()
+            .count(),
+        3
+    );
+    assert_eq!(
+        temps(dir.path()),
+        Vec::<String>::new(),
+        "the stale temporary file is removed"
+    );
+}
+
+#[test]
+fn a_killed_overwrite_leaves_the_old_output_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    big_input(&dir.path().join("big.jsonl"), 64);
+    fs::write(dir.path().join("out.jsonl"), "the previous output\n").unwrap();
+    kill_mid_write(dir.path(), &["--overwrite"]);
+    assert_eq!(
+        fs::read_to_string(dir.path().join("out.jsonl")).unwrap(),
+        "the previous output\n"
+    );
+}
+
+#[test]
+fn an_unwritable_destination_fails_cleanly_with_its_path() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("in.jsonl"), sample()).unwrap();
+    // A read-only directory; root ignores permissions, so it uses a read-only file system.
+    let is_root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.starts_with(b"0\n"));
+    let target = if is_root {
+        if !Path::new("/sys").is_dir() {
+            eprintln!("skipped: running as root without /sys, no read-only place to write to");
+            return;
+        }
+        Path::new("/sys").join("isobench-out.jsonl")
+    } else {
+        let locked = dir.path().join("locked");
+        fs::create_dir(&locked).unwrap();
+        let mut perms = fs::metadata(&locked).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o555);
+        fs::set_permissions(&locked, perms).unwrap();
+        locked.join("out.jsonl")
+    };
+    let out = Command::new(BIN)
+        .args([
+            "isobench",
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            "canonical",
+            "-i",
+            "in.jsonl",
+            "-o",
+        ])
+        .arg(&target)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains(&format!("cannot write `{}`", target.display())),
+        "{stderr}"
+    );
+    assert!(!target.exists());
+}
+
+#[test]
+fn a_full_disk_fails_cleanly_with_its_path() {
+    // `/dev/full` fails every write with ENOSPC, as a full disk does.
+    let Ok(full) = fs::OpenOptions::new().write(true).open("/dev/full") else {
+        eprintln!("skipped: no /dev/full on this system");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("in.jsonl"), sample()).unwrap();
+    let out = Command::new(BIN)
+        .args([
+            "isobench",
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            "canonical",
+            "-i",
+            "in.jsonl",
+        ])
+        .current_dir(dir.path())
+        .stdout(full)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("cannot write `-`") && stderr.contains("No space left on device"),
+        "{stderr}"
+    );
+}

@@ -1,0 +1,1229 @@
+//! Mining and enrichment against real git repositories built with git2 in temporary
+//! directories: the split and the functions of a performance commit, renames, binary and
+//! deleted files, merge commits, SWE-smith mirrors, GSO's `<sha>^`, timing logs, the full
+//! pipeline to a strict record and its SWE-Perf and GSO views, and the errors.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use git2::{Oid, Repository, Signature, Time};
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_cargo-isobench");
+
+/// Runs the binary in `dir` (so that no `isobench.toml` of the source tree is found).
+fn run(dir: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn records(out: &Output) -> Vec<Value> {
+    assert!(out.status.success(), "stderr: {}", stderr(out));
+    stdout(out)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
+}
+
+/// A repository whose trees are written from full file lists.
+struct Fixture {
+    repo: Repository,
+    path: PathBuf,
+}
+
+impl Fixture {
+    fn new(path: &Path) -> Self {
+        fs::create_dir_all(path).unwrap();
+        let repo = Repository::init(path).unwrap();
+        Self {
+            repo,
+            path: path.to_owned(),
+        }
+    }
+
+    /// The tree holding exactly `files`.
+    fn tree(&self, files: &[(&str, &[u8])]) -> Oid {
+        for entry in fs::read_dir(&self.path).unwrap() {
+            let entry = entry.unwrap().path();
+            if entry.file_name().unwrap() == ".git" {
+                continue;
+            }
+            if entry.is_dir() {
+                fs::remove_dir_all(&entry).unwrap();
+            } else {
+                fs::remove_file(&entry).unwrap();
+            }
+        }
+        for (name, content) in files {
+            let path = self.path.join(name);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, content).unwrap();
+        }
+        let mut index = self.repo.index().unwrap();
+        index.clear().unwrap();
+        index
+            .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
+            .unwrap();
+        index.write().unwrap();
+        index.write_tree().unwrap()
+    }
+
+    /// A commit of `files` with `parents`, at `seconds` in the zone `offset` (minutes).
+    fn commit(
+        &self,
+        files: &[(&str, &[u8])],
+        parents: &[Oid],
+        message: &str,
+        seconds: i64,
+        offset: i32,
+    ) -> Oid {
+        let tree = self.repo.find_tree(self.tree(files)).unwrap();
+        let sig = Signature::new("Ada", "ada@example.org", &Time::new(seconds, offset)).unwrap();
+        let parents: Vec<git2::Commit<'_>> = parents
+            .iter()
+            .map(|p| self.repo.find_commit(*p).unwrap())
+            .collect();
+        let refs: Vec<&git2::Commit<'_>> = parents.iter().collect();
+        self.repo
+            .commit(None, &sig, &sig, message, &tree, &refs)
+            .unwrap()
+    }
+
+    fn branch(&self, name: &str, oid: Oid) {
+        self.repo
+            .reference(&format!("refs/heads/{name}"), oid, true, "test")
+            .unwrap();
+    }
+
+    fn tree_of(&self, commit: Oid) -> Oid {
+        self.repo.find_commit(commit).unwrap().tree_id()
+    }
+}
+
+const SORT_BASE: &str = "class Sorter:\n    def name(self):\n        return \"sorter\"\n\n    def sort(self, items):\n        out = list(items)\n        out.sort()\n        return out\n\n\ndef helper(x):\n    return x\n";
+const SORT_HEAD: &str = "class Sorter:\n    def name(self):\n        return \"sorter\"\n\n    def sort(self, items):\n        if len(items) < 2:\n            return list(items)\n        return sorted(items)\n\n\ndef helper(x):\n    return x\n\n\ndef fast_path(items):\n    return items\n";
+const TEST_BASE: &str = "from pkg.sort import Sorter\n\n\ndef test_small():\n    assert Sorter().sort([2, 1]) == [1, 2]\n";
+const TEST_HEAD: &str = "from pkg.sort import Sorter\n\n\ndef test_small():\n    assert Sorter().sort([2, 1]) == [1, 2]\n\n\ndef test_large():\n    assert Sorter().sort(range(5)) == list(range(5))\n";
+const C_BASE: &str = "#include <stdlib.h>\n\nint sort_ints(int *a, int n)\n{\n    int i;\n    int j;\n    int k;\n    int swaps = 0;\n    for (i = 0; i < n; i++) {\n        swaps += i;\n    }\n    return swaps;\n}\n";
+const C_HEAD: &str = "#include <stdlib.h>\n\nint sort_ints(int *a, int n)\n{\n    int i;\n    int j;\n    int k;\n    int swaps = 0;\n    for (i = 1; i < n; i++) {\n        swaps += i;\n    }\n    return swaps;\n}\n";
+
+/// The performance repository: a base commit and a squash-merged performance commit made
+/// in India (+05:30). Returns (fixture, base, head).
+fn perf_repo(dir: &Path) -> (Fixture, Oid, Oid) {
+    let fx = Fixture::new(&dir.join("sorter"));
+    let base = fx.commit(
+        &[
+            ("README.md", b"Sorter\n"),
+            ("pkg/sort.py", SORT_BASE.as_bytes()),
+            ("native/sort.c", C_BASE.as_bytes()),
+            ("tests/test_sort.py", TEST_BASE.as_bytes()),
+        ],
+        &[],
+        "Initial import\n",
+        1_699_000_000,
+        0,
+    );
+    let head = fx.commit(
+        &[
+            ("README.md", b"Sorter\n"),
+            ("pkg/sort.py", SORT_HEAD.as_bytes()),
+            ("native/sort.c", C_HEAD.as_bytes()),
+            ("tests/test_sort.py", TEST_HEAD.as_bytes()),
+            ("bench_sort.py", b"print('bench')\n"),
+        ],
+        &[base],
+        "PERF: faster Sorter.sort (#42)\n\nShort inputs skip the copy.\n",
+        1_700_000_000,
+        330,
+    );
+    fx.branch("main", head);
+    fx.repo.set_head("refs/heads/main").unwrap();
+    (fx, base, head)
+}
+
+#[test]
+fn a_performance_commit_is_split_with_functions_pr_and_utc_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let (fx, base, head) = perf_repo(dir.path());
+    // A configured rule set: the seed's plus `name:bench_*.py`.
+    fs::write(
+        dir.path().join("isobench.toml"),
+        "[test-files]\nrules = [\"dir:tests\", \"name:test_*.py\", \"name:*_test.py\", \"name:bench_*.py\"]\n",
+    )
+    .unwrap();
+    let repo = fx.path.to_str().unwrap();
+    let out = run(
+        dir.path(),
+        &[
+            "mine",
+            "--repo",
+            repo,
+            "--repo-name",
+            "octo/sorter",
+            "--head",
+            "main",
+            "--python",
+            "3.11",
+            "--install",
+            "pip install -e .",
+        ],
+    );
+    let recs = records(&out);
+    assert_eq!(recs.len(), 1);
+    let r = &recs[0];
+    assert_eq!(r["repo"], "octo/sorter");
+    assert_eq!(r["instance_id"], "octo__sorter-PR-42");
+    assert_eq!(r["head_commit"], head.to_string());
+    assert_eq!(r["base_commit"], base.to_string());
+    assert_eq!(r["head_commit"].as_str().unwrap().len(), 40);
+    // 1_700_000_000 is 2023-11-14T22:13:20Z; the commit was made at 03:43:20 on the 15th in +05:30.
+    assert_eq!(r["created_at"], "2023-11-14T22:13:20Z");
+    assert_eq!(
+        r["extensions"]["mining"]["created_at_local"],
+        "2023-11-15T03:43:20+05:30"
+    );
+    assert_eq!(
+        r["gt_commit_message"],
+        "PERF: faster Sorter.sort (#42)\n\nShort inputs skip the copy.\n"
+    );
+    let patch = r["patch"].as_str().unwrap();
+    let test_patch = r["test_patch"].as_str().unwrap();
+    assert!(
+        patch.contains("diff --git a/pkg/sort.py b/pkg/sort.py\n"),
+        "{patch}"
+    );
+    assert!(patch.contains("diff --git a/native/sort.c b/native/sort.c\n"));
+    assert!(!patch.contains("tests/test_sort.py") && !patch.contains("bench_sort.py"));
+    assert!(test_patch.contains("diff --git a/tests/test_sort.py b/tests/test_sort.py\n"));
+    assert!(
+        test_patch.contains("diff --git a/bench_sort.py b/bench_sort.py\nnew file mode 100644\n")
+    );
+    // The rule of every file.
+    assert_eq!(
+        r["extensions"]["mining"]["test_files"],
+        json!({"bench_sort.py": "name:bench_*.py", "native/sort.c": null, "pkg/sort.py": null, "tests/test_sort.py": "dir:tests"})
+    );
+    assert_eq!(
+        r["patch_functions"],
+        json!([
+            "native/sort.c::sort_ints",
+            "pkg/sort.py::Sorter.sort",
+            "pkg/sort.py::fast_path"
+        ])
+    );
+    assert_eq!(
+        r["test_functions"],
+        json!(["tests/test_sort.py::test_large"])
+    );
+    assert_eq!(
+        r["extensions"]["mining"]["functions"],
+        json!({
+            "native/sort.c::sort_ints": "hunk-header",
+            "pkg/sort.py::Sorter.sort": "python-ast",
+            "pkg/sort.py::fast_path": "python-ast",
+            "tests/test_sort.py::test_large": "python-ast"
+        })
+    );
+    assert_eq!(
+        r["version"],
+        format!(
+            "python==3.11;arch=x86_64;image=latest;install_sha={}",
+            isobench_core::envsig::install_sha(&["pip install -e .".to_owned()])
+        )
+    );
+    assert_eq!(r["install_commands"], json!(["pip install -e ."]));
+    // The report says which rule classified each file and how each function was found.
+    let err = stderr(&out);
+    assert!(
+        err.contains("tests/test_sort.py  (rule `dir:tests`)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("pkg/sort.py::Sorter.sort  (python-ast)"),
+        "{err}"
+    );
+    // The two parts hold the files `git diff` lists, each once.
+    if let Ok(check) = Command::new("git")
+        .current_dir(&fx.path)
+        .args(["diff", "--name-only", &base.to_string(), &head.to_string()])
+        .output()
+    {
+        let listed = String::from_utf8_lossy(&check.stdout).into_owned();
+        assert_eq!(listed.lines().count(), 4, "{listed}");
+        for file in listed.lines() {
+            let header = format!("diff --git a/{file} b/{file}\n");
+            let count = patch.matches(&header).count() + test_patch.matches(&header).count();
+            assert_eq!(count, 1, "{file}");
+        }
+    }
+}
+
+#[test]
+fn rename_binary_and_deleted_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let fx = Fixture::new(&dir.path().join("r"));
+    let util = "def util(x):\n    return x + 1\n\n\ndef other():\n    return 0\n".repeat(3);
+    let base = fx.commit(
+        &[("pkg/util.py", util.as_bytes()), ("old.txt", b"gone\n")],
+        &[],
+        "one\n",
+        1_600_000_000,
+        -420,
+    );
+    let head = fx.commit(
+        &[
+            (
+                "pkg/helpers.py",
+                util.replacen("x + 1", "x + 2", 1).as_bytes(),
+            ),
+            ("data/blob.bin", &[0u8, 1, 2, 0, 255, 0, 7][..]),
+        ],
+        &[base],
+        "Reorganise\n",
+        1_600_000_100,
+        -420,
+    );
+    let out = run(
+        dir.path(),
+        &[
+            "mine",
+            "--repo",
+            fx.path.to_str().unwrap(),
+            "--repo-name",
+            "octo/r",
+            "--head",
+            &head.to_string(),
+        ],
+    );
+    let r = &records(&out)[0];
+    let patch = r["patch"].as_str().unwrap();
+    assert!(
+        patch.contains("rename from pkg/util.py\nrename to pkg/helpers.py\n"),
+        "{patch}"
+    );
+    assert!(
+        patch.contains("Binary files /dev/null and b/data/blob.bin differ\n"),
+        "{patch}"
+    );
+    assert!(
+        patch.contains("diff --git a/old.txt b/old.txt\ndeleted file mode 100644\n"),
+        "{patch}"
+    );
+    assert!(
+        patch.contains("--- a/old.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-gone\n"),
+        "{patch}"
+    );
+    assert_eq!(r["test_patch"], "");
+    // No pull request: `owner__repo-<commit7>`.
+    assert_eq!(
+        r["instance_id"],
+        format!("octo__r-{}", &head.to_string()[..7])
+    );
+    // -07:00: 1_600_000_100 is 2020-09-13T12:28:20Z.
+    assert_eq!(r["created_at"], "2020-09-13T12:28:20Z");
+    assert_eq!(r["patch_functions"], json!(["pkg/helpers.py::util"]));
+    // The patch applies to the base with git, and gives the head.
+    let git = Command::new("git").arg("--version").output();
+    if git.is_ok() {
+        let work = dir.path().join("apply");
+        let status = Command::new("git")
+            .args([
+                "clone",
+                "-q",
+                fx.path.to_str().unwrap(),
+                work.to_str().unwrap(),
+            ])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        Command::new("git")
+            .current_dir(&work)
+            .args(["checkout", "-q", &base.to_string()])
+            .status()
+            .unwrap();
+        fs::write(dir.path().join("p.diff"), patch).unwrap();
+        let check = Command::new("git")
+            .current_dir(&work)
+            .args([
+                "apply",
+                "--check",
+                dir.path().join("p.diff").to_str().unwrap(),
+            ])
+            .output()
+            .unwrap();
+        // A binary file's diff without `--binary` cannot be applied: git says so, and
+        // nothing else is wrong.
+        let text = String::from_utf8_lossy(&check.stderr);
+        assert!(
+            check.status.success() || text.contains("data/blob.bin"),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn a_merge_commit_is_mined_against_its_first_parent() {
+    let dir = tempfile::tempdir().unwrap();
+    let fx = Fixture::new(&dir.path().join("m"));
+    let a = "def f():\n    return 1\n";
+    let a2 = "def f():\n    return 2\n";
+    let root = fx.commit(
+        &[("pkg/a.py", a.as_bytes()), ("b.txt", b"1\n")],
+        &[],
+        "root\n",
+        1_500_000_000,
+        60,
+    );
+    let feature = fx.commit(
+        &[("pkg/a.py", a2.as_bytes()), ("b.txt", b"1\n")],
+        &[root],
+        "faster f\n",
+        1_500_000_100,
+        60,
+    );
+    let main = fx.commit(
+        &[("pkg/a.py", a.as_bytes()), ("b.txt", b"2\n")],
+        &[root],
+        "docs\n",
+        1_500_000_200,
+        60,
+    );
+    let merge = fx.commit(
+        &[("pkg/a.py", a2.as_bytes()), ("b.txt", b"2\n")],
+        &[main, feature],
+        "Merge pull request #7 from alice/faster-f\n\nfaster f\n",
+        1_500_000_300,
+        60,
+    );
+    let out = run(
+        dir.path(),
+        &[
+            "mine",
+            "--repo",
+            fx.path.to_str().unwrap(),
+            "--repo-name",
+            "octo/m",
+            "--head",
+            &merge.to_string(),
+        ],
+    );
+    let r = &records(&out)[0];
+    assert_eq!(r["instance_id"], "octo__m-PR-7");
+    assert_eq!(r["base_commit"], main.to_string());
+    let patch = r["patch"].as_str().unwrap();
+    assert!(
+        patch.contains("pkg/a.py") && !patch.contains("b.txt"),
+        "{patch}"
+    );
+    assert_eq!(r["patch_functions"], json!(["pkg/a.py::f"]));
+    assert_eq!(r["extensions"]["mining"]["merge"], true);
+}
+
+#[test]
+fn a_range_is_mined_in_order_with_filters() {
+    let dir = tempfile::tempdir().unwrap();
+    let fx = Fixture::new(&dir.path().join("g"));
+    let mut parent = fx.commit(&[("src/a.py", b"x = 0\n")], &[], "root\n", 1_000, 0);
+    let root = parent;
+    let mut heads = Vec::new();
+    for i in 1..=6 {
+        let files: Vec<(String, Vec<u8>)> = if i % 2 == 0 {
+            vec![
+                ("src/a.py".into(), format!("x = {i}\n").into_bytes()),
+                ("tests/test_a.py".into(), format!("# {i}\n").into_bytes()),
+            ]
+        } else {
+            vec![
+                ("src/a.py".into(), format!("x = {}\n", i - 1).into_bytes()),
+                ("tests/test_a.py".into(), format!("# {i}\n").into_bytes()),
+            ]
+        };
+        let refs: Vec<(&str, &[u8])> = files
+            .iter()
+            .map(|(p, c)| (p.as_str(), c.as_slice()))
+            .collect();
+        parent = fx.commit(
+            &refs,
+            &[parent],
+            &format!("change {i} (#{i})\n"),
+            1_000 + i64::from(i),
+            0,
+        );
+        heads.push(parent);
+    }
+    let range = format!("{root}..{parent}");
+    let out = run(
+        dir.path(),
+        &[
+            "mine",
+            "--repo",
+            fx.path.to_str().unwrap(),
+            "--repo-name",
+            "octo/g",
+            "--range",
+            &range,
+            "--only-source",
+            "--jobs",
+            "2",
+        ],
+    );
+    let recs = records(&out);
+    // Odd commits write the value src/a.py already has, so they change only the test file.
+    let ids: Vec<&str> = recs
+        .iter()
+        .map(|r| r["instance_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["octo__g-PR-2", "octo__g-PR-4", "octo__g-PR-6"]);
+    assert!(
+        stderr(&out).contains("skipped 3: touches only test files"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(
+        dir.path(),
+        &[
+            "mine",
+            "--repo",
+            fx.path.to_str().unwrap(),
+            "--repo-name",
+            "octo/g",
+            "--range",
+            &range,
+            "--path",
+            "tests",
+            "--max-files",
+            "1",
+        ],
+    );
+    let recs = records(&out);
+    let heads_kept: Vec<&str> = recs
+        .iter()
+        .map(|r| r["head_commit"].as_str().unwrap())
+        .collect();
+    let odd: Vec<String> = [0, 2, 4].iter().map(|&i| heads[i].to_string()).collect();
+    assert_eq!(
+        heads_kept, odd,
+        "the odd commits change one file, under tests/"
+    );
+}
+
+/// A SWE-smith mirror: branch `<instance_id>` with "Initial commit", "Bug Patch",
+/// "Remove F2P Tests". Returns (mirror, initial, bug, removal).
+fn smith_mirror(root: &Path, instance: &str) -> (Fixture, Oid, Oid, Oid) {
+    let fx = Fixture::new(&root.join("swesmith/octo__lib.1a2b3c4d"));
+    let test = "from lib.a import y\n\n\ndef test_y():\n    assert y == 2\n";
+    let initial = fx.commit(
+        &[
+            ("lib/a.py", b"x = 1\ny = 2\n"),
+            ("tests/test_a.py", test.as_bytes()),
+            ("tests/test_b.py", b"def test_b():\n    pass\n"),
+        ],
+        &[],
+        "Initial commit",
+        1_700_000_000,
+        0,
+    );
+    let bug = fx.commit(
+        &[
+            ("lib/a.py", b"x = 1\n"),
+            ("tests/test_a.py", test.as_bytes()),
+            ("tests/test_b.py", b"def test_b():\n    pass\n"),
+        ],
+        &[initial],
+        "Bug Patch",
+        1_700_000_001,
+        0,
+    );
+    let removal = fx.commit(
+        &[
+            ("lib/a.py", b"x = 1\n"),
+            ("tests/test_b.py", b"def test_b():\n    pass\n"),
+        ],
+        &[bug],
+        "Remove F2P Tests",
+        1_700_000_002,
+        0,
+    );
+    fx.branch(instance, removal);
+    (fx, initial, bug, removal)
+}
+
+const SMITH_ID: &str = "octo__lib.1a2b3c4d.func_pm_remove_assign__abcd1234";
+
+fn smith_row(patch: &str) -> String {
+    json!({
+        "instance_id": SMITH_ID,
+        "patch": patch,
+        "FAIL_TO_PASS": ["tests/test_a.py::test_y"],
+        "PASS_TO_PASS": [],
+        "image_name": "swebench/swesmith.x86_64.octo_1776_lib.1a2b3c4d",
+        "repo": "swesmith/octo__lib.1a2b3c4d",
+        "problem_statement": "y is gone"
+    })
+    .to_string()
+}
+
+const BUG_PATCH: &str = "diff --git a/lib/a.py b/lib/a.py\n--- a/lib/a.py\n+++ b/lib/a.py\n@@ -1,2 +1,1 @@\n x = 1\n-y = 2\n";
+
+#[test]
+fn swe_smith_test_patch_is_rebuilt_from_the_mirror_and_applies() {
+    let dir = tempfile::tempdir().unwrap();
+    let repos = dir.path().join("repos");
+    let (fx, _initial, bug, removal) = smith_mirror(&repos, SMITH_ID);
+    let input = dir.path().join("in.jsonl");
+    fs::write(&input, smith_row(BUG_PATCH) + "\n").unwrap();
+    let out = run(
+        dir.path(),
+        &[
+            "convert",
+            "--from",
+            "swe-smith",
+            "--to",
+            "canonical",
+            "-i",
+            input.to_str().unwrap(),
+            "--repos",
+            repos.to_str().unwrap(),
+        ],
+    );
+    let r = &records(&out)[0];
+    let test_patch = r["test_patch"].as_str().unwrap();
+    assert!(
+        test_patch
+            .starts_with("diff --git a/tests/test_a.py b/tests/test_a.py\nnew file mode 100644\n"),
+        "{test_patch}"
+    );
+    assert_eq!(r["extensions"]["mirror_base_commit"], bug.to_string());
+    assert!(
+        !stderr(&out).contains("does not give the tree"),
+        "{}",
+        stderr(&out)
+    );
+    // Proof: the test patch applied to the agent's state ("Remove F2P Tests") gives the
+    // "Bug Patch" tree, with the F2P tests back.
+    let diff = git2::Diff::from_buffer(test_patch.as_bytes()).unwrap();
+    let removal_tree = fx.repo.find_commit(removal).unwrap().tree().unwrap();
+    let mut index = fx.repo.apply_to_tree(&removal_tree, &diff, None).unwrap();
+    let rebuilt = index.write_tree_to(&fx.repo).unwrap();
+    assert_eq!(rebuilt, fx.tree_of(bug));
+
+    // A fix patch that does not give the clean tree is reported, never hidden.
+    let wrong = BUG_PATCH.replace("-y = 2", "-y = 3");
+    fs::write(&input, smith_row(&wrong) + "\n").unwrap();
+    let report = dir.path().join("report.json");
+    let out = run(
+        dir.path(),
+        &[
+            "convert",
+            "--from",
+            "swe-smith",
+            "--to",
+            "canonical",
+            "-i",
+            input.to_str().unwrap(),
+            "--repos",
+            repos.to_str().unwrap(),
+            "--report",
+            report.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report = fs::read_to_string(report).unwrap();
+    assert!(
+        report.contains("does not give the tree of its parent"),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_missing_mirror_branch_or_repository_names_the_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let repos = dir.path().join("repos");
+    smith_mirror(&repos, "some-other-branch");
+    let input = dir.path().join("in.jsonl");
+    fs::write(&input, smith_row(BUG_PATCH) + "\n").unwrap();
+    let out = run(
+        dir.path(),
+        &[
+            "convert",
+            "--from",
+            "swe-smith",
+            "--to",
+            "canonical",
+            "-i",
+            input.to_str().unwrap(),
+            "--repos",
+            repos.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!("record `{SMITH_ID}`")) && err.contains("has no branch"),
+        "{err}"
+    );
+    let out = run(
+        dir.path(),
+        &[
+            "convert",
+            "--from",
+            "swe-smith",
+            "--to",
+            "canonical",
+            "-i",
+            input.to_str().unwrap(),
+            "--repos",
+            dir.path().join("nowhere").to_str().unwrap(),
+        ],
+    );
+    let err = stderr(&out);
+    assert!(
+        err.contains("no local repository for `swesmith/octo__lib.1a2b3c4d`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn gso_base_with_caret_is_resolved() {
+    let dir = tempfile::tempdir().unwrap();
+    let repos = dir.path().join("repos");
+    let (_fx, base, head) = perf_repo(&repos.join("octo"));
+    fs::rename(repos.join("octo/sorter"), repos.join("octo/sorter.git")).unwrap();
+    let row = json!({
+        "instance_id": format!("octo__sorter-{}", &head.to_string()[..7]),
+        "repo": "octo/sorter",
+        "base_commit": format!("{head}^"),
+        "opt_commit": head.to_string(),
+        "api": "pkg.sort.Sorter.sort",
+        "prob_script": "print(1)\n",
+        "tests": ["print('Execution time: 1.0s')\n"],
+        "hints_text": "PERF: faster Sorter.sort (#42)\n",
+        "setup_commands": [],
+        "install_commands": ["pip install -e ."],
+        "created_at": "2023-11-15 03:43:20",
+        "gt_commit_message": "PERF: faster Sorter.sort (#42)\n",
+        "gt_diff": "",
+        "arch": "x86_64",
+        "instance_image_tag": "latest"
+    });
+    let input = dir.path().join("gso.jsonl");
+    fs::write(&input, row.to_string() + "\n").unwrap();
+    let out = run(
+        dir.path(),
+        &[
+            "convert",
+            "--from",
+            "gso",
+            "--to",
+            "canonical",
+            "-i",
+            input.to_str().unwrap(),
+            "--repos",
+            repos.to_str().unwrap(),
+        ],
+    );
+    let r = &records(&out)[0];
+    assert_eq!(r["base_commit"], base.to_string());
+    assert!(r["extensions"].get("base_commit_unresolved").is_none());
+    // Back to GSO: a full SHA now.
+    let canon = dir.path().join("c.jsonl");
+    fs::write(&canon, stdout(&out)).unwrap();
+    let out = run(
+        dir.path(),
+        &[
+            "convert",
+            "--from",
+            "canonical",
+            "--to",
+            "gso",
+            "-i",
+            canon.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(records(&out)[0]["base_commit"], base.to_string());
+}
+
+#[test]
+fn swe_bench_head_commit_from_the_pr_number() {
+    let dir = tempfile::tempdir().unwrap();
+    let repos = dir.path().join("repos");
+    let (_fx, base, head) = perf_repo(&repos.join("octo"));
+    let mut row: serde_json::Map<String, Value> = serde_json::from_str(
+        fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../examples/data/swe-bench-verified.sample.jsonl"),
+        )
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap(),
+    )
+    .unwrap();
+    row.insert("repo".into(), "octo/sorter".into());
+    row.insert("instance_id".into(), "octo__sorter-42".into());
+    row.insert("base_commit".into(), base.to_string().into());
+    let input = dir.path().join("sb.jsonl");
+    let mut missing = row.clone();
+    missing.insert("instance_id".into(), "octo__sorter-43".into());
+    fs::write(
+        &input,
+        format!("{}\n{}\n", Value::Object(row), Value::Object(missing)),
+    )
+    .unwrap();
+    let report = dir.path().join("report.json");
+    let out = run(
+        dir.path(),
+        &[
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            "canonical",
+            "-i",
+            input.to_str().unwrap(),
+            "--repos",
+            repos.to_str().unwrap(),
+            "--report",
+            report.to_str().unwrap(),
+        ],
+    );
+    let recs = records(&out);
+    assert_eq!(recs[0]["head_commit"], head.to_string());
+    assert!(recs[1].get("head_commit").is_none());
+    let report = fs::read_to_string(report).unwrap();
+    assert!(
+        report.contains("pull request #43 has no merge or squash commit"),
+        "{report}"
+    );
+}
+
+fn write_json_report(path: &Path, tests: &[(&str, f64)]) {
+    let tests: Vec<Value> = tests
+        .iter()
+        .map(|(id, d)| json!({"nodeid": id, "outcome": "passed", "setup": {"duration": 0.01}, "call": {"duration": d}}))
+        .collect();
+    fs::write(
+        path,
+        json!({"created": 1.0, "duration": 1.0, "tests": tests}).to_string(),
+    )
+    .unwrap();
+}
+
+#[test]
+fn full_pipeline_mine_timings_strict_and_views() {
+    let dir = tempfile::tempdir().unwrap();
+    let (fx, _base, _head) = perf_repo(dir.path());
+    let mined = dir.path().join("mined.jsonl");
+    let out = run(
+        dir.path(),
+        &[
+            "mine",
+            "--repo",
+            fx.path.to_str().unwrap(),
+            "--repo-name",
+            "octo/sorter",
+            "--head",
+            "HEAD",
+            "--python",
+            "3.11",
+            "--install",
+            "pip install -e .",
+            "-o",
+            mined.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    // Timing logs: two runs per side as pytest-json-report files, one as `--durations` text.
+    let logs = dir.path().join("timings/octo__sorter-PR-42");
+    fs::create_dir_all(logs.join("base")).unwrap();
+    fs::create_dir_all(logs.join("head")).unwrap();
+    let large = "tests/test_sort.py::test_large";
+    let small = "tests/test_sort.py::test_small";
+    write_json_report(&logs.join("base/run1.json"), &[(large, 2.0), (small, 1.0)]);
+    write_json_report(&logs.join("base/run2.json"), &[(large, 2.2), (small, 1.2)]);
+    write_json_report(&logs.join("head/run1.json"), &[(large, 1.0), (small, 1.0)]);
+    fs::write(
+        logs.join("head/run2.txt"),
+        format!("==== slowest durations ====\n1.10s call     {large}\n1.20s call     {small}\n0.01s setup    {small}\n"),
+    )
+    .unwrap();
+    let enriched = dir.path().join("enriched.jsonl");
+    let out = run(
+        dir.path(),
+        &[
+            "enrich",
+            "-i",
+            mined.to_str().unwrap(),
+            "--timings",
+            dir.path().join("timings").to_str().unwrap(),
+            "-o",
+            enriched.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r: Value = serde_json::from_str(
+        fs::read_to_string(&enriched)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(r["efficiency_test"], json!([large, small]));
+    assert_eq!(
+        r["duration_changes"],
+        json!([{"base": [2.0, 2.2], "head": [1.0, 1.1]}, {"base": [1.0, 1.2], "head": [1.0, 1.2]}])
+    );
+    // large: 2.1 / 1.05 = 2; small: 1.1 / 1.1 = 1; geometric mean sqrt(2).
+    let hp = r["human_performance"].as_f64().unwrap();
+    assert!((hp - 2f64.sqrt()).abs() < 1e-12, "{hp}");
+    // Strict canonical, valid.
+    let strict = dir.path().join("strict.jsonl");
+    let out = run(
+        dir.path(),
+        &[
+            "convert",
+            "--from",
+            "canonical",
+            "--to",
+            "canonical",
+            "--profile",
+            "strict",
+            "-i",
+            enriched.to_str().unwrap(),
+            "-o",
+            strict.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = run(
+        dir.path(),
+        &[
+            "validate",
+            "--format",
+            "canonical",
+            "--profile",
+            "strict",
+            strict.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    // The SWE-Perf view.
+    let out = run(
+        dir.path(),
+        &[
+            "convert",
+            "--from",
+            "canonical",
+            "--to",
+            "swe-perf",
+            "-i",
+            enriched.to_str().unwrap(),
+            // SWE-Perf's `version` is the release its harness keys on, which git cannot tell.
+            "--set",
+            "extensions.upstream_version=\"1.0\"",
+        ],
+    );
+    let perf = &records(&out)[0];
+    assert_eq!(perf["instance_id"], "octo__sorter-PR-42");
+    let changes: Value = serde_json::from_str(perf["duration_changes"].as_str().unwrap()).unwrap();
+    assert_eq!(changes[0][large], json!({"base": 2.0, "head": 1.0}));
+    // The GSO view: GSO's tests are scripts printing `Execution time: <s>s`, so the same
+    // mined record gets a script as its efficiency test and GSO-style logs (one per run),
+    // plus what GSO needs and git cannot tell (`api`, `prob_script`, `setup_commands`).
+    let script = "import timeit\nprint(f'Execution time: {timeit.timeit(number=1):.6f}s')\n";
+    let with_script = dir.path().join("script.jsonl");
+    let tests_json = json!([script]).to_string();
+    let set_tests = format!("efficiency_test={tests_json}");
+    let out = run(
+        dir.path(),
+        &[
+            "convert",
+            "--from",
+            "canonical",
+            "--to",
+            "canonical",
+            "-i",
+            mined.to_str().unwrap(),
+            "-o",
+            with_script.to_str().unwrap(),
+            "--set",
+            &set_tests,
+            "--set",
+            "extensions.efficiency_test_kind=python_script",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let gso_logs = dir.path().join("gso-timings/octo__sorter-PR-42");
+    fs::create_dir_all(&gso_logs).unwrap();
+    fs::write(
+        gso_logs.join("base.test0.txt"),
+        "Execution time: 0.900000s\nExecution time: 1.100000s\n",
+    )
+    .unwrap();
+    fs::write(
+        gso_logs.join("head.test0.txt"),
+        "Execution time: 0.250000s\nExecution time: 0.250000s\n",
+    )
+    .unwrap();
+    let gso_enriched = dir.path().join("gso-enriched.jsonl");
+    let out = run(
+        dir.path(),
+        &[
+            "enrich",
+            "-i",
+            with_script.to_str().unwrap(),
+            "--timings",
+            dir.path().join("gso-timings").to_str().unwrap(),
+            "-o",
+            gso_enriched.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let g: Value = serde_json::from_str(
+        fs::read_to_string(&gso_enriched)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    // mean(0.9, 1.1) / mean(0.25, 0.25) = 4.
+    assert_eq!(g["human_performance"], json!(4.0));
+    let out = run(
+        dir.path(),
+        &[
+            "convert",
+            "--from",
+            "canonical",
+            "--to",
+            "canonical",
+            "--profile",
+            "strict",
+            "-i",
+            gso_enriched.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = run(
+        dir.path(),
+        &[
+            "convert",
+            "--from",
+            "canonical",
+            "--to",
+            "gso",
+            "-i",
+            gso_enriched.to_str().unwrap(),
+            "--set",
+            "api=pkg.sort.Sorter.sort",
+            "--set",
+            "extensions.prob_script=print(1)",
+            "--set",
+            "setup_commands=[]",
+        ],
+    );
+    let gso = &records(&out)[0];
+    assert_eq!(gso["opt_commit"], r["head_commit"]);
+    assert_eq!(gso["base_commit"], r["base_commit"]);
+    assert_eq!(gso["tests"], json!([script]));
+    assert_eq!(gso["install_commands"], json!(["pip install -e ."]));
+    assert_eq!(gso["hints_text"], r["gt_commit_message"]);
+}
+
+#[test]
+fn timing_log_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.log");
+    fs::write(&empty, "collected 2 items\n2 passed\n").unwrap();
+    let good = dir.path().join("good.log");
+    fs::write(
+        &good,
+        "Execution time: 1.500000s\nExecution time: 1.000000s\n",
+    )
+    .unwrap();
+    let out = run(
+        dir.path(),
+        &[
+            "timings",
+            "--base",
+            empty.to_str().unwrap(),
+            "--head",
+            good.to_str().unwrap(),
+            "--test",
+            "perf.py",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("empty.log`: no timings found"),
+        "{}",
+        stderr(&out)
+    );
+    // GSO-style logs for one script: speedup 1.25 / 0.5 = 2.5.
+    let head = dir.path().join("head.log");
+    fs::write(&head, "Execution time: 0.500000s\n").unwrap();
+    let out = run(
+        dir.path(),
+        &[
+            "timings",
+            "--base",
+            good.to_str().unwrap(),
+            "--head",
+            head.to_str().unwrap(),
+            "--test",
+            "perf.py",
+        ],
+    );
+    let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["human_performance"], json!(2.5));
+    assert_eq!(
+        v["duration_changes"],
+        json!([{"base": [1.5, 1.0], "head": [0.5]}])
+    );
+    // Logs naming tests the record does not list.
+    let record =
+        json!({"repo": "octo/x", "instance_id": "octo__x-1", "efficiency_test": ["t.py::a"]});
+    let input = dir.path().join("r.jsonl");
+    fs::write(&input, record.to_string() + "\n").unwrap();
+    let logs = dir.path().join("t/octo__x-1");
+    fs::create_dir_all(&logs).unwrap();
+    write_json_report(&logs.join("base.json"), &[("t.py::b", 1.0)]);
+    write_json_report(&logs.join("head.json"), &[("t.py::b", 1.0)]);
+    let out = run(
+        dir.path(),
+        &[
+            "enrich",
+            "-i",
+            input.to_str().unwrap(),
+            "--timings",
+            dir.path().join("t").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("record `octo__x-1`") && err.contains("does not list: t.py::b"),
+        "{err}"
+    );
+}
+
+#[test]
+fn repository_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("plain");
+    fs::create_dir_all(&plain).unwrap();
+    let out = run(
+        dir.path(),
+        &[
+            "mine",
+            "--repo",
+            plain.to_str().unwrap(),
+            "--repo-name",
+            "o/r",
+            "--head",
+            "HEAD",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("is not a git repository"),
+        "{}",
+        stderr(&out)
+    );
+
+    let (fx, _base, _head) = perf_repo(dir.path());
+    let repo = fx.path.to_str().unwrap();
+    let out = run(
+        dir.path(),
+        &[
+            "mine",
+            "--repo",
+            repo,
+            "--repo-name",
+            "o/r",
+            "--head",
+            "no-such-branch",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("unknown revision `no-such-branch`"),
+        "{}",
+        stderr(&out)
+    );
+
+    // A shallow clone made by git: the head's parent is cut off.
+    let shallow = dir.path().join("shallow");
+    let url = format!("file://{}", fx.path.display());
+    let cloned = Command::new("git")
+        .args([
+            "clone",
+            "-q",
+            "--depth",
+            "1",
+            &url,
+            shallow.to_str().unwrap(),
+        ])
+        .status();
+    match cloned {
+        Ok(status) if status.success() => {
+            let out = run(
+                dir.path(),
+                &[
+                    "mine",
+                    "--repo",
+                    shallow.to_str().unwrap(),
+                    "--repo-name",
+                    "o/r",
+                    "--head",
+                    "HEAD",
+                ],
+            );
+            assert_eq!(out.status.code(), Some(2));
+            let err = stderr(&out);
+            assert!(
+                err.contains("shallow history") && err.contains("--unshallow"),
+                "{err}"
+            );
+        }
+        _ => eprintln!("skipped: the shallow case needs the git command"),
+    }
+}
+
+#[test]
+fn enrich_gives_a_d6_version_to_records_without_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.jsonl");
+    fs::write(&input, smith_row(BUG_PATCH) + "\n").unwrap();
+    let out = run(
+        dir.path(),
+        &[
+            "enrich",
+            "--from",
+            "swe-smith",
+            "-i",
+            input.to_str().unwrap(),
+            "--python",
+            "3.10",
+        ],
+    );
+    let r = &records(&out)[0];
+    // No install commands: the hash of the empty text, sha256("") = e3b0c442...
+    assert_eq!(
+        r["version"],
+        "python==3.10;arch=x86_64;image=latest;install_sha=e3b0c442"
+    );
+}

@@ -1,0 +1,579 @@
+//! Plugins through the command line: the Multi-SWE-bench native plugin on the real
+//! records, misbehaving native plugins, the Python program plugin, and a scaffolded crate.
+
+use std::collections::BTreeMap;
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+
+use cargo_metadata::{Message, TargetKind};
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_cargo-isobench");
+const WORKSPACE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+const REAL_MSWE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../shared/data/real/multi-swe-bench/multi_swe_bench_java.jsonl"
+);
+
+/// One target directory for every plugin the tests build (so dependencies build once),
+/// beside the test binary's own and never the one the running `cargo test` holds.
+fn plugin_target_dir() -> PathBuf {
+    Path::new(BIN)
+        .parent()
+        .and_then(Path::parent)
+        .expect("the binary is in <target>/<profile>/")
+        .join("plugin-tests")
+}
+
+/// Runs `cargo build` with JSON messages and returns the cdylib of each package built.
+fn cargo_build(dir: &Path, args: &[&str]) -> BTreeMap<String, PathBuf> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut child = Command::new(cargo)
+        .current_dir(dir)
+        .args([
+            "build",
+            "--message-format=json-render-diagnostics",
+            "--target-dir",
+        ])
+        .arg(plugin_target_dir())
+        .args(args)
+        .env_remove("CARGO_TARGET_DIR")
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("cargo runs");
+    let mut libraries = BTreeMap::new();
+    for message in Message::parse_stream(BufReader::new(child.stdout.take().unwrap())) {
+        if let Message::CompilerArtifact(a) = message.unwrap()
+            && a.target.is_kind(TargetKind::CDyLib)
+        {
+            let lib = a
+                .filenames
+                .iter()
+                .find(|f| f.as_str().ends_with(std::env::consts::DLL_EXTENSION))
+                .unwrap();
+            libraries.insert(a.target.name.clone(), lib.clone().into_std_path_buf());
+        }
+    }
+    assert!(child.wait().unwrap().success(), "cargo build failed");
+    libraries
+}
+
+/// The workspace's plugin crates, built once for all the tests.
+fn plugins() -> &'static BTreeMap<String, PathBuf> {
+    static BUILT: OnceLock<BTreeMap<String, PathBuf>> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        cargo_build(
+            Path::new(WORKSPACE),
+            &[
+                "-p",
+                "isobench-multi-swe-bench",
+                "-p",
+                "isobench-test-plugin",
+                "-p",
+                "custom-adapter",
+            ],
+        )
+    })
+}
+
+fn plugin(target: &str) -> &'static Path {
+    &plugins()[target]
+}
+
+fn isobench(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(BIN);
+    command
+        .current_dir(dir)
+        .arg("isobench")
+        .args(args)
+        .env_remove("ISOBENCH_TEST_PLUGIN_MODE")
+        .env_remove("RUST_BACKTRACE");
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    command.output().unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn real_multi_swe_bench_records_round_trip_through_the_native_plugin() {
+    if !Path::new(REAL_MSWE).is_file() {
+        eprintln!("skipped: the real Multi-SWE-bench records are not present");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let lib = plugin("isobench_multi_swe_bench").to_str().unwrap();
+    let canonical = tmp.path().join("canonical.jsonl");
+    let back = tmp.path().join("back.jsonl");
+    let out = isobench(
+        tmp.path(),
+        &[
+            "--plugin",
+            lib,
+            "convert",
+            "--from",
+            "multi-swe-bench",
+            "--to",
+            "canonical",
+            "-i",
+            REAL_MSWE,
+            "-o",
+            canonical.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = isobench(
+        tmp.path(),
+        &[
+            "--plugin",
+            lib,
+            "convert",
+            "--from",
+            "canonical",
+            "--to",
+            "mswebench",
+            "-i",
+            canonical.to_str().unwrap(),
+            "-o",
+            back.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    // Byte for byte: same values, same key order, same JSON text style.
+    assert_eq!(
+        std::fs::read(&back).unwrap(),
+        std::fs::read(REAL_MSWE).unwrap()
+    );
+
+    let out = isobench(
+        tmp.path(),
+        &[
+            "--plugin",
+            lib,
+            "convert",
+            "--from",
+            "multi-swe-bench",
+            "--to",
+            "swe-bench",
+            "-i",
+            REAL_MSWE,
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let originals: Vec<Value> = std::fs::read_to_string(REAL_MSWE)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let rows: Vec<Value> = String::from_utf8(out.stdout.clone())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 34);
+    for (row, original) in rows.iter().zip(&originals) {
+        assert_eq!(row["patch"], original["fix_patch"]);
+        assert_eq!(row["base_commit"], original["base"]["sha"]);
+        assert_eq!(row["instance_id"], original["instance_id"]);
+        let p2p: Vec<String> = serde_json::from_str(row["PASS_TO_PASS"].as_str().unwrap()).unwrap();
+        let expected: Vec<&String> = original["p2p_tests"].as_object().unwrap().keys().collect();
+        assert_eq!(p2p.iter().collect::<Vec<_>>(), expected);
+    }
+    // What SWE-bench cannot hold is said in the report.
+    let report = stderr(&out);
+    assert!(report.contains("version: 34 record(s)"), "{report}");
+    assert!(report.contains("run_result"), "{report}");
+}
+
+#[test]
+fn plugin_adapters_are_listed_with_their_origin() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lib = plugin("isobench_multi_swe_bench");
+    let out = isobench(
+        tmp.path(),
+        &["--plugin", lib.to_str().unwrap(), "adapters"],
+        &[],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(&format!(
+            "multi-swe-bench (aliases: mswebench, multi-swe)  [plugin {}]",
+            lib.display()
+        )),
+        "{text}"
+    );
+    assert!(text.contains("swe-bench (aliases"), "{text}");
+}
+
+fn one_record(dir: &Path) -> PathBuf {
+    let input = dir.join("in.jsonl");
+    std::fs::write(
+        &input,
+        "{\"id\":\"a-1\",\"repo\":\"o/r\",\"x\":1}\n{\"id\":\"a-2\",\"repo\":\"o/r\"}\n",
+    )
+    .unwrap();
+    input
+}
+
+fn convert_with_test_plugin(mode: &str, extra: &[&str]) -> (Output, tempfile::TempDir) {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = one_record(tmp.path());
+    let lib = plugin("isobench_test_plugin").to_str().unwrap().to_owned();
+    let mut args = vec![
+        "--plugin",
+        &lib,
+        "convert",
+        "--from",
+        "test-plugin",
+        "--to",
+        "canonical",
+        "-i",
+        input.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let out = isobench(tmp.path(), &args, &[("ISOBENCH_TEST_PLUGIN_MODE", mode)]);
+    (out, tmp)
+}
+
+#[test]
+fn a_well_behaved_test_plugin_converts() {
+    let (out, _tmp) = convert_with_test_plugin("ok", &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "{\"repo\":\"o/r\",\"instance_id\":\"a-1\",\"extensions\":{\"rest\":{\"x\":1}}}\n{\"repo\":\"o/r\",\"instance_id\":\"a-2\",\"extensions\":{\"rest\":{}}}\n"
+    );
+}
+
+#[test]
+fn a_panicking_plugin_is_an_error_and_the_host_goes_on() {
+    let (out, tmp) = convert_with_test_plugin("panic", &["--on-error", "skip", "-o", "out.jsonl"]);
+    // Both records are set aside with the panic as their reason; the host finishes its run.
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("rejected 2"), "{err}");
+    let rejects = std::fs::read_to_string(tmp.path().join("out.jsonl.rejects.jsonl")).unwrap();
+    assert_eq!(rejects.lines().count(), 2);
+    assert!(
+        rejects.contains("panicked in `import`: the test plugin panics on purpose"),
+        "{rejects}"
+    );
+}
+
+#[test]
+fn a_plugin_with_another_abi_version_is_refused_before_use() {
+    let (out, _tmp) = convert_with_test_plugin("wrong-abi", &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("speaks plugin ABI version 999, this cargo-isobench speaks 1"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_plugin_returning_garbage_is_an_error() {
+    let (out, _tmp) = convert_with_test_plugin("garbage", &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("returned invalid JSON from `import`"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_plugin_returning_an_invalid_record_is_an_error() {
+    let (out, _tmp) = convert_with_test_plugin("invalid", &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("`/repo`: plugin adapter `test-plugin` returned an invalid canonical record"),
+        "{err}"
+    );
+}
+
+#[test]
+fn missing_files_libraries_that_are_not_plugins_and_clashes_are_clear_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = isobench(tmp.path(), &["--plugin", "nowhere.so", "adapters"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("nowhere.so` does not exist"),
+        "{}",
+        stderr(&out)
+    );
+
+    let text = tmp.path().join("text.so");
+    std::fs::write(&text, "not a library").unwrap();
+    let out = isobench(tmp.path(), &["--plugin", "text.so", "adapters"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("cannot be loaded as a library"),
+        "{}",
+        stderr(&out)
+    );
+
+    // Two copies of the same plugin: both adapters are called `multi-swe-bench`.
+    let lib = plugin("isobench_multi_swe_bench");
+    let copy = tmp
+        .path()
+        .join(format!("copy.{}", std::env::consts::DLL_EXTENSION));
+    std::fs::copy(lib, &copy).unwrap();
+    let out = isobench(
+        tmp.path(),
+        &[
+            "--plugin",
+            lib.to_str().unwrap(),
+            "--plugin",
+            copy.to_str().unwrap(),
+            "adapters",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("adapter `multi-swe-bench` from plugin")
+            && err.contains("clashes with `multi-swe-bench`"),
+        "{err}"
+    );
+}
+
+fn python() -> bool {
+    let ok = Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("skipped: python3 is not available");
+    }
+    ok
+}
+
+#[test]
+fn the_python_program_plugin_round_trips_records() {
+    if !python() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let script = Path::new(WORKSPACE).join("plugins/python/example_adapter.py");
+    std::fs::write(
+        tmp.path().join("isobench.toml"),
+        format!(
+            "[[plugins]]\ncommand = [\"python3\", {:?}]\n",
+            script.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let input = "{\"task_id\": \"o__r-1\", \"repository\": \"o/r\", \"base_sha\": \"abc\", \"gold_patch\": \"diff --git a/x b/x\\n\", \"issue\": \"It breaks\", \"fail_to_pass\": [\"t::a\"], \"pass_to_pass\": [], \"weird\": {\"k\": [1, 2.5, null]}}\n\
+                 {\"repository\": \"o/r\", \"task_id\": \"o__r-2\", \"gold_patch\": \"diff\\n\"}\n";
+    std::fs::write(tmp.path().join("in.jsonl"), input).unwrap();
+    let out = isobench(
+        tmp.path(),
+        &[
+            "convert",
+            "--from",
+            "custom-py",
+            "--to",
+            "canonical",
+            "-i",
+            "in.jsonl",
+            "-o",
+            "c.jsonl",
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let first: Value = serde_json::from_str(
+        std::fs::read_to_string(tmp.path().join("c.jsonl"))
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(first["repo"], "o/r");
+    assert_eq!(first["extensions"]["problem_statement"], "It breaks");
+    let out = isobench(
+        tmp.path(),
+        &[
+            "convert",
+            "--from",
+            "canonical",
+            "--to",
+            "custom-py",
+            "-i",
+            "c.jsonl",
+            "-o",
+            "back.jsonl",
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("back.jsonl")).unwrap(),
+        input
+    );
+    // The Python adapter's concepts reach SWE-bench through the shared vocabulary.
+    let out = isobench(
+        tmp.path(),
+        &[
+            "convert",
+            "--from",
+            "custom-py",
+            "--to",
+            "swe-bench",
+            "-i",
+            "in.jsonl",
+            "--limit",
+            "1",
+        ],
+        &[],
+    );
+    let row: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(row["FAIL_TO_PASS"], "[\"t::a\"]");
+    assert_eq!(row["problem_statement"], "It breaks");
+}
+
+#[test]
+fn a_hung_or_crashing_program_plugin_is_reported_and_the_host_does_not_hang() {
+    if !python() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    // Answers the handshake, then never answers again.
+    let hang = "import sys,json,time\nl=json.loads(sys.stdin.readline())\nprint(json.dumps({'id':l['id'],'ok':{'abi':1,'info':{'name':'hangs','description':'d'},'schema':{}}}),flush=True)\ntime.sleep(600)\n";
+    std::fs::write(tmp.path().join("hang.py"), hang).unwrap();
+    std::fs::write(
+        tmp.path().join("isobench.toml"),
+        "[[plugins]]\ncommand = [\"python3\", \"hang.py\"]\ntimeout-secs = 1\n",
+    )
+    .unwrap();
+    std::fs::write(tmp.path().join("in.jsonl"), "{\"a\": 1}\n").unwrap();
+    let out = isobench(
+        tmp.path(),
+        &[
+            "convert",
+            "--from",
+            "hangs",
+            "--to",
+            "canonical",
+            "-i",
+            "in.jsonl",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("did not answer request 1 (import) within 1 s and was stopped"),
+        "{}",
+        stderr(&out)
+    );
+
+    // Exits before the handshake.
+    std::fs::write(
+        tmp.path().join("isobench.toml"),
+        "[[plugins]]\ncommand = [\"python3\", \"-c\", \"import sys; sys.exit(3)\"]\n",
+    )
+    .unwrap();
+    let out = isobench(tmp.path(), &["adapters"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("failed the handshake") && stderr(&out).contains("exit status: 3"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_scaffolded_crate_builds_is_found_in_its_workspace_and_converts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sdk = Path::new(WORKSPACE).join("plugins/sdk");
+    let out = isobench(
+        tmp.path(),
+        &[
+            "plugin",
+            "new",
+            "my-bench",
+            "--sdk-path",
+            sdk.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let krate = tmp.path().join("my-bench");
+    // The workspace's lock file, so the new crate builds with the same dependency versions.
+    std::fs::copy(
+        Path::new(WORKSPACE).join("Cargo.lock"),
+        krate.join("Cargo.lock"),
+    )
+    .unwrap();
+    let target = plugin_target_dir();
+    let env = [("CARGO_TARGET_DIR", target.to_str().unwrap())];
+
+    let out = isobench(&krate, &["plugin", "list"], &env);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let listed = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        listed.starts_with("my-bench 0.1.0") && listed.contains("not built"),
+        "{listed}"
+    );
+
+    let out = isobench(&krate, &["plugin", "build"], &env);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("built plugin my-bench: "),
+        "{}",
+        stderr(&out)
+    );
+
+    // No flag: the workspace's built plugin is loaded by name.
+    let out = isobench(
+        &krate,
+        &[
+            "convert",
+            "--from",
+            "my-bench",
+            "--to",
+            "canonical",
+            "-i",
+            "sample.jsonl",
+        ],
+        &env,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let record: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(record["repo"], "octo/widgets");
+    assert_eq!(record["instance_id"], "octo__widgets-7");
+    assert_eq!(
+        record["extensions"]["fail_to_pass"][0],
+        "tests/test_w.py::test_empty"
+    );
+    assert_eq!(record["extensions"]["source"]["format"], "my-bench");
+
+    // Outside the workspace it is unknown.
+    let out = isobench(
+        tmp.path(),
+        &[
+            "convert",
+            "--from",
+            "my-bench",
+            "--to",
+            "canonical",
+            "-i",
+            "my-bench/sample.jsonl",
+        ],
+        &env,
+    );
+    assert_eq!(out.status.code(), Some(2));
+}

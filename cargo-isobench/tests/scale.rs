@@ -1,0 +1,215 @@
+//! Data at scale: the parallel pipeline keeps the input order, `--shard` parts cover every
+//! record once, and compressed inputs and outputs round-trip.
+
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_cargo-isobench");
+
+fn sample_lines() -> Vec<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/data/swe-bench-verified.sample.jsonl");
+    fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// `n` records made from the samples, each with a unique id, and sizes that vary widely
+/// (a padded problem statement of pseudo-random length), so that batches finish out of order.
+fn varied_records(n: usize, max_pad: u64) -> Vec<String> {
+    let samples = sample_lines();
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    (0..n)
+        .map(|i| {
+            let mut record: serde_json::Map<String, Value> =
+                serde_json::from_str(&samples[i % samples.len()]).unwrap();
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let pad = usize::try_from(state % max_pad).unwrap();
+            record.insert("instance_id".into(), format!("owner__repo-{i}").into());
+            record.insert(
+                "problem_statement".into(),
+                format!("record {i} {}", "x".repeat(pad)).into(),
+            );
+            serde_json::to_string(&record).unwrap()
+        })
+        .collect()
+}
+
+fn convert(dir: &Path, args: &[&str]) -> Output {
+    let out = Command::new(BIN)
+        .args([
+            "isobench",
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            "canonical",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn ids(text: &str) -> Vec<String> {
+    text.lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            v["instance_id"].as_str().unwrap().to_owned()
+        })
+        .collect()
+}
+
+fn expected_ids(n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("owner__repo-{i}")).collect()
+}
+
+#[test]
+fn two_jobs_keep_the_input_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = 300;
+    fs::write(
+        dir.path().join("in.jsonl"),
+        varied_records(n, 200_000).join("\n") + "\n",
+    )
+    .unwrap();
+    convert(
+        dir.path(),
+        &["-i", "in.jsonl", "-o", "two.jsonl", "--jobs", "2"],
+    );
+    convert(
+        dir.path(),
+        &["-i", "in.jsonl", "-o", "one.jsonl", "--jobs", "1"],
+    );
+    let two = fs::read_to_string(dir.path().join("two.jsonl")).unwrap();
+    let one = fs::read_to_string(dir.path().join("one.jsonl")).unwrap();
+    assert_eq!(ids(&two), expected_ids(n));
+    assert_eq!(two, one, "the output does not depend on the number of jobs");
+}
+
+#[test]
+fn shards_cover_every_record_exactly_once_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let records = varied_records(50, 2_000);
+    // Two inputs, so that parts span a file boundary; a blank line is not a record.
+    fs::write(
+        dir.path().join("a.jsonl"),
+        records[..23].join("\n") + "\n\n",
+    )
+    .unwrap();
+    fs::write(dir.path().join("b.jsonl"), records[23..].join("\n")).unwrap();
+    for n in [1usize, 3, 7, 64] {
+        let mut all = Vec::new();
+        let mut sizes = Vec::new();
+        for k in 1..=n {
+            let shard = format!("{k}/{n}");
+            let out = convert(
+                dir.path(),
+                &[
+                    "-i", "a.jsonl", "-i", "b.jsonl", "--shard", &shard, "--jobs", "2",
+                ],
+            );
+            let got = ids(&String::from_utf8(out.stdout).unwrap());
+            sizes.push(got.len());
+            all.extend(got);
+        }
+        assert_eq!(all, expected_ids(50), "{n} shards, concatenated in order");
+        let (min, max) = (sizes.iter().min().unwrap(), sizes.iter().max().unwrap());
+        assert!(max - min <= 1, "{n} shards are near-equal: {sizes:?}");
+    }
+}
+
+#[test]
+fn a_bad_shard_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a.jsonl"), sample_lines().join("\n")).unwrap();
+    for bad in ["0/3", "4/3", "3", "a/b"] {
+        let out = Command::new(BIN)
+            .args([
+                "isobench",
+                "convert",
+                "--from",
+                "swe-bench",
+                "--to",
+                "canonical",
+            ])
+            .args(["-i", "a.jsonl", "--shard", bad])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "--shard {bad}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("K/N"));
+    }
+}
+
+#[test]
+fn gzip_and_zstd_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let records = varied_records(40, 50_000);
+    fs::write(dir.path().join("in.jsonl"), records.join("\n") + "\n").unwrap();
+    convert(dir.path(), &["-i", "in.jsonl", "-o", "plain.jsonl"]);
+    let plain = fs::read(dir.path().join("plain.jsonl")).unwrap();
+    for ext in ["gz", "zst"] {
+        let packed = format!("out.jsonl.{ext}");
+        convert(dir.path(), &["-i", "in.jsonl", "-o", &packed]);
+        let bytes = fs::read(dir.path().join(&packed)).unwrap();
+        let magic: &[u8] = if ext == "gz" {
+            &[0x1f, 0x8b]
+        } else {
+            &[0x28, 0xb5, 0x2f, 0xfd]
+        };
+        assert!(bytes.starts_with(magic), "{packed} is compressed");
+        assert!(bytes.len() < plain.len());
+        // Read back (canonical to canonical) through the compressed file.
+        let back = Command::new(BIN)
+            .args([
+                "isobench",
+                "convert",
+                "--from",
+                "canonical",
+                "--to",
+                "canonical",
+            ])
+            .args(["-i", &packed])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            back.status.success(),
+            "{}",
+            String::from_utf8_lossy(&back.stderr)
+        );
+        assert_eq!(
+            back.stdout, plain,
+            "{packed} reads back as the plain output"
+        );
+        // A compressed input gives the same output as the plain one.
+        let text = (records.join("\n") + "\n").into_bytes();
+        let input = format!("in.jsonl.{ext}");
+        let compressed = if ext == "gz" {
+            let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            enc.write_all(&text).unwrap();
+            enc.finish().unwrap()
+        } else {
+            zstd::encode_all(&text[..], 1).unwrap()
+        };
+        fs::write(dir.path().join(&input), compressed).unwrap();
+        let out = convert(dir.path(), &["-i", &input]);
+        assert_eq!(out.stdout, plain, "{input} converts as the plain input");
+    }
+}

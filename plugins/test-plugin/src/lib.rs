@@ -1,0 +1,153 @@
+//! A native plugin that misbehaves on purpose, for the host's tests. What it does is
+//! chosen by `ISOBENCH_TEST_PLUGIN_MODE` when it is called:
+//!
+//! * `wrong-abi`: its descriptor claims ABI version 999;
+//! * `panic`: `import` and `export` panic;
+//! * `garbage`: `import` and `export` answer bytes that are not JSON;
+//! * `invalid`: `import` answers a canonical record without `repo`;
+//! * anything else: a well-behaved `test-plugin` adapter (records pass through `extensions`).
+#![allow(unsafe_code)] // a hand-written ABI, to get it wrong on purpose
+
+use isobench_plugin_sdk::abi::{
+    ABI_VERSION, DESCRIPTOR_SIZE, OutBuffer, PluginDescriptor, STATUS_OK,
+};
+use isobench_plugin_sdk::core::adapter::{AdapterInfo, ExportOptions, ViewAdapter};
+use isobench_plugin_sdk::core::{CanonicalRecord, Notes, RecordError};
+use serde_json::{Map, Value, json};
+
+fn mode() -> String {
+    std::env::var("ISOBENCH_TEST_PLUGIN_MODE").unwrap_or_default()
+}
+
+/// Records `{"id": ..., "repo": ..., ...}`; everything but `id` and `repo` travels in `extensions.rest`.
+#[derive(Debug)]
+struct TestPlugin {
+    info: AdapterInfo,
+    schema: Value,
+}
+
+impl ViewAdapter for TestPlugin {
+    fn info(&self) -> &AdapterInfo {
+        &self.info
+    }
+
+    fn schema(&self) -> &Value {
+        &self.schema
+    }
+
+    fn import(
+        &self,
+        mut record: Map<String, Value>,
+        _notes: &mut Notes,
+    ) -> Result<CanonicalRecord, RecordError> {
+        match mode().as_str() {
+            "panic" => panic!("the test plugin panics on purpose"),
+            "invalid" => Ok(CanonicalRecord::default()),
+            _ => {
+                let take = |r: &mut Map<String, Value>, k: &str| match r.shift_remove(k) {
+                    Some(Value::String(s)) => Ok(s),
+                    _ => Err(RecordError::missing(
+                        format!("/{k}"),
+                        "a string is required",
+                    )),
+                };
+                let mut c = CanonicalRecord {
+                    instance_id: Some(take(&mut record, "id")?),
+                    repo: Some(take(&mut record, "repo")?),
+                    ..CanonicalRecord::default()
+                };
+                c.set_ext("rest", Value::Object(record));
+                Ok(c)
+            }
+        }
+    }
+
+    fn export(
+        &self,
+        c: &CanonicalRecord,
+        _o: &ExportOptions,
+        _notes: &mut Notes,
+    ) -> Result<Map<String, Value>, RecordError> {
+        assert!(mode() != "panic", "the test plugin panics on purpose");
+        let mut out = Map::new();
+        out.insert(
+            "id".into(),
+            c.instance_id.clone().unwrap_or_default().into(),
+        );
+        out.insert("repo".into(), c.repo.clone().unwrap_or_default().into());
+        if let Some(Value::Object(rest)) = c.ext("rest") {
+            out.extend(rest.clone());
+        }
+        Ok(out)
+    }
+}
+
+fn adapter() -> &'static dyn ViewAdapter {
+    static ADAPTER: std::sync::OnceLock<TestPlugin> = std::sync::OnceLock::new();
+    ADAPTER.get_or_init(|| TestPlugin {
+        info: AdapterInfo::new("test-plugin", &[], "a plugin for the host's tests"),
+        schema: json!({"type": "object"}),
+    })
+}
+
+unsafe extern "C" fn manifest(out: *mut OutBuffer) -> i32 {
+    // SAFETY: the host passes a writable buffer.
+    unsafe { isobench_plugin_sdk::__private::manifest(adapter, out) }
+}
+
+unsafe fn garbage(out: *mut OutBuffer) -> i32 {
+    // SAFETY: the host passes a writable buffer.
+    unsafe { out.write(OutBuffer::from_vec(b"{this is not json".to_vec())) };
+    STATUS_OK
+}
+
+unsafe extern "C" fn import(input: *const u8, len: usize, out: *mut OutBuffer) -> i32 {
+    if mode() == "garbage" {
+        // SAFETY: forwarded from the host.
+        return unsafe { garbage(out) };
+    }
+    // SAFETY: the host passes `len` readable bytes and a writable buffer.
+    unsafe { isobench_plugin_sdk::__private::import(adapter, input, len, out) }
+}
+
+unsafe extern "C" fn export(input: *const u8, len: usize, out: *mut OutBuffer) -> i32 {
+    if mode() == "garbage" {
+        // SAFETY: forwarded from the host.
+        return unsafe { garbage(out) };
+    }
+    // SAFETY: the host passes `len` readable bytes and a writable buffer.
+    unsafe { isobench_plugin_sdk::__private::export(adapter, input, len, out) }
+}
+
+unsafe extern "C" fn free(buffer: OutBuffer) {
+    // SAFETY: the buffer was filled by this library.
+    unsafe { isobench_plugin_sdk::__private::free(buffer) }
+}
+
+static GOOD: PluginDescriptor = PluginDescriptor {
+    abi_version: ABI_VERSION,
+    size: DESCRIPTOR_SIZE,
+    manifest,
+    import,
+    export,
+    free,
+};
+
+static WRONG_ABI: PluginDescriptor = PluginDescriptor {
+    abi_version: 999,
+    size: DESCRIPTOR_SIZE,
+    manifest,
+    import,
+    export,
+    free,
+};
+
+/// The entry point.
+#[unsafe(no_mangle)]
+pub extern "C" fn isobench_plugin_entry() -> *const PluginDescriptor {
+    if mode() == "wrong-abi" {
+        &raw const WRONG_ABI
+    } else {
+        &raw const GOOD
+    }
+}
