@@ -21,14 +21,14 @@
 use std::sync::OnceLock;
 
 use isobench_core::adapter::{AdapterInfo, AdapterRegistration, ExportOptions, ViewAdapter};
-use isobench_core::codec::Encoding;
 use isobench_core::vocab;
 use isobench_core::{CanonicalRecord, Notes, RecordError};
 use serde_json::{Map, Value};
 
 use crate::common::{Exporter, Importer, SWE_BENCH_IMAGE_RULE, note_dropped, swe_bench_image};
 use crate::swe_smith::{
-    MirrorName, export_bug_patch, import_array_list, import_bug_patch, import_repo,
+    MirrorName, export_bug_patch, export_task_head, import_array_list, import_bug_patch,
+    import_repo,
 };
 
 /// The adapter's name (also the `format` of the `source` block its imports write).
@@ -173,20 +173,7 @@ impl ViewAdapter for MiniSandbox {
         let bug_patch = export_bug_patch(c)?;
         let mut w = Exporter::new(NAME, c, options.profile, notes);
         // Keys in the order of the custom-dataset documentation.
-        w.needed_string("instance_id", "instance_id", c.instance_id.as_deref())?;
-        w.needed_string("patch", "patch", bug_patch.as_deref())?;
-        w.expected_list(
-            "FAIL_TO_PASS",
-            "extensions.fail_to_pass",
-            c.ext_list(vocab::FAIL_TO_PASS),
-            Encoding::Native,
-        )?;
-        w.expected_list(
-            "PASS_TO_PASS",
-            "extensions.pass_to_pass",
-            c.ext_list(vocab::PASS_TO_PASS),
-            Encoding::Native,
-        )?;
+        export_task_head(&mut w, c, bug_patch.as_deref())?;
         match (c.ext_str(vocab::IMAGE_NAME), swe_bench_image(c)) {
             (Some(image), _) => w.put("image_name", image),
             // MiniSandbox keys its environment cache on the image name; for a SWE-bench

@@ -221,6 +221,29 @@ pub(crate) fn import_bug_patch(importer: &mut Importer<'_>) -> Result<String, Re
 /// The formats whose kept raw `patch` is a bug-introducing diff.
 const BUG_PATCH_FORMATS: [&str; 2] = [NAME, crate::minisandbox::NAME];
 
+/// Writes the keys SWE-smith rows and `MiniSandbox` records begin with: `instance_id`, the
+/// bug-introducing `patch`, and the test lists as real arrays.
+pub(crate) fn export_task_head(
+    w: &mut Exporter<'_, '_>,
+    c: &CanonicalRecord,
+    bug_patch: Option<&str>,
+) -> Result<(), RecordError> {
+    w.needed_string("instance_id", "instance_id", c.instance_id.as_deref())?;
+    w.needed_string("patch", "patch", bug_patch)?;
+    w.expected_list(
+        "FAIL_TO_PASS",
+        "extensions.fail_to_pass",
+        c.ext_list(vocab::FAIL_TO_PASS),
+        Encoding::Native,
+    )?;
+    w.expected_list(
+        "PASS_TO_PASS",
+        "extensions.pass_to_pass",
+        c.ext_list(vocab::PASS_TO_PASS),
+        Encoding::Native,
+    )
+}
+
 /// The bug-introducing diff to write for `record`: the reverse of its fix (D9), or the
 /// original diff a SWE-smith or SWE-MiniSandbox import kept when it still reverses to the
 /// record's fix. `None` when the record has no `patch`.
@@ -406,20 +429,7 @@ impl ViewAdapter for SweSmith {
         let mut w = Exporter::new(NAME, c, options.profile, notes);
         // Keys in the order of the published (current) rows; a record from SWE-smith gets
         // its own order back in `finish`.
-        w.needed_string("instance_id", "instance_id", c.instance_id.as_deref())?;
-        w.needed_string("patch", "patch", bug_patch.as_deref())?;
-        w.expected_list(
-            "FAIL_TO_PASS",
-            "extensions.fail_to_pass",
-            c.ext_list(vocab::FAIL_TO_PASS),
-            Encoding::Native,
-        )?;
-        w.expected_list(
-            "PASS_TO_PASS",
-            "extensions.pass_to_pass",
-            c.ext_list(vocab::PASS_TO_PASS),
-            Encoding::Native,
-        )?;
+        export_task_head(&mut w, c, bug_patch.as_deref())?;
         w.expected_string(
             "image_name",
             "extensions.image_name",
