@@ -783,11 +783,15 @@ impl<'a> Parser<'a> {
                 }
             })?;
             file.git_tokens = rest.get(..split).zip(rest.get(split + 1..));
-            // git writes each path either fully quoted or without a leading quote; a token
-            // that starts a quote it does not close over its whole length cannot be told
-            // apart from its neighbour once the two are swapped.
+            // git writes each path either fully quoted, or unquoted without a leading quote
+            // or surrounding spaces; any other token cannot be told apart from its
+            // neighbour once the two are swapped.
             let well_formed = |t: &str| {
-                !t.starts_with('"') || matches!(unquote_prefix(t), Some((_, len)) if len == t.len())
+                if t.starts_with('"') {
+                    matches!(unquote_prefix(t), Some((_, len)) if len == t.len())
+                } else {
+                    !t.is_empty() && t.trim() == t
+                }
             };
             if file
                 .git_tokens
