@@ -21,6 +21,26 @@ fn run(dir: &Path, args: &[&str]) -> Output {
         .expect("the binary runs")
 }
 
+/// Runs `enrich -i INPUT --timings DIR/TIMINGS -o DIR/OUTPUT` and returns the first record written.
+fn enrich_with_timings(dir: &Path, input: &Path, timings: &str, output: &str) -> Value {
+    let written = dir.join(output);
+    let out = run(
+        dir,
+        &[
+            "enrich",
+            "-i",
+            input.to_str().unwrap(),
+            "--timings",
+            dir.join(timings).to_str().unwrap(),
+            "-o",
+            written.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = fs::read_to_string(&written).unwrap();
+    serde_json::from_str(text.lines().next().unwrap()).unwrap()
+}
+
 fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
@@ -859,28 +879,8 @@ fn full_pipeline_mine_timings_strict_and_views() {
         format!("==== slowest durations ====\n1.10s call     {large}\n1.20s call     {small}\n0.01s setup    {small}\n"),
     )
     .unwrap();
+    let r = enrich_with_timings(dir.path(), &mined, "timings", "enriched.jsonl");
     let enriched = dir.path().join("enriched.jsonl");
-    let out = run(
-        dir.path(),
-        &[
-            "enrich",
-            "-i",
-            mined.to_str().unwrap(),
-            "--timings",
-            dir.path().join("timings").to_str().unwrap(),
-            "-o",
-            enriched.to_str().unwrap(),
-        ],
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let r: Value = serde_json::from_str(
-        fs::read_to_string(&enriched)
-            .unwrap()
-            .lines()
-            .next()
-            .unwrap(),
-    )
-    .unwrap();
     assert_eq!(r["efficiency_test"], json!([large, small]));
     assert_eq!(
         r["duration_changes"],
@@ -978,28 +978,13 @@ fn full_pipeline_mine_timings_strict_and_views() {
         "Execution time: 0.250000s\nExecution time: 0.250000s\n",
     )
     .unwrap();
-    let gso_enriched = dir.path().join("gso-enriched.jsonl");
-    let out = run(
+    let g = enrich_with_timings(
         dir.path(),
-        &[
-            "enrich",
-            "-i",
-            with_script.to_str().unwrap(),
-            "--timings",
-            dir.path().join("gso-timings").to_str().unwrap(),
-            "-o",
-            gso_enriched.to_str().unwrap(),
-        ],
+        &with_script,
+        "gso-timings",
+        "gso-enriched.jsonl",
     );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let g: Value = serde_json::from_str(
-        fs::read_to_string(&gso_enriched)
-            .unwrap()
-            .lines()
-            .next()
-            .unwrap(),
-    )
-    .unwrap();
+    let gso_enriched = dir.path().join("gso-enriched.jsonl");
     // mean(0.9, 1.1) / mean(0.25, 0.25) = 4.
     assert_eq!(g["human_performance"], json!(4.0));
     let out = run(
