@@ -142,6 +142,11 @@ pub fn pytest_json_report(report: &Value) -> Result<Vec<(String, f64)>, TimingLo
             .and_then(|c| c.get("duration"))
             .and_then(Value::as_f64)
         {
+            if duration < 0.0 {
+                return Err(TimingLogError::BadJsonReport(format!(
+                    "`tests[{i}].call.duration` is {duration}, a negative duration"
+                )));
+            }
             out.push((node.to_owned(), duration));
         }
     }
@@ -317,6 +322,14 @@ mod tests {
             pytest_json_report(&serde_json::json!({"x": 1})),
             Err(TimingLogError::BadJsonReport(_))
         ));
+        let negative =
+            serde_json::json!({"tests": [{"nodeid": "t.py::a", "call": {"duration": -0.5}}]});
+        assert_eq!(
+            pytest_json_report(&negative),
+            Err(TimingLogError::BadJsonReport(
+                "`tests[0].call.duration` is -0.5, a negative duration".into()
+            ))
+        );
     }
 
     #[test]

@@ -220,7 +220,7 @@ impl NativeAdapter {
 }
 
 /// Checks an imported record: a canonical record under the lossless profile.
-pub(crate) fn check_import(name: &str, value: Value) -> Result<CanonicalRecord, RecordError> {
+pub fn check_import(name: &str, value: Value) -> Result<CanonicalRecord, RecordError> {
     let problems = validate_record(&value, Profile::Lossless);
     if let Some(p) = problems.first() {
         return Err(RecordError::invalid(
@@ -241,7 +241,7 @@ pub(crate) fn check_import(name: &str, value: Value) -> Result<CanonicalRecord, 
 }
 
 /// Checks an exported record: a JSON object following the plugin's own schema.
-pub(crate) fn check_export(
+pub fn check_export(
     name: &str,
     validator: Option<&SchemaValidator>,
     value: Value,

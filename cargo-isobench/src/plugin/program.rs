@@ -187,43 +187,70 @@ impl ProgramAdapter {
                 }
             }
         };
-        let mut answer: Map<String, Value> = match serde_json::from_str(&answer) {
-            Ok(a) => a,
-            Err(e) => {
+        match decode_answer(&answer, id) {
+            Ok(ok) => Ok(ok),
+            Err(AnswerError::Refused(e)) => Err(e),
+            Err(broken) => {
                 stop(guard.take());
-                let shown: String = answer.chars().take(120).collect();
-                return Err(self.fail(format!(
-                    "wrote a line that is not a JSON object ({e}): `{shown}`"
-                )));
+                Err(self.fail(broken))
             }
-        };
-        if answer.get("id").and_then(Value::as_u64) != Some(id) {
-            stop(guard.take());
-            return Err(self.fail(format!(
-                "answered request {id} with id {}",
-                answer
-                    .get("id")
-                    .map_or_else(|| "none".to_owned(), Value::to_string)
-            )));
         }
-        if let Some(ok) = answer.remove("ok") {
-            return Ok(ok);
-        }
-        if let Some(error) = answer.remove("error") {
-            return Err(serde_json::from_value::<WireError>(error).map_or_else(
-                |e| self.fail(format!("sent an unreadable error: {e}")),
-                wire::error_from_wire,
-            ));
-        }
-        Err(self.fail(format!(
-            "answered request {id} with neither `ok` nor `error`"
-        )))
     }
 
     fn converted(&self, answer: Value) -> Result<Converted, RecordError> {
         serde_json::from_value(answer)
             .map_err(|e| self.fail(format!("sent an answer without `record`/`notes`: {e}")))
     }
+}
+
+/// Why an answer line gives no result.
+#[derive(Debug)]
+pub enum AnswerError {
+    /// A well-formed `error` answer: the program refused the record.
+    Refused(RecordError),
+    /// The line breaks the protocol; the program cannot be trusted further.
+    Broken(String),
+}
+
+impl std::fmt::Display for AnswerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Refused(e) => write!(f, "refused the record: {}", e.message),
+            Self::Broken(what) => f.write_str(what),
+        }
+    }
+}
+
+/// Decodes one answer line of the protocol to request `id`: its `ok` value, the record
+/// error it carries, or what breaks the protocol in it.
+pub fn decode_answer(line: &str, id: u64) -> Result<Value, AnswerError> {
+    let mut answer: Map<String, Value> = serde_json::from_str(line).map_err(|e| {
+        let shown: String = line.chars().take(120).collect();
+        AnswerError::Broken(format!(
+            "wrote a line that is not a JSON object ({e}): `{shown}`"
+        ))
+    })?;
+    if answer.get("id").and_then(Value::as_u64) != Some(id) {
+        return Err(AnswerError::Broken(format!(
+            "answered request {id} with id {}",
+            answer
+                .get("id")
+                .map_or_else(|| "none".to_owned(), Value::to_string)
+        )));
+    }
+    if let Some(ok) = answer.remove("ok") {
+        return Ok(ok);
+    }
+    if let Some(error) = answer.remove("error") {
+        let refusal = serde_json::from_value::<WireError>(error).map_or_else(
+            |e| AnswerError::Broken(format!("sent an unreadable error: {e}")),
+            |w| AnswerError::Refused(wire::error_from_wire(w)),
+        );
+        return Err(refusal);
+    }
+    Err(AnswerError::Broken(format!(
+        "answered request {id} with neither `ok` nor `error`"
+    )))
 }
 
 /// Closes the program's input, gives it a moment to exit, then kills it; says how it ended.
