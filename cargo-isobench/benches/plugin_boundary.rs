@@ -95,6 +95,55 @@ fn run(adapter: &dyn ViewAdapter, records: &[Map<String, Value>]) -> Duration {
     start.elapsed()
 }
 
+/// The whole job of `convert --from <adapter> --to canonical` on JSON Lines: parse each
+/// line, import it, export it as canonical (lossless, validated), write the line.
+fn convert_lines(
+    adapter: &dyn ViewAdapter,
+    canonical: &dyn ViewAdapter,
+    lines: &[Vec<u8>],
+) -> Duration {
+    let options = ExportOptions::default();
+    let mut notes = Notes::new();
+    let mut out = Vec::with_capacity(lines.iter().map(Vec::len).sum::<usize>() * 2);
+    let start = Instant::now();
+    for line in lines {
+        notes.clear();
+        let record: Map<String, Value> = serde_json::from_slice(line).expect("a JSON object");
+        let imported = adapter.import(record, &mut notes).expect("imports");
+        let written = canonical
+            .export(&imported, &options, &mut notes)
+            .expect("exports");
+        serde_json::to_writer(&mut out, &written).expect("writes to memory");
+        out.push(b'\n');
+    }
+    let elapsed = start.elapsed();
+    assert!(out.len() > lines.len());
+    elapsed
+}
+
+fn report_convert(
+    label: &str,
+    adapter: &dyn ViewAdapter,
+    canonical: &dyn ViewAdapter,
+    lines: &[Vec<u8>],
+    rounds: u32,
+) -> f64 {
+    convert_lines(adapter, canonical, &lines[..lines.len().min(50)]); // warm up
+    let best = (0..rounds)
+        .map(|_| convert_lines(adapter, canonical, lines))
+        .min()
+        .expect("rounds > 0");
+    let secs = best.as_secs_f64();
+    let bytes: usize = lines.iter().map(|l| l.len() + 1).sum();
+    let per_s = lines.len() as f64 / secs;
+    println!(
+        "{label:<28} {per_s:>10.0} records/s  {:>8.1} MB/s  ({} records in {secs:.3} s)",
+        bytes as f64 / secs / 1e6,
+        lines.len()
+    );
+    per_s
+}
+
 fn report(
     label: &str,
     adapter: &dyn ViewAdapter,
@@ -133,10 +182,25 @@ fn main() {
     );
 
     let builtin = custom_adapter::CustomAdapter::default();
-    let b = report("built in", &builtin, &records, bytes, 5);
-
     let lib = build_native();
     let plugin = native::load(&lib).expect("the plugin loads");
+
+    isobench_adapters::link();
+    let registry = isobench_core::Registry::builtin();
+    let canonical = registry
+        .get("canonical")
+        .expect("the canonical adapter is built in");
+    let lines: Vec<Vec<u8>> = records
+        .iter()
+        .map(|r| serde_json::to_vec(r).expect("serialises"))
+        .collect();
+    println!("\nconvert --from custom-adapter --to canonical (parse, import, export, write):");
+    let b = report_convert("built in", &builtin, canonical, &lines, 5);
+    let n = report_convert("native plugin (cdylib)", &plugin, canonical, &lines, 5);
+    println!("native plugin / built in: {:.2}x the time", b / n);
+
+    println!("\nadapter calls only (import then export, no parsing or writing):");
+    let b = report("built in", &builtin, &records, bytes, 5);
     let n = report("native plugin (cdylib)", &plugin, &records, bytes, 5);
     println!("native plugin / built in: {:.2}x the time", b / n);
 

@@ -98,16 +98,21 @@ pub enum StyleArg {
 /// `convert`.
 #[derive(Debug, Args)]
 pub struct ConvertArgs {
-    /// Format of the input records.
+    /// Format of the input records, or `auto`: told from the first records' fields (an error
+    /// names the candidates when several fit).
     #[arg(long, value_name = "FMT")]
     pub from: String,
     /// Format to write.
     #[arg(long, value_name = "FMT")]
     pub to: String,
-    /// Input file (`.jsonl` lines or `.json` array; `-` for stdin). Repeatable; default stdin.
+    /// Input file (`.jsonl` lines, `.json` array or `.parquet`; `.gz`/`.zst` looked through;
+    /// `-` for stdin), or `hf:OWNER/NAME[@REVISION][:SPLIT]`: a dataset's files in the local
+    /// Hugging Face cache (`$HF_HUB_CACHE`, `$HF_HOME/hub`, `~/.cache/huggingface/hub`).
+    /// Repeatable; default stdin.
     #[arg(short, long = "input", value_name = "PATH")]
     pub inputs: Vec<PathBuf>,
-    /// Output file (`.jsonl` or `.json`, by extension; `-` for stdout). Default stdout (JSONL).
+    /// Output file (`.jsonl`, `.json` or `.parquet`, by extension; `-` for stdout). Default
+    /// stdout (JSONL). Parquet columns are typed from the `--to` format's schema.
     #[arg(short, long, value_name = "PATH")]
     pub output: Option<PathBuf>,
     /// Canonical profile, for `--to canonical` (and how strictly other targets treat fields they expect).

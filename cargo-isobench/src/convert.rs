@@ -1,5 +1,7 @@
 //! `cargo isobench convert`: read records of one format, write them in another.
 
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::fmt::Write as _;
 use std::fs;
 use std::io::{IsTerminal, Write};
@@ -9,7 +11,7 @@ use std::time::{Duration, Instant};
 use isobench_core::adapter::{ExportOptions, ViewAdapter};
 use isobench_core::codec::JsonStyle;
 use isobench_core::record::V1_FIELDS;
-use isobench_core::report::{MAX_LISTED, Rejection};
+use isobench_core::report::{MAX_LISTED, RecordWarning, Rejection};
 use isobench_core::{CanonicalRecord, ConversionReport, Notes, Profile, RecordError, Registry};
 use serde_json::{Map, Value};
 
@@ -96,14 +98,18 @@ pub fn run(
     args: &ConvertArgs,
     enrich: Option<crate::mine::EnrichConfig>,
 ) -> Result<i32, CliError> {
-    let from = find(registry, &args.from)?;
+    let from = if crate::detect::is_auto(&args.from) {
+        None
+    } else {
+        Some(find(registry, &args.from)?)
+    };
     let to = find(registry, &args.to)?;
     let profile = Profile::from(args.profile);
     let assignments = parse_assignments(&args.set)?;
     let sources: Vec<Source> = if args.inputs.is_empty() {
         vec![Source::Stdin]
     } else {
-        args.inputs.iter().map(|p| Source::parse(p)).collect()
+        crate::hf::sources(&args.inputs)?
     };
     if sources.iter().filter(|s| **s == Source::Stdin).count() > 1 {
         return Err(CliError::usage(
@@ -150,6 +156,10 @@ pub fn run(
             });
         }
     }
+    let from = match from {
+        Some(from) => from,
+        None => crate::detect::detect(registry, &sources)?,
+    };
     let fixed_style = match args.json_style {
         StyleArg::Auto => None,
         StyleArg::Compact => Some(JsonStyle::Compact),
@@ -165,7 +175,12 @@ pub fn run(
     let mut writer = if args.dry_run {
         RecordWriter::discard()
     } else {
-        RecordWriter::create(output, args.overwrite, fixed_style.unwrap_or_default())?
+        RecordWriter::create_with_schema(
+            output,
+            args.overwrite,
+            fixed_style.unwrap_or_default(),
+            Some(to.schema()),
+        )?
     };
     let mut rejects_writer = match (&rejects, args.dry_run) {
         (Some(path), false) => Some(RecordWriter::create(
@@ -195,6 +210,9 @@ pub fn run(
         rejects: rejects_writer.as_mut(),
         report: &mut report,
         progress: Progress::new(total_bytes(&sources)),
+        ids: HashMap::new(),
+        files: shared.files.clone(),
+        repeats: 0,
     };
     let settings = Settings {
         jobs: args.jobs.unwrap_or_else(default_jobs).max(1),
@@ -202,7 +220,13 @@ pub fn run(
         fixed_style,
     };
     let outcome = pipeline(&shared, &sources, settings, &mut sink);
-    sink.progress.clear();
+    sink.progress.finish(sink.report.read);
+    if sink.repeats > MAX_LISTED as u64 {
+        eprintln!(
+            "warning: {} more records repeat an earlier instance_id (not listed)",
+            sink.repeats - MAX_LISTED as u64
+        );
+    }
     if let Err(e) = outcome {
         eprint!("{}", report.summary());
         eprintln!("stopped: nothing was written");
@@ -343,6 +367,10 @@ struct Done {
     report: ConversionReport,
     rejects: Vec<Reject>,
     bytes: u64,
+    /// The input the batch comes from (its index).
+    source: usize,
+    /// The `instance_id` and line of each written record that has one, in order.
+    ids: Vec<(String, u64)>,
 }
 
 /// A rejected record, with what the rejects file says of it.
@@ -473,6 +501,12 @@ struct Sink<'a> {
     rejects: Option<&'a mut RecordWriter>,
     report: &'a mut ConversionReport,
     progress: Progress,
+    /// Each `instance_id` written so far, with where it was first seen (input, line).
+    ids: HashMap<String, (usize, u64)>,
+    /// The inputs' names, by index.
+    files: Vec<String>,
+    /// Records whose `instance_id` repeats an earlier one.
+    repeats: u64,
 }
 
 impl Sink<'_> {
@@ -485,6 +519,8 @@ impl Sink<'_> {
             report,
             rejects,
             bytes,
+            source,
+            ids,
             ..
         } = done;
         merge(self.report, report);
@@ -500,6 +536,9 @@ impl Sink<'_> {
             self.writer.write_raw(&out[start..end])?;
             start = end;
         }
+        for (id, line) in ids {
+            self.note_id(id, source, line);
+        }
         for Reject {
             rejection,
             hint,
@@ -513,6 +552,45 @@ impl Sink<'_> {
             self.report.record_rejected(rejection);
         }
         Ok(())
+    }
+}
+
+impl Sink<'_> {
+    /// Remembers a written record's `instance_id`; a repeat is written all the same, with
+    /// a warning naming both lines (in input order, so the same whatever `--jobs`).
+    fn note_id(&mut self, id: String, source: usize, line: u64) {
+        let (id, first_source, first_line) = match self.ids.entry(id) {
+            Entry::Vacant(slot) => {
+                slot.insert((source, line));
+                return;
+            }
+            Entry::Occupied(slot) => {
+                let (first_source, first_line) = *slot.get();
+                (slot.key().clone(), first_source, first_line)
+            }
+        };
+        self.repeats += 1;
+        let first = if first_source == source {
+            format!("line {first_line}")
+        } else {
+            format!("{}:{first_line}", self.files[first_source])
+        };
+        let message = format!("repeats {first} (both records are written)");
+        let file = &self.files[source];
+        if self.repeats <= MAX_LISTED as u64 {
+            self.progress.clear();
+            eprintln!("warning: {file}:{line}: instance_id {id:?} {message}");
+        }
+        self.report.warning_count += 1;
+        if self.report.warnings.len() < MAX_LISTED {
+            self.report.warnings.push(RecordWarning {
+                file: file.clone(),
+                line,
+                instance_id: Some(id),
+                field: "instance_id".to_owned(),
+                message,
+            });
+        }
     }
 }
 
@@ -587,6 +665,7 @@ impl Job<'_> {
         let mut done = Done {
             seq,
             bytes,
+            source,
             out: Vec::with_capacity(text.len() + text.len() / 4),
             ..Done::default()
         };
@@ -661,6 +740,9 @@ impl Job<'_> {
                     .expect("writing JSON to memory cannot fail");
                 done.ends.push(done.out.len());
                 done.report.written += 1;
+                if let Some(id) = &canonical.instance_id {
+                    done.ids.push((id.clone(), line));
+                }
                 done.report
                     .record_converted(&canonical, &self.notes, file, line);
                 true
@@ -793,6 +875,21 @@ impl Progress {
         eprint!("\r\x1b[K{read} records, {mb:.0} MB ({speed:.0} MB/s, {rate:.0} records/s{eta})");
         let _ = std::io::stderr().flush();
         self.shown = true;
+    }
+
+    /// Replaces the progress line with a final one: records, megabytes and throughput.
+    fn finish(&mut self, read: u64) {
+        if !self.enabled {
+            return;
+        }
+        self.clear();
+        let secs = self.started.elapsed().as_secs_f64().max(1e-3);
+        #[allow(clippy::cast_precision_loss)] // rates for display
+        let (rate, mb) = (read as f64 / secs, self.bytes as f64 / 1e6);
+        eprintln!(
+            "{read} records, {mb:.1} MB in {secs:.1} s ({:.0} MB/s, {rate:.0} records/s)",
+            mb / secs
+        );
     }
 
     fn clear(&mut self) {

@@ -151,12 +151,15 @@ pub fn for_each_item(
         Source::Stdin => PathBuf::from("-"),
         Source::File(p) => p.clone(),
     };
-    let read_err = |e: io::Error| CliError::Read {
-        path: path.clone(),
-        source: e,
-    };
+    let read_err = |e: io::Error| read_error(&path, e);
+    if let Source::File(p) = source
+        && crate::parquet::is_parquet(p)
+    {
+        return parquet_items(p, &mut each);
+    }
     let reader = open(source).map_err(read_err)?;
     let mut reader = BufReader::with_capacity(BUFFER, reader);
+    refuse_parquet(&mut reader, source)?;
     let layout = match source {
         Source::File(p) => Layout::from_extension(p),
         Source::Stdin => None,
@@ -180,6 +183,38 @@ pub fn for_each_item(
     .map_err(|e| e.with_path(&path))
 }
 
+/// Calls `each` for every row of a Parquet file.
+fn parquet_items(
+    path: &Path,
+    each: &mut impl FnMut(Item<'_>) -> Result<bool, CliError>,
+) -> Result<(), CliError> {
+    let mut rows = crate::parquet::ParquetRows::open(path)?;
+    while let Some(read) = rows.next_rows()? {
+        for (line, record) in read {
+            if !each(Item {
+                line,
+                raw: b"",
+                style: None,
+                record,
+            })? {
+                return Ok(());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Stops at Parquet bytes in an input read as JSON.
+fn refuse_parquet(reader: &mut impl BufRead, source: &Source) -> Result<(), CliError> {
+    // A read error shows again on the next read, with the path.
+    match reader.fill_buf() {
+        Ok(head) if head.starts_with(crate::parquet::MAGIC) => {
+            Err(crate::parquet::looks_like_parquet(&source.display()))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// The JSON style a record's text shows, if any.
 pub fn style_of(raw: &[u8]) -> Option<JsonStyle> {
     JsonStyle::detect(std::str::from_utf8(raw).ok()?)
@@ -194,20 +229,92 @@ fn style_of_prefix(head: &[u8]) -> Option<JsonStyle> {
     JsonStyle::detect(valid)
 }
 
+/// An input that cannot be read; for a compressed file, a decoding error says the data
+/// is damaged or cut short.
+fn read_error(path: &Path, e: io::Error) -> CliError {
+    let damaged = matches!(
+        e.kind(),
+        io::ErrorKind::UnexpectedEof | io::ErrorKind::InvalidData | io::ErrorKind::InvalidInput
+    );
+    let source = match Compression::of(path) {
+        Compression::Gzip if damaged => io::Error::new(
+            e.kind(),
+            format!("{e}: the gzip data ends early or is damaged (a truncated download?)"),
+        ),
+        Compression::Zstd if damaged => io::Error::new(
+            e.kind(),
+            format!("{e}: the zstd data ends early or is damaged (a truncated download?)"),
+        ),
+        _ => e,
+    };
+    CliError::Read {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+/// The `NaN`/`Infinity` token a JSON array's parse error stops at, read back from the
+/// file (on the error path only; not for stdin).
+fn non_json_number_in_file(path: &Path, error: &serde_json::Error) -> Option<&'static str> {
+    if !error.is_syntax() || error.line() == 0 || error.column() == 0 || path == Path::new("-") {
+        return None;
+    }
+    let reader = BufReader::new(open(&Source::File(path.to_owned())).ok()?);
+    let mut line = reader.split(b'\n').nth(error.line() - 1)?.ok()?;
+    // The parser does not see a byte-order mark.
+    if error.line() == 1 && line.starts_with(b"\xEF\xBB\xBF") {
+        line.drain(..3);
+    }
+    isobench_core::codec::non_json_number_in(&line, error.column() - 1).map(|(_, token)| token)
+}
+
 /// A read error before the path is known.
 enum ReadFailure {
     Io(io::Error),
     Stop(CliError),
+    /// A JSON array that is not well formed, after `count` complete elements.
+    Array {
+        error: serde_json::Error,
+        count: u64,
+    },
 }
 
 impl ReadFailure {
     fn with_path(self, path: &Path) -> CliError {
         match self {
-            Self::Io(e) => CliError::Read {
-                path: path.to_owned(),
-                source: e,
-            },
+            Self::Io(e) => read_error(path, e),
             Self::Stop(e) => e,
+            Self::Array { error, count } => {
+                let text = error.to_string();
+                // serde_json ends its message with the position, given here up front.
+                let what = text
+                    .rsplit_once(" at line ")
+                    .map_or(text.as_str(), |(what, _)| what);
+                let non_json = non_json_number_in_file(path, &error);
+                let what = if is_too_deep(&error) {
+                    format!("nesting deeper than {MAX_DEPTH} arrays/objects, the reader's limit")
+                } else if let Some(token) = non_json {
+                    format!("`{token}` {}", isobench_core::codec::NON_JSON_NUMBER)
+                } else {
+                    what.to_owned()
+                };
+                let hint = if non_json.is_some() {
+                    isobench_core::codec::NON_JSON_NUMBER_HINT
+                } else if error.is_eof() {
+                    "the file ends inside the array: it looks truncated; check that it was written completely"
+                } else {
+                    "a broken JSON array cannot be read past the break, even with `--on-error skip`; fix the file and run again"
+                };
+                CliError::Record(
+                    format!(
+                        "{}:{}:{}: malformed JSON array, after {count} complete record(s): {what}",
+                        path.display(),
+                        error.line(),
+                        error.column(),
+                    ),
+                    Some(hint.to_owned()),
+                )
+            }
         }
     }
 }
@@ -283,7 +390,17 @@ pub fn parse_record(text: &[u8], complete_line: bool) -> Result<Value, BadInput>
             Some("JSON text must be UTF-8; re-encode the file (e.g. `iconv -t UTF-8`)"),
         ));
     }
-    match serde_json::from_slice::<Value>(text) {
+    let mut trail = Trail::default();
+    let parsed = {
+        let mut de = serde_json::Deserializer::from_slice(text);
+        CheckedValue { trail: &mut trail }
+            .deserialize(&mut de)
+            .and_then(|value| de.end().map(|()| value))
+    };
+    if let (Ok(_), Some(duplicate)) = (&parsed, trail.take_duplicate()) {
+        return Err(duplicate);
+    }
+    match parsed {
         Ok(Value::Object(map)) => Ok(Value::Object(map)),
         Ok(other) => Err(BadInput {
             message: format!("expected a JSON object, found {}", isobench_core::error::json_type_name(&other)),
@@ -296,7 +413,71 @@ pub fn parse_record(text: &[u8], complete_line: bool) -> Result<Value, BadInput>
             format!("malformed JSON: the last line ends in the middle of a record ({e})"),
             Some("the file looks truncated; check that it was written completely"),
         )),
-        Err(e) => Err(bad(format!("malformed JSON: {e}"), None)),
+        Err(e) if is_too_deep(&e) => Err(bad(
+            format!("malformed JSON: nesting deeper than {MAX_DEPTH} arrays/objects, the reader's limit ({e})"),
+            Some("no benchmark record nests this deep; check how the file was produced"),
+        )),
+        Err(e) => {
+            // `from_utf8` succeeded above.
+            let text = std::str::from_utf8(text).unwrap_or_default();
+            match isobench_core::codec::non_json_number_at(text, &e) {
+                Some((at, token)) => Err(BadInput {
+                    message: format!(
+                        "{}`{token}` {} ({e})",
+                        non_json_number_pointer(text, at, token)
+                            .map_or_else(String::new, |p| format!("`{p}`: ")),
+                        isobench_core::codec::NON_JSON_NUMBER,
+                    ),
+                    value: None,
+                    hint: Some(isobench_core::codec::NON_JSON_NUMBER_HINT.to_owned()),
+                }),
+                None => Err(bad(format!("malformed JSON: {e}"), None)),
+            }
+        }
+    }
+}
+
+/// How deep arrays and objects may nest: `serde_json`'s recursion limit.
+pub const MAX_DEPTH: usize = 128;
+
+fn is_too_deep(e: &serde_json::Error) -> bool {
+    e.is_syntax() && e.to_string().starts_with("recursion limit exceeded")
+}
+
+/// The JSON pointer of the `NaN`/`Infinity` token at byte `at` of `text`: the token is
+/// replaced by a marker string (and later such tokens by `null`) until the text parses,
+/// and the marker is looked up. Runs only on the error path.
+fn non_json_number_pointer(text: &str, at: usize, token: &str) -> Option<String> {
+    const MARKER: &str = "\"isobench: a non-JSON number was here\"";
+    let mut text = format!("{}{MARKER}{}", &text[..at], &text[at + token.len()..]);
+    let value = loop {
+        match serde_json::from_str::<Value>(&text) {
+            Ok(value) => break value,
+            Err(e) => {
+                let (at, token) = isobench_core::codec::non_json_number_at(&text, &e)?;
+                text.replace_range(at..at + token.len(), "null");
+            }
+        }
+    };
+    let marker = &MARKER[1..MARKER.len() - 1];
+    pointer_of(&value, &|v| v.as_str() == Some(marker))
+}
+
+/// The JSON pointer of the first value (depth first) that `is` picks.
+fn pointer_of(value: &Value, is: &dyn Fn(&Value) -> bool) -> Option<String> {
+    if is(value) {
+        return Some(String::new());
+    }
+    match value {
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, v)| pointer_of(v, is).map(|rest| format!("/{i}{rest}"))),
+        Value::Object(map) => map.iter().find_map(|(k, v)| {
+            pointer_of(v, is)
+                .map(|rest| format!("/{}{rest}", isobench_core::error::pointer_token(k)))
+        }),
+        _ => None,
     }
 }
 
@@ -307,10 +488,11 @@ fn read_array(
 ) -> Result<(), ReadFailure> {
     let mut de = serde_json::Deserializer::from_reader(SkipBom::new(reader));
     let mut stop = None;
+    let mut count = 0;
     let seed = ArraySeed {
         each,
         stop: &mut stop,
-        count: 0,
+        count: &mut count,
         style,
     };
     let result = seed.deserialize(&mut de).and_then(|()| de.end());
@@ -319,11 +501,11 @@ fn read_array(
     }
     match result {
         Ok(()) => Ok(()),
-        Err(e) if e.is_io() => Err(ReadFailure::Io(io::Error::other(e.to_string()))),
-        Err(e) => Err(ReadFailure::Stop(CliError::Record(
-            format!("malformed JSON array: {e}"),
-            Some("every record before this point was read; fix the file and run again".into()),
+        Err(e) if e.is_io() => Err(ReadFailure::Io(io::Error::new(
+            e.io_error_kind().unwrap_or(io::ErrorKind::Other),
+            e.to_string(),
         ))),
+        Err(e) => Err(ReadFailure::Array { error: e, count }),
     }
 }
 
@@ -331,7 +513,8 @@ fn read_array(
 struct ArraySeed<'a, F> {
     each: &'a mut F,
     stop: &'a mut Option<CliError>,
-    count: u64,
+    /// Elements read so far.
+    count: &'a mut u64,
     style: Option<JsonStyle>,
 }
 
@@ -350,10 +533,18 @@ impl<'de, F: FnMut(Item<'_>) -> Result<bool, CliError>> Visitor<'de> for ArraySe
         f.write_str("a JSON array of records")
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<(), A::Error> {
-        while let Some(value) = seq.next_element::<Value>()? {
-            self.count += 1;
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let mut trail = Trail::default();
+        while let Some(value) = seq.next_element_seed(CheckedValue { trail: &mut trail })? {
+            *self.count += 1;
             let record = match value {
+                _ if trail.duplicate.is_some() => {
+                    // An element has no raw text: the rejects file keeps it as parsed
+                    // (with the first of the repeated key's values).
+                    let mut bad = trail.take_duplicate().expect("a duplicate was found");
+                    bad.value = Some(value);
+                    Err(bad)
+                }
                 Value::Object(_) => Ok(value),
                 other => Err(BadInput {
                     message: format!(
@@ -365,7 +556,7 @@ impl<'de, F: FnMut(Item<'_>) -> Result<bool, CliError>> Visitor<'de> for ArraySe
                 }),
             };
             match (self.each)(Item {
-                line: self.count,
+                line: *self.count,
                 raw: b"",
                 style: self.style,
                 record,
@@ -478,7 +669,7 @@ pub struct Window {
 
 impl Window {
     /// Counts one item: whether it is taken, or `None` when the window is past.
-    fn admit(&mut self) -> Option<bool> {
+    pub(crate) fn admit(&mut self) -> Option<bool> {
         if self.skip > 0 {
             self.skip -= 1;
             return Some(false);
@@ -508,13 +699,16 @@ pub fn read_batches(
     window: &mut Window,
     mut emit: impl FnMut(Batch) -> bool,
 ) -> Result<(), CliError> {
+    if let Source::File(p) = source
+        && crate::parquet::is_parquet(p)
+    {
+        return crate::parquet::read_batches(p, index, window, &mut emit);
+    }
     let path = PathBuf::from(source.display());
-    let read_err = |e: io::Error| CliError::Read {
-        path: path.clone(),
-        source: e,
-    };
+    let read_err = |e: io::Error| read_error(&path, e);
     let reader = open(source).map_err(read_err)?;
     let mut reader = BufReader::with_capacity(BUFFER, reader);
+    refuse_parquet(&mut reader, source)?;
     let layout = match source {
         Source::File(p) => Layout::from_extension(p),
         Source::Stdin => None,
@@ -671,10 +865,152 @@ fn fill(reader: &mut impl Read, text: &mut Vec<u8>, target: usize) -> io::Result
 /// Counts the items of an input (non-blank JSONL lines or array elements) without
 /// converting them, for `--shard`.
 pub fn count_items(source: &Source) -> Result<u64, CliError> {
+    if let Source::File(p) = source
+        && crate::parquet::is_parquet(p)
+    {
+        return crate::parquet::row_count(p);
+    }
     let mut count = 0u64;
     read_batches(source, 0, BUFFER, &mut Window::default(), |batch| {
         count += batch.items.len() as u64;
         true
     })?;
     Ok(count)
+}
+
+/// What [`CheckedValue`] found: the first key an object holds twice, with the path to it
+/// (built innermost first as the parse returns through the enclosing values).
+#[derive(Debug, Default)]
+struct Trail {
+    /// The repeated key and the path to it, reversed.
+    duplicate: Option<(String, Vec<String>)>,
+    /// The path is still being built: the enclosing value adds its key or index.
+    climbing: bool,
+}
+
+impl Trail {
+    /// The duplicate found, as bad input; the trail is reset.
+    fn take_duplicate(&mut self) -> Option<BadInput> {
+        let (key, path) = self.duplicate.take()?;
+        self.climbing = false;
+        let mut pointer = String::new();
+        for token in path.iter().rev() {
+            pointer.push('/');
+            pointer.push_str(&isobench_core::error::pointer_token(token));
+        }
+        Some(BadInput {
+            message: format!(
+                "`{pointer}`: duplicate key `{key}`: the object holds it twice, and reading it would keep only one of the values"
+            ),
+            value: None,
+            hint: Some("remove one of the two; JSON readers disagree on which one wins".to_owned()),
+        })
+    }
+
+    /// Called by an array or object once a child value is read: adds the child's place to
+    /// the path when the duplicate lies inside it. `true` when it did.
+    fn climb(&mut self, token: impl FnOnce() -> String) -> bool {
+        if !self.climbing {
+            return false;
+        }
+        if let Some((_, path)) = &mut self.duplicate {
+            path.push(token());
+        }
+        self.climbing = false;
+        true
+    }
+}
+
+/// Reads any JSON value, as `serde_json::Value` does, but notes the first key an object
+/// holds twice (`serde_json` silently keeps the last one). The check costs one map lookup
+/// per key, the one inserting it.
+struct CheckedValue<'t> {
+    trail: &'t mut Trail,
+}
+
+impl<'de> DeserializeSeed<'de> for CheckedValue<'_> {
+    type Value = Value;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for CheckedValue<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        let mut inside = false;
+        while let Some(item) = seq.next_element_seed(CheckedValue {
+            trail: &mut *self.trail,
+        })? {
+            let index = items.len();
+            inside |= self.trail.climb(|| index.to_string());
+            items.push(item);
+        }
+        self.trail.climbing |= inside;
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut object = serde_json::Map::new();
+        let mut inside = false;
+        while let Some(key) = map.next_key::<String>()? {
+            let value = map.next_value_seed(CheckedValue {
+                trail: &mut *self.trail,
+            })?;
+            match object.entry(key) {
+                serde_json::map::Entry::Vacant(slot) => {
+                    inside |= self.trail.climb(|| slot.key().clone());
+                    slot.insert(value);
+                }
+                serde_json::map::Entry::Occupied(slot) => {
+                    inside |= self.trail.climb(|| slot.key().clone());
+                    if self.trail.duplicate.is_none() {
+                        self.trail.duplicate = Some((slot.key().clone(), vec![slot.key().clone()]));
+                        inside = true;
+                    }
+                }
+            }
+        }
+        self.trail.climbing |= inside;
+        Ok(Value::Object(object))
+    }
 }

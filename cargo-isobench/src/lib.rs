@@ -6,11 +6,14 @@
 pub mod cli;
 pub mod config;
 pub mod convert;
+pub mod detect;
 pub mod errors;
 pub mod exit;
+pub mod hf;
 pub mod input;
 pub mod mine;
 pub mod output;
+pub mod parquet;
 pub mod plugin;
 pub mod validate;
 

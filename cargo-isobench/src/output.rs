@@ -29,6 +29,18 @@ enum Sink {
         temp: PathBuf,
         dest: PathBuf,
     },
+    /// A file that is not a regular one (`/dev/null`, a named pipe): written in place,
+    /// since renaming over it would replace the device or pipe with a plain file.
+    Special {
+        out: Encoder,
+        dest: PathBuf,
+    },
+    /// A Parquet file, written a row group at a time.
+    Parquet {
+        out: Box<crate::parquet::ParquetWriter>,
+        temp: PathBuf,
+        dest: PathBuf,
+    },
     Discard,
 }
 
@@ -151,6 +163,17 @@ impl RecordWriter {
         overwrite: bool,
         style: JsonStyle,
     ) -> Result<Self, CliError> {
+        Self::create_with_schema(path, overwrite, style, None)
+    }
+
+    /// As [`Self::create`]; a `.parquet` output takes its column types from `schema`, the
+    /// JSON Schema of the records written (without one, Parquet is refused).
+    pub fn create_with_schema(
+        path: Option<&Path>,
+        overwrite: bool,
+        style: JsonStyle,
+        schema: Option<&Value>,
+    ) -> Result<Self, CliError> {
         let Some(dest) = path else {
             return Ok(Self {
                 sink: Sink::Stdout(BufWriter::with_capacity(1 << 20, io::stdout())),
@@ -159,15 +182,47 @@ impl RecordWriter {
                 count: 0,
             });
         };
+        let write_err = |e| CliError::Write {
+            path: dest.to_owned(),
+            source: e,
+        };
+        if fs::metadata(dest).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+            return Self::special(dest, style).map_err(write_err);
+        }
         if dest.exists() && !overwrite {
             return Err(CliError::OutputExists(dest.to_owned()));
         }
         remove_stale_temps(dest);
         let temp = temp_path(dest);
-        let write_err = |e| CliError::Write {
-            path: dest.to_owned(),
-            source: e,
-        };
+        if crate::parquet::is_parquet(dest) {
+            let Some(schema) = schema else {
+                return Err(CliError::usage(
+                    format!(
+                        "`{}`: this output is written as JSON Lines, not Parquet",
+                        dest.display()
+                    ),
+                    Some("give it a `.jsonl` name"),
+                ));
+            };
+            let file = File::create(&temp).map_err(write_err)?;
+            let out = match crate::parquet::ParquetWriter::new(file, schema) {
+                Ok(out) => out,
+                Err(e) => {
+                    let _ = fs::remove_file(&temp);
+                    return Err(write_err(e));
+                }
+            };
+            return Ok(Self {
+                sink: Sink::Parquet {
+                    out: Box::new(out),
+                    temp,
+                    dest: dest.to_owned(),
+                },
+                layout: Layout::JsonLines,
+                style,
+                count: 0,
+            });
+        }
         let file = File::create(&temp).map_err(write_err)?;
         let out = match Encoder::new(file, Compression::of(dest)) {
             Ok(out) => out,
@@ -180,6 +235,25 @@ impl RecordWriter {
             sink: Sink::File {
                 out,
                 temp,
+                dest: dest.to_owned(),
+            },
+            layout: Layout::from_extension(dest).unwrap_or(Layout::JsonLines),
+            style,
+            count: 0,
+        })
+    }
+
+    /// Writes into a device or named pipe as it is: nothing there to replace atomically.
+    fn special(dest: &Path, style: JsonStyle) -> io::Result<Self> {
+        if crate::parquet::is_parquet(dest) {
+            return Err(io::Error::other(
+                "a Parquet output needs a regular file (its footer is written last)",
+            ));
+        }
+        let file = fs::OpenOptions::new().write(true).open(dest)?;
+        Ok(Self {
+            sink: Sink::Special {
+                out: Encoder::new(file, Compression::of(dest))?,
                 dest: dest.to_owned(),
             },
             layout: Layout::from_extension(dest).unwrap_or(Layout::JsonLines),
@@ -205,7 +279,9 @@ impl RecordWriter {
 
     fn path(&self) -> PathBuf {
         match &self.sink {
-            Sink::File { dest, .. } => dest.clone(),
+            Sink::File { dest, .. } | Sink::Special { dest, .. } | Sink::Parquet { dest, .. } => {
+                dest.clone()
+            }
             _ => PathBuf::from("-"),
         }
     }
@@ -217,7 +293,10 @@ impl RecordWriter {
         let result = match &mut self.sink {
             Sink::Discard => return Ok(()),
             Sink::Stdout(out) => write_one(out, record, style, layout, first),
-            Sink::File { out, .. } => write_one(out, record, style, layout, first),
+            Sink::File { out, .. } | Sink::Special { out, .. } => {
+                write_one(out, record, style, layout, first)
+            }
+            Sink::Parquet { out, .. } => out.write(record.clone(), 0),
         };
         result.map_err(|e| CliError::Write {
             path: self.path(),
@@ -232,7 +311,12 @@ impl RecordWriter {
         let result = match &mut self.sink {
             Sink::Discard => return Ok(()),
             Sink::Stdout(out) => write_raw_one(out, record, layout, first),
-            Sink::File { out, .. } => write_raw_one(out, record, layout, first),
+            Sink::File { out, .. } | Sink::Special { out, .. } => {
+                write_raw_one(out, record, layout, first)
+            }
+            Sink::Parquet { out, .. } => serde_json::from_slice(record)
+                .map_err(io::Error::other)
+                .and_then(|map| out.write(map, record.len())),
         };
         result.map_err(|e| CliError::Write {
             path: self.path(),
@@ -269,6 +353,20 @@ impl RecordWriter {
                 }
                 done.map_err(err)
             }
+            Sink::Special { mut out, .. } => close(&mut out, layout, empty)
+                .and_then(|()| out.finish())
+                .map(drop)
+                .map_err(err),
+            Sink::Parquet { out, temp, dest } => {
+                let done = out
+                    .finish()
+                    .and_then(|file| file.sync_all())
+                    .and_then(|()| fs::rename(&temp, &dest));
+                if done.is_err() {
+                    let _ = fs::remove_file(&temp);
+                }
+                done.map_err(err)
+            }
         }
     }
 }
@@ -277,7 +375,7 @@ impl Drop for RecordWriter {
     /// An output not finished is abandoned: its temporary file is removed and the
     /// destination is left as it was.
     fn drop(&mut self) {
-        if let Sink::File { temp, .. } = &self.sink {
+        if let Sink::File { temp, .. } | Sink::Parquet { temp, .. } = &self.sink {
             let _ = fs::remove_file(temp);
         }
     }

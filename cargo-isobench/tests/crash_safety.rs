@@ -234,3 +234,74 @@ fn a_full_disk_fails_cleanly_with_its_path() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_full_device_named_by_o_fails_cleanly_and_stays_a_device() {
+    use std::os::unix::fs::FileTypeExt;
+    let device = Path::new("/dev/full");
+    if !fs::metadata(device).is_ok_and(|m| m.file_type().is_char_device()) {
+        eprintln!("skipped: no /dev/full on this system");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("in.jsonl"), sample()).unwrap();
+    // No `--overwrite`: a device is written into, never replaced.
+    let out = Command::new(BIN)
+        .args([
+            "isobench",
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            "canonical",
+        ])
+        .args(["-i", "in.jsonl", "-o", "/dev/full"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("cannot write `/dev/full`") && stderr.contains("No space left on device"),
+        "{stderr}"
+    );
+    assert!(fs::metadata(device).unwrap().file_type().is_char_device());
+}
+
+#[test]
+fn a_named_pipe_is_written_in_place() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    let pipe = dir.path().join("out.jsonl");
+    let made = Command::new("mkfifo").arg(&pipe).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: `mkfifo` is not available");
+        return;
+    }
+    fs::write(dir.path().join("in.jsonl"), sample()).unwrap();
+    let reader = {
+        let pipe = pipe.clone();
+        std::thread::spawn(move || fs::read_to_string(pipe).unwrap())
+    };
+    let out = Command::new(BIN)
+        .args([
+            "isobench",
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            "swe-bench",
+        ])
+        .args(["-i", "in.jsonl", "-o", "out.jsonl"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(reader.join().unwrap(), sample());
+    assert!(fs::metadata(&pipe).unwrap().file_type().is_fifo());
+    assert_eq!(temps(dir.path()), Vec::<String>::new());
+}

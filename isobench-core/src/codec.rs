@@ -289,9 +289,15 @@ pub fn decode_json(value: &Value, pointer: &str) -> Result<(Value, Encoding, boo
     let Value::String(text) = value else {
         return Ok((value.clone(), Encoding::Native, true));
     };
-    let decoded: Value = serde_json::from_str(text).map_err(|e| {
-        RecordError::invalid(pointer, format!("expected a JSON-encoded value: {e}"))
-    })?;
+    let decoded: Value =
+        serde_json::from_str(text).map_err(|e| match non_json_number_at(text, &e) {
+            Some((_, token)) => RecordError::invalid(
+                pointer,
+                format!("expected a JSON-encoded value: `{token}` {NON_JSON_NUMBER} ({e})"),
+            )
+            .with_hint(NON_JSON_NUMBER_HINT),
+            None => RecordError::invalid(pointer, format!("expected a JSON-encoded value: {e}")),
+        })?;
     let encoding = match JsonStyle::detect(text) {
         Some(JsonStyle::Spaced) => Encoding::JsonSpaced,
         _ => Encoding::Json,
@@ -412,6 +418,45 @@ pub fn hex(bytes: &[u8]) -> String {
             let _ = write!(out, "{b:02x}");
             out
         })
+}
+
+/// What is wrong with `NaN` or `Infinity` in JSON text, after the token.
+pub const NON_JSON_NUMBER: &str = "is not a JSON value: JSON has no NaN or Infinity (Python's `json.dumps` writes them unless `allow_nan=False`)";
+
+/// What to do about `NaN` or `Infinity` in JSON text.
+pub const NON_JSON_NUMBER_HINT: &str = "write the value as `null` (or leave the measurement out), \
+     or regenerate the file with `json.dumps(..., allow_nan=False)` to find where it comes from";
+
+/// The `NaN`, `Infinity` or `-Infinity` token a JSON parse error of `text` stops at, with
+/// its byte offset: `serde_json` rejects these tokens, as JSON has no such numbers.
+pub fn non_json_number_at(text: &str, error: &serde_json::Error) -> Option<(usize, &'static str)> {
+    if !error.is_syntax() || error.line() == 0 || error.column() == 0 {
+        return None;
+    }
+    // The error's line and column (1-based, in bytes) point at the offending byte.
+    let line_start = if error.line() == 1 {
+        0
+    } else {
+        text.match_indices('\n').nth(error.line() - 2)?.0 + 1
+    };
+    non_json_number_in(text.as_bytes(), line_start + error.column() - 1)
+}
+
+/// The `NaN`, `Infinity` or `-Infinity` token at byte `at` of `text` (for `-Infinity`,
+/// `at` may point at its `I`, where a JSON parser stops), with its start.
+pub fn non_json_number_in(text: &[u8], at: usize) -> Option<(usize, &'static str)> {
+    let rest = text.get(at..)?;
+    if rest.starts_with(b"NaN") {
+        Some((at, "NaN"))
+    } else if rest.starts_with(b"Infinity") {
+        Some(if at > 0 && text[at - 1] == b'-' {
+            (at - 1, "-Infinity")
+        } else {
+            (at, "Infinity")
+        })
+    } else {
+        None
+    }
 }
 
 /// The first `max` characters of `text`, with `...` when cut.
@@ -548,5 +593,26 @@ mod tests {
         assert_eq!(JsonStyle::detect(r#"{"k\",": 1}"#), Some(JsonStyle::Spaced));
         assert_eq!(JsonStyle::detect(r#"{"k":1}"#), Some(JsonStyle::Compact));
         assert_eq!(JsonStyle::detect("[]"), None);
+    }
+
+    #[test]
+    fn non_json_numbers_are_found_where_the_parser_stops() {
+        let find = |text: &str| {
+            let e = serde_json::from_str::<Value>(text).unwrap_err();
+            non_json_number_at(text, &e)
+        };
+        assert_eq!(find(r#"{"a": NaN}"#), Some((6, "NaN")));
+        assert_eq!(find(r#"{"a": [1, Infinity]}"#), Some((10, "Infinity")));
+        assert_eq!(find(r#"{"a": -Infinity}"#), Some((6, "-Infinity")));
+        assert_eq!(find("[\n1,\n  NaN]"), Some((7, "NaN")));
+        assert_eq!(find(r#"{"a": Nope}"#), None);
+        assert_eq!(find(r#"{"a" 1}"#), None);
+        let err = decode_json(&json!("[1, NaN]"), "/d").unwrap_err();
+        assert_eq!(err.pointer, "/d");
+        assert!(
+            err.message.contains("`NaN` is not a JSON value"),
+            "{}",
+            err.message
+        );
     }
 }

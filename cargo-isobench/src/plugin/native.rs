@@ -42,11 +42,14 @@ pub fn load(path: &Path) -> Result<NativeAdapter, PluginError> {
         descriptor,
         path: path.to_owned(),
     };
-    let (status, bytes) = plugin.call(|out| {
-        // SAFETY: `out` is a valid, writable buffer for the duration of the call, as the
-        // ABI requires; the descriptor's version and size were checked.
-        unsafe { (descriptor.manifest)(out) }
-    });
+    let (status, bytes) = plugin.call(
+        |out| {
+            // SAFETY: `out` is a valid, writable buffer for the duration of the call, as
+            // the ABI requires; the descriptor's version and size were checked.
+            unsafe { (descriptor.manifest)(out) }
+        },
+        |status, bytes| (status, bytes.to_vec()),
+    );
     let manifest: Manifest = match status {
         STATUS_OK => serde_json::from_slice(&bytes).map_err(|e| PluginError::Garbage {
             path: shown.clone(),
@@ -155,17 +158,22 @@ impl NativeAdapter {
         &self.path
     }
 
-    /// Calls a plugin function that fills an out buffer; copies the answer out and frees
-    /// the buffer with the plugin's own `free`.
+    /// Calls a plugin function that fills an out buffer, reads the answer with `read`
+    /// while the buffer is alive, then frees it with the plugin's own `free`.
     #[allow(unsafe_code)]
-    fn call(&self, f: impl FnOnce(*mut OutBuffer) -> i32) -> (i32, Vec<u8>) {
+    fn call<T>(
+        &self,
+        f: impl FnOnce(*mut OutBuffer) -> i32,
+        read: impl FnOnce(i32, &[u8]) -> T,
+    ) -> T {
         let mut out = OutBuffer::empty();
         let status = f(&raw mut out);
-        // SAFETY: the plugin filled `out` (or left it empty) and has not freed it.
-        let bytes = unsafe { out.as_slice() }.to_vec();
+        // SAFETY: the plugin filled `out` (or left it empty) and has not freed it; the
+        // slice is dropped before the buffer is given back.
+        let answer = read(status, unsafe { out.as_slice() });
         // SAFETY: `out` was filled by this plugin and is given back exactly once.
         unsafe { (self.descriptor.free)(out) };
-        (status, bytes)
+        answer
     }
 
     /// Calls `import` or `export` with `input` and decodes the answer.
@@ -176,16 +184,23 @@ impl NativeAdapter {
         } else {
             self.descriptor.import
         };
-        let (status, bytes) = self.call(|out| {
-            // SAFETY: `input` is valid for `len` bytes during the call and `out` is a
-            // valid, writable buffer; the descriptor was checked at load.
-            unsafe { function(input.as_ptr(), input.len(), out) }
-        });
         let what = if export { "export" } else { "import" };
+        self.call(
+            |out| {
+                // SAFETY: `input` is valid for `len` bytes during the call and `out` is a
+                // valid, writable buffer; the descriptor was checked at load.
+                unsafe { function(input.as_ptr(), input.len(), out) }
+            },
+            |status, bytes| self.decode(what, status, bytes),
+        )
+    }
+
+    /// Decodes the answer of `import` or `export`.
+    fn decode(&self, what: &str, status: i32, bytes: &[u8]) -> Result<Converted, RecordError> {
         match status {
-            STATUS_OK => serde_json::from_slice(&bytes)
+            STATUS_OK => serde_json::from_slice(bytes)
                 .map_err(|e| self.bad(&format!("returned invalid JSON from `{what}`: {e}"))),
-            STATUS_RECORD_ERROR => Err(serde_json::from_slice::<WireError>(&bytes).map_or_else(
+            STATUS_RECORD_ERROR => Err(serde_json::from_slice::<WireError>(bytes).map_or_else(
                 |e| self.bad(&format!("returned an unreadable error from `{what}`: {e}")),
                 wire::error_from_wire,
             )),
@@ -195,13 +210,13 @@ impl NativeAdapter {
                     "plugin `{}` ({}) panicked in `{what}`: {}",
                     self.info.name,
                     self.path.display(),
-                    message_of(&bytes)
+                    message_of(bytes)
                 ),
             )
             .with_hint("a bug in the plugin: report it to its author with this record")),
             other => Err(self.bad(&format!(
                 "answered `{what}` with status {other}: {}",
-                message_of(&bytes)
+                message_of(bytes)
             ))),
         }
     }
@@ -302,7 +317,7 @@ impl ViewAdapter for NativeAdapter {
         notes: &mut Notes,
     ) -> Result<Map<String, Value>, RecordError> {
         let request = ExportRequest {
-            record: record.to_value(),
+            record,
             profile: options.profile,
         };
         let bytes =

@@ -7,8 +7,10 @@ use crate::cli::PluginNewArgs;
 use crate::errors::CliError;
 use crate::exit;
 
-const LIB: &str = include_str!("../../../examples/custom-adapter/src/lib.rs");
-const SAMPLE: &str = include_str!("../../../examples/custom-adapter/sample.jsonl");
+// `templates/` links to `examples/custom-adapter`, so the example stays the one source and
+// the packaged crate (which copies linked files) still carries it.
+const LIB: &str = include_str!("../../templates/custom-adapter.rs");
+const SAMPLE: &str = include_str!("../../templates/custom-adapter.sample.jsonl");
 
 /// `custom-adapter` becomes `name`, `CustomAdapter` its `CamelCase`, `custom_adapter` its `snake_case`.
 pub fn render(template: &str, name: &str) -> String {

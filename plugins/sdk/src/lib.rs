@@ -251,7 +251,9 @@ pub mod __private {
         (STATUS_BAD_REQUEST, encode(&WireMessage { message }))
     }
 
-    fn converted(result: Result<wire::Converted, wire::WireError>) -> (i32, Vec<u8>) {
+    fn converted<R: Serialize>(
+        result: Result<wire::Converted<R>, wire::WireError>,
+    ) -> (i32, Vec<u8>) {
         match result {
             Ok(c) => (STATUS_OK, encode(&c)),
             Err(e) => (STATUS_RECORD_ERROR, encode(&e)),
@@ -318,8 +320,10 @@ pub mod __private {
         // SAFETY: forwarded from the caller.
         unsafe {
             answer(out, || {
-                match serde_json::from_slice::<wire::ExportRequest>(bytes) {
-                    Ok(request) => converted(wire::run_export(adapter(), request)),
+                match serde_json::from_slice::<wire::ExportRequest<crate::core::CanonicalRecord>>(
+                    bytes,
+                ) {
+                    Ok(request) => converted(wire::run_export(adapter(), &request)),
                     Err(e) => bad_request(format!("the host sent a malformed export request: {e}")),
                 }
             })

@@ -24,21 +24,24 @@ pub struct Manifest {
     pub schema: Value,
 }
 
-/// The request of an export.
+/// The request of an export. `R` is how a side holds the canonical record: the host
+/// writes it straight from a [`CanonicalRecord`] and the SDK reads it straight into one,
+/// while a tool that only inspects requests can keep a [`Value`].
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct ExportRequest {
+pub struct ExportRequest<R = Value> {
     /// The canonical record.
-    pub record: Value,
+    pub record: R,
     /// The canonical profile in force.
     #[serde(default)]
     pub profile: Profile,
 }
 
-/// A successful conversion: the record and the notes written while converting it.
+/// A successful conversion: the record and the notes written while converting it. `R`
+/// is how a side holds the record (see [`ExportRequest`]); the bytes are the same.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Converted {
+pub struct Converted<R = Value> {
     /// The converted record (canonical after an import, foreign after an export).
-    pub record: Value,
+    pub record: R,
     /// The notes.
     #[serde(default)]
     pub notes: Vec<WireNote>,
@@ -138,13 +141,13 @@ pub fn error_from_wire(w: WireError) -> RecordError {
 pub fn run_import(
     adapter: &dyn isobench_core::ViewAdapter,
     record: Map<String, Value>,
-) -> Result<Converted, WireError> {
+) -> Result<Converted<CanonicalRecord>, WireError> {
     let mut notes = Notes::new();
     let canonical = adapter
         .import(record, &mut notes)
         .map_err(|e| error_to_wire(&e))?;
     Ok(Converted {
-        record: canonical.to_value(),
+        record: canonical,
         notes: notes_to_wire(&notes),
     })
 }
@@ -152,22 +155,15 @@ pub fn run_import(
 /// Runs an export on the plugin side: [`ExportRequest`] in, [`Converted`] out.
 pub fn run_export(
     adapter: &dyn isobench_core::ViewAdapter,
-    request: ExportRequest,
-) -> Result<Converted, WireError> {
-    let record: CanonicalRecord =
-        serde_json::from_value(request.record).map_err(|e| WireError {
-            pointer: String::new(),
-            kind: "invalid".into(),
-            message: format!("the host sent a record that is not canonical: {e}"),
-            hint: None,
-        })?;
+    request: &ExportRequest<CanonicalRecord>,
+) -> Result<Converted<Map<String, Value>>, WireError> {
     let mut notes = Notes::new();
     let options = isobench_core::adapter::ExportOptions::with_profile(request.profile);
     let out = adapter
-        .export(&record, &options, &mut notes)
+        .export(&request.record, &options, &mut notes)
         .map_err(|e| error_to_wire(&e))?;
     Ok(Converted {
-        record: Value::Object(out),
+        record: out,
         notes: notes_to_wire(&notes),
     })
 }

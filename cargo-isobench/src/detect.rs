@@ -1,0 +1,220 @@
+//! `--from auto`: the input format, guessed from the first records.
+//!
+//! A format is a candidate when its import accepts every sampled record (the test
+//! [`crate::convert::formats_accepting`] applies after a failed import). Candidates are
+//! ranked by how well the records' keys match the format's JSON Schema: fewest keys the
+//! schema does not declare, then most required fields (the more specific format), then
+//! most declared keys present. A unique best is the format; a tie is an error naming the
+//! tied formats; no candidate is an error naming the closest format and what it misses.
+
+use std::fmt::Write as _;
+
+use isobench_core::Registry;
+use isobench_core::adapter::ViewAdapter;
+use serde_json::{Map, Value};
+
+use crate::convert::formats_accepting;
+use crate::errors::CliError;
+use crate::input::{self, Source};
+
+/// The value of `--from` that asks for detection.
+pub const AUTO: &str = "auto";
+/// Records sampled.
+pub const SAMPLE: usize = 16;
+
+/// Whether `--from` asks for detection.
+pub fn is_auto(from: &str) -> bool {
+    from.eq_ignore_ascii_case(AUTO)
+}
+
+/// How a format's schema matches a set of records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Fit {
+    name: String,
+    /// Records the import accepts.
+    accepted: usize,
+    /// Keys of the records the schema does not declare (when it declares properties).
+    undeclared: Vec<String>,
+    /// Required fields of the schema some record lacks.
+    missing: Vec<String>,
+    /// Required fields of the schema.
+    required: usize,
+    /// Declared keys the records have.
+    declared: usize,
+}
+
+impl Fit {
+    fn of(adapter: &dyn ViewAdapter, records: &[Map<String, Value>], accepted: usize) -> Self {
+        let schema = adapter.schema();
+        let properties = schema.get("properties").and_then(Value::as_object);
+        let required: Vec<&str> = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let mut undeclared = Vec::new();
+        let mut missing = Vec::new();
+        let mut declared = 0;
+        for record in records {
+            for key in record.keys() {
+                match properties {
+                    Some(props) if !props.contains_key(key) && !undeclared.contains(key) => {
+                        undeclared.push(key.clone());
+                    }
+                    Some(props) if props.contains_key(key) => declared += 1,
+                    _ => {}
+                }
+            }
+            for field in &required {
+                if !record.contains_key(*field) && !missing.iter().any(|m| m == field) {
+                    missing.push((*field).to_owned());
+                }
+            }
+        }
+        Self {
+            name: adapter.info().name.clone(),
+            accepted,
+            undeclared,
+            missing,
+            required: required.len(),
+            declared,
+        }
+    }
+
+    /// The ranking key: smaller is better.
+    fn rank(&self) -> (usize, std::cmp::Reverse<usize>, std::cmp::Reverse<usize>) {
+        (
+            self.undeclared.len(),
+            std::cmp::Reverse(self.required),
+            std::cmp::Reverse(self.declared),
+        )
+    }
+}
+
+/// The format of `records`, or why it cannot be told.
+pub fn choose<'r>(
+    registry: &'r Registry,
+    records: &[Map<String, Value>],
+) -> Result<&'r dyn ViewAdapter, String> {
+    if records.is_empty() {
+        return Err("the input holds no record to tell the format from".into());
+    }
+    let mut accepted: Vec<(String, usize)> = registry
+        .iter()
+        .map(|a| (a.info().name.clone(), 0))
+        .collect();
+    for record in records {
+        for name in formats_accepting(registry, record) {
+            if let Some(entry) = accepted.iter_mut().find(|(n, _)| *n == name) {
+                entry.1 += 1;
+            }
+        }
+    }
+    let fits: Vec<Fit> = registry
+        .iter()
+        .zip(&accepted)
+        .map(|(adapter, (_, n))| Fit::of(adapter, records, *n))
+        .collect();
+    let candidates: Vec<&Fit> = fits
+        .iter()
+        .filter(|f| f.accepted == records.len())
+        .collect();
+    let sample = if records.len() == 1 {
+        "the first record".to_owned()
+    } else {
+        format!("the first {} records", records.len())
+    };
+    let Some(best) = candidates.iter().map(|f| f.rank()).min() else {
+        let closest = fits
+            .iter()
+            .min_by_key(|f| {
+                (
+                    std::cmp::Reverse(f.accepted),
+                    f.missing.len(),
+                    f.undeclared.len(),
+                )
+            })
+            .expect("the registry has adapters");
+        let mut text = format!(
+            "no format accepts {sample}; the closest is `{}`",
+            closest.name
+        );
+        if !closest.missing.is_empty() {
+            let _ = write!(text, " (missing {})", quoted(&closest.missing));
+        } else if !closest.undeclared.is_empty() {
+            let shown = &closest.undeclared[..closest.undeclared.len().min(5)];
+            let more = if closest.undeclared.len() > shown.len() {
+                format!(" and {} more", closest.undeclared.len() - shown.len())
+            } else {
+                String::new()
+            };
+            let _ = write!(text, " (it does not know {}{more})", quoted(shown));
+        } else if closest.accepted > 0 {
+            let _ = write!(
+                text,
+                " (it accepts {} of {} records)",
+                closest.accepted,
+                records.len()
+            );
+        }
+        return Err(text);
+    };
+    let best: Vec<&&Fit> = candidates.iter().filter(|f| f.rank() == best).collect();
+    if let [one] = best.as_slice() {
+        return Ok(registry
+            .get(&one.name)
+            .expect("a candidate is a registered adapter"));
+    }
+    let names: Vec<String> = best.iter().map(|f| format!("`{}`", f.name)).collect();
+    Err(format!(
+        "{sample} fit several formats equally well: {}",
+        names.join(", ")
+    ))
+}
+
+fn quoted(fields: &[String]) -> String {
+    fields
+        .iter()
+        .map(|f| format!("`{f}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `--from auto`: reads the first records of the inputs and picks their format; says on
+/// stderr which.
+pub fn detect<'r>(
+    registry: &'r Registry,
+    sources: &[Source],
+) -> Result<&'r dyn ViewAdapter, CliError> {
+    if sources.contains(&Source::Stdin) {
+        return Err(CliError::usage(
+            "`--from auto` cannot read stdin: the records it looks at would be gone",
+            Some("give the input files with `-i`, or name the format with `--from`"),
+        ));
+    }
+    let mut records = Vec::with_capacity(SAMPLE);
+    for source in sources {
+        input::for_each_item(source, |item| {
+            if let Ok(Value::Object(map)) = item.record {
+                records.push(map);
+            }
+            Ok(records.len() < SAMPLE)
+        })?;
+        if records.len() >= SAMPLE {
+            break;
+        }
+    }
+    let names = registry.names().join(", ");
+    match choose(registry, &records) {
+        Ok(adapter) => {
+            eprintln!("--from auto: the records read as `{}`", adapter.info().name);
+            Ok(adapter)
+        }
+        Err(why) => Err(CliError::Usage {
+            message: format!("`--from auto`: {why}"),
+            hint: Some(format!(
+                "name the format with `--from` (one of {names}); `cargo isobench adapters` lists them"
+            )),
+        }),
+    }
+}

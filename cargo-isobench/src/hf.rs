@@ -1,0 +1,432 @@
+//! `hf:OWNER/NAME[@REVISION][:SPLIT]` inputs: a dataset's files in the local Hugging Face
+//! cache, found without the network.
+//!
+//! The cache is `$HF_HUB_CACHE`, else `$HF_HOME/hub`, else `$XDG_CACHE_HOME/huggingface/hub`,
+//! else `~/.cache/huggingface/hub`. A dataset lives in `datasets--OWNER--NAME/`: `refs/<branch
+//! or tag>` holds a commit hash, and `snapshots/<hash>/` the files of that commit (links into
+//! `blobs/`). The data files are the `.parquet`, `.jsonl`, `.ndjson` and `.json` files of the
+//! snapshot (compressed or not), in sorted path order; a split keeps those whose directory,
+//! or the start of whose name, is the split (`data/test-00000-of-00001.parquet`,
+//! `default/test/0000.parquet`, `test.jsonl`).
+
+use std::path::{Path, PathBuf};
+
+use crate::errors::CliError;
+use crate::input::Source;
+
+/// The prefix of a Hugging Face input.
+pub const PREFIX: &str = "hf:";
+
+/// Files of a snapshot that are metadata, not records.
+const METADATA: &[&str] = &[
+    "dataset_info.json",
+    "dataset_infos.json",
+    "dataset_dict.json",
+    "state.json",
+];
+
+/// A parsed `hf:` input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HfInput {
+    /// `OWNER/NAME` (or `NAME` for the datasets that have no owner).
+    pub repo: String,
+    /// A branch, tag or commit hash; `main` when not given.
+    pub revision: Option<String>,
+    /// The split to read; every split when not given.
+    pub split: Option<String>,
+}
+
+impl HfInput {
+    /// Parses `hf:OWNER/NAME[@REVISION][:SPLIT]`; `None` when `arg` is not an `hf:` input.
+    pub fn parse(arg: &str) -> Option<Result<Self, CliError>> {
+        let rest = arg.strip_prefix(PREFIX)?;
+        let bad = |why: &str| {
+            CliError::usage(
+                format!("`{arg}`: {why}"),
+                Some(
+                    "write `hf:OWNER/NAME`, optionally with `@REVISION` and `:SPLIT` (`hf:princeton-nlp/SWE-bench_Lite@main:test`)",
+                ),
+            )
+        };
+        let (rest, split) = match rest.split_once(':') {
+            Some((rest, split)) => (rest, Some(split)),
+            None => (rest, None),
+        };
+        let (repo, revision) = match rest.split_once('@') {
+            Some((repo, revision)) => (repo, Some(revision)),
+            None => (rest, None),
+        };
+        let parts: Vec<&str> = repo.split('/').collect();
+        if parts.is_empty()
+            || parts.len() > 2
+            || parts
+                .iter()
+                .any(|p| p.is_empty() || *p == "." || *p == ".." || p.contains('\\'))
+        {
+            return Some(Err(bad("the dataset is not `OWNER/NAME`")));
+        }
+        if revision.is_some_and(|r| r.is_empty() || r.split('/').any(|c| c.is_empty() || c == ".."))
+        {
+            return Some(Err(bad(
+                "the revision after `@` is empty or not a plain name",
+            )));
+        }
+        if split.is_some_and(|s| s.is_empty() || s.contains('/')) {
+            return Some(Err(bad("the split after `:` is empty or not a plain name")));
+        }
+        Some(Ok(Self {
+            repo: repo.to_owned(),
+            revision: revision.map(str::to_owned),
+            split: split.map(str::to_owned),
+        }))
+    }
+
+    /// The command that fetches this dataset into the cache.
+    fn download_hint(&self) -> String {
+        let revision = self
+            .revision
+            .as_ref()
+            .map(|r| format!(" --revision {r}"))
+            .unwrap_or_default();
+        format!(
+            "fetch it with `huggingface-cli download --repo-type dataset {}{revision}` (or `hf download`), or point `HF_HUB_CACHE` at the cache that holds it",
+            self.repo
+        )
+    }
+
+    /// The data files of this input in the cache `hub`, in sorted path order.
+    pub fn resolve(&self, hub: &Path) -> Result<Vec<PathBuf>, CliError> {
+        let not_found = |message: String, hint: String| CliError::Usage {
+            message,
+            hint: Some(hint),
+        };
+        let dir = hub.join(format!("datasets--{}", self.repo.replace('/', "--")));
+        if !dir.is_dir() {
+            return Err(not_found(
+                format!(
+                    "dataset `{}` is not in the Hugging Face cache (looked for `{}`)",
+                    self.repo,
+                    dir.display()
+                ),
+                self.download_hint(),
+            ));
+        }
+        let revision = self.revision.as_deref().unwrap_or("main");
+        let snapshots = dir.join("snapshots");
+        let ref_file = dir.join("refs").join(revision);
+        let commit = if ref_file.is_file() {
+            std::fs::read_to_string(&ref_file)
+                .map_err(|e| CliError::Read {
+                    path: ref_file.clone(),
+                    source: e,
+                })?
+                .trim()
+                .to_owned()
+        } else if snapshots.join(revision).is_dir() {
+            revision.to_owned()
+        } else {
+            let mut known = Vec::new();
+            for (what, names) in [
+                ("refs", listing(&dir.join("refs"), true)),
+                ("snapshots", listing(&snapshots, false)),
+            ] {
+                if !names.is_empty() {
+                    known.push(format!("{what} {}", names.join(", ")));
+                }
+            }
+            return Err(not_found(
+                format!(
+                    "revision `{revision}` of dataset `{}` is not in the Hugging Face cache (looked for `{}` and `{}`)",
+                    self.repo,
+                    ref_file.display(),
+                    snapshots.join(revision).display()
+                ),
+                if known.is_empty() {
+                    self.download_hint()
+                } else {
+                    format!(
+                        "the cache holds {}; or {}",
+                        known.join(" and "),
+                        self.download_hint()
+                    )
+                },
+            ));
+        };
+        let snapshot = snapshots.join(&commit);
+        if commit.is_empty() || commit.contains(['/', '\\']) || !snapshot.is_dir() {
+            return Err(not_found(
+                format!(
+                    "`{}` names commit `{commit}`, whose snapshot `{}` is not in the cache",
+                    ref_file.display(),
+                    snapshot.display()
+                ),
+                self.download_hint(),
+            ));
+        }
+        let mut files = Vec::new();
+        collect(&snapshot, &snapshot, &mut files)?;
+        files.sort();
+        if files.is_empty() {
+            return Err(not_found(
+                format!(
+                    "snapshot `{}` of dataset `{}` holds no data files (`.parquet`, `.jsonl`, `.json`)",
+                    snapshot.display(),
+                    self.repo
+                ),
+                self.download_hint(),
+            ));
+        }
+        if let Some(split) = &self.split {
+            let all = files.clone();
+            files.retain(|rel| in_split(rel, split));
+            if files.is_empty() {
+                let mut splits: Vec<String> = all.iter().filter_map(|r| split_of(r)).collect();
+                splits.sort();
+                splits.dedup();
+                return Err(not_found(
+                    format!(
+                        "dataset `{}` has no `{split}` split in the cache (looked in `{}`)",
+                        self.repo,
+                        snapshot.display()
+                    ),
+                    format!(
+                        "splits found: {}; or, if the split was not downloaded, {}",
+                        if splits.is_empty() {
+                            "(none)".to_owned()
+                        } else {
+                            splits.join(", ")
+                        },
+                        self.download_hint()
+                    ),
+                ));
+            }
+        }
+        let mut paths = Vec::with_capacity(files.len());
+        for rel in files {
+            let path = snapshot.join(&rel);
+            if !path.is_file() {
+                return Err(not_found(
+                    format!(
+                        "`{}` in the Hugging Face cache points to a missing file: the download is incomplete",
+                        path.display()
+                    ),
+                    self.download_hint(),
+                ));
+            }
+            paths.push(path);
+        }
+        Ok(paths)
+    }
+}
+
+/// The names in a directory (for refs, with their subdirectories: `refs/pr/1` is `pr/1`).
+fn listing(dir: &Path, recurse: bool) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut stack = vec![(dir.to_owned(), String::new())];
+    while let Some((dir, prefix)) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = format!("{prefix}{}", entry.file_name().to_string_lossy());
+            if recurse && entry.path().is_dir() {
+                stack.push((entry.path(), format!("{name}/")));
+            } else {
+                names.push(format!("`{name}`"));
+            }
+        }
+    }
+    names.sort();
+    names
+}
+
+/// Whether a file name is a data file: `.parquet`, `.jsonl`, `.ndjson` or `.json`, plain or
+/// `.gz`/`.zst`, and not a metadata file.
+fn is_data_file(name: &str) -> bool {
+    if name.starts_with('.') || METADATA.contains(&name) {
+        return false;
+    }
+    let lower = name.to_ascii_lowercase();
+    let base = lower
+        .strip_suffix(".gz")
+        .or_else(|| lower.strip_suffix(".zst"))
+        .or_else(|| lower.strip_suffix(".zstd"))
+        .unwrap_or(&lower);
+    if lower.ends_with(".parquet") {
+        return true;
+    }
+    [".jsonl", ".ndjson", ".json"]
+        .iter()
+        .any(|e| base.ends_with(e))
+}
+
+/// Collects the data files under `dir`, as paths relative to `root`.
+fn collect(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), CliError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| CliError::Read {
+        path: dir.to_owned(),
+        source: e,
+    })?;
+    for entry in entries {
+        let entry = entry.map_err(|e| CliError::Read {
+            path: dir.to_owned(),
+            source: e,
+        })?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let path = entry.path();
+        let kind = entry.file_type().map_err(|e| CliError::Read {
+            path: path.clone(),
+            source: e,
+        })?;
+        if name.starts_with('.') {
+            continue;
+        }
+        if kind.is_dir() {
+            collect(root, &path, out)?;
+        } else if is_data_file(&name) {
+            let rel = path
+                .strip_prefix(root)
+                .expect("a path found under the root is under it")
+                .to_owned();
+            out.push(rel);
+        }
+    }
+    Ok(())
+}
+
+/// Whether a data file (relative to its snapshot) belongs to `split`: a directory of its
+/// path is the split, or its name is the split followed by `-`, `_` or `.`.
+fn in_split(rel: &Path, split: &str) -> bool {
+    let dirs = rel.parent().into_iter().flat_map(Path::components);
+    if dirs.into_iter().any(|c| c.as_os_str() == split) {
+        return true;
+    }
+    rel.file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_prefix(split))
+        .is_some_and(|rest| rest.starts_with(['-', '_', '.']))
+}
+
+/// The split a data file's name suggests (`test` for `test-00000-of-00001.parquet`).
+fn split_of(rel: &Path) -> Option<String> {
+    let name = rel.file_name()?.to_str()?;
+    let end = name.find(['-', '_', '.']).unwrap_or(name.len());
+    (end > 0).then(|| name[..end].to_owned())
+}
+
+/// The Hugging Face hub cache directory.
+pub fn hub_cache() -> PathBuf {
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    if let Some(dir) = var("HF_HUB_CACHE").or_else(|| var("HUGGINGFACE_HUB_CACHE")) {
+        return dir;
+    }
+    if let Some(home) = var("HF_HOME") {
+        return home.join("hub");
+    }
+    if let Some(cache) = var("XDG_CACHE_HOME") {
+        return cache.join("huggingface").join("hub");
+    }
+    var("HOME")
+        .or_else(|| var("USERPROFILE"))
+        .unwrap_or_else(|| PathBuf::from("."))
+        .join(".cache")
+        .join("huggingface")
+        .join("hub")
+}
+
+/// The sources the `-i` arguments name: `-` stdin, `hf:...` the dataset's files, anything
+/// else a path.
+pub fn sources(inputs: &[PathBuf]) -> Result<Vec<Source>, CliError> {
+    let mut sources = Vec::with_capacity(inputs.len());
+    for input in inputs {
+        match input.to_str().and_then(HfInput::parse) {
+            Some(parsed) => {
+                let files = parsed?.resolve(&hub_cache())?;
+                sources.extend(files.into_iter().map(Source::File));
+            }
+            None => sources.push(Source::parse(input)),
+        }
+    }
+    Ok(sources)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(arg: &str) -> HfInput {
+        HfInput::parse(arg).unwrap().unwrap()
+    }
+
+    #[test]
+    fn parses_every_part() {
+        assert_eq!(
+            parse("hf:princeton-nlp/SWE-bench_Lite@v1.0:test"),
+            HfInput {
+                repo: "princeton-nlp/SWE-bench_Lite".into(),
+                revision: Some("v1.0".into()),
+                split: Some("test".into()),
+            }
+        );
+        let plain = parse("hf:owner/name");
+        assert_eq!((plain.revision, plain.split), (None, None));
+        assert_eq!(parse("hf:owner/name:dev").split.as_deref(), Some("dev"));
+        assert_eq!(
+            parse("hf:owner/name@refs/convert/parquet")
+                .revision
+                .as_deref(),
+            Some("refs/convert/parquet")
+        );
+        assert!(HfInput::parse("data.jsonl").is_none());
+    }
+
+    #[test]
+    fn refuses_malformed_inputs() {
+        for bad in [
+            "hf:",
+            "hf:a/b/c",
+            "hf:a/",
+            "hf:../x",
+            "hf:a/b@",
+            "hf:a/b:",
+            "hf:a/b@x/../y",
+        ] {
+            assert!(HfInput::parse(bad).unwrap().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn splits_by_directory_or_name_prefix() {
+        assert!(in_split(
+            Path::new("data/test-00000-of-00001.parquet"),
+            "test"
+        ));
+        assert!(in_split(Path::new("default/test/0000.parquet"), "test"));
+        assert!(in_split(Path::new("test.jsonl"), "test"));
+        assert!(!in_split(
+            Path::new("data/testmini-00000-of-00001.parquet"),
+            "test"
+        ));
+        assert!(!in_split(
+            Path::new("data/train-00000-of-00001.parquet"),
+            "test"
+        ));
+        assert_eq!(
+            split_of(Path::new("data/dev-00000-of-00001.parquet")).as_deref(),
+            Some("dev")
+        );
+    }
+
+    #[test]
+    fn data_files_are_told_from_metadata() {
+        assert!(is_data_file("test-00000-of-00001.parquet"));
+        assert!(is_data_file("test.jsonl.gz"));
+        assert!(is_data_file("train.json"));
+        assert!(!is_data_file("README.md"));
+        assert!(!is_data_file("dataset_infos.json"));
+        assert!(!is_data_file(".gitattributes"));
+    }
+}

@@ -1,0 +1,1 @@
+../../examples/custom-adapter/src/lib.rs

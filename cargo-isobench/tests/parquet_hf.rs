@@ -1,0 +1,751 @@
+//! Parquet input and output, `hf:` inputs from a local Hugging Face cache, and
+//! `--from auto`.
+
+use std::fs::{self, File};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, RecordBatch, StringArray};
+use arrow_schema::{DataType, Field, Schema};
+use parquet::arrow::ArrowWriter;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use serde_json::{Map, Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_cargo-isobench");
+const REAL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/real");
+const WORKSPACE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+
+fn isobench(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Output {
+    let mut command = Command::new(BIN);
+    command
+        .current_dir(dir)
+        .arg("isobench")
+        .args(args)
+        .env_remove("HF_HUB_CACHE")
+        .env_remove("HUGGINGFACE_HUB_CACHE")
+        .env_remove("HF_HOME");
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    command.output().unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[track_caller]
+fn ok(out: &Output) {
+    assert!(out.status.success(), "failed: {}", stderr(out));
+}
+
+/// The records of a JSONL file, key order kept (`serde_json` has `preserve_order`).
+fn records(path: &Path) -> Vec<Map<String, Value>> {
+    fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Same values and same key order at every depth.
+#[track_caller]
+fn assert_same_rows(got: &[Map<String, Value>], want: &[Map<String, Value>], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: row count");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert_eq!(g, w, "{what}: row {}", i + 1);
+        assert_eq!(
+            serde_json::to_string(g).unwrap(),
+            serde_json::to_string(w).unwrap(),
+            "{what}: row {} (key order)",
+            i + 1
+        );
+    }
+}
+
+fn write_jsonl(path: &Path, rows: &[Value]) {
+    let mut text = String::new();
+    for row in rows {
+        text.push_str(&row.to_string());
+        text.push('\n');
+    }
+    fs::write(path, text).unwrap();
+}
+
+/// JSONL -> Parquet -> JSONL with one format, and the rows compared with the input's.
+fn parquet_round_trip(dir: &Path, input: &Path, format: &str, extra: &[&str]) {
+    let name = input.file_stem().unwrap().to_string_lossy();
+    let parquet = dir.join(format!("{name}.parquet"));
+    let back = dir.join(format!("{name}.back.jsonl"));
+    let convert = |from: &Path, to: &Path| {
+        let mut args = vec![
+            "convert",
+            "--from",
+            format,
+            "--to",
+            format,
+            "-i",
+            from.to_str().unwrap(),
+            "-o",
+            to.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        ok(&isobench(dir, &args, &[]));
+    };
+    convert(input, &parquet);
+    assert!(fs::read(&parquet).unwrap().starts_with(b"PAR1"));
+    convert(&parquet, &back);
+    assert_same_rows(&records(&back), &records(input), &name);
+}
+
+/// Every JSONL file of a real-data directory, or `None` (with a note) when it is absent.
+fn real_files(dir: &str) -> Option<Vec<PathBuf>> {
+    let path = Path::new(REAL).join(dir);
+    let Ok(entries) = fs::read_dir(&path) else {
+        eprintln!("skipped: {} is absent", path.display());
+        return None;
+    };
+    let mut files: Vec<PathBuf> = entries
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    files.sort();
+    Some(files)
+}
+
+#[test]
+fn real_swe_bench_and_swe_smith_records_round_trip_through_parquet() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut seen = 0;
+    for (dir, format) in [
+        ("swebench-full", "swe-bench"),
+        ("swebench-lite", "swe-bench"),
+        ("swebench-verified", "swe-bench"),
+        ("swesmith", "swe-smith"),
+    ] {
+        for file in real_files(dir).into_iter().flatten() {
+            parquet_round_trip(tmp.path(), &file, format, &[]);
+            // Canonical records (typed lists, JSON-text extensions) round-trip as well.
+            let canonical = tmp.path().join(format!(
+                "{}.canonical.jsonl",
+                file.file_stem().unwrap().to_string_lossy()
+            ));
+            ok(&isobench(
+                tmp.path(),
+                &[
+                    "convert",
+                    "--from",
+                    format,
+                    "--to",
+                    "canonical",
+                    "-i",
+                    file.to_str().unwrap(),
+                    "-o",
+                    canonical.to_str().unwrap(),
+                ],
+                &[],
+            ));
+            parquet_round_trip(tmp.path(), &canonical, "canonical", &[]);
+            seen += 1;
+        }
+    }
+    if seen > 0 {
+        eprintln!("{seen} real files round-tripped");
+    }
+}
+
+/// The workspace's plugin crates, built where the plugin tests build them (so they build
+/// once for both); the Multi-SWE-bench plugin's library.
+fn multi_swe_bench_plugin() -> PathBuf {
+    let target = Path::new(BIN)
+        .parent()
+        .and_then(Path::parent)
+        .unwrap()
+        .join("plugin-tests");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = Command::new(cargo)
+        .current_dir(WORKSPACE)
+        .args(["build", "--quiet", "--target-dir"])
+        .arg(&target)
+        .args([
+            "-p",
+            "isobench-multi-swe-bench",
+            "-p",
+            "isobench-test-plugin",
+            "-p",
+            "custom-adapter",
+        ])
+        .env_remove("CARGO_TARGET_DIR")
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "cargo build of the plugins failed");
+    let lib = format!(
+        "{}isobench_multi_swe_bench.{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_EXTENSION
+    );
+    target.join("debug").join(lib)
+}
+
+#[test]
+fn real_multi_swe_bench_records_round_trip_through_parquet() {
+    let Some(files) = real_files("multi-swe-bench") else {
+        return;
+    };
+    let plugin = multi_swe_bench_plugin();
+    let tmp = tempfile::tempdir().unwrap();
+    for file in files {
+        // Some of these records have `"body": null`: a null must come back as a null.
+        parquet_round_trip(
+            tmp.path(),
+            &file,
+            "multi-swe-bench",
+            &["--plugin", plugin.to_str().unwrap()],
+        );
+    }
+}
+
+/// The arrow schema of a Parquet file.
+fn parquet_schema(path: &Path) -> Arc<Schema> {
+    let builder = ParquetRecordBatchReaderBuilder::try_new(File::open(path).unwrap()).unwrap();
+    Arc::clone(builder.schema())
+}
+
+#[test]
+fn an_all_empty_list_column_is_a_list_of_strings() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("in.jsonl");
+    let rows: Vec<Value> = (1..=3)
+        .map(|i| {
+            json!({
+                "instance_id": format!("o__r-{i}"),
+                "repo": "o/r",
+                "patch": "diff",
+                "FAIL_TO_PASS": [],
+                "PASS_TO_PASS": [],
+                "image_name": "img",
+            })
+        })
+        .collect();
+    write_jsonl(&input, &rows);
+    let out = tmp.path().join("out.parquet");
+    ok(&isobench(
+        tmp.path(),
+        &[
+            "convert",
+            "--from",
+            "minisandbox",
+            "--to",
+            "minisandbox",
+            "-i",
+            "in.jsonl",
+            "-o",
+            "out.parquet",
+        ],
+        &[],
+    ));
+    let schema = parquet_schema(&out);
+    let strings = DataType::List(Arc::new(Field::new("item", DataType::Utf8, true)));
+    for column in ["FAIL_TO_PASS", "PASS_TO_PASS"] {
+        assert_eq!(
+            schema.field_with_name(column).unwrap().data_type(),
+            &strings,
+            "{column}"
+        );
+    }
+    // Declared columns are typed even when no record has them.
+    assert_eq!(
+        schema
+            .field_with_name("python_version")
+            .unwrap()
+            .data_type(),
+        &DataType::Utf8
+    );
+    // Another file of the same format, with other data, has the same schema.
+    write_jsonl(
+        &tmp.path().join("other.jsonl"),
+        &[json!({
+            "instance_id": "o__r-9",
+            "repo": "o/r",
+            "patch": "diff",
+            "FAIL_TO_PASS": ["t::a"],
+            "PASS_TO_PASS": ["t::b", "t::c"],
+            "python_version": "3.11",
+            "unknown": 1,
+        })],
+    );
+    ok(&isobench(
+        tmp.path(),
+        &[
+            "convert",
+            "--from",
+            "minisandbox",
+            "--to",
+            "minisandbox",
+            "-i",
+            "other.jsonl",
+            "-o",
+            "other.parquet",
+        ],
+        &[],
+    ));
+    assert_eq!(parquet_schema(&tmp.path().join("other.parquet")), schema);
+    let back = tmp.path().join("back.jsonl");
+    ok(&isobench(
+        tmp.path(),
+        &[
+            "convert",
+            "--from",
+            "minisandbox",
+            "--to",
+            "minisandbox",
+            "-i",
+            "out.parquet",
+            "-o",
+            back.to_str().unwrap(),
+        ],
+        &[],
+    ));
+    let want: Vec<Map<String, Value>> = rows
+        .into_iter()
+        .map(|r| r.as_object().unwrap().clone())
+        .collect();
+    assert_same_rows(&records(&back), &want, "empty lists");
+}
+
+#[test]
+fn canonical_timings_are_a_typed_list_of_structs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let row = json!({
+        "repo": "o/r",
+        "instance_id": "o__r-1",
+        "duration_changes": [{"base": [1.5, 2.25], "head": [0.5, 0.75]}],
+        "human_performance": 0.5,
+        "extensions": {"image_name": "img"},
+    });
+    write_jsonl(&tmp.path().join("c.jsonl"), &[row]);
+    ok(&isobench(
+        tmp.path(),
+        &[
+            "convert",
+            "--from",
+            "canonical",
+            "--to",
+            "canonical",
+            "-i",
+            "c.jsonl",
+            "-o",
+            "c.parquet",
+        ],
+        &[],
+    ));
+    let schema = parquet_schema(&tmp.path().join("c.parquet"));
+    let floats = DataType::List(Arc::new(Field::new("item", DataType::Float64, true)));
+    let runs = DataType::Struct(
+        vec![
+            Field::new("base", floats.clone(), true),
+            Field::new("head", floats, true),
+        ]
+        .into(),
+    );
+    assert_eq!(
+        schema
+            .field_with_name("duration_changes")
+            .unwrap()
+            .data_type(),
+        &DataType::List(Arc::new(Field::new("item", runs, true)))
+    );
+    let extensions = schema.field_with_name("extensions").unwrap();
+    assert_eq!(extensions.data_type(), &DataType::Utf8);
+    assert_eq!(
+        extensions
+            .metadata()
+            .get("isobench.encoding")
+            .map(String::as_str),
+        Some("json")
+    );
+    assert_eq!(
+        schema
+            .field_with_name("human_performance")
+            .unwrap()
+            .data_type(),
+        &DataType::Float64
+    );
+}
+
+#[test]
+fn parquet_given_a_json_name_is_refused_with_a_hint() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut bytes = b"PAR1".to_vec();
+    bytes.extend_from_slice(&[0; 16]);
+    fs::write(tmp.path().join("data.jsonl"), bytes).unwrap();
+    let out = isobench(
+        tmp.path(),
+        &[
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            "canonical",
+            "-i",
+            "data.jsonl",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("`data.jsonl` looks like a Parquet file"),
+        "{err}"
+    );
+    assert!(err.contains("`NAME.parquet`"), "{err}");
+}
+
+#[test]
+fn a_bad_cell_is_reported_with_its_file_row_and_column() {
+    let tmp = tempfile::tempdir().unwrap();
+    // A column our writer would mark as JSON text, holding text that is not JSON in row 2.
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("instance_id", DataType::Utf8, true),
+        Field::new("repo", DataType::Utf8, true),
+        Field::new("extensions", DataType::Utf8, true)
+            .with_metadata([("isobench.encoding".to_owned(), "json".to_owned())].into()),
+    ]));
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(StringArray::from(vec!["o__r-1", "o__r-2", "o__r-3"])),
+        Arc::new(StringArray::from(vec!["o/r"; 3])),
+        Arc::new(StringArray::from(vec![Some("{}"), Some("{oops"), None])),
+    ];
+    let batch = RecordBatch::try_new(Arc::clone(&schema), columns).unwrap();
+    let mut writer = ArrowWriter::try_new(
+        File::create(tmp.path().join("bad.parquet")).unwrap(),
+        schema,
+        None,
+    )
+    .unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    let out = isobench(
+        tmp.path(),
+        &[
+            "convert",
+            "--from",
+            "canonical",
+            "--to",
+            "canonical",
+            "-i",
+            "bad.parquet",
+            "--on-error",
+            "skip",
+            "-o",
+            "out.jsonl",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    // Row 1 is converted; in a file not written by us, a null is a null.
+    let written = records(&tmp.path().join("out.jsonl"));
+    let ids: Vec<&Value> = written.iter().map(|r| &r["instance_id"]).collect();
+    assert_eq!(ids, [&json!("o__r-1")]);
+    let rejects = records(&tmp.path().join("out.jsonl.rejects.jsonl"));
+    assert_eq!(rejects.len(), 2, "{rejects:?}");
+    assert_eq!(rejects[0]["file"], "bad.parquet");
+    assert_eq!(rejects[0]["line"], 2);
+    let error = rejects[0]["error"].as_str().unwrap();
+    assert!(error.starts_with("column `extensions`:"), "{error}");
+    // Row 3's `extensions: null` is not an object: canonical rejects it.
+    assert_eq!(rejects[1]["line"], 3);
+}
+
+/// A Hugging Face hub cache laid out as the hub lays it out: the data file a link into
+/// `blobs/`, `refs/main` naming the snapshot.
+fn fake_hub(root: &Path, parquet: &Path) -> PathBuf {
+    let hub = root.join("hub");
+    let repo = hub.join("datasets--acme--bench-data");
+    let commit = "0123456789abcdef0123456789abcdef01234567";
+    fs::create_dir_all(repo.join("refs")).unwrap();
+    fs::create_dir_all(repo.join("blobs")).unwrap();
+    let data = repo.join("snapshots").join(commit).join("data");
+    fs::create_dir_all(&data).unwrap();
+    fs::write(repo.join("refs/main"), commit).unwrap();
+    fs::copy(parquet, repo.join("blobs/b10b")).unwrap();
+    let link = data.join("test-00000-of-00001.parquet");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("../../../blobs/b10b", &link).unwrap();
+    #[cfg(not(unix))]
+    fs::copy(parquet, &link).unwrap();
+    fs::write(
+        repo.join("snapshots").join(commit).join("README.md"),
+        "# card\n",
+    )
+    .unwrap();
+    hub
+}
+
+fn swe_bench_rows() -> Vec<Value> {
+    (1..=4)
+        .map(|i| {
+            json!({
+                "repo": "acme/widgets",
+                "instance_id": format!("acme__widgets-{i}"),
+                "base_commit": "a".repeat(40),
+                "patch": "diff --git a/w.py b/w.py\n",
+                "test_patch": "diff --git a/tests/test_w.py b/tests/test_w.py\n",
+                "problem_statement": format!("issue {i}"),
+                "hints_text": "",
+                "created_at": "2024-01-02T03:04:05Z",
+                "version": "1.0",
+                "FAIL_TO_PASS": "[\"tests/test_w.py::test_a\"]",
+                "PASS_TO_PASS": "[]",
+                "environment_setup_commit": "b".repeat(40),
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn hf_inputs_are_read_from_the_local_cache() {
+    let tmp = tempfile::tempdir().unwrap();
+    let rows = swe_bench_rows();
+    write_jsonl(&tmp.path().join("src.jsonl"), &rows);
+    ok(&isobench(
+        tmp.path(),
+        &[
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            "swe-bench",
+            "-i",
+            "src.jsonl",
+            "-o",
+            "src.parquet",
+        ],
+        &[],
+    ));
+    let hub = fake_hub(tmp.path(), &tmp.path().join("src.parquet"));
+    let env = [("HF_HUB_CACHE", hub.as_path())];
+    let want: Vec<Map<String, Value>> = rows
+        .iter()
+        .map(|r| r.as_object().unwrap().clone())
+        .collect();
+    for (i, spec) in [
+        "hf:acme/bench-data",
+        "hf:acme/bench-data:test",
+        "hf:acme/bench-data@main:test",
+        "hf:acme/bench-data@0123456789abcdef0123456789abcdef01234567",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let out_name = format!("out{i}.jsonl");
+        ok(&isobench(
+            tmp.path(),
+            &[
+                "convert",
+                "--from",
+                "swe-bench",
+                "--to",
+                "swe-bench",
+                "-i",
+                spec,
+                "-o",
+                &out_name,
+            ],
+            &env,
+        ));
+        assert_same_rows(&records(&tmp.path().join(&out_name)), &want, spec);
+    }
+    // HF_HOME/hub is the cache when HF_HUB_CACHE is not set; several inputs in one run.
+    let home = tmp.path().join("home");
+    fs::create_dir_all(&home).unwrap();
+    fs::rename(&hub, home.join("hub")).unwrap();
+    ok(&isobench(
+        tmp.path(),
+        &[
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            "swe-bench",
+            "-i",
+            "hf:acme/bench-data:test",
+            "-i",
+            "src.jsonl",
+            "-o",
+            "both.jsonl",
+        ],
+        &[("HF_HOME", home.as_path())],
+    ));
+    let both = records(&tmp.path().join("both.jsonl"));
+    assert_eq!(both.len(), 2 * want.len());
+    assert_same_rows(&both[want.len()..], &want, "second input");
+}
+
+#[test]
+fn hf_inputs_missing_from_the_cache_say_where_they_looked_and_how_to_fetch() {
+    let tmp = tempfile::tempdir().unwrap();
+    write_jsonl(&tmp.path().join("src.jsonl"), &swe_bench_rows());
+    ok(&isobench(
+        tmp.path(),
+        &[
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            "swe-bench",
+            "-i",
+            "src.jsonl",
+            "-o",
+            "src.parquet",
+        ],
+        &[],
+    ));
+    let hub = fake_hub(tmp.path(), &tmp.path().join("src.parquet"));
+    let env = [("HF_HUB_CACHE", hub.as_path())];
+    let run = |spec: &str| {
+        let out = isobench(
+            tmp.path(),
+            &[
+                "convert",
+                "--from",
+                "swe-bench",
+                "--to",
+                "swe-bench",
+                "-i",
+                spec,
+            ],
+            &env,
+        );
+        assert_eq!(out.status.code(), Some(2), "{spec}: {}", stderr(&out));
+        stderr(&out)
+    };
+    let err = run("hf:acme/absent");
+    assert!(
+        err.contains("dataset `acme/absent` is not in the Hugging Face cache"),
+        "{err}"
+    );
+    assert!(err.contains("datasets--acme--absent"), "{err}");
+    assert!(
+        err.contains("huggingface-cli download --repo-type dataset acme/absent"),
+        "{err}"
+    );
+    let err = run("hf:acme/bench-data:train");
+    assert!(err.contains("no `train` split"), "{err}");
+    assert!(err.contains("splits found: test"), "{err}");
+    let err = run("hf:acme/bench-data@v9");
+    assert!(err.contains("revision `v9`"), "{err}");
+    assert!(err.contains("refs `main`"), "{err}");
+    assert!(err.contains("--revision v9"), "{err}");
+}
+
+fn detect(dir: &Path, input: &str) -> Output {
+    isobench(
+        dir,
+        &[
+            "convert",
+            "--from",
+            "auto",
+            "--to",
+            "canonical",
+            "-i",
+            input,
+            "--dry-run",
+        ],
+        &[],
+    )
+}
+
+#[test]
+fn from_auto_picks_swe_bench_and_canonical() {
+    let tmp = tempfile::tempdir().unwrap();
+    write_jsonl(&tmp.path().join("swe.jsonl"), &swe_bench_rows());
+    let out = detect(tmp.path(), "swe.jsonl");
+    ok(&out);
+    assert!(
+        stderr(&out).contains("--from auto: the records read as `swe-bench`"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("swe-bench -> canonical"));
+    // The same records as canonical, and as Parquet.
+    ok(&isobench(
+        tmp.path(),
+        &[
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            "canonical",
+            "-i",
+            "swe.jsonl",
+            "-o",
+            "c.jsonl",
+        ],
+        &[],
+    ));
+    let out = detect(tmp.path(), "c.jsonl");
+    ok(&out);
+    assert!(stderr(&out).contains("the records read as `canonical`"));
+    ok(&isobench(
+        tmp.path(),
+        &[
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            "swe-bench",
+            "-i",
+            "swe.jsonl",
+            "-o",
+            "s.parquet",
+        ],
+        &[],
+    ));
+    let out = detect(tmp.path(), "s.parquet");
+    ok(&out);
+    assert!(stderr(&out).contains("the records read as `swe-bench`"));
+}
+
+#[test]
+fn from_auto_fails_clearly_on_ambiguous_or_unknown_records() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Every key of this record is declared by both SWE-smith and MiniSandbox, which
+    // require the same fields.
+    write_jsonl(
+        &tmp.path().join("both.jsonl"),
+        &[json!({
+            "instance_id": "o__r.1234abcd.lm_modify__x",
+            "repo": "o/r",
+            "patch": "diff",
+            "FAIL_TO_PASS": ["t::a"],
+            "PASS_TO_PASS": [],
+            "image_name": "img",
+        })],
+    );
+    let out = detect(tmp.path(), "both.jsonl");
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("fit several formats equally well: `minisandbox`, `swe-smith`"),
+        "{err}"
+    );
+    assert!(err.contains("hint: name the format with `--from`"), "{err}");
+
+    write_jsonl(
+        &tmp.path().join("unknown.jsonl"),
+        &[json!({"repo": "o/r", "title": "t", "body": "b"})],
+    );
+    let out = detect(tmp.path(), "unknown.jsonl");
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("no format accepts the first record"), "{err}");
+    // Canonical requires only `repo` and `instance_id`: one field short, the closest.
+    assert!(
+        err.contains("the closest is `canonical` (missing `instance_id`)"),
+        "{err}"
+    );
+}
