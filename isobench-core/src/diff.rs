@@ -1176,10 +1176,11 @@ fn reverse_file(
     ] {
         let value = |i: usize, label: &str| content(i).get(label.len()..).unwrap_or_default();
         match (a, b) {
-            // Labels stay where they are, values swap.
+            // Labels stay where they are, values swap (each with its trailing `\r`, so
+            // that a value ending in `\r` itself comes back whole).
             (Some(a), Some(b)) => {
-                set(a, format!("{la}{}{}", value(b, lb), cr(a)));
-                set(b, format!("{lb}{}{}", value(a, la), cr(b)));
+                set(a, format!("{la}{}{}", value(b, lb), cr(b)));
+                set(b, format!("{lb}{}{}", value(a, la), cr(a)));
             }
             // A lone line changes its label.
             (Some(a), None) => set(a, format!("{lb}{}{}", value(a, la), cr(a))),
@@ -1208,8 +1209,9 @@ fn reverse_file(
         let old = content(m).get(4..).unwrap_or_default();
         let new = content(p).get(4..).unwrap_or_default();
         let (old, new) = exchange(old, new);
-        set(m, format!("--- {old}{}", cr(m)));
-        set(p, format!("+++ {new}{}", cr(p)));
+        // Each label keeps its trailing `\r`, as the header values above.
+        set(m, format!("--- {old}{}", cr(p)));
+        set(p, format!("+++ {new}{}", cr(m)));
     }
     if let (Some(i), Some((a, b))) = (f.binary_files, f.binary_tokens) {
         let (a, b) = exchange(a, b);
