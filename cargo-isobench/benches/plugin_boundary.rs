@@ -109,7 +109,9 @@ fn convert_lines(
     for line in lines {
         notes.clear();
         let record: Map<String, Value> = serde_json::from_slice(line).expect("a JSON object");
-        let imported = adapter.import(record, &mut notes).expect("imports");
+        let imported = adapter
+            .import_text(record, line, &mut notes)
+            .expect("imports");
         let written = canonical
             .export(&imported, &options, &mut notes)
             .expect("exports");

@@ -719,9 +719,13 @@ impl Job<'_> {
         // Arrays give no raw text: keep the record for the rejects file.
         let kept = (shared.on_error == OnError::Skip && raw.is_empty()).then(|| map.clone());
         self.notes.clear();
-        let converted = shared
-            .from
-            .import(map, &mut self.notes)
+        // JSON Lines give the record's text too, which a plugin takes as it is.
+        let imported = if raw.is_empty() {
+            shared.from.import(map, &mut self.notes)
+        } else {
+            shared.from.import_text(map, raw, &mut self.notes)
+        };
+        let converted = imported
             .and_then(|c| apply_assignments(c, &shared.assignments, &mut self.notes))
             .and_then(|mut c| match &mut self.enricher {
                 Some(e) => e.apply(&mut c, &mut self.notes).map(|()| c),

@@ -150,6 +150,20 @@ pub trait ViewAdapter: Send + Sync + std::fmt::Debug {
         notes: &mut Notes,
     ) -> Result<CanonicalRecord, RecordError>;
 
+    /// Imports a record the caller holds both parsed and as the JSON text of that one
+    /// object. Adapters that hand records on as JSON (plugins) override it to send
+    /// `text` as it is instead of serialising `record` again; the default imports
+    /// `record`.
+    fn import_text(
+        &self,
+        record: Map<String, Value>,
+        text: &[u8],
+        notes: &mut Notes,
+    ) -> Result<CanonicalRecord, RecordError> {
+        let _ = text;
+        self.import(record, notes)
+    }
+
     /// Writes a canonical record as one foreign record.
     fn export(
         &self,

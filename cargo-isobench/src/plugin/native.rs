@@ -305,7 +305,17 @@ impl ViewAdapter for NativeAdapter {
     ) -> Result<CanonicalRecord, RecordError> {
         let bytes =
             serde_json::to_vec(&record).map_err(|e| RecordError::invalid("", e.to_string()))?;
-        let converted = self.convert(false, &bytes)?;
+        self.import_text(record, &bytes, notes)
+    }
+
+    fn import_text(
+        &self,
+        record: Map<String, Value>,
+        text: &[u8],
+        notes: &mut Notes,
+    ) -> Result<CanonicalRecord, RecordError> {
+        drop(record);
+        let converted = self.convert(false, text)?;
         wire::notes_from_wire(converted.notes, notes);
         check_import(&self.info.name, converted.record)
     }
