@@ -737,6 +737,10 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+        // A line has one marker at most: a second one follows no diff line.
+        if self.starts(i, "\\") {
+            return Err(DiffError::OrphanMarker { line: i + 1 });
+        }
         // A diff line right after the counted lines means the header undercounts.
         if let Some(next) = self.lines.get(i) {
             let b = next.body;
@@ -2021,6 +2025,12 @@ mod tests {
                 "{head}@@ -1 +1 @@\n\\ No newline at end of file\n-b\n+c\n"
             )),
             "line 5: `\\ No newline at end of file` marker does not follow a diff line"
+        );
+        assert_eq!(
+            err(&format!(
+                "{head}@@ -1 +1 @@\n-b\n+c\n\\ No newline at end of file\n\\ No newline at end of file\n"
+            )),
+            "line 8: `\\ No newline at end of file` marker does not follow a diff line"
         );
         assert_eq!(
             err("intro\n@@ -1 +1 @@\n-a\n+b\n"),
