@@ -54,8 +54,8 @@ pub enum Layout {
 }
 
 impl Layout {
-    /// The layout a path's extension names: `.json` is an array, `.jsonl`/`.ndjson` lines;
-    /// anything else is decided by the first byte. A compression extension (`.gz`, `.zst`)
+    /// The layout a path's extension names: `.json` is an array, `.jsonl`/`.ndjson` lines
+    /// (an input named `.json` is still read as lines when it does not start with `[`). A compression extension (`.gz`, `.zst`)
     /// is looked through: `x.jsonl.gz` is JSON Lines.
     pub fn from_extension(path: &Path) -> Option<Self> {
         let path = match Compression::of(path) {
@@ -160,14 +160,7 @@ pub fn for_each_item(
     let reader = open(source).map_err(read_err)?;
     let mut reader = BufReader::with_capacity(BUFFER, reader);
     refuse_parquet(&mut reader, source)?;
-    let layout = match source {
-        Source::File(p) => Layout::from_extension(p),
-        Source::Stdin => None,
-    };
-    let layout = match layout {
-        Some(l) => l,
-        None => sniff(&mut reader).map_err(read_err)?,
-    };
+    let layout = input_layout(source, &mut reader).map_err(read_err)?;
     match layout {
         Layout::JsonLines => read_lines(&mut reader, &mut each),
         Layout::JsonArray => {
@@ -316,6 +309,18 @@ impl ReadFailure {
                 )
             }
         }
+    }
+}
+
+/// The layout of an input: JSON Lines when its extension says so, otherwise told by the
+/// first byte that is not blank (`[`: an array), so that a `.json` file holding JSON Lines,
+/// as some published datasets are, is read as what it holds.
+fn input_layout(source: &Source, reader: &mut impl BufRead) -> io::Result<Layout> {
+    match source {
+        Source::File(p) if Layout::from_extension(p) == Some(Layout::JsonLines) => {
+            Ok(Layout::JsonLines)
+        }
+        _ => sniff(reader),
     }
 }
 
@@ -709,14 +714,7 @@ pub fn read_batches(
     let reader = open(source).map_err(read_err)?;
     let mut reader = BufReader::with_capacity(BUFFER, reader);
     refuse_parquet(&mut reader, source)?;
-    let layout = match source {
-        Source::File(p) => Layout::from_extension(p),
-        Source::Stdin => None,
-    };
-    let layout = match layout {
-        Some(l) => l,
-        None => sniff(&mut reader).map_err(read_err)?,
-    };
+    let layout = input_layout(source, &mut reader).map_err(read_err)?;
     match layout {
         Layout::JsonLines => {
             line_batches(&mut reader, index, target, window, &mut emit).map_err(read_err)

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::cli::ValidateArgs;
 use crate::errors::CliError;
-use crate::input::{self, Item, Source};
+use crate::input::{self, Item};
 use crate::{exit, find};
 
 /// Runs `validate`.
@@ -29,8 +29,7 @@ pub fn run(registry: &Registry, args: &ValidateArgs) -> Result<i32, CliError> {
     };
     let (mut records, mut invalid, mut problems) = (0u64, 0u64, 0u64);
     let mut out = std::io::stdout().lock();
-    for path in &args.paths {
-        let source = Source::parse(path);
+    for source in crate::hf::sources(&args.paths)? {
         let file = source.display();
         input::for_each_item(&source, |Item { line, record, .. }| {
             records += 1;

@@ -586,6 +586,37 @@ fn hf_inputs_are_read_from_the_local_cache() {
 }
 
 #[test]
+fn hf_inputs_are_validated_and_a_json_file_of_lines_is_read_as_lines() {
+    let tmp = tempfile::tempdir().unwrap();
+    let rows = swe_bench_rows();
+    // Some published datasets name JSON Lines files `.json`.
+    write_jsonl(&tmp.path().join("lines.json"), &rows);
+    let convert = ["convert", "--from", "swe-bench", "--to", "swe-bench"];
+    ok(&isobench(
+        tmp.path(),
+        &[&convert[..], &["-i", "lines.json", "-o", "src.parquet"]].concat(),
+        &[],
+    ));
+    let hub = fake_hub(tmp.path(), &tmp.path().join("src.parquet"));
+    let out = isobench(
+        tmp.path(),
+        &[
+            "validate",
+            "--format",
+            "swe-bench",
+            "hf:acme/bench-data:test",
+        ],
+        &[("HF_HUB_CACHE", hub.as_path())],
+    );
+    ok(&out);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned() + &stderr(&out);
+    assert!(
+        text.contains(&format!("{} record(s) checked", rows.len())) && text.contains(" 0 invalid"),
+        "{text}"
+    );
+}
+
+#[test]
 fn hf_inputs_missing_from_the_cache_say_where_they_looked_and_how_to_fetch() {
     let tmp = tempfile::tempdir().unwrap();
     write_jsonl(&tmp.path().join("src.jsonl"), &swe_bench_rows());
