@@ -787,14 +787,17 @@ impl<'a> Parser<'a> {
                 }
             })?;
             file.git_tokens = rest.get(..split).zip(rest.get(split + 1..));
-            // git writes each path either fully quoted, or unquoted without a leading quote
-            // or surrounding spaces; any other token cannot be told apart from its
-            // neighbour once the two are swapped.
+            // git writes each path either fully quoted, or unquoted without surrounding
+            // spaces and without a quote or control character (those make git quote the
+            // path); any other token cannot be told apart from its neighbour once the two
+            // are swapped.
             let well_formed = |t: &str| {
                 if t.starts_with('"') {
                     matches!(unquote_prefix(t), Some((_, len)) if len == t.len())
                 } else {
-                    !t.is_empty() && t.trim() == t
+                    !t.is_empty()
+                        && t.trim() == t
+                        && !t.contains(|c: char| c == '"' || c.is_control())
                 }
             };
             if file
@@ -1813,6 +1816,12 @@ mod tests {
         assert_eq!(
             reverse(d).unwrap_err().to_string(),
             "line 1: cannot tell the two paths apart in `diff --git a/x y b/z b/w`"
+        );
+        // git quotes a path holding a quote; an unquoted one holding it is not git's.
+        let d = "diff --git a/x\" \"b/x\nold mode 100644\nnew mode 100755\n";
+        assert_eq!(
+            reverse(d).unwrap_err().to_string(),
+            "line 1: cannot tell the two paths apart in `diff --git a/x\" \"b/x`"
         );
     }
 
