@@ -211,7 +211,7 @@ pub fn run(
         report: &mut report,
         progress: Progress::new(total_bytes(&sources)),
         ids: HashMap::new(),
-        files: shared.files.clone(),
+        files: &shared.files,
         repeats: 0,
     };
     let settings = Settings {
@@ -504,7 +504,7 @@ struct Sink<'a> {
     /// Each `instance_id` written so far, with where it was first seen (input, line).
     ids: HashMap<String, (usize, u64)>,
     /// The inputs' names, by index.
-    files: Vec<String>,
+    files: &'a [String],
     /// Records whose `instance_id` repeats an earlier one.
     repeats: u64,
 }
@@ -553,9 +553,7 @@ impl Sink<'_> {
         }
         Ok(())
     }
-}
 
-impl Sink<'_> {
     /// Remembers a written record's `instance_id`; a repeat is written all the same, with
     /// a warning naming both lines (in input order, so the same whatever `--jobs`).
     fn note_id(&mut self, id: String, source: usize, line: u64) {
@@ -862,10 +860,7 @@ impl Progress {
             return;
         }
         self.last = Instant::now();
-        let secs = self.started.elapsed().as_secs_f64().max(1e-3);
-        #[allow(clippy::cast_precision_loss)] // rates for display
-        let (rate, mb) = (read as f64 / secs, self.bytes as f64 / 1e6);
-        let speed = mb / secs;
+        let (_, mb, speed, rate) = self.rates(read);
         let eta = match self.total {
             #[allow(clippy::cast_precision_loss)] // an estimate for display
             Some(total) if speed > 0.0 => {
@@ -887,13 +882,18 @@ impl Progress {
             return;
         }
         self.clear();
+        let (secs, mb, speed, rate) = self.rates(read);
+        eprintln!(
+            "{read} records, {mb:.1} MB in {secs:.1} s ({speed:.0} MB/s, {rate:.0} records/s)"
+        );
+    }
+
+    /// Seconds so far, megabytes read, MB/s and records/s.
+    fn rates(&self, read: u64) -> (f64, f64, f64, f64) {
         let secs = self.started.elapsed().as_secs_f64().max(1e-3);
         #[allow(clippy::cast_precision_loss)] // rates for display
-        let (rate, mb) = (read as f64 / secs, self.bytes as f64 / 1e6);
-        eprintln!(
-            "{read} records, {mb:.1} MB in {secs:.1} s ({:.0} MB/s, {rate:.0} records/s)",
-            mb / secs
-        );
+        let (mb, rate) = (self.bytes as f64 / 1e6, read as f64 / secs);
+        (secs, mb, mb / secs, rate)
     }
 
     fn clear(&mut self) {
