@@ -31,6 +31,13 @@ fn isobench(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Output {
     command.output().unwrap()
 }
 
+/// `convert --from FROM --to TO -i INPUT -o OUTPUT`.
+fn convert_args<'a>(from: &'a str, to: &'a str, input: &'a str, output: &'a str) -> [&'a str; 9] {
+    [
+        "convert", "--from", from, "--to", to, "-i", input, "-o", output,
+    ]
+}
+
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
@@ -134,17 +141,12 @@ fn real_swe_bench_and_swe_smith_records_round_trip_through_parquet() {
             ));
             ok(&isobench(
                 tmp.path(),
-                &[
-                    "convert",
-                    "--from",
+                &convert_args(
                     format,
-                    "--to",
                     "canonical",
-                    "-i",
                     file.to_str().unwrap(),
-                    "-o",
                     canonical.to_str().unwrap(),
-                ],
+                ),
                 &[],
             ));
             parquet_round_trip(tmp.path(), &canonical, "canonical", &[]);
@@ -234,17 +236,7 @@ fn an_all_empty_list_column_is_a_list_of_strings() {
     let out = tmp.path().join("out.parquet");
     ok(&isobench(
         tmp.path(),
-        &[
-            "convert",
-            "--from",
-            "minisandbox",
-            "--to",
-            "minisandbox",
-            "-i",
-            "in.jsonl",
-            "-o",
-            "out.parquet",
-        ],
+        &convert_args("minisandbox", "minisandbox", "in.jsonl", "out.parquet"),
         &[],
     ));
     let schema = parquet_schema(&out);
@@ -279,34 +271,19 @@ fn an_all_empty_list_column_is_a_list_of_strings() {
     );
     ok(&isobench(
         tmp.path(),
-        &[
-            "convert",
-            "--from",
-            "minisandbox",
-            "--to",
-            "minisandbox",
-            "-i",
-            "other.jsonl",
-            "-o",
-            "other.parquet",
-        ],
+        &convert_args("minisandbox", "minisandbox", "other.jsonl", "other.parquet"),
         &[],
     ));
     assert_eq!(parquet_schema(&tmp.path().join("other.parquet")), schema);
     let back = tmp.path().join("back.jsonl");
     ok(&isobench(
         tmp.path(),
-        &[
-            "convert",
-            "--from",
+        &convert_args(
             "minisandbox",
-            "--to",
             "minisandbox",
-            "-i",
             "out.parquet",
-            "-o",
             back.to_str().unwrap(),
-        ],
+        ),
         &[],
     ));
     let want: Vec<Map<String, Value>> = rows
@@ -329,17 +306,7 @@ fn canonical_timings_are_a_typed_list_of_structs() {
     write_jsonl(&tmp.path().join("c.jsonl"), &[row]);
     ok(&isobench(
         tmp.path(),
-        &[
-            "convert",
-            "--from",
-            "canonical",
-            "--to",
-            "canonical",
-            "-i",
-            "c.jsonl",
-            "-o",
-            "c.parquet",
-        ],
+        &convert_args("canonical", "canonical", "c.jsonl", "c.parquet"),
         &[],
     ));
     let schema = parquet_schema(&tmp.path().join("c.parquet"));
@@ -513,17 +480,7 @@ fn hf_inputs_are_read_from_the_local_cache() {
     write_jsonl(&tmp.path().join("src.jsonl"), &rows);
     ok(&isobench(
         tmp.path(),
-        &[
-            "convert",
-            "--from",
-            "swe-bench",
-            "--to",
-            "swe-bench",
-            "-i",
-            "src.jsonl",
-            "-o",
-            "src.parquet",
-        ],
+        &convert_args("swe-bench", "swe-bench", "src.jsonl", "src.parquet"),
         &[],
     ));
     let hub = fake_hub(tmp.path(), &tmp.path().join("src.parquet"));
@@ -544,17 +501,7 @@ fn hf_inputs_are_read_from_the_local_cache() {
         let out_name = format!("out{i}.jsonl");
         ok(&isobench(
             tmp.path(),
-            &[
-                "convert",
-                "--from",
-                "swe-bench",
-                "--to",
-                "swe-bench",
-                "-i",
-                spec,
-                "-o",
-                &out_name,
-            ],
+            &convert_args("swe-bench", "swe-bench", spec, &out_name),
             &env,
         ));
         assert_same_rows(&records(&tmp.path().join(&out_name)), &want, spec);
@@ -622,17 +569,7 @@ fn hf_inputs_missing_from_the_cache_say_where_they_looked_and_how_to_fetch() {
     write_jsonl(&tmp.path().join("src.jsonl"), &swe_bench_rows());
     ok(&isobench(
         tmp.path(),
-        &[
-            "convert",
-            "--from",
-            "swe-bench",
-            "--to",
-            "swe-bench",
-            "-i",
-            "src.jsonl",
-            "-o",
-            "src.parquet",
-        ],
+        &convert_args("swe-bench", "swe-bench", "src.jsonl", "src.parquet"),
         &[],
     ));
     let hub = fake_hub(tmp.path(), &tmp.path().join("src.parquet"));
@@ -705,17 +642,7 @@ fn from_auto_picks_swe_bench_and_canonical() {
     // The same records as canonical, and as Parquet.
     ok(&isobench(
         tmp.path(),
-        &[
-            "convert",
-            "--from",
-            "swe-bench",
-            "--to",
-            "canonical",
-            "-i",
-            "swe.jsonl",
-            "-o",
-            "c.jsonl",
-        ],
+        &convert_args("swe-bench", "canonical", "swe.jsonl", "c.jsonl"),
         &[],
     ));
     let out = detect(tmp.path(), "c.jsonl");
@@ -723,17 +650,7 @@ fn from_auto_picks_swe_bench_and_canonical() {
     assert!(stderr(&out).contains("the records read as `canonical`"));
     ok(&isobench(
         tmp.path(),
-        &[
-            "convert",
-            "--from",
-            "swe-bench",
-            "--to",
-            "swe-bench",
-            "-i",
-            "swe.jsonl",
-            "-o",
-            "s.parquet",
-        ],
+        &convert_args("swe-bench", "swe-bench", "swe.jsonl", "s.parquet"),
         &[],
     ));
     let out = detect(tmp.path(), "s.parquet");
