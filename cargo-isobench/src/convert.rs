@@ -737,9 +737,7 @@ impl Job<'_> {
             });
         match converted {
             Ok((canonical, out)) => {
-                style
-                    .write(&mut done.out, &out)
-                    .expect("writing JSON to memory cannot fail");
+                style.write_object(&mut done.out, &out);
                 done.ends.push(done.out.len());
                 done.report.written += 1;
                 if let Some(id) = &canonical.instance_id {

@@ -110,6 +110,17 @@ impl JsonStyle {
         }
     }
 
+    /// Appends `value` in this style: the same bytes as [`JsonStyle::write`], written
+    /// faster.
+    pub fn write_value(self, out: &mut Vec<u8>, value: &Value) {
+        crate::jsonwrite::value(out, value, self == Self::Spaced);
+    }
+
+    /// Appends `map` as a JSON object in this style (see [`JsonStyle::write_value`]).
+    pub fn write_object(self, out: &mut Vec<u8>, map: &Map<String, Value>) {
+        crate::jsonwrite::object(out, map, self == Self::Spaced);
+    }
+
     /// `value` as a string in this style.
     pub fn to_string<T: Serialize + ?Sized>(self, value: &T) -> String {
         let mut out = Vec::with_capacity(128);

@@ -34,6 +34,7 @@ pub mod codec;
 pub mod diff;
 pub mod envsig;
 pub mod error;
+mod jsonwrite;
 pub mod mining;
 pub mod record;
 pub mod report;
