@@ -302,6 +302,101 @@ fn a_plugin_returning_an_invalid_record_is_an_error() {
     );
 }
 
+/// The error `convert` gives when the test plugin's `import` answers `answer`.
+fn error_for_import_answer(answer: &str) -> String {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = one_record(tmp.path());
+    let lib = plugin("isobench_test_plugin").to_str().unwrap().to_owned();
+    let args = [
+        "--plugin",
+        &lib,
+        "convert",
+        "--from",
+        "test-plugin",
+        "--to",
+        "canonical",
+        "-i",
+        input.to_str().unwrap(),
+    ];
+    let env = [
+        ("ISOBENCH_TEST_PLUGIN_MODE", "answer"),
+        ("ISOBENCH_TEST_PLUGIN_ANSWER", answer),
+    ];
+    let out = isobench(tmp.path(), &args, &env);
+    assert_eq!(out.status.code(), Some(1), "{answer}: {}", stderr(&out));
+    stderr(&out)
+}
+
+#[test]
+fn every_invalid_canonical_record_from_a_plugin_is_named_with_its_field() {
+    let invalid = "plugin adapter `test-plugin` returned an invalid canonical record: ";
+    // (the record's fields after `repo` and `instance_id`, the pointer, the rule broken)
+    let cases = [
+        (
+            r#""created_at": 20240101"#,
+            "/created_at",
+            "is not of type \"string\"",
+        ),
+        (
+            r#""base_commit": null"#,
+            "/base_commit",
+            "null is not of type \"string\"",
+        ),
+        // A NaN, as `serde_json` writes it.
+        (
+            r#""human_performance": null"#,
+            "/human_performance",
+            "null is not of type \"number\"",
+        ),
+        (
+            r#""colour": "blue""#,
+            "",
+            "Additional properties are not allowed",
+        ),
+        (
+            r#""efficiency_test": []"#,
+            "/efficiency_test",
+            "[] has less than 1 item",
+        ),
+        (
+            r#""extensions": {"efficiency_test_kind": "bogus"}"#,
+            "/extensions/efficiency_test_kind",
+            "\"bogus\" is not one of",
+        ),
+        (
+            r#""duration_changes": [[1.0], [2.0]]"#,
+            "/duration_changes/0",
+            "is not of type \"object\"",
+        ),
+        (
+            r#""efficiency_test": ["a", "b"], "duration_changes": [{"base": [1], "head": [1]}]"#,
+            "/duration_changes",
+            "has 1 entries but `efficiency_test` has 2",
+        ),
+        (
+            r#""human_performance": -2"#,
+            "/human_performance",
+            "must be a finite, non-negative number",
+        ),
+    ];
+    for (fields, pointer, rule) in cases {
+        let answer = format!(r#"{{"record": {{"repo": "o/r", "instance_id": "i", {fields}}}}}"#);
+        let err = error_for_import_answer(&answer);
+        let at = if pointer.is_empty() {
+            String::new()
+        } else {
+            format!("`{pointer}`: ")
+        };
+        assert!(err.contains(&format!("{at}{invalid}")), "{answer}: {err}");
+        assert!(err.contains(rule), "{answer}: {err}");
+    }
+    // A literal NaN is not JSON at all.
+    let err = error_for_import_answer(
+        r#"{"record": {"repo": "o/r", "instance_id": "i", "human_performance": NaN}}"#,
+    );
+    assert!(err.contains("returned invalid JSON from `import`"), "{err}");
+}
+
 #[test]
 fn missing_files_libraries_that_are_not_plugins_and_clashes_are_clear_errors() {
     let tmp = tempfile::tempdir().unwrap();

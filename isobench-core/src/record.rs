@@ -135,6 +135,85 @@ impl CanonicalRecord {
         serde_json::to_value(self).expect("a canonical record always serialises")
     }
 
+    /// The record as a JSON value, like [`CanonicalRecord::to_value`], but moving its
+    /// strings and values instead of copying them.
+    pub fn into_value(self) -> Value {
+        fn strings(items: Vec<String>) -> Value {
+            Value::Array(items.into_iter().map(Value::String).collect())
+        }
+        fn numbers(items: Vec<Number>) -> Value {
+            Value::Array(items.into_iter().map(Value::Number).collect())
+        }
+        let Self {
+            repo,
+            instance_id,
+            created_at,
+            base_commit,
+            head_commit,
+            patch,
+            test_patch,
+            patch_functions,
+            test_functions,
+            efficiency_test,
+            problem_statement_oracle,
+            problem_statement_realistic,
+            duration_changes,
+            human_performance,
+            version,
+            setup_commands,
+            install_commands,
+            api,
+            gt_commit_message,
+            notes,
+            extensions,
+        } = self;
+        let timings = duration_changes.map(|timings| {
+            Value::Array(
+                timings
+                    .into_iter()
+                    .map(|t| {
+                        let mut pair = Map::with_capacity(2);
+                        pair.insert("base".into(), numbers(t.base));
+                        pair.insert("head".into(), numbers(t.head));
+                        Value::Object(pair)
+                    })
+                    .collect(),
+            )
+        });
+        let fields: [Option<Value>; 20] = [
+            repo.map(Value::String),
+            instance_id.map(Value::String),
+            created_at.map(Value::String),
+            base_commit.map(Value::String),
+            head_commit.map(Value::String),
+            patch.map(Value::String),
+            test_patch.map(Value::String),
+            patch_functions.map(strings),
+            test_functions.map(strings),
+            efficiency_test.map(strings),
+            problem_statement_oracle,
+            problem_statement_realistic,
+            timings,
+            human_performance.map(Value::Number),
+            version.map(Value::String),
+            setup_commands.map(strings),
+            install_commands.map(strings),
+            api.map(Value::String),
+            gt_commit_message.map(Value::String),
+            notes.map(Value::String),
+        ];
+        let mut map = Map::with_capacity(V1_FIELDS.len());
+        for (name, value) in V1_FIELDS.into_iter().zip(fields) {
+            if let Some(value) = value {
+                map.insert(name.to_owned(), value);
+            }
+        }
+        if !extensions.is_empty() {
+            map.insert("extensions".to_owned(), Value::Object(extensions));
+        }
+        Value::Object(map)
+    }
+
     /// The record without `extensions`: what the strict profile may hold.
     pub fn to_strict_value(&self) -> Value {
         let mut value = self.to_value();
@@ -199,5 +278,37 @@ impl CanonicalRecord {
     /// Sets an extension value.
     pub fn set_ext(&mut self, key: &str, value: impl Into<Value>) {
         self.extensions.insert(key.to_owned(), value.into());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn into_value_moves_into_what_serde_writes() {
+        let every_field: CanonicalRecord = serde_json::from_value(json!({
+            "repo": "o/r", "instance_id": "o__r-1", "created_at": "2024-01-01T00:00:00Z",
+            "base_commit": "a", "head_commit": "b", "patch": "p", "test_patch": "t",
+            "patch_functions": ["f"], "test_functions": ["g", "h"], "efficiency_test": ["t1"],
+            "problem_statement_oracle": {"text": "x"}, "problem_statement_realistic": "y",
+            "duration_changes": [{"base": [1, 2.5], "head": [0.5]}], "human_performance": 2,
+            "version": "1.0", "setup_commands": ["s"], "install_commands": [], "api": "a()",
+            "gt_commit_message": "m", "notes": "n", "extensions": {"k": [1, null]}
+        }))
+        .unwrap();
+        let mut with_null = CanonicalRecord {
+            repo: Some("o/r".into()),
+            ..CanonicalRecord::default()
+        };
+        with_null.problem_statement_oracle = Some(Value::Null);
+        for record in [every_field, CanonicalRecord::default(), with_null] {
+            let expected = serde_json::to_string(&record).unwrap();
+            assert_eq!(
+                serde_json::to_string(&record.into_value()).unwrap(),
+                expected
+            );
+        }
     }
 }

@@ -8,6 +8,7 @@
 //!
 //! Every plugin adapter is registered next to the built-ins; a name clash is an error.
 
+mod lossless;
 pub mod native;
 pub mod program;
 pub mod scaffold;

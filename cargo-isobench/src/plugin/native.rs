@@ -4,6 +4,7 @@
 //! code may be referenced until the process ends.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use isobench_core::adapter::{AdapterInfo, ExportOptions, ViewAdapter};
 use isobench_core::schema::SchemaValidator;
@@ -16,6 +17,10 @@ use isobench_plugin_sdk::wire::{self, Converted, ExportRequest, Manifest, WireEr
 use serde_json::{Map, Value};
 
 use super::PluginError;
+use super::lossless::Lossless;
+
+/// The answer of an `import`, decoded and checked.
+type Imported = Converted<CanonicalRecord>;
 
 /// An adapter living in a loaded native plugin.
 #[derive(Debug)]
@@ -25,6 +30,8 @@ pub struct NativeAdapter {
     validator: Option<SchemaValidator>,
     descriptor: &'static PluginDescriptor,
     path: PathBuf,
+    /// The size of the last export request, to size the next one's buffer.
+    request_size: AtomicUsize,
 }
 
 /// Loads the plugin at `path`: checks the ABI version, then reads its manifest.
@@ -41,6 +48,7 @@ pub fn load(path: &Path) -> Result<NativeAdapter, PluginError> {
         validator: None,
         descriptor,
         path: path.to_owned(),
+        request_size: AtomicUsize::new(1024),
     };
     let (status, bytes) = plugin.call(
         |out| {
@@ -176,23 +184,39 @@ impl NativeAdapter {
         answer
     }
 
-    /// Calls `import` or `export` with `input` and decodes the answer.
+    /// Calls `import` or `export` with `input` and reads the answer with `read`.
     #[allow(unsafe_code)]
-    fn convert(&self, export: bool, input: &[u8]) -> Result<Converted, RecordError> {
+    fn convert<T>(&self, export: bool, input: &[u8], read: impl FnOnce(i32, &[u8]) -> T) -> T {
         let function = if export {
             self.descriptor.export
         } else {
             self.descriptor.import
         };
-        let what = if export { "export" } else { "import" };
         self.call(
             |out| {
                 // SAFETY: `input` is valid for `len` bytes during the call and `out` is a
                 // valid, writable buffer; the descriptor was checked at load.
                 unsafe { function(input.as_ptr(), input.len(), out) }
             },
-            |status, bytes| self.decode(what, status, bytes),
+            read,
         )
+    }
+
+    /// Reads the answer of `import`: straight into a [`CanonicalRecord`] when the typed
+    /// decode shows it valid ([`Lossless`]), else through a [`Value`] and the lossless
+    /// schema, which names what is wrong.
+    fn read_import(&self, status: i32, bytes: &[u8]) -> Result<Imported, RecordError> {
+        if status == STATUS_OK
+            && let Some(converted) = read_valid_import(bytes)
+        {
+            return Ok(converted);
+        }
+        let converted = self.decode("import", status, bytes)?;
+        let record = check_import(&self.info.name, converted.record)?;
+        Ok(Converted {
+            record,
+            notes: converted.notes,
+        })
     }
 
     /// Decodes the answer of `import` or `export`.
@@ -234,6 +258,20 @@ impl NativeAdapter {
     }
 }
 
+/// Reads the answer of a successful `import` straight into a [`CanonicalRecord`]: `Some`
+/// exactly when [`check_import`] would accept the record, with the record it would give;
+/// `None` when it would refuse it (or the bytes are not such an answer), and then only
+/// [`check_import`] can say why.
+pub fn read_valid_import(bytes: &[u8]) -> Option<Converted<CanonicalRecord>> {
+    match serde_json::from_slice(bytes) {
+        Ok(Converted {
+            record: Lossless(Some(record)),
+            notes,
+        }) => Some(Converted { record, notes }),
+        _ => None,
+    }
+}
+
 /// Checks an imported record: a canonical record under the lossless profile.
 pub fn check_import(name: &str, value: Value) -> Result<CanonicalRecord, RecordError> {
     let problems = validate_record(&value, Profile::Lossless);
@@ -272,7 +310,11 @@ pub fn check_export(
     };
     if let Some(validator) = validator {
         let record = Value::Object(map);
-        if let Some(p) = validator.problems(&record).first() {
+        // `is_valid` stops at the first failure and builds no error: collect the
+        // problems only for a record that has some.
+        if !validator.is_valid(&record)
+            && let Some(p) = validator.problems(&record).first()
+        {
             return Err(RecordError::invalid(
                 p.pointer.clone(),
                 format!(
@@ -315,9 +357,10 @@ impl ViewAdapter for NativeAdapter {
         notes: &mut Notes,
     ) -> Result<CanonicalRecord, RecordError> {
         drop(record);
-        let converted = self.convert(false, text)?;
+        let converted =
+            self.convert(false, text, |status, bytes| self.read_import(status, bytes))?;
         wire::notes_from_wire(converted.notes, notes);
-        check_import(&self.info.name, converted.record)
+        Ok(converted.record)
     }
 
     fn export(
@@ -330,9 +373,14 @@ impl ViewAdapter for NativeAdapter {
             record,
             profile: options.profile,
         };
-        let bytes =
-            serde_json::to_vec(&request).map_err(|e| RecordError::invalid("", e.to_string()))?;
-        let converted = self.convert(true, &bytes)?;
+        // Requests are about as long as each other: start at the last one's size.
+        let mut bytes = Vec::with_capacity(self.request_size.load(Ordering::Relaxed));
+        serde_json::to_writer(&mut bytes, &request)
+            .map_err(|e| RecordError::invalid("", e.to_string()))?;
+        self.request_size.store(bytes.len() + 64, Ordering::Relaxed);
+        let converted = self.convert(true, &bytes, |status, bytes| {
+            self.decode("export", status, bytes)
+        })?;
         wire::notes_from_wire(converted.notes, notes);
         check_export(&self.info.name, self.validator.as_ref(), converted.record)
     }

@@ -5,6 +5,7 @@
 //! * `panic`: `import` and `export` panic;
 //! * `garbage`: `import` and `export` answer bytes that are not JSON;
 //! * `invalid`: `import` answers a canonical record without `repo`;
+//! * `answer`: `import` answers the bytes of `ISOBENCH_TEST_PLUGIN_ANSWER` as they are;
 //! * anything else: a well-behaved `test-plugin` adapter (records pass through `extensions`).
 #![allow(unsafe_code)] // a hand-written ABI, to get it wrong on purpose
 
@@ -105,6 +106,12 @@ unsafe extern "C" fn import(input: *const u8, len: usize, out: *mut OutBuffer) -
     if mode() == "garbage" {
         // SAFETY: forwarded from the host.
         return unsafe { garbage(out) };
+    }
+    if mode() == "answer" {
+        let answer = std::env::var("ISOBENCH_TEST_PLUGIN_ANSWER").unwrap_or_default();
+        // SAFETY: the host passes a writable buffer.
+        unsafe { out.write(OutBuffer::from_vec(answer.into_bytes())) };
+        return STATUS_OK;
     }
     // SAFETY: the host passes `len` readable bytes and a writable buffer.
     unsafe { isobench_plugin_sdk::__private::import(adapter, input, len, out) }
