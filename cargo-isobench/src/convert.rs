@@ -5,13 +5,14 @@ use std::collections::hash_map::Entry;
 use std::fmt::Write as _;
 use std::fs;
 use std::io::{IsTerminal, Write};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use isobench_core::adapter::{ExportOptions, ViewAdapter};
 use isobench_core::codec::JsonStyle;
 use isobench_core::record::V1_FIELDS;
-use isobench_core::report::{MAX_LISTED, RecordWarning, Rejection};
+use isobench_core::report::{Covered, MAX_LISTED, RecordWarning, Rejection};
 use isobench_core::{CanonicalRecord, ConversionReport, Notes, Profile, RecordError, Registry};
 use serde_json::{Map, Value};
 
@@ -194,6 +195,12 @@ pub fn run(
     report.inputs = sources.iter().map(Source::display).collect();
     report.output = output.map_or_else(|| "-".to_owned(), |p| p.display().to_string());
 
+    // `--set` and enrichment may change any field, passed strings included.
+    let passing = if assignments.is_empty() && enrich.is_none() {
+        passing_keys(from, to)
+    } else {
+        Vec::new()
+    };
     let shared = Shared {
         registry,
         from,
@@ -203,6 +210,7 @@ pub fn run(
         on_error: args.on_error,
         files: report.inputs.clone(),
         enrich,
+        passing,
     };
     let mut sink = Sink {
         on_error: args.on_error,
@@ -332,6 +340,18 @@ struct Shared<'a> {
     files: Vec<String>,
     /// `--repos` / `enrich` enrichment; each worker builds its own enricher from it.
     enrich: Option<crate::mine::EnrichConfig>,
+    /// The input keys whose string values go to the output as they were read.
+    passing: Vec<&'static str>,
+}
+
+/// The input keys whose string values can go from input to output as they were read:
+/// `from` moves them unread into canonical fields that `to` writes unread.
+pub fn passing_keys(from: &dyn ViewAdapter, to: &dyn ViewAdapter) -> Vec<&'static str> {
+    from.verbatim_imports()
+        .iter()
+        .filter(|(_, field)| to.verbatim_exports().contains(field))
+        .map(|&(key, _)| key)
+        .collect()
 }
 
 /// How the pipeline runs.
@@ -669,18 +689,20 @@ impl Job<'_> {
         };
         let shared = self.shared;
         let file = shared.files[source].as_str();
+        let mut passed = Vec::new();
         for item in items {
             let raw = &text[item.range.clone()];
-            let record = item
-                .parsed
-                .unwrap_or_else(|| input::parse_record(raw, item.complete));
+            passed.clear();
+            let record = item.parsed.unwrap_or_else(|| {
+                input::parse_record_passing(raw, item.complete, &shared.passing, &mut passed)
+            });
             let item = Item {
                 line: item.line,
                 raw,
                 style: None,
                 record,
             };
-            if !self.item(file, item, style, &mut done) {
+            if !self.item(file, item, &passed, style, &mut done) {
                 break;
             }
         }
@@ -689,7 +711,15 @@ impl Job<'_> {
 
     /// Converts one item into `done`; `false` stops the batch (a bad record under
     /// `--on-error fail`).
-    fn item(&mut self, file: &str, item: Item<'_>, style: JsonStyle, done: &mut Done) -> bool {
+    /// `passed`: the ranges of `item.raw` its record's placeholders stand for.
+    fn item(
+        &mut self,
+        file: &str,
+        item: Item<'_>,
+        passed: &[Range<usize>],
+        style: JsonStyle,
+        done: &mut Done,
+    ) -> bool {
         let shared = self.shared;
         done.report.read += 1;
         let Item {
@@ -730,21 +760,27 @@ impl Job<'_> {
                 None => Ok(c),
             })
             .and_then(|c| {
+                let covered = Covered::of(&c);
                 shared
                     .to
-                    .export(&c, &shared.options, &mut self.notes)
-                    .map(|out| (c, out))
+                    .export_owned(c, &shared.options, &mut self.notes)
+                    .map(|out| (covered, out))
             });
         match converted {
-            Ok((canonical, out)) => {
-                style.write_object(&mut done.out, &out);
+            Ok((covered, out)) => {
+                if passed.is_empty() {
+                    style.write_object(&mut done.out, &out);
+                } else {
+                    let texts: Vec<&[u8]> = passed.iter().map(|r| &raw[r.clone()]).collect();
+                    style.write_object_passing(&mut done.out, &out, &texts);
+                }
                 done.ends.push(done.out.len());
                 done.report.written += 1;
-                if let Some(id) = &canonical.instance_id {
-                    done.ids.push((id.clone(), line));
-                }
                 done.report
-                    .record_converted(&canonical, &self.notes, file, line);
+                    .record_covered(&covered, &self.notes, file, line);
+                if let Some(id) = covered.instance_id {
+                    done.ids.push((id, line));
+                }
                 true
             }
             Err(e) => {

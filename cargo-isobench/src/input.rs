@@ -11,8 +11,10 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use isobench_core::codec::JsonStyle;
-use serde::de::{DeserializeSeed, SeqAccess, Visitor};
+use isobench_core::passthrough;
+use serde::de::{DeserializeSeed, Deserializer as _, Error as _, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::errors::CliError;
 
@@ -384,28 +386,61 @@ fn read_lines(
 
 /// Parses one JSONL line into a record object, or says why it is not one.
 pub fn parse_record(text: &[u8], complete_line: bool) -> Result<Value, BadInput> {
+    parse_record_passing(text, complete_line, &[], &mut Vec::new())
+}
+
+/// Parses like [`parse_record`], but leaves undecoded the top-level string values of
+/// the keys in `passing` whose text the writer would write as it is (see
+/// [`isobench_core::passthrough`]): the record holds a placeholder for each, and
+/// `passed` gets the value's byte range in `text`, in placeholder order.
+pub fn parse_record_passing(
+    text: &[u8],
+    complete_line: bool,
+    passing: &[&str],
+    passed: &mut Vec<Range<usize>>,
+) -> Result<Value, BadInput> {
     let bad = |message: String, hint: Option<&str>| BadInput {
         message,
         value: None,
         hint: hint.map(str::to_owned),
     };
-    if let Err(e) = std::str::from_utf8(text) {
-        return Err(bad(
-            format!("invalid UTF-8 at byte {} of the line", e.valid_up_to() + 1),
-            Some("JSON text must be UTF-8; re-encode the file (e.g. `iconv -t UTF-8`)"),
-        ));
-    }
-    let mut trail = Trail::default();
-    let parsed = {
-        let mut de = serde_json::Deserializer::from_slice(text);
-        CheckedValue { trail: &mut trail }
-            .deserialize(&mut de)
-            .and_then(|value| de.end().map(|()| value))
+    let checked = match std::str::from_utf8(text) {
+        Ok(checked) => checked,
+        Err(e) => {
+            return Err(bad(
+                format!("invalid UTF-8 at byte {} of the line", e.valid_up_to() + 1),
+                Some("JSON text must be UTF-8; re-encode the file (e.g. `iconv -t UTF-8`)"),
+            ));
+        }
     };
-    if let (Ok(_), Some(duplicate)) = (&parsed, trail.take_duplicate()) {
+    let parse = |trail: &mut Trail, passing: &[&str], passed: &mut Vec<Range<usize>>| {
+        // The text is known to be UTF-8: reading it as `str` skips checking each string.
+        let mut de = serde_json::Deserializer::from_str(checked);
+        if passing.is_empty() || !checked.trim_start().starts_with('{') {
+            CheckedValue { trail }.deserialize(&mut de)
+        } else {
+            de.deserialize_map(Passing {
+                trail,
+                keys: passing,
+                start: checked.as_ptr() as usize,
+                passed,
+            })
+        }
+        .and_then(|value| de.end().map(|()| value))
+    };
+    let mut trail = Trail::default();
+    let mut result = parse(&mut trail, passing, passed);
+    if result.is_err() && !passing.is_empty() {
+        // Told as the plain reader tells it: a value read apart gives positions in
+        // itself, not in the line.
+        passed.clear();
+        trail = Trail::default();
+        result = parse(&mut trail, &[], passed);
+    }
+    if let (Ok(_), Some(duplicate)) = (&result, trail.take_duplicate()) {
         return Err(duplicate);
     }
-    match parsed {
+    match result {
         Ok(Value::Object(map)) => Ok(Value::Object(map)),
         Ok(other) => Err(BadInput {
             message: format!("expected a JSON object, found {}", isobench_core::error::json_type_name(&other)),
@@ -987,28 +1022,81 @@ impl<'de> Visitor<'de> for CheckedValue<'_> {
         Ok(Value::Array(items))
     }
 
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut object = serde_json::Map::new();
-        let mut inside = false;
-        while let Some(key) = map.next_key::<String>()? {
-            let value = map.next_value_seed(CheckedValue {
-                trail: &mut *self.trail,
-            })?;
-            match object.entry(key) {
-                serde_json::map::Entry::Vacant(slot) => {
-                    inside |= self.trail.climb(|| slot.key().clone());
-                    slot.insert(value);
-                }
-                serde_json::map::Entry::Occupied(slot) => {
-                    inside |= self.trail.climb(|| slot.key().clone());
-                    if self.trail.duplicate.is_none() {
-                        self.trail.duplicate = Some((slot.key().clone(), vec![slot.key().clone()]));
-                        inside = true;
-                    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Value, A::Error> {
+        read_object(self.trail, map, |_, map, trail| {
+            map.next_value_seed(CheckedValue { trail })
+        })
+    }
+}
+
+/// Reads an object's entries, each value with `read`, noting the first key it holds
+/// twice in `trail`.
+fn read_object<'de, A: MapAccess<'de>>(
+    trail: &mut Trail,
+    mut map: A,
+    mut read: impl FnMut(&str, &mut A, &mut Trail) -> Result<Value, A::Error>,
+) -> Result<Value, A::Error> {
+    let mut object = serde_json::Map::new();
+    let mut inside = false;
+    while let Some(key) = map.next_key::<String>()? {
+        let value = read(&key, &mut map, trail)?;
+        match object.entry(key) {
+            serde_json::map::Entry::Vacant(slot) => {
+                inside |= trail.climb(|| slot.key().clone());
+                slot.insert(value);
+            }
+            serde_json::map::Entry::Occupied(slot) => {
+                inside |= trail.climb(|| slot.key().clone());
+                if trail.duplicate.is_none() {
+                    trail.duplicate = Some((slot.key().clone(), vec![slot.key().clone()]));
+                    inside = true;
                 }
             }
         }
-        self.trail.climbing |= inside;
-        Ok(Value::Object(object))
+    }
+    trail.climbing |= inside;
+    Ok(Value::Object(object))
+}
+
+/// Reads a record object as [`CheckedValue`] does, except the string values of `keys`
+/// that the writer would write back as they are: those are left as text (see
+/// [`parse_record_passing`]).
+struct Passing<'t> {
+    trail: &'t mut Trail,
+    keys: &'t [&'t str],
+    /// The address of the record's first byte, to turn values into ranges.
+    start: usize,
+    passed: &'t mut Vec<Range<usize>>,
+}
+
+impl<'de> Visitor<'de> for Passing<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Value, A::Error> {
+        let Self {
+            trail,
+            keys,
+            start,
+            passed,
+        } = self;
+        read_object(trail, map, |key, map, trail| {
+            if !keys.contains(&key) {
+                return map.next_value_seed(CheckedValue { trail });
+            }
+            let text = map.next_value::<&'de RawValue>()?.get();
+            if passthrough::is_written_as_is(text.as_bytes()) {
+                let at = text.as_ptr() as usize - start;
+                passed.push(at..at + text.len());
+                return Ok(Value::String(passthrough::placeholder(passed.len() - 1)));
+            }
+            let mut de = serde_json::Deserializer::from_str(text);
+            CheckedValue { trail }
+                .deserialize(&mut de)
+                .map_err(A::Error::custom)
+        })
     }
 }

@@ -57,6 +57,24 @@ impl ViewAdapter for Canonical {
         Profile::Lossless.schema()
     }
 
+    fn verbatim_imports(&self) -> &[(&'static str, &'static str)] {
+        &[
+            ("patch", "patch"),
+            ("test_patch", "test_patch"),
+            ("gt_commit_message", "gt_commit_message"),
+        ]
+    }
+
+    fn verbatim_exports(&self) -> &[&'static str] {
+        &[
+            "patch",
+            "test_patch",
+            "gt_commit_message",
+            "extensions.problem_statement",
+            "extensions.hints_text",
+        ]
+    }
+
     fn import(
         &self,
         record: Map<String, Value>,
@@ -82,42 +100,64 @@ impl ViewAdapter for Canonical {
         let profile = options.profile;
         let value = match profile {
             Profile::Lossless => c.to_value(),
-            Profile::Strict => {
-                let missing = c.missing_required();
-                if !missing.is_empty() {
-                    let list = missing
-                        .iter()
-                        .map(|f| format!("`{f}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ");
-                    return Err(RecordError::missing(
-                        format!("/{}", missing[0]),
-                        format!("canonical v1 (strict) requires {list}, which the record lacks"),
-                    )
-                    .with_hint("use `--profile lossless` to write the fields the source has, or fill these from a repository and timing logs"));
-                }
-                for key in c.extensions.keys().filter(|k| *k != vocab::SOURCE) {
-                    notes.dropped(
-                        format!("extensions.{key}"),
-                        "the strict profile has no `extensions`",
-                    );
-                }
-                c.to_strict_value()
-            }
+            Profile::Strict => strict_value(c, notes)?,
         };
-        let validator = profile.validator();
-        if let Some(problem) = validator
-            .problems(&value)
-            .into_iter()
-            .chain(semantic_problems(&value))
-            .next()
-        {
-            return Err(to_error(problem, profile));
+        checked(value, profile)
+    }
+
+    fn export_owned(
+        &self,
+        c: CanonicalRecord,
+        options: &ExportOptions,
+        notes: &mut Notes,
+    ) -> Result<Map<String, Value>, RecordError> {
+        match options.profile {
+            Profile::Lossless => checked(c.into_value(), Profile::Lossless),
+            Profile::Strict => self.export(&c, options, notes),
         }
-        match value {
-            Value::Object(map) => Ok(map),
-            _ => unreachable!("a canonical record serialises to an object"),
-        }
+    }
+}
+
+/// The record under the strict profile: its required fields checked, `extensions`
+/// noted as dropped.
+fn strict_value(c: &CanonicalRecord, notes: &mut Notes) -> Result<Value, RecordError> {
+    let missing = c.missing_required();
+    if !missing.is_empty() {
+        let list = missing
+            .iter()
+            .map(|f| format!("`{f}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        return Err(RecordError::missing(
+            format!("/{}", missing[0]),
+            format!("canonical v1 (strict) requires {list}, which the record lacks"),
+        )
+        .with_hint("use `--profile lossless` to write the fields the source has, or fill these from a repository and timing logs"));
+    }
+    for key in c.extensions.keys().filter(|k| *k != vocab::SOURCE) {
+        notes.dropped(
+            format!("extensions.{key}"),
+            "the strict profile has no `extensions`",
+        );
+    }
+    Ok(c.to_strict_value())
+}
+
+/// `value` as the object to write, once the profile's schema and the semantic checks
+/// accept it.
+fn checked(value: Value, profile: Profile) -> Result<Map<String, Value>, RecordError> {
+    let validator = profile.validator();
+    if !validator.is_valid(&value)
+        && let Some(problem) = validator.problems(&value).into_iter().next()
+    {
+        return Err(to_error(problem, profile));
+    }
+    if let Some(problem) = semantic_problems(&value).into_iter().next() {
+        return Err(to_error(problem, profile));
+    }
+    match value {
+        Value::Object(map) => Ok(map),
+        _ => unreachable!("a canonical record serialises to an object"),
     }
 }
 

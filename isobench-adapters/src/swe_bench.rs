@@ -92,6 +92,24 @@ impl ViewAdapter for SweBench {
         })
     }
 
+    fn verbatim_imports(&self) -> &[(&'static str, &'static str)] {
+        &[
+            ("patch", "patch"),
+            ("test_patch", "test_patch"),
+            ("problem_statement", "extensions.problem_statement"),
+            ("hints_text", "extensions.hints_text"),
+        ]
+    }
+
+    fn verbatim_exports(&self) -> &[&'static str] {
+        &[
+            "patch",
+            "test_patch",
+            "extensions.problem_statement",
+            "extensions.hints_text",
+        ]
+    }
+
     fn import(
         &self,
         record: Map<String, Value>,

@@ -164,6 +164,22 @@ pub trait ViewAdapter: Send + Sync + std::fmt::Debug {
         self.import(record, notes)
     }
 
+    /// The input keys whose string values `import` moves, unread, into the canonical
+    /// record, each with the canonical field it lands in (`extensions.<key>` for the
+    /// shared vocabulary). A caller may hand such a value to `import` as a
+    /// [`placeholder`](crate::passthrough::placeholder), so `import` must not look at
+    /// it, only move or copy it. None by default.
+    fn verbatim_imports(&self) -> &[(&'static str, &'static str)] {
+        &[]
+    }
+
+    /// The canonical fields whose string values `export` moves, unread, into its
+    /// output, under the same promise as [`ViewAdapter::verbatim_imports`]. None by
+    /// default.
+    fn verbatim_exports(&self) -> &[&'static str] {
+        &[]
+    }
+
     /// Writes a canonical record as one foreign record.
     fn export(
         &self,
@@ -171,6 +187,18 @@ pub trait ViewAdapter: Send + Sync + std::fmt::Debug {
         options: &ExportOptions,
         notes: &mut Notes,
     ) -> Result<Map<String, Value>, RecordError>;
+
+    /// Writes a canonical record the caller is done with, as [`ViewAdapter::export`]
+    /// does. Adapters that can move the record's values instead of copying them
+    /// override it; the default exports a borrow of `record`.
+    fn export_owned(
+        &self,
+        record: CanonicalRecord,
+        options: &ExportOptions,
+        notes: &mut Notes,
+    ) -> Result<Map<String, Value>, RecordError> {
+        self.export(&record, options, notes)
+    }
 }
 
 /// A built-in adapter's registration, collected with `inventory`.

@@ -113,12 +113,39 @@ impl JsonStyle {
     /// Appends `value` in this style: the same bytes as [`JsonStyle::write`], written
     /// faster.
     pub fn write_value(self, out: &mut Vec<u8>, value: &Value) {
-        crate::jsonwrite::value(out, value, self == Self::Spaced);
+        crate::jsonwrite::value(out, value, self.writer(&[]));
     }
 
     /// Appends `map` as a JSON object in this style (see [`JsonStyle::write_value`]).
     pub fn write_object(self, out: &mut Vec<u8>, map: &Map<String, Value>) {
-        crate::jsonwrite::object(out, map, self == Self::Spaced);
+        crate::jsonwrite::object(out, map, self.writer(&[]));
+    }
+
+    /// Appends `map` like [`JsonStyle::write_object`], writing the `i`-th entry of
+    /// `passed`, a JSON string's text, where the map holds
+    /// [`passthrough::placeholder(i)`](crate::passthrough::placeholder).
+    pub fn write_object_passing(
+        self,
+        out: &mut Vec<u8>,
+        map: &Map<String, Value>,
+        passed: &[&[u8]],
+    ) {
+        crate::jsonwrite::object(out, map, self.writer(passed));
+    }
+
+    /// A list of strings as a JSON array in this style: what [`JsonStyle::to_string`]
+    /// gives for it, written faster.
+    fn list_text(self, items: &[String]) -> String {
+        let mut out = Vec::with_capacity(items.iter().map(|s| s.len() + 4).sum::<usize>() + 2);
+        crate::jsonwrite::strings(&mut out, items, self.writer(&[]));
+        String::from_utf8(out).expect("the writer writes UTF-8")
+    }
+
+    fn writer<'a>(self, passed: &'a [&'a [u8]]) -> crate::jsonwrite::Style<'a> {
+        crate::jsonwrite::Style {
+            spaced: self == Self::Spaced,
+            passed,
+        }
     }
 
     /// `value` as a string in this style.
@@ -197,6 +224,18 @@ pub fn decode_list(value: &Value, pointer: &str) -> Result<DecodedList, RecordEr
 }
 
 fn decode_list_text(text: &str, pointer: &str) -> Result<DecodedList, RecordError> {
+    // The common case, read without a `Value` in between: a JSON array of strings.
+    if let Ok(items) = serde_json::from_str::<Vec<String>>(text) {
+        let encoding = match JsonStyle::detect(text) {
+            Some(JsonStyle::Spaced) => Encoding::JsonSpaced,
+            _ => Encoding::Json,
+        };
+        return Ok(DecodedList {
+            reproducible: encode_list_text(&items, encoding) == text,
+            items,
+            encoding,
+        });
+    }
     let mut current = text.to_owned();
     for _ in 0..MAX_NESTED_ENCODING {
         match serde_json::from_str::<Value>(&current) {
@@ -277,8 +316,8 @@ pub fn encode_list(items: &[String], encoding: Encoding) -> Value {
 fn encode_list_text(items: &[String], encoding: Encoding) -> String {
     match encoding {
         Encoding::PythonRepr => python_repr_list(items),
-        Encoding::JsonSpaced => JsonStyle::Spaced.to_string(items),
-        Encoding::Json | Encoding::Native => JsonStyle::Compact.to_string(items),
+        Encoding::JsonSpaced => JsonStyle::Spaced.list_text(items),
+        Encoding::Json | Encoding::Native => JsonStyle::Compact.list_text(items),
     }
 }
 

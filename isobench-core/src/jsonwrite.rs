@@ -9,39 +9,72 @@ use std::io::Write as _;
 
 use serde_json::{Map, Value};
 
-/// Writes `value`, with `, ` and `: ` between items when `spaced`.
-pub(crate) fn value(out: &mut Vec<u8>, value: &Value, spaced: bool) {
+/// How to write: the separators, and the passed strings' texts (see
+/// [`crate::passthrough`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Style<'a> {
+    /// `, ` and `: ` between items, as Python writes them.
+    pub spaced: bool,
+    /// The JSON text of each passed string, by placeholder index.
+    pub passed: &'a [&'a [u8]],
+}
+
+/// Writes `value` in `style`.
+pub(crate) fn value(out: &mut Vec<u8>, value: &Value, style: Style<'_>) {
     match value {
         Value::Null => out.extend_from_slice(b"null"),
         Value::Bool(true) => out.extend_from_slice(b"true"),
         Value::Bool(false) => out.extend_from_slice(b"false"),
         // `Number`'s `Display` is the serializer's itoa/ryu text.
         Value::Number(n) => write!(out, "{n}").expect("writing to memory cannot fail"),
-        Value::String(s) => string(out, s),
+        Value::String(s) => match passed(s, style) {
+            Some(text) => out.extend_from_slice(text),
+            None => string(out, s),
+        },
         Value::Array(items) => {
             out.push(b'[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
-                    separator(out, b',', spaced);
+                    separator(out, b',', style.spaced);
                 }
-                self::value(out, item, spaced);
+                self::value(out, item, style);
             }
             out.push(b']');
         }
-        Value::Object(map) => object(out, map, spaced),
+        Value::Object(map) => object(out, map, style),
     }
 }
 
+/// The text a placeholder stands for.
+fn passed<'a>(s: &str, style: Style<'a>) -> Option<&'a [u8]> {
+    if style.passed.is_empty() {
+        return None;
+    }
+    style.passed.get(crate::passthrough::index_of(s)?).copied()
+}
+
+/// Writes `items` as a JSON array of strings.
+pub(crate) fn strings(out: &mut Vec<u8>, items: &[String], style: Style<'_>) {
+    out.push(b'[');
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            separator(out, b',', style.spaced);
+        }
+        string(out, item);
+    }
+    out.push(b']');
+}
+
 /// Writes `map` as a JSON object.
-pub(crate) fn object(out: &mut Vec<u8>, map: &Map<String, Value>, spaced: bool) {
+pub(crate) fn object(out: &mut Vec<u8>, map: &Map<String, Value>, style: Style<'_>) {
     out.push(b'{');
     for (i, (key, item)) in map.iter().enumerate() {
         if i > 0 {
-            separator(out, b',', spaced);
+            separator(out, b',', style.spaced);
         }
         string(out, key);
-        separator(out, b':', spaced);
-        value(out, item, spaced);
+        separator(out, b':', style.spaced);
+        value(out, item, style);
     }
     out.push(b'}');
 }
@@ -104,7 +137,7 @@ fn needs_escape(byte: u8) -> bool {
 /// Eight bytes at a time: a word's bytes below 0x20, equal to `"` or equal to `\` are
 /// flagged with the usual carry tricks. A borrow can flag a byte above a genuine match
 /// but never below one, so the lowest flag is exact.
-fn next_escape(bytes: &[u8]) -> Option<usize> {
+pub(crate) fn next_escape(bytes: &[u8]) -> Option<usize> {
     const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
     const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
     const SPACES: u64 = u64::from_ne_bytes([0x20; 8]);
@@ -139,7 +172,15 @@ mod tests {
     fn both(v: &Value) {
         for style in [JsonStyle::Compact, JsonStyle::Spaced] {
             let mut ours = Vec::new();
-            value(&mut ours, v, style == JsonStyle::Spaced);
+            let spaced = style == JsonStyle::Spaced;
+            value(
+                &mut ours,
+                v,
+                Style {
+                    spaced,
+                    passed: &[],
+                },
+            );
             let mut theirs = Vec::new();
             style.write(&mut theirs, v).expect("in memory");
             assert_eq!(
@@ -186,6 +227,27 @@ mod tests {
             "nested": {"a": [], "b": {}, "c": [[{}], {"k": [1, "x\n"]}]},
             "ké\"y": "v",
         }));
+    }
+
+    #[test]
+    fn lists_of_strings_are_written_as_serde_json_writes_them() {
+        for items in [vec![], vec!["a"], vec!["t::x[\"p\"]", "é\n", ""]] {
+            let items: Vec<String> = items.into_iter().map(str::to_owned).collect();
+            both(&json!(items));
+            for style in [JsonStyle::Compact, JsonStyle::Spaced] {
+                let mut ours = Vec::new();
+                let spaced = style == JsonStyle::Spaced;
+                strings(
+                    &mut ours,
+                    &items,
+                    Style {
+                        spaced,
+                        passed: &[],
+                    },
+                );
+                assert_eq!(String::from_utf8_lossy(&ours), style.to_string(&items));
+            }
+        }
     }
 
     #[test]

@@ -36,6 +36,7 @@ pub mod envsig;
 pub mod error;
 mod jsonwrite;
 pub mod mining;
+pub mod passthrough;
 pub mod record;
 pub mod report;
 pub mod schema;

@@ -178,6 +178,31 @@ pub struct ConversionReport {
     pub rejections: Vec<Rejection>,
 }
 
+/// What a report counts of a canonical record: the v1 fields it has and its
+/// `instance_id`. Taken before the record is handed to an export that consumes it.
+#[derive(Debug, Clone, Default)]
+pub struct Covered {
+    /// Bit `i` set when the record has `V1_FIELDS[i]`.
+    fields: u32,
+    /// The record's `instance_id`.
+    pub instance_id: Option<String>,
+}
+
+impl Covered {
+    /// What `record` has.
+    pub fn of(record: &CanonicalRecord) -> Self {
+        let fields = V1_FIELDS
+            .into_iter()
+            .enumerate()
+            .filter(|(_, field)| record.has(field))
+            .fold(0, |bits, (i, _)| bits | 1 << i);
+        Self {
+            fields,
+            instance_id: record.instance_id.clone(),
+        }
+    }
+}
+
 impl ConversionReport {
     /// An empty report for a conversion.
     pub fn new(from: &str, to: &str, profile: &str) -> Self {
@@ -197,8 +222,13 @@ impl ConversionReport {
         file: &str,
         line: u64,
     ) {
-        for field in V1_FIELDS {
-            if canonical.has(field) {
+        self.record_covered(&Covered::of(canonical), notes, file, line);
+    }
+
+    /// Counts a converted record from what [`Covered`] kept of it.
+    pub fn record_covered(&mut self, covered: &Covered, notes: &Notes, file: &str, line: u64) {
+        for (i, field) in V1_FIELDS.into_iter().enumerate() {
+            if covered.fields & (1 << i) != 0 {
                 *self.coverage.entry(field.to_owned()).or_default() += 1;
             }
         }
@@ -210,7 +240,7 @@ impl ConversionReport {
                     self.warnings.push(RecordWarning {
                         file: file.to_owned(),
                         line,
-                        instance_id: canonical.instance_id.clone(),
+                        instance_id: covered.instance_id.clone(),
                         field: note.field.clone(),
                         message: note.detail.clone(),
                     });
