@@ -1,9 +1,10 @@
 //! `cargo isobench convert`: read records of one format, write them in another.
 
 use std::collections::HashMap;
-use std::collections::hash_map::Entry;
+use std::collections::hash_map::{DefaultHasher, Entry};
 use std::fmt::Write as _;
 use std::fs;
+use std::hash::{Hash, Hasher};
 use std::io::{IsTerminal, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -514,6 +515,20 @@ fn write_in_order(
     Ok(())
 }
 
+/// What [`Sink`] keeps of an `instance_id`: a 128-bit digest, so that each id costs a
+/// small fixed size and no string outlives its batch (long-lived small strings scattered
+/// through the heap keep the allocator from giving freed batches back). Two of n ids
+/// share a digest with odds of about n² / 2¹²⁹.
+fn id_digest(id: &str) -> u128 {
+    let half = |salt: u8| {
+        let mut hasher = DefaultHasher::new();
+        salt.hash(&mut hasher);
+        id.hash(&mut hasher);
+        hasher.finish()
+    };
+    u128::from(half(0)) << 64 | u128::from(half(1))
+}
+
 /// Where converted batches go.
 struct Sink<'a> {
     on_error: OnError,
@@ -521,8 +536,9 @@ struct Sink<'a> {
     rejects: Option<&'a mut RecordWriter>,
     report: &'a mut ConversionReport,
     progress: Progress,
-    /// Each `instance_id` written so far, with where it was first seen (input, line).
-    ids: HashMap<String, (usize, u64)>,
+    /// Each `instance_id` written so far, by [`id_digest`], with where it was first seen
+    /// (input, line).
+    ids: HashMap<u128, (usize, u64)>,
     /// The inputs' names, by index.
     files: &'a [String],
     /// Records whose `instance_id` repeats an earlier one.
@@ -577,15 +593,12 @@ impl Sink<'_> {
     /// Remembers a written record's `instance_id`; a repeat is written all the same, with
     /// a warning naming both lines (in input order, so the same whatever `--jobs`).
     fn note_id(&mut self, id: String, source: usize, line: u64) {
-        let (id, first_source, first_line) = match self.ids.entry(id) {
+        let (first_source, first_line) = match self.ids.entry(id_digest(&id)) {
             Entry::Vacant(slot) => {
                 slot.insert((source, line));
                 return;
             }
-            Entry::Occupied(slot) => {
-                let (first_source, first_line) = *slot.get();
-                (slot.key().clone(), first_source, first_line)
-            }
+            Entry::Occupied(slot) => *slot.get(),
         };
         self.repeats += 1;
         let first = if first_source == source {
