@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use cargo_isobench::input;
 use cargo_isobench::plugin::{native, program};
 use isobench_core::Notes;
 use isobench_core::adapter::{ExportOptions, ViewAdapter};
@@ -108,7 +109,14 @@ fn convert_lines(
     let start = Instant::now();
     for line in lines {
         notes.clear();
-        let record: Map<String, Value> = serde_json::from_slice(line).expect("a JSON object");
+        // As `convert` does: an adapter that reads the text gets the line checked, not
+        // parsed.
+        let record: Map<String, Value> = if adapter.imports_from_text() {
+            input::check_record(line, true).expect("a JSON object");
+            Map::new()
+        } else {
+            serde_json::from_slice(line).expect("a JSON object")
+        };
         let imported = adapter
             .import_text(record, line, &mut notes)
             .expect("imports");

@@ -529,6 +529,14 @@ fn id_digest(id: &str) -> u128 {
     u128::from(half(0)) << 64 | u128::from(half(1))
 }
 
+/// A record's `instance_id`, when it has a string one.
+fn instance_id_of(record: &Map<String, Value>) -> Option<String> {
+    record
+        .get("instance_id")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
+
 /// Where converted batches go.
 struct Sink<'a> {
     on_error: OnError,
@@ -707,7 +715,12 @@ impl Job<'_> {
             let raw = &text[item.range.clone()];
             passed.clear();
             let record = item.parsed.unwrap_or_else(|| {
-                input::parse_record_passing(raw, item.complete, &shared.passing, &mut passed)
+                if shared.from.imports_from_text() {
+                    // The adapter reads the text: check it, build nothing.
+                    input::check_record(raw, item.complete).map(|()| Value::Object(Map::new()))
+                } else {
+                    input::parse_record_passing(raw, item.complete, &shared.passing, &mut passed)
+                }
             });
             let item = Item {
                 line: item.line,
@@ -753,10 +766,7 @@ impl Job<'_> {
                 return self.reject(done, rejection, bad.hint, verbatim);
             }
         };
-        let instance_id = map
-            .get("instance_id")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
+        let instance_id = instance_id_of(&map);
         // Arrays give no raw text: keep the record for the rejects file.
         let kept = (shared.on_error == OnError::Skip && raw.is_empty()).then(|| map.clone());
         self.notes.clear();
@@ -802,6 +812,15 @@ impl Job<'_> {
                     .hint
                     .clone()
                     .or_else(|| self.format_hint(raw, original.as_ref()));
+                // A record only checked (`imports_from_text`) came as an empty map: its
+                // id is read from its text, now that it is wanted.
+                let instance_id = instance_id.or_else(|| {
+                    let checked_only = shared.from.imports_from_text() && !raw.is_empty();
+                    checked_only
+                        .then(|| serde_json::from_slice(raw).ok())
+                        .flatten()
+                        .and_then(|map| instance_id_of(&map))
+                });
                 let rejection = Rejection {
                     file: file.to_owned(),
                     line,

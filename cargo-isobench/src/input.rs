@@ -389,6 +389,22 @@ pub fn parse_record(text: &[u8], complete_line: bool) -> Result<Value, BadInput>
     parse_record_passing(text, complete_line, &[], &mut Vec::new())
 }
 
+/// Checks that one JSONL line is a record object [`parse_record`] would accept, without
+/// building it: for an adapter that reads records as text
+/// ([`isobench_core::ViewAdapter::imports_from_text`]). The error, when there is one,
+/// is the one [`parse_record`] gives.
+pub fn check_record(text: &[u8], complete_line: bool) -> Result<(), BadInput> {
+    let skimmed = std::str::from_utf8(text).is_ok_and(|checked| {
+        let mut de = serde_json::Deserializer::from_str(checked);
+        de.deserialize_map(Skim).and_then(|()| de.end()).is_ok()
+    });
+    if skimmed {
+        return Ok(());
+    }
+    // Not a well-formed object, or a key that may repeat: the full reader tells which.
+    parse_record(text, complete_line).map(drop)
+}
+
 /// Parses like [`parse_record`], but leaves undecoded the top-level string values of
 /// the keys in `passing` whose text the writer would write as it is (see
 /// [`isobench_core::passthrough`]): the record holds a placeholder for each, and
@@ -911,6 +927,96 @@ pub fn count_items(source: &Source) -> Result<u64, CliError> {
     Ok(count)
 }
 
+/// Reads a JSON value and keeps nothing: fails on malformed JSON and on an object
+/// holding two keys of the same hash (the same key, or by rare chance two keys; the
+/// caller then reads the value fully to tell).
+struct Skim;
+
+impl<'de> DeserializeSeed<'de> for Skim {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Skim {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(Skim)?.is_some() {}
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut keys = Vec::new();
+        while let Some(key) = map.next_key_seed(KeyHash)? {
+            keys.push(key);
+            map.next_value_seed(Skim)?;
+        }
+        keys.sort_unstable();
+        if keys.windows(2).any(|pair| pair[0] == pair[1]) {
+            return Err(A::Error::custom("a key may repeat"));
+        }
+        Ok(())
+    }
+}
+
+/// An object key, read as its hash.
+struct KeyHash;
+
+impl<'de> DeserializeSeed<'de> for KeyHash {
+    type Value = u64;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<u64, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for KeyHash {
+    type Value = u64;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an object key")
+    }
+
+    fn visit_str<E>(self, key: &str) -> Result<u64, E> {
+        use std::hash::{BuildHasher, BuildHasherDefault};
+        Ok(
+            BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default()
+                .hash_one(key),
+        )
+    }
+}
+
 /// What [`CheckedValue`] found: the first key an object holds twice, with the path to it
 /// (built innermost first as the parse returns through the enclosing values).
 #[derive(Debug, Default)]
@@ -1098,5 +1204,49 @@ impl<'de> Visitor<'de> for Passing<'_> {
                 .deserialize(&mut de)
                 .map_err(A::Error::custom)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `check_record` says what `parse_record` says, errors word for word.
+    #[test]
+    fn checking_a_record_agrees_with_parsing_it() {
+        let deep = format!("{{\"a\": {}1{}}}", "[".repeat(200), "]".repeat(200));
+        let lines: Vec<Vec<u8>> = [
+            r#"{"instance_id": "a", "patch": "x\ny", "n": [1, 2.5, null, true], "o": {"k": {}}}"#,
+            "{}",
+            r#"  {"a": 1}  "#,
+            r#"{"a": 1, "a": 2}"#,
+            r#"{"a": 1, "\u0061": 2}"#,
+            r#"{"a": {"b": [{"c": 1, "c": 1}]}}"#,
+            r#"{"a": {"b": 1}, "c": {"b": 1}}"#,
+            r#"["not", "an", "object"]"#,
+            r#""text""#,
+            r#"{"a": NaN}"#,
+            r#"{"a": 1e999}"#,
+            r#"{"a": "unterminated"#,
+            r#"{"a": 1} trailing"#,
+            r#"{"a": "bad \x escape"}"#,
+            &deep,
+        ]
+        .iter()
+        .map(|l| l.as_bytes().to_vec())
+        .chain([b"{\"a\": \"\xff\"}".to_vec()])
+        .collect();
+        for line in &lines {
+            for complete in [true, false] {
+                let parsed = parse_record(line, complete).map(drop);
+                let checked = check_record(line, complete);
+                assert_eq!(
+                    checked.map_err(|bad| bad.message),
+                    parsed.map_err(|bad| bad.message),
+                    "{}",
+                    String::from_utf8_lossy(line)
+                );
+            }
+        }
     }
 }

@@ -270,6 +270,43 @@ fn a_panicking_plugin_is_an_error_and_the_host_goes_on() {
 }
 
 #[test]
+fn records_a_plugin_refuses_are_named_by_their_instance_id() {
+    // The host hands a native plugin each line's text without parsing it into a record;
+    // the rejects still name each record's `instance_id`, read from its text.
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("ids.jsonl");
+    std::fs::write(
+        &input,
+        "{\"id\":\"a-1\",\"instance_id\":\"o__r-1\"}\n{\"id\":\"a-2\"}\n",
+    )
+    .unwrap();
+    let lib = plugin("isobench_test_plugin").to_str().unwrap().to_owned();
+    let args = [
+        "--plugin",
+        &lib,
+        "convert",
+        "--from",
+        "test-plugin",
+        "--to",
+        "canonical",
+        "-i",
+        input.to_str().unwrap(),
+        "--on-error",
+        "skip",
+        "-o",
+        "out.jsonl",
+    ];
+    let out = isobench(tmp.path(), &args, &[("ISOBENCH_TEST_PLUGIN_MODE", "panic")]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let rejects = std::fs::read_to_string(tmp.path().join("out.jsonl.rejects.jsonl")).unwrap();
+    let ids: Vec<Value> = rejects
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["instance_id"].clone())
+        .collect();
+    assert_eq!(ids, [Value::from("o__r-1"), Value::Null]);
+}
+
+#[test]
 fn a_plugin_with_another_abi_version_is_refused_before_use() {
     let (out, _tmp) = convert_with_test_plugin("wrong-abi", &[]);
     assert_eq!(out.status.code(), Some(2));

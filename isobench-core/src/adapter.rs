@@ -180,6 +180,13 @@ pub trait ViewAdapter: Send + Sync + std::fmt::Debug {
         &[]
     }
 
+    /// Whether [`ViewAdapter::import_text`] reads only the text. A caller holding a
+    /// record's text may then check that it is one well-formed JSON object and hand
+    /// `import_text` an empty map instead of the parsed record. `false` by default.
+    fn imports_from_text(&self) -> bool {
+        false
+    }
+
     /// Writes a canonical record as one foreign record.
     fn export(
         &self,

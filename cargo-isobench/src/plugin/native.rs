@@ -350,6 +350,10 @@ impl ViewAdapter for NativeAdapter {
         self.import_text(record, &bytes, notes)
     }
 
+    fn imports_from_text(&self) -> bool {
+        true
+    }
+
     fn import_text(
         &self,
         record: Map<String, Value>,
