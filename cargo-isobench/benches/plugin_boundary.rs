@@ -16,6 +16,7 @@ use cargo_isobench::input;
 use cargo_isobench::plugin::{native, program};
 use isobench_core::Notes;
 use isobench_core::adapter::{ExportOptions, ViewAdapter};
+use isobench_core::codec::JsonStyle;
 use serde_json::{Map, Value, json};
 
 const WORKSPACE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
@@ -96,8 +97,9 @@ fn run(adapter: &dyn ViewAdapter, records: &[Map<String, Value>]) -> Duration {
     start.elapsed()
 }
 
-/// The whole job of `convert --from <adapter> --to canonical` on JSON Lines: parse each
-/// line, import it, export it as canonical (lossless, validated), write the line.
+/// The whole job of `convert --from <adapter> --to canonical` on JSON Lines, as
+/// `convert` does it on one thread: read each line, import it, export it as canonical
+/// (lossless, validated), write the line.
 fn convert_lines(
     adapter: &dyn ViewAdapter,
     canonical: &dyn ViewAdapter,
@@ -109,21 +111,24 @@ fn convert_lines(
     let start = Instant::now();
     for line in lines {
         notes.clear();
-        // As `convert` does: an adapter that reads the text gets the line checked, not
-        // parsed.
-        let record: Map<String, Value> = if adapter.imports_from_text() {
+        // As `convert` reads lines: an adapter that reads the text gets the line
+        // checked, not parsed.
+        let record = if adapter.imports_from_text() {
             input::check_record(line, true).expect("a JSON object");
             Map::new()
         } else {
-            serde_json::from_slice(line).expect("a JSON object")
+            match input::parse_record(line, true) {
+                Ok(Value::Object(map)) => map,
+                _ => panic!("a JSON object"),
+            }
         };
         let imported = adapter
             .import_text(record, line, &mut notes)
             .expect("imports");
         let written = canonical
-            .export(&imported, &options, &mut notes)
+            .export_owned(imported, &options, &mut notes)
             .expect("exports");
-        serde_json::to_writer(&mut out, &written).expect("writes to memory");
+        JsonStyle::Compact.write_object(&mut out, &written);
         out.push(b'\n');
     }
     let elapsed = start.elapsed();
