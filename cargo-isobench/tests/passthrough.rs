@@ -8,7 +8,7 @@ use cargo_isobench::input::{parse_record, parse_record_passing};
 use isobench_core::adapter::ExportOptions;
 use isobench_core::codec::JsonStyle;
 use isobench_core::{Notes, Profile, Registry, ViewAdapter};
-use isobench_tests::{SWE_BENCH_FILES, real_data};
+use isobench_tests::{SWE_BENCH_FILES, SWE_SMITH_FILE, real_data};
 use serde_json::Value;
 
 /// A record converted from `from` to `to`: the output line, or the error.
@@ -90,8 +90,16 @@ fn the_built_in_pairs_that_pass_strings_are_the_expected_ones() {
         passing_keys(get("canonical"), get("swe-bench")),
         ["patch", "test_patch"]
     );
-    // A target that reads the patch (SWE-smith reverses it) passes nothing.
-    assert!(passing_keys(get("swe-bench"), get("swe-smith")).is_empty());
+    assert_eq!(
+        passing_keys(get("swe-perf"), get("swe-bench")),
+        ["patch", "test_patch"]
+    );
+    // A target that reads the patch (SWE-smith reverses it) does not pass it.
+    assert_eq!(
+        passing_keys(get("swe-bench"), get("swe-smith")),
+        ["problem_statement"]
+    );
+    assert!(passing_keys(get("swe-bench"), get("gso")).is_empty());
 }
 
 #[test]
@@ -115,6 +123,16 @@ fn written_records_and_errors_are_the_same_with_strings_passed_through() {
     .iter()
     .map(|fields| format!("{{{base}, {fields}}}"))
     .collect();
+    // The sample records shipped with the project, one file per format.
+    let samples = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/data");
+    for entry in std::fs::read_dir(samples).expect("the sample data") {
+        let text = std::fs::read_to_string(entry.expect("an entry").path()).expect("a sample");
+        lines.extend(
+            text.lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(str::to_owned),
+        );
+    }
     lines.push(r#"["not", "an", "object"]"#.to_owned());
     lines.push(r#"  {"patch": "leading spaces"}"#.to_owned());
     let registry = Registry::builtin();
@@ -126,7 +144,7 @@ fn real_records_convert_to_the_same_bytes_with_strings_passed_through() {
     let Some(dir) = real_data() else { return };
     let registry = Registry::builtin();
     let mut lines = Vec::new();
-    for file in SWE_BENCH_FILES {
+    for file in SWE_BENCH_FILES.iter().chain([&SWE_SMITH_FILE]) {
         let text = std::fs::read_to_string(dir.join(file)).expect("a real file");
         lines.extend(
             text.lines()
@@ -135,13 +153,15 @@ fn real_records_convert_to_the_same_bytes_with_strings_passed_through() {
         );
     }
     // Canonical records too, for the pairs that read canonical.
-    let (swe_bench, canonical) = (
-        registry.get("swe-bench").expect("built in"),
-        registry.get("canonical").expect("built in"),
-    );
+    let canonical = registry.get("canonical").expect("built in");
     let canonical_lines: Vec<String> = lines
         .iter()
-        .filter_map(|l| convert(l, swe_bench, canonical, Profile::Lossless, &[]).ok())
+        .filter_map(|l| {
+            ["swe-bench", "swe-smith"].into_iter().find_map(|from| {
+                let from = registry.get(from).expect("built in");
+                convert(l, from, canonical, Profile::Lossless, &[]).ok()
+            })
+        })
         .collect();
     assert_eq!(canonical_lines.len(), lines.len(), "every real row imports");
     lines.extend(canonical_lines);

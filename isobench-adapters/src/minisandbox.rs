@@ -97,6 +97,17 @@ impl ViewAdapter for MiniSandbox {
         })
     }
 
+    fn verbatim_imports(&self) -> &[(&'static str, &'static str)] {
+        &[
+            ("problem_statement", "extensions.problem_statement"),
+            ("test_patch", "test_patch"),
+        ]
+    }
+
+    fn verbatim_exports(&self) -> &[&'static str] {
+        &["extensions.problem_statement", "test_patch"]
+    }
+
     fn import(
         &self,
         record: Map<String, Value>,

@@ -160,6 +160,14 @@ impl ViewAdapter for SwePerf {
         })
     }
 
+    fn verbatim_imports(&self) -> &[(&'static str, &'static str)] {
+        &[("patch", "patch"), ("test_patch", "test_patch")]
+    }
+
+    fn verbatim_exports(&self) -> &[&'static str] {
+        &["patch", "test_patch"]
+    }
+
     fn import(
         &self,
         record: Map<String, Value>,

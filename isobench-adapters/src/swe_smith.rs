@@ -362,6 +362,14 @@ impl ViewAdapter for SweSmith {
         })
     }
 
+    fn verbatim_imports(&self) -> &[(&'static str, &'static str)] {
+        &[("problem_statement", "extensions.problem_statement")]
+    }
+
+    fn verbatim_exports(&self) -> &[&'static str] {
+        &["extensions.problem_statement"]
+    }
+
     fn import(
         &self,
         record: Map<String, Value>,
