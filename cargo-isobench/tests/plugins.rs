@@ -227,6 +227,12 @@ fn one_record(dir: &Path) -> PathBuf {
 fn convert_with_test_plugin(mode: &str, extra: &[&str]) -> (Output, tempfile::TempDir) {
     let tmp = tempfile::tempdir().unwrap();
     let input = one_record(tmp.path());
+    let out = convert_file_with_test_plugin(&input, tmp.path(), mode, extra);
+    (out, tmp)
+}
+
+/// `convert --from test-plugin --to canonical -i input` run in `dir`, the plugin in `mode`.
+fn convert_file_with_test_plugin(input: &Path, dir: &Path, mode: &str, extra: &[&str]) -> Output {
     let lib = plugin("isobench_test_plugin").to_str().unwrap().to_owned();
     let mut args = vec![
         "--plugin",
@@ -240,8 +246,7 @@ fn convert_with_test_plugin(mode: &str, extra: &[&str]) -> (Output, tempfile::Te
         input.to_str().unwrap(),
     ];
     args.extend_from_slice(extra);
-    let out = isobench(tmp.path(), &args, &[("ISOBENCH_TEST_PLUGIN_MODE", mode)]);
-    (out, tmp)
+    isobench(dir, &args, &[("ISOBENCH_TEST_PLUGIN_MODE", mode)])
 }
 
 #[test]
@@ -280,23 +285,8 @@ fn records_a_plugin_refuses_are_named_by_their_instance_id() {
         "{\"id\":\"a-1\",\"instance_id\":\"o__r-1\"}\n{\"id\":\"a-2\"}\n",
     )
     .unwrap();
-    let lib = plugin("isobench_test_plugin").to_str().unwrap().to_owned();
-    let args = [
-        "--plugin",
-        &lib,
-        "convert",
-        "--from",
-        "test-plugin",
-        "--to",
-        "canonical",
-        "-i",
-        input.to_str().unwrap(),
-        "--on-error",
-        "skip",
-        "-o",
-        "out.jsonl",
-    ];
-    let out = isobench(tmp.path(), &args, &[("ISOBENCH_TEST_PLUGIN_MODE", "panic")]);
+    let extra = ["--on-error", "skip", "-o", "out.jsonl"];
+    let out = convert_file_with_test_plugin(&input, tmp.path(), "panic", &extra);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let rejects = std::fs::read_to_string(tmp.path().join("out.jsonl.rejects.jsonl")).unwrap();
     let ids: Vec<Value> = rejects
