@@ -1,7 +1,7 @@
 //! `cargo isobench convert`: read records of one format, write them in another.
 
 use std::collections::HashMap;
-use std::collections::hash_map::{DefaultHasher, Entry};
+use std::collections::hash_map::DefaultHasher;
 use std::fmt::Write as _;
 use std::fs;
 use std::hash::{Hash, Hasher};
@@ -219,7 +219,7 @@ pub fn run(
         rejects: rejects_writer.as_mut(),
         report: &mut report,
         progress: Progress::new(total_bytes(&sources)),
-        ids: HashMap::new(),
+        ids: SeenIds::default(),
         files: &shared.files,
         repeats: 0,
     };
@@ -529,6 +529,75 @@ fn id_digest(id: &str) -> u128 {
     u128::from(half(0)) << 64 | u128::from(half(1))
 }
 
+/// The `instance_id`s written so far, by [`id_digest`], each with where it was first
+/// seen (input, line).
+///
+/// A hash table of every id would cost about 50 bytes an id at its peak (buckets kept
+/// half empty, and the old table alongside the new while it grows): most of the memory
+/// that grows with the input. Instead, the ids live in a sorted array (24 bytes each),
+/// looked up by binary search, and only the latest ones in a small hash table, merged
+/// into the array when they reach an eighth of it.
+#[derive(Default)]
+struct SeenIds {
+    /// Sorted by digest, each digest once.
+    sorted: Vec<SeenId>,
+    /// The latest ids, none of them in `sorted`.
+    recent: HashMap<u128, (usize, u64)>,
+}
+
+/// One entry of [`SeenIds::sorted`]: a digest and where it was first seen, packed into
+/// three words (a `u128` would align the entry to 32 bytes).
+#[derive(Clone, Copy)]
+struct SeenId {
+    digest: [u64; 2],
+    /// The input's index in the top 24 bits, the line in the other 40.
+    at: u64,
+}
+
+impl SeenId {
+    const LINE_BITS: u32 = 40;
+
+    fn new(digest: u128, (source, line): (usize, u64)) -> Self {
+        // Truncation is deliberate: the halves of the digest.
+        #[allow(clippy::cast_possible_truncation)]
+        let digest = [(digest >> 64) as u64, digest as u64];
+        let source = source as u64;
+        debug_assert!(source < 1 << (64 - Self::LINE_BITS) && line < 1 << Self::LINE_BITS);
+        Self {
+            digest,
+            at: source << Self::LINE_BITS | line,
+        }
+    }
+
+    fn at(self) -> (usize, u64) {
+        let source = usize::try_from(self.at >> Self::LINE_BITS).expect("24 bits fit a usize");
+        (source, self.at & ((1 << Self::LINE_BITS) - 1))
+    }
+}
+
+impl SeenIds {
+    /// The smallest number of recent ids worth a merge.
+    const MIN_MERGE: usize = 4096;
+
+    /// Where `digest` was first seen, if it was; else remembers it as seen at `at`.
+    fn first_or_insert(&mut self, digest: u128, at: (usize, u64)) -> Option<(usize, u64)> {
+        if let Some(first) = self.recent.get(&digest) {
+            return Some(*first);
+        }
+        let key = SeenId::new(digest, at).digest;
+        if let Ok(i) = self.sorted.binary_search_by_key(&key, |s| s.digest) {
+            return Some(self.sorted[i].at());
+        }
+        self.recent.insert(digest, at);
+        if self.recent.len() >= Self::MIN_MERGE.max(self.sorted.len() / 8) {
+            self.sorted
+                .extend(self.recent.drain().map(|(d, at)| SeenId::new(d, at)));
+            self.sorted.sort_unstable_by_key(|s| s.digest);
+        }
+        None
+    }
+}
+
 /// A record's `instance_id`, when it has a string one.
 fn instance_id_of(record: &Map<String, Value>) -> Option<String> {
     record
@@ -544,9 +613,8 @@ struct Sink<'a> {
     rejects: Option<&'a mut RecordWriter>,
     report: &'a mut ConversionReport,
     progress: Progress,
-    /// Each `instance_id` written so far, by [`id_digest`], with where it was first seen
-    /// (input, line).
-    ids: HashMap<u128, (usize, u64)>,
+    /// Each `instance_id` written so far.
+    ids: SeenIds,
     /// The inputs' names, by index.
     files: &'a [String],
     /// Records whose `instance_id` repeats an earlier one.
@@ -601,12 +669,10 @@ impl Sink<'_> {
     /// Remembers a written record's `instance_id`; a repeat is written all the same, with
     /// a warning naming both lines (in input order, so the same whatever `--jobs`).
     fn note_id(&mut self, id: String, source: usize, line: u64) {
-        let (first_source, first_line) = match self.ids.entry(id_digest(&id)) {
-            Entry::Vacant(slot) => {
-                slot.insert((source, line));
-                return;
-            }
-            Entry::Occupied(slot) => *slot.get(),
+        let Some((first_source, first_line)) =
+            self.ids.first_or_insert(id_digest(&id), (source, line))
+        else {
+            return;
         };
         self.repeats += 1;
         let first = if first_source == source {

@@ -213,3 +213,87 @@ fn gzip_and_zstd_round_trip() {
         assert_eq!(out.stdout, plain, "{input} converts as the plain input");
     }
 }
+
+/// Repeated `instance_id`s are found however many ids came before, in the same input or
+/// an earlier one, and each warning names the first record with that id. 12,000 ids go
+/// through several merges of the id table: one repeat hits an id merged long ago, one an
+/// id seen a few hundred records before.
+#[test]
+fn repeated_ids_are_reported_with_their_first_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = |id: &str| format!("{{\"repo\":\"o/r\",\"instance_id\":\"{id}\"}}\n");
+    let mut a = String::new();
+    for i in 0..12_000 {
+        let id = match i {
+            9_000 => "i-5".to_owned(),
+            11_000 => "i-10500".to_owned(),
+            i => format!("i-{i}"),
+        };
+        a.push_str(&record(&id));
+    }
+    fs::write(dir.path().join("a.jsonl"), a).unwrap();
+    let b = (0..100).fold(String::new(), |b, i| {
+        b + &record(&if i == 50 {
+            "i-7".to_owned()
+        } else {
+            format!("j-{i}")
+        })
+    });
+    fs::write(dir.path().join("b.jsonl"), b).unwrap();
+    let out = Command::new(BIN)
+        .args([
+            "isobench",
+            "convert",
+            "--from",
+            "canonical",
+            "--to",
+            "canonical",
+        ])
+        .args(["-i", "a.jsonl", "-i", "b.jsonl", "-o", "out.jsonl"])
+        .args(["--report", "report.json", "--jobs", "2"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let report: Value =
+        serde_json::from_str(&fs::read_to_string(dir.path().join("report.json")).unwrap()).unwrap();
+    assert_eq!(
+        report["written"], 12_100,
+        "repeats are written all the same"
+    );
+    assert_eq!(report["warning_count"], 3);
+    let warnings: Vec<(String, u64, String, String)> = report["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| {
+            (
+                w["file"].as_str().unwrap().to_owned(),
+                w["line"].as_u64().unwrap(),
+                w["instance_id"].as_str().unwrap().to_owned(),
+                w["message"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let repeat = |file: &str, line, id: &str, first: &str| {
+        (
+            file.to_owned(),
+            line,
+            id.to_owned(),
+            format!("repeats {first} (both records are written)"),
+        )
+    };
+    assert_eq!(
+        warnings,
+        [
+            repeat("a.jsonl", 9_001, "i-5", "line 6"),
+            repeat("a.jsonl", 11_001, "i-10500", "line 10501"),
+            repeat("b.jsonl", 51, "i-7", "a.jsonl:8"),
+        ]
+    );
+    assert!(
+        stderr.contains("warning: a.jsonl:9001: instance_id \"i-5\" repeats line 6"),
+        "{stderr}"
+    );
+}
