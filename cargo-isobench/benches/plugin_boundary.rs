@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use cargo_isobench::convert::passing_keys;
 use cargo_isobench::input;
 use cargo_isobench::plugin::{native, program};
 use isobench_core::Notes;
@@ -108,27 +109,37 @@ fn convert_lines(
     let options = ExportOptions::default();
     let mut notes = Notes::new();
     let mut out = Vec::with_capacity(lines.iter().map(Vec::len).sum::<usize>() * 2);
+    // As `convert` reads lines: the strings the adapter moves unread and canonical
+    // writes unread stay as they were read (a plugin gets markers in their place), and
+    // an adapter that reads the text gets the line checked, not parsed.
+    let passing = passing_keys(adapter, canonical);
+    let mut passed = Vec::new();
     let start = Instant::now();
     for line in lines {
         notes.clear();
-        // As `convert` reads lines: an adapter that reads the text gets the line
-        // checked, not parsed.
+        passed.clear();
         let record = if adapter.imports_from_text() {
-            input::check_record(line, true).expect("a JSON object");
+            input::check_record_passing(line, true, &passing, &mut passed).expect("a JSON object");
             Map::new()
         } else {
-            match input::parse_record(line, true) {
+            match input::parse_record_passing(line, true, &passing, &mut passed) {
                 Ok(Value::Object(map)) => map,
                 _ => panic!("a JSON object"),
             }
         };
-        let imported = adapter
-            .import_text(record, line, &mut notes)
-            .expect("imports");
+        let imported = if passed.is_empty() {
+            adapter.import_text(record, line, &mut notes)
+        } else if adapter.imports_from_text() {
+            adapter.import_text(record, &input::with_markers(line, &passed), &mut notes)
+        } else {
+            adapter.import(record, &mut notes)
+        }
+        .expect("imports");
         let written = canonical
             .export_owned(imported, &options, &mut notes)
             .expect("exports");
-        JsonStyle::Compact.write_object(&mut out, &written);
+        let texts: Vec<&[u8]> = passed.iter().map(|r| &line[r.clone()]).collect();
+        JsonStyle::Compact.write_object_passing(&mut out, &written, &texts);
         out.push(b'\n');
     }
     let elapsed = start.elapsed();

@@ -783,7 +783,8 @@ impl Job<'_> {
             let record = item.parsed.unwrap_or_else(|| {
                 if shared.from.imports_from_text() {
                     // The adapter reads the text: check it, build nothing.
-                    input::check_record(raw, item.complete).map(|()| Value::Object(Map::new()))
+                    input::check_record_passing(raw, item.complete, &shared.passing, &mut passed)
+                        .map(|()| Value::Object(Map::new()))
                 } else {
                     input::parse_record_passing(raw, item.complete, &shared.passing, &mut passed)
                 }
@@ -803,7 +804,7 @@ impl Job<'_> {
 
     /// Converts one item into `done`; `false` stops the batch (a bad record under
     /// `--on-error fail`).
-    /// `passed`: the ranges of `item.raw` its record's placeholders stand for.
+    /// `passed`: the ranges of `item.raw` its record's markers stand for.
     fn item(
         &mut self,
         file: &str,
@@ -836,11 +837,17 @@ impl Job<'_> {
         // Arrays give no raw text: keep the record for the rejects file.
         let kept = (shared.on_error == OnError::Skip && raw.is_empty()).then(|| map.clone());
         self.notes.clear();
-        // JSON Lines give the record's text too, which a plugin takes as it is.
+        // JSON Lines give the record's text too, which a plugin takes as it is, with
+        // markers for the strings it moves unread.
         let imported = if raw.is_empty() {
             shared.from.import(map, &mut self.notes)
-        } else {
+        } else if passed.is_empty() {
             shared.from.import_text(map, raw, &mut self.notes)
+        } else if shared.from.imports_from_text() {
+            let text = input::with_markers(raw, passed);
+            shared.from.import_text(map, &text, &mut self.notes)
+        } else {
+            shared.from.import(map, &mut self.notes)
         };
         let converted = imported
             .and_then(|c| apply_assignments(c, &shared.assignments, &mut self.notes))

@@ -394,21 +394,59 @@ pub fn parse_record(text: &[u8], complete_line: bool) -> Result<Value, BadInput>
 /// ([`isobench_core::ViewAdapter::imports_from_text`]). The error, when there is one,
 /// is the one [`parse_record`] gives.
 pub fn check_record(text: &[u8], complete_line: bool) -> Result<(), BadInput> {
+    check_record_passing(text, complete_line, &[], &mut Vec::new())
+}
+
+/// Checks like [`check_record`], and finds the top-level string values of the keys in
+/// `passing` that [`parse_record_passing`] would leave undecoded: `passed` gets their
+/// byte ranges in `text`, in order. [`with_markers`] then makes the text a plugin is
+/// sent.
+pub fn check_record_passing(
+    text: &[u8],
+    complete_line: bool,
+    passing: &[&str],
+    passed: &mut Vec<Range<usize>>,
+) -> Result<(), BadInput> {
     let skimmed = std::str::from_utf8(text).is_ok_and(|checked| {
         let mut de = serde_json::Deserializer::from_str(checked);
-        de.deserialize_map(Skim).and_then(|()| de.end()).is_ok()
+        let skim = if passing.is_empty() {
+            de.deserialize_map(Skim)
+        } else {
+            de.deserialize_map(SkimPassing {
+                keys: passing,
+                start: checked.as_ptr() as usize,
+                passed: &mut *passed,
+            })
+        };
+        skim.and_then(|()| de.end()).is_ok()
     });
     if skimmed {
         return Ok(());
     }
     // Not a well-formed object, or a key that may repeat: the full reader tells which.
+    passed.clear();
     parse_record(text, complete_line).map(drop)
+}
+
+/// `text` with each range of `passed` (from [`check_record_passing`]) replaced by the
+/// JSON text of its [`passthrough::marker`], in order.
+pub fn with_markers(text: &[u8], passed: &[Range<usize>]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len().min(4096));
+    let mut from = 0;
+    for (i, range) in passed.iter().enumerate() {
+        out.extend_from_slice(&text[from..range.start]);
+        serde_json::to_writer(&mut out, &passthrough::marker(i))
+            .expect("a string serialises into memory");
+        from = range.end;
+    }
+    out.extend_from_slice(&text[from..]);
+    out
 }
 
 /// Parses like [`parse_record`], but leaves undecoded the top-level string values of
 /// the keys in `passing` whose text the writer would write as it is (see
-/// [`isobench_core::passthrough`]): the record holds a placeholder for each, and
-/// `passed` gets the value's byte range in `text`, in placeholder order.
+/// [`isobench_core::passthrough`]): the record holds a marker for each, and
+/// `passed` gets the value's byte range in `text`, in marker order.
 pub fn parse_record_passing(
     text: &[u8],
     complete_line: bool,
@@ -990,6 +1028,74 @@ impl<'de> Visitor<'de> for Skim {
     }
 }
 
+/// [`Skim`] for a record whose top-level string values of `keys` are passed: their
+/// ranges go to `passed` (see [`Passing`]).
+struct SkimPassing<'t> {
+    keys: &'t [&'t str],
+    /// The address of the record's first byte, to turn values into ranges.
+    start: usize,
+    passed: &'t mut Vec<Range<usize>>,
+}
+
+impl<'de> Visitor<'de> for SkimPassing<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut keys = Vec::new();
+        while let Some((key, passing)) = map.next_key_seed(KeyHashIn(self.keys))? {
+            keys.push(key);
+            if !passing {
+                map.next_value_seed(Skim)?;
+                continue;
+            }
+            let text = map.next_value::<&'de RawValue>()?.get();
+            if passthrough::is_written_as_is(text.as_bytes()) {
+                let at = text.as_ptr() as usize - self.start;
+                self.passed.push(at..at + text.len());
+            } else {
+                // Valid JSON, but it may hold a repeated key.
+                let mut de = serde_json::Deserializer::from_str(text);
+                Skim.deserialize(&mut de).map_err(A::Error::custom)?;
+            }
+        }
+        keys.sort_unstable();
+        if keys.windows(2).any(|pair| pair[0] == pair[1]) {
+            return Err(A::Error::custom("a key may repeat"));
+        }
+        Ok(())
+    }
+}
+
+/// An object key, read as its hash and whether it is one of the keys given.
+struct KeyHashIn<'k>(&'k [&'k str]);
+
+impl<'de> DeserializeSeed<'de> for KeyHashIn<'_> {
+    type Value = (u64, bool);
+
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<(u64, bool), D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for KeyHashIn<'_> {
+    type Value = (u64, bool);
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an object key")
+    }
+
+    fn visit_str<E>(self, key: &str) -> Result<(u64, bool), E> {
+        Ok((key_hash(key), self.0.contains(&key)))
+    }
+}
+
 /// An object key, read as its hash.
 struct KeyHash;
 
@@ -1009,12 +1115,13 @@ impl Visitor<'_> for KeyHash {
     }
 
     fn visit_str<E>(self, key: &str) -> Result<u64, E> {
-        use std::hash::{BuildHasher, BuildHasherDefault};
-        Ok(
-            BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default()
-                .hash_one(key),
-        )
+        Ok(key_hash(key))
     }
+}
+
+fn key_hash(key: &str) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault};
+    BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(key)
 }
 
 /// What [`CheckedValue`] found: the first key an object holds twice, with the path to it
@@ -1197,7 +1304,7 @@ impl<'de> Visitor<'de> for Passing<'_> {
             if passthrough::is_written_as_is(text.as_bytes()) {
                 let at = text.as_ptr() as usize - start;
                 passed.push(at..at + text.len());
-                return Ok(Value::String(passthrough::placeholder(passed.len() - 1)));
+                return Ok(Value::String(passthrough::marker(passed.len() - 1)));
             }
             let mut de = serde_json::Deserializer::from_str(text);
             CheckedValue { trail }

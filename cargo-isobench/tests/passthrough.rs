@@ -4,7 +4,9 @@
 //! as with every string decoded and encoded again and the record exported by borrow.
 
 use cargo_isobench::convert::passing_keys;
-use cargo_isobench::input::{parse_record, parse_record_passing};
+use cargo_isobench::input::{
+    check_record_passing, parse_record, parse_record_passing, with_markers,
+};
 use isobench_core::adapter::ExportOptions;
 use isobench_core::codec::JsonStyle;
 use isobench_core::{Notes, Profile, Registry, ViewAdapter};
@@ -102,8 +104,9 @@ fn the_built_in_pairs_that_pass_strings_are_the_expected_ones() {
     assert!(passing_keys(get("swe-bench"), get("gso")).is_empty());
 }
 
-#[test]
-fn written_records_and_errors_are_the_same_with_strings_passed_through() {
+/// SWE-bench lines that try the pass-through's edges, and the sample records of every
+/// format.
+fn tricky_lines() -> Vec<String> {
     // Texts the writer would write differently (`\/`, `\u` escapes of printable
     // characters, upper-case hex), a lone surrogate, a patch that is not a string, a
     // repeated key, a nested repeated key, broken JSON inside a passed value.
@@ -135,8 +138,39 @@ fn written_records_and_errors_are_the_same_with_strings_passed_through() {
     }
     lines.push(r#"["not", "an", "object"]"#.to_owned());
     lines.push(r#"  {"patch": "leading spaces"}"#.to_owned());
+    lines
+}
+
+#[test]
+fn written_records_and_errors_are_the_same_with_strings_passed_through() {
     let registry = Registry::builtin();
-    assert!(same_either_way(&registry, &lines) > 0);
+    assert!(same_either_way(&registry, &tricky_lines()) > 0);
+}
+
+/// What a plugin is sent: the line checked, not parsed, with markers spliced in where
+/// the passed strings were. It finds the strings parsing finds, gives the record parsing
+/// gives once the markers are read back, and fails with the same errors.
+#[test]
+fn checking_with_passing_finds_what_parsing_with_passing_finds() {
+    let passing = ["patch", "test_patch", "problem_statement", "hints_text"];
+    let mut spliced = 0;
+    for line in tricky_lines() {
+        let (mut checked, mut parsed) = (Vec::new(), Vec::new());
+        let check = check_record_passing(line.as_bytes(), true, &passing, &mut checked);
+        let parse = parse_record_passing(line.as_bytes(), true, &passing, &mut parsed);
+        match (check, parse) {
+            (Ok(()), Ok(record)) => {
+                assert_eq!(checked, parsed, "{line}");
+                let sent: Value = serde_json::from_slice(&with_markers(line.as_bytes(), &checked))
+                    .expect("the spliced text is JSON");
+                assert_eq!(sent, record, "{line}");
+                spliced += usize::from(!checked.is_empty());
+            }
+            (Err(c), Err(p)) => assert_eq!(c.message, p.message, "{line}"),
+            (c, p) => panic!("check {:?} but parse {:?}: {line}", c.err(), p.err()),
+        }
+    }
+    assert!(spliced > 0);
 }
 
 #[test]

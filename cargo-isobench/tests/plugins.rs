@@ -329,6 +329,86 @@ fn a_plugin_returning_an_invalid_record_is_an_error() {
     );
 }
 
+/// Strings a plugin declares it moves unread (the test plugin's `body`, as `patch`) cross
+/// the boundary as markers, in both directions, and the output holds their text as if
+/// decoded and encoded again. A plugin that edits such a string instead is caught.
+#[test]
+fn strings_a_plugin_moves_unread_keep_their_text_both_ways() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("in.jsonl");
+    // The first body is written as it was read, so it may cross as a marker; the second
+    // (`\/`, `\u00e9`) is not, and crosses decoded.
+    let lines = [
+        r#"{"id":"a-1","repo":"o/r","body":"diff --git a/x b/x\n+\"quoted\" é \u0001 \\ tab\t"}"#,
+        r#"{"id":"a-2","repo":"o/r","body":"a\/b \u00e9"}"#,
+    ];
+    std::fs::write(&input, lines.join("\n") + "\n").unwrap();
+    let lib = plugin("isobench_test_plugin").to_str().unwrap().to_owned();
+    let run = |from: &str, to: &str, input: &Path, mode: &str| {
+        let args = ["--plugin", &lib, "convert", "--from", from, "--to", to];
+        let mut args = args.to_vec();
+        args.extend(["-i", input.to_str().unwrap()]);
+        isobench(tmp.path(), &args, &[("ISOBENCH_TEST_PLUGIN_MODE", mode)])
+    };
+
+    let out = run("test-plugin", "canonical", &input, "ok");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let canonical = String::from_utf8(out.stdout).unwrap();
+    let originals: Vec<Value> = lines
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let expected: Vec<String> = originals
+        .iter()
+        .map(|o| {
+            serde_json::json!({
+                "repo": o["repo"], "instance_id": o["id"], "patch": o["body"],
+                "extensions": {"rest": {}}
+            })
+            .to_string()
+        })
+        .collect();
+    assert_eq!(canonical.lines().collect::<Vec<_>>(), expected);
+
+    let canonical_file = tmp.path().join("canonical.jsonl");
+    std::fs::write(&canonical_file, &canonical).unwrap();
+    let out = run("canonical", "test-plugin", &canonical_file, "ok");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let back = String::from_utf8(out.stdout).unwrap();
+    let back: Vec<&str> = back.lines().collect();
+    assert_eq!(
+        back[0], lines[0],
+        "the text of a moved string is kept byte for byte"
+    );
+    let back_values: Vec<Value> = back
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(back_values, originals);
+
+    for (from, to, input) in [
+        ("test-plugin", "canonical", &input),
+        ("canonical", "test-plugin", &canonical_file),
+    ] {
+        let out = run(from, to, input, "tamper");
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{from} -> {to}: {}",
+            stderr(&out)
+        );
+        let err = stderr(&out);
+        assert!(
+            err.contains(".jsonl:1: ")
+                && err.contains("plugin `test-plugin`")
+                && err.contains(
+                    "broke its `verbatim` promise: a string it declares it moves unread was edited"
+                ),
+            "{from} -> {to}: {err}"
+        );
+    }
+}
+
 /// The error `convert` gives when the test plugin's `import` answers `answer`.
 fn error_for_import_answer(answer: &str) -> String {
     let tmp = tempfile::tempdir().unwrap();

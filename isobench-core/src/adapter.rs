@@ -167,7 +167,7 @@ pub trait ViewAdapter: Send + Sync + std::fmt::Debug {
     /// The input keys whose string values `import` moves, unread, into the canonical
     /// record, each with the canonical field it lands in (`extensions.<key>` for the
     /// shared vocabulary). A caller may hand such a value to `import` as a
-    /// [`placeholder`](crate::passthrough::placeholder), so `import` must not look at
+    /// [`marker`](crate::passthrough::marker), so `import` must not look at
     /// it, only move or copy it. None by default.
     fn verbatim_imports(&self) -> &[(&'static str, &'static str)] {
         &[]

@@ -123,7 +123,7 @@ impl JsonStyle {
 
     /// Appends `map` like [`JsonStyle::write_object`], writing the `i`-th entry of
     /// `passed`, a JSON string's text, where the map holds
-    /// [`passthrough::placeholder(i)`](crate::passthrough::placeholder).
+    /// [`passthrough::marker(i)`](crate::passthrough::marker).
     pub fn write_object_passing(
         self,
         out: &mut Vec<u8>,

@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 pub(crate) struct Style<'a> {
     /// `, ` and `: ` between items, as Python writes them.
     pub spaced: bool,
-    /// The JSON text of each passed string, by placeholder index.
+    /// The JSON text of each passed string, by marker index.
     pub passed: &'a [&'a [u8]],
 }
 
@@ -45,7 +45,7 @@ pub(crate) fn value(out: &mut Vec<u8>, value: &Value, style: Style<'_>) {
     }
 }
 
-/// The text a placeholder stands for.
+/// The text a marker stands for.
 fn passed<'a>(s: &str, style: Style<'a>) -> Option<&'a [u8]> {
     if style.passed.is_empty() {
         return None;

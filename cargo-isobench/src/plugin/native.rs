@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use isobench_core::adapter::{AdapterInfo, ExportOptions, ViewAdapter};
 use isobench_core::schema::SchemaValidator;
-use isobench_core::{CanonicalRecord, Notes, Profile, RecordError, validate_record};
+use isobench_core::{CanonicalRecord, Notes, Profile, RecordError, passthrough, validate_record};
 use isobench_plugin_sdk::abi::{
     ABI_VERSION, DESCRIPTOR_SIZE, ENTRY_SYMBOL, EntryFn, OutBuffer, PluginDescriptor, STATUS_OK,
     STATUS_PANIC, STATUS_RECORD_ERROR,
@@ -30,6 +30,9 @@ pub struct NativeAdapter {
     validator: Option<SchemaValidator>,
     descriptor: &'static PluginDescriptor,
     path: PathBuf,
+    /// From the manifest, kept for the life of the process as the trait wants.
+    verbatim_imports: &'static [(&'static str, &'static str)],
+    verbatim_exports: &'static [&'static str],
     /// The size of the last export request, to size the next one's buffer.
     request_size: AtomicUsize,
 }
@@ -49,6 +52,8 @@ pub fn load(path: &Path) -> Result<NativeAdapter, PluginError> {
         descriptor,
         path: path.to_owned(),
         request_size: AtomicUsize::new(1024),
+        verbatim_imports: &[],
+        verbatim_exports: &[],
     };
     let (status, bytes) = plugin.call(
         |out| {
@@ -94,10 +99,24 @@ pub fn load(path: &Path) -> Result<NativeAdapter, PluginError> {
         path: shown,
         what: format!("a record schema that does not compile: {e}"),
     })?;
+    // Plugins are never unloaded: what describes them lives as long.
+    let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+    let verbatim_imports = manifest
+        .verbatim_imports
+        .into_iter()
+        .map(|(key, field)| (leak(key), leak(field)))
+        .collect::<Vec<_>>();
+    let verbatim_exports = manifest
+        .verbatim_exports
+        .into_iter()
+        .map(leak)
+        .collect::<Vec<_>>();
     Ok(NativeAdapter {
         info,
         schema: manifest.schema,
         validator: Some(validator),
+        verbatim_imports: Box::leak(verbatim_imports.into_boxed_slice()),
+        verbatim_exports: Box::leak(verbatim_exports.into_boxed_slice()),
         ..plugin
     })
 }
@@ -184,9 +203,16 @@ impl NativeAdapter {
         answer
     }
 
-    /// Calls `import` or `export` with `input` and reads the answer with `read`.
+    /// Calls `import` or `export` with `input` and reads the answer with `read`, once
+    /// checked to hold the markers of `input` only as the plugin may
+    /// ([`passthrough::check_moved`]).
     #[allow(unsafe_code)]
-    fn convert<T>(&self, export: bool, input: &[u8], read: impl FnOnce(i32, &[u8]) -> T) -> T {
+    fn convert<T>(
+        &self,
+        export: bool,
+        input: &[u8],
+        read: impl FnOnce(i32, &[u8]) -> Result<T, RecordError>,
+    ) -> Result<T, RecordError> {
         let function = if export {
             self.descriptor.export
         } else {
@@ -198,7 +224,13 @@ impl NativeAdapter {
                 // valid, writable buffer; the descriptor was checked at load.
                 unsafe { function(input.as_ptr(), input.len(), out) }
             },
-            read,
+            |status, answer| {
+                if status == STATUS_OK {
+                    passthrough::check_moved(input, answer)
+                        .map_err(|e| self.bad(&format!("broke its `verbatim` promise: {e}")))?;
+                }
+                read(status, answer)
+            },
         )
     }
 
@@ -348,6 +380,14 @@ impl ViewAdapter for NativeAdapter {
         let bytes =
             serde_json::to_vec(&record).map_err(|e| RecordError::invalid("", e.to_string()))?;
         self.import_text(record, &bytes, notes)
+    }
+
+    fn verbatim_imports(&self) -> &[(&'static str, &'static str)] {
+        self.verbatim_imports
+    }
+
+    fn verbatim_exports(&self) -> &[&'static str] {
+        self.verbatim_exports
     }
 
     fn imports_from_text(&self) -> bool {

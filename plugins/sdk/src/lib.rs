@@ -6,6 +6,12 @@
 //! freed by the side that allocated it, and a panic in the adapter comes back to the
 //! host as an error instead of unwinding into it.
 //!
+//! Long strings an adapter only moves, never reads (a patch, an issue text), may be listed
+//! in [`ViewAdapter::verbatim_imports`] and [`ViewAdapter::verbatim_exports`]: the manifest
+//! carries the lists, and the host then sends those strings as short markers and writes
+//! their original text where the markers land, so neither side decodes or encodes them.
+//! The host refuses a record whose answer edited a marker instead of moving it.
+//!
 //! Load it with `cargo isobench --plugin path/to/libmy_format.so convert --from my-format ...`,
 //! or list it in `isobench.toml` (`[[plugins]] path = "..."`).
 //!
@@ -302,6 +308,16 @@ pub mod __private {
                     sdk: env!("CARGO_PKG_VERSION").to_owned(),
                     info: a.info().clone(),
                     schema: a.schema().clone(),
+                    verbatim_imports: a
+                        .verbatim_imports()
+                        .iter()
+                        .map(|&(key, field)| (key.to_owned(), field.to_owned()))
+                        .collect(),
+                    verbatim_exports: a
+                        .verbatim_exports()
+                        .iter()
+                        .map(|&field| field.to_owned())
+                        .collect(),
                 };
                 (STATUS_OK, encode(&manifest))
             })

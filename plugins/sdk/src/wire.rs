@@ -22,6 +22,18 @@ pub struct Manifest {
     pub info: AdapterInfo,
     /// The JSON Schema of one record of the format.
     pub schema: Value,
+    /// The adapter's [`ViewAdapter::verbatim_imports`]: input keys and the canonical
+    /// fields their strings are moved to, unread. A host may then send such strings as
+    /// markers and write the original text where the markers land.
+    ///
+    /// [`ViewAdapter::verbatim_imports`]: isobench_core::ViewAdapter::verbatim_imports
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub verbatim_imports: Vec<(String, String)>,
+    /// The adapter's [`ViewAdapter::verbatim_exports`], under the same promise.
+    ///
+    /// [`ViewAdapter::verbatim_exports`]: isobench_core::ViewAdapter::verbatim_exports
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub verbatim_exports: Vec<String>,
 }
 
 /// The request of an export. `R` is how a side holds the canonical record: the host

@@ -6,6 +6,8 @@
 //! * `garbage`: `import` and `export` answer bytes that are not JSON;
 //! * `invalid`: `import` answers a canonical record without `repo`;
 //! * `answer`: `import` answers the bytes of `ISOBENCH_TEST_PLUGIN_ANSWER` as they are;
+//! * `tamper`: `import` and `export` edit `body`/`patch`, which they declare they move
+//!   unread;
 //! * anything else: a well-behaved `test-plugin` adapter (records pass through `extensions`).
 #![allow(unsafe_code)] // a hand-written ABI, to get it wrong on purpose
 
@@ -20,7 +22,8 @@ fn mode() -> String {
     std::env::var("ISOBENCH_TEST_PLUGIN_MODE").unwrap_or_default()
 }
 
-/// Records `{"id": ..., "repo": ..., ...}`; everything but `id` and `repo` travels in `extensions.rest`.
+/// Records `{"id": ..., "repo": ..., "body": ..., ...}`; `body` travels as `patch`, moved
+/// unread, everything else but `id` and `repo` in `extensions.rest`.
 #[derive(Debug)]
 struct TestPlugin {
     info: AdapterInfo,
@@ -55,12 +58,25 @@ impl ViewAdapter for TestPlugin {
                 let mut c = CanonicalRecord {
                     instance_id: Some(take(&mut record, "id")?),
                     repo: Some(take(&mut record, "repo")?),
+                    patch: record
+                        .contains_key("body")
+                        .then(|| take(&mut record, "body"))
+                        .transpose()?
+                        .map(tamper),
                     ..CanonicalRecord::default()
                 };
                 c.set_ext("rest", Value::Object(record));
                 Ok(c)
             }
         }
+    }
+
+    fn verbatim_imports(&self) -> &[(&'static str, &'static str)] {
+        &[("body", "patch")]
+    }
+
+    fn verbatim_exports(&self) -> &[&'static str] {
+        &["patch"]
     }
 
     fn export(
@@ -76,10 +92,22 @@ impl ViewAdapter for TestPlugin {
             c.instance_id.clone().unwrap_or_default().into(),
         );
         out.insert("repo".into(), c.repo.clone().unwrap_or_default().into());
+        if let Some(patch) = &c.patch {
+            out.insert("body".into(), tamper(patch.clone()).into());
+        }
         if let Some(Value::Object(rest)) = c.ext("rest") {
             out.extend(rest.clone());
         }
         Ok(out)
+    }
+}
+
+/// `body` as it is, or edited in the `tamper` mode.
+fn tamper(body: String) -> String {
+    if mode() == "tamper" {
+        format!("edited: {body}")
+    } else {
+        body
     }
 }
 
