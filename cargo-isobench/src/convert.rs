@@ -196,6 +196,7 @@ pub fn run(
     report.inputs = sources.iter().map(Source::display).collect();
     report.output = output.map_or_else(|| "-".to_owned(), |p| p.display().to_string());
 
+    let jobs = args.jobs.unwrap_or_else(default_jobs).max(1);
     // `--set` and enrichment may change any field, passed strings included.
     let passing = if assignments.is_empty() && enrich.is_none() {
         passing_keys(from, to)
@@ -212,6 +213,8 @@ pub fn run(
         files: report.inputs.clone(),
         enrich,
         passing,
+        // Those in flight, and those just given back.
+        buffers: Buffers::new(2 * IN_FLIGHT_PER_JOB * jobs + 2),
     };
     let mut sink = Sink {
         on_error: args.on_error,
@@ -221,10 +224,11 @@ pub fn run(
         progress: Progress::new(total_bytes(&sources)),
         ids: SeenIds::default(),
         files: &shared.files,
+        buffers: &shared.buffers,
         repeats: 0,
     };
     let settings = Settings {
-        jobs: args.jobs.unwrap_or_else(default_jobs).max(1),
+        jobs,
         window,
         fixed_style,
     };
@@ -343,6 +347,40 @@ struct Shared<'a> {
     enrich: Option<crate::mine::EnrichConfig>,
     /// The input keys whose string values go to the output as they were read.
     passing: Vec<&'static str>,
+    /// Batch buffers, given back once used.
+    buffers: Buffers,
+}
+
+/// Byte buffers of about a batch's size, given back once used (a batch's input by its
+/// worker, its output by the writer) and taken for the next batches. Each batch is
+/// allocated on one thread and freed on another: fresh buffers for each made glibc's
+/// free lists, and so the peak memory, grow with the length of the input. At most `n`
+/// buffers wait; `take` never blocks.
+struct Buffers {
+    give: crossbeam_channel::Sender<Vec<u8>>,
+    take: crossbeam_channel::Receiver<Vec<u8>>,
+}
+
+impl Buffers {
+    fn new(n: usize) -> Self {
+        let (give, take) = crossbeam_channel::bounded(n);
+        Self { give, take }
+    }
+
+    /// An empty buffer, used before when there is one.
+    fn take(&self) -> Vec<u8> {
+        let mut buffer = self.take.try_recv().unwrap_or_default();
+        buffer.clear();
+        buffer
+    }
+
+    /// Gives `buffer` back: dropped when enough wait already, or when an outsized record
+    /// made it much larger than a batch.
+    fn give(&self, buffer: Vec<u8>) {
+        if buffer.capacity() <= 4 * BATCH_BYTES {
+            let _ = self.give.try_send(buffer);
+        }
+    }
 }
 
 /// The input keys whose string values can go from input to output as they were read:
@@ -421,7 +459,8 @@ fn pipeline(
             .expect("the token channel has room for every token");
     }
     std::thread::scope(|scope| {
-        let reader = scope.spawn(move || read_all(sources, settings, &token_rx, &work_tx));
+        let buffers = &shared.buffers;
+        let reader = scope.spawn(move || read_all(sources, settings, buffers, &token_rx, &work_tx));
         for _ in 0..settings.jobs {
             let (work_rx, done_tx) = (work_rx.clone(), done_tx.clone());
             scope.spawn(move || {
@@ -452,6 +491,7 @@ fn pipeline(
 fn read_all(
     sources: &[Source],
     settings: Settings,
+    buffers: &Buffers,
     tokens: &crossbeam_channel::Receiver<()>,
     work: &crossbeam_channel::Sender<Work>,
 ) -> Result<(), CliError> {
@@ -460,7 +500,8 @@ fn read_all(
     let mut seq = 0u64;
     for (index, source) in sources.iter().enumerate() {
         let mut open = true;
-        input::read_batches(source, index, BATCH_BYTES, &mut window, |batch| {
+        let fresh = || buffers.take();
+        input::read_batches(source, index, BATCH_BYTES, &mut window, &fresh, |batch| {
             let style = *style.get_or_insert_with(|| first_style(&batch));
             open = tokens.recv().is_ok() && work.send(Work { seq, batch, style }).is_ok();
             seq += 1;
@@ -617,6 +658,8 @@ struct Sink<'a> {
     ids: SeenIds,
     /// The inputs' names, by index.
     files: &'a [String],
+    /// Where written batches' buffers go back.
+    buffers: &'a Buffers,
     /// Records whose `instance_id` repeats an earlier one.
     repeats: u64,
 }
@@ -648,6 +691,7 @@ impl Sink<'_> {
             self.writer.write_raw(&out[start..end])?;
             start = end;
         }
+        self.buffers.give(out);
         for (id, line) in ids {
             self.note_id(id, source, line);
         }
@@ -767,14 +811,16 @@ impl Job<'_> {
             bytes,
             ..
         } = batch;
+        let shared = self.shared;
+        let mut out = shared.buffers.take();
+        out.reserve(text.len() + text.len() / 4);
         let mut done = Done {
             seq,
+            out,
             bytes,
             source,
-            out: Vec::with_capacity(text.len() + text.len() / 4),
             ..Done::default()
         };
-        let shared = self.shared;
         let file = shared.files[source].as_str();
         let mut passed = Vec::new();
         for item in items {
@@ -799,6 +845,7 @@ impl Job<'_> {
                 break;
             }
         }
+        shared.buffers.give(text);
         done
     }
 

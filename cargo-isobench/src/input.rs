@@ -785,12 +785,14 @@ impl Window {
 }
 
 /// Reads an input in batches of about `target` bytes (JSONL) and hands each to `emit`, in
-/// order, until the input ends, the window is past, or `emit` returns `false`.
+/// order, until the input ends, the window is past, or `emit` returns `false`. JSONL
+/// batches are read into buffers from `fresh` (empty; they may have room already).
 pub fn read_batches(
     source: &Source,
     index: usize,
     target: usize,
     window: &mut Window,
+    fresh: &dyn Fn() -> Vec<u8>,
     mut emit: impl FnMut(Batch) -> bool,
 ) -> Result<(), CliError> {
     if let Source::File(p) = source
@@ -806,7 +808,7 @@ pub fn read_batches(
     let layout = input_layout(source, &mut reader).map_err(read_err)?;
     match layout {
         Layout::JsonLines => {
-            line_batches(&mut reader, index, target, window, &mut emit).map_err(read_err)
+            line_batches(&mut reader, index, target, window, fresh, &mut emit).map_err(read_err)
         }
         Layout::JsonArray => {
             let style = reader.fill_buf().ok().and_then(|head| {
@@ -863,9 +865,10 @@ fn line_batches(
     index: usize,
     target: usize,
     window: &mut Window,
+    fresh: &dyn Fn() -> Vec<u8>,
     emit: &mut impl FnMut(Batch) -> bool,
 ) -> io::Result<()> {
-    let mut carry: Vec<u8> = Vec::new();
+    let mut carry = fresh();
     let mut line = 0u64;
     loop {
         let mut text = std::mem::take(&mut carry);
@@ -906,7 +909,10 @@ fn line_batches(
                 parsed: None,
             });
         }
-        carry = text.split_off(cut);
+        // The unfinished line starts the next batch.
+        carry = fresh();
+        carry.extend_from_slice(&text[cut..]);
+        text.truncate(cut);
         if !items.is_empty() {
             let batch = Batch {
                 source: index,
@@ -958,10 +964,17 @@ pub fn count_items(source: &Source) -> Result<u64, CliError> {
         return crate::parquet::row_count(p);
     }
     let mut count = 0u64;
-    read_batches(source, 0, BUFFER, &mut Window::default(), |batch| {
-        count += batch.items.len() as u64;
-        true
-    })?;
+    read_batches(
+        source,
+        0,
+        BUFFER,
+        &mut Window::default(),
+        &Vec::new,
+        |batch| {
+            count += batch.items.len() as u64;
+            true
+        },
+    )?;
     Ok(count)
 }
 
