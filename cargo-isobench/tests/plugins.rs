@@ -227,12 +227,19 @@ fn one_record(dir: &Path) -> PathBuf {
 fn convert_with_test_plugin(mode: &str, extra: &[&str]) -> (Output, tempfile::TempDir) {
     let tmp = tempfile::tempdir().unwrap();
     let input = one_record(tmp.path());
-    let out = convert_file_with_test_plugin(&input, tmp.path(), mode, extra);
+    let env = [("ISOBENCH_TEST_PLUGIN_MODE", mode)];
+    let out = convert_file_with_test_plugin(&input, tmp.path(), &env, extra);
     (out, tmp)
 }
 
-/// `convert --from test-plugin --to canonical -i input` run in `dir`, the plugin in `mode`.
-fn convert_file_with_test_plugin(input: &Path, dir: &Path, mode: &str, extra: &[&str]) -> Output {
+/// `convert --from test-plugin --to canonical -i input` run in `dir`, the plugin told what
+/// to do by `env` (`ISOBENCH_TEST_PLUGIN_MODE`, ...).
+fn convert_file_with_test_plugin(
+    input: &Path,
+    dir: &Path,
+    env: &[(&str, &str)],
+    extra: &[&str],
+) -> Output {
     let lib = plugin("isobench_test_plugin").to_str().unwrap().to_owned();
     let mut args = vec![
         "--plugin",
@@ -246,7 +253,7 @@ fn convert_file_with_test_plugin(input: &Path, dir: &Path, mode: &str, extra: &[
         input.to_str().unwrap(),
     ];
     args.extend_from_slice(extra);
-    isobench(dir, &args, &[("ISOBENCH_TEST_PLUGIN_MODE", mode)])
+    isobench(dir, &args, env)
 }
 
 #[test]
@@ -286,7 +293,8 @@ fn records_a_plugin_refuses_are_named_by_their_instance_id() {
     )
     .unwrap();
     let extra = ["--on-error", "skip", "-o", "out.jsonl"];
-    let out = convert_file_with_test_plugin(&input, tmp.path(), "panic", &extra);
+    let env = [("ISOBENCH_TEST_PLUGIN_MODE", "panic")];
+    let out = convert_file_with_test_plugin(&input, tmp.path(), &env, &extra);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let rejects = std::fs::read_to_string(tmp.path().join("out.jsonl.rejects.jsonl")).unwrap();
     let ids: Vec<Value> = rejects
@@ -413,23 +421,11 @@ fn strings_a_plugin_moves_unread_keep_their_text_both_ways() {
 fn error_for_import_answer(answer: &str) -> String {
     let tmp = tempfile::tempdir().unwrap();
     let input = one_record(tmp.path());
-    let lib = plugin("isobench_test_plugin").to_str().unwrap().to_owned();
-    let args = [
-        "--plugin",
-        &lib,
-        "convert",
-        "--from",
-        "test-plugin",
-        "--to",
-        "canonical",
-        "-i",
-        input.to_str().unwrap(),
-    ];
     let env = [
         ("ISOBENCH_TEST_PLUGIN_MODE", "answer"),
         ("ISOBENCH_TEST_PLUGIN_ANSWER", answer),
     ];
-    let out = isobench(tmp.path(), &args, &env);
+    let out = convert_file_with_test_plugin(&input, tmp.path(), &env, &[]);
     assert_eq!(out.status.code(), Some(1), "{answer}: {}", stderr(&out));
     stderr(&out)
 }

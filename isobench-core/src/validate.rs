@@ -50,7 +50,7 @@ pub fn semantic_problems(record: &Value) -> Vec<Problem> {
         });
     }
     if let Some(hp) = record.get("human_performance").and_then(Value::as_f64)
-        && !(hp.is_finite() && hp >= 0.0)
+        && !valid_human_performance(hp)
     {
         problems.push(Problem {
             pointer: "/human_performance".into(),
@@ -58,6 +58,11 @@ pub fn semantic_problems(record: &Value) -> Vec<Problem> {
         });
     }
     problems
+}
+
+/// The semantic rule for `human_performance`: a finite, non-negative number.
+pub fn valid_human_performance(hp: f64) -> bool {
+    hp.is_finite() && hp >= 0.0
 }
 
 #[cfg(test)]

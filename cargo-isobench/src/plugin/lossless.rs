@@ -180,7 +180,9 @@ impl Fields {
             return None;
         }
         if let Some(hp) = &human_performance
-            && !hp.as_f64().is_some_and(|hp| hp.is_finite() && hp >= 0.0)
+            && !hp
+                .as_f64()
+                .is_some_and(isobench_core::validate::valid_human_performance)
         {
             return None;
         }
