@@ -58,10 +58,43 @@ fn plugin_packages(meta: &Metadata) -> Vec<&Package> {
         .collect()
 }
 
+/// Where `plugin build` writes its index for the workspace `cwd` is in, when that can be
+/// told without running `cargo metadata` (which costs more than the rest of a short
+/// command): under `CARGO_TARGET_DIR`, else under `target/` beside one of the
+/// `Cargo.toml`s above `cwd`. `None` when a cargo configuration file may move the target
+/// directory elsewhere.
+fn index_candidates(cwd: &Path) -> Option<Vec<PathBuf>> {
+    let index = |target: &Path| target.join("isobench").join("plugins.json");
+    for var in ["CARGO_TARGET_DIR", "CARGO_BUILD_TARGET_DIR"] {
+        if let Some(dir) = std::env::var_os(var) {
+            return Some(vec![index(&cwd.join(dir))]);
+        }
+    }
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::home_dir().map(|home| home.join(".cargo")));
+    let config_dirs = cwd.ancestors().map(|d| d.join(".cargo")).chain(cargo_home);
+    for dir in config_dirs {
+        if dir.join("config.toml").is_file() || dir.join("config").is_file() {
+            return None;
+        }
+    }
+    Some(
+        cwd.ancestors()
+            .filter(|d| d.join("Cargo.toml").is_file())
+            .map(|d| index(&d.join("target")))
+            .collect(),
+    )
+}
+
 /// The libraries `plugin build` built for the workspace `cwd` is in (none outside a
 /// cargo workspace, or before a build).
 pub fn built_plugins(cwd: &Path) -> Vec<PathBuf> {
     if !in_a_cargo_project(cwd) {
+        return Vec::new();
+    }
+    if index_candidates(cwd).is_some_and(|c| !c.iter().any(|p| p.is_file())) {
+        // No `plugin build` ever ran here.
         return Vec::new();
     }
     let Ok(meta) = metadata(cwd) else {
@@ -224,4 +257,38 @@ pub fn build(cwd: &Path, args: &PluginBuildArgs) -> Result<i32, CliError> {
         eprintln!("built plugin {name}: {}", lib.display());
     }
     Ok(exit::OK)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_index_is_looked_for_under_target_beside_each_cargo_toml_above() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("ws");
+        let src = root.join("member").join("src");
+        std::fs::create_dir_all(&src).unwrap();
+        std::fs::write(root.join("Cargo.toml"), "[workspace]\n").unwrap();
+        std::fs::write(root.join("member").join("Cargo.toml"), "[package]\n").unwrap();
+        let env_set = ["CARGO_TARGET_DIR", "CARGO_BUILD_TARGET_DIR"]
+            .iter()
+            .any(|v| std::env::var_os(v).is_some());
+        match index_candidates(&src) {
+            None => eprintln!(
+                "skipped: a cargo configuration file on this machine may set the target directory"
+            ),
+            Some(candidates) if env_set => assert_eq!(candidates.len(), 1),
+            Some(candidates) => {
+                let index = |d: &Path| d.join("target/isobench/plugins.json");
+                assert_eq!(candidates, [index(&root.join("member")), index(&root)]);
+            }
+        }
+        // A cargo configuration file may move the target directory: ask cargo.
+        std::fs::create_dir_all(root.join(".cargo")).unwrap();
+        std::fs::write(root.join(".cargo/config.toml"), "[build]\n").unwrap();
+        if !env_set {
+            assert_eq!(index_candidates(&src), None);
+        }
+    }
 }
