@@ -44,20 +44,18 @@ fn varied_records(n: usize, max_pad: u64) -> Vec<String> {
         .collect()
 }
 
-fn convert(dir: &Path, args: &[&str]) -> Output {
-    let out = Command::new(BIN)
-        .args([
-            "isobench",
-            "convert",
-            "--from",
-            "swe-bench",
-            "--to",
-            "canonical",
-        ])
+/// `convert --from FROM --to TO ARGS` run in `dir`.
+fn run(dir: &Path, from: &str, to: &str, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(["isobench", "convert", "--from", from, "--to", to])
         .args(args)
         .current_dir(dir)
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+fn convert(dir: &Path, args: &[&str]) -> Output {
+    let out = run(dir, "swe-bench", "canonical", args);
     assert!(
         out.status.success(),
         "{args:?}: {}",
@@ -139,19 +137,12 @@ fn a_bad_shard_is_a_usage_error() {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("a.jsonl"), sample_lines().join("\n")).unwrap();
     for bad in ["0/3", "4/3", "3", "a/b"] {
-        let out = Command::new(BIN)
-            .args([
-                "isobench",
-                "convert",
-                "--from",
-                "swe-bench",
-                "--to",
-                "canonical",
-            ])
-            .args(["-i", "a.jsonl", "--shard", bad])
-            .current_dir(dir.path())
-            .output()
-            .unwrap();
+        let out = run(
+            dir.path(),
+            "swe-bench",
+            "canonical",
+            &["-i", "a.jsonl", "--shard", bad],
+        );
         assert_eq!(out.status.code(), Some(2), "--shard {bad}");
         assert!(String::from_utf8_lossy(&out.stderr).contains("K/N"));
     }
@@ -176,19 +167,7 @@ fn gzip_and_zstd_round_trip() {
         assert!(bytes.starts_with(magic), "{packed} is compressed");
         assert!(bytes.len() < plain.len());
         // Read back (canonical to canonical) through the compressed file.
-        let back = Command::new(BIN)
-            .args([
-                "isobench",
-                "convert",
-                "--from",
-                "canonical",
-                "--to",
-                "canonical",
-            ])
-            .args(["-i", &packed])
-            .current_dir(dir.path())
-            .output()
-            .unwrap();
+        let back = run(dir.path(), "canonical", "canonical", &["-i", &packed]);
         assert!(
             back.status.success(),
             "{}",
@@ -240,20 +219,9 @@ fn repeated_ids_are_reported_with_their_first_line() {
         })
     });
     fs::write(dir.path().join("b.jsonl"), b).unwrap();
-    let out = Command::new(BIN)
-        .args([
-            "isobench",
-            "convert",
-            "--from",
-            "canonical",
-            "--to",
-            "canonical",
-        ])
-        .args(["-i", "a.jsonl", "-i", "b.jsonl", "-o", "out.jsonl"])
-        .args(["--report", "report.json", "--jobs", "2"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    let args = ["-i", "a.jsonl", "-i", "b.jsonl", "-o", "out.jsonl"];
+    let args = [&args[..], &["--report", "report.json", "--jobs", "2"]].concat();
+    let out = run(dir.path(), "canonical", "canonical", &args);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     let report: Value =
