@@ -599,15 +599,18 @@ impl SeenId {
     const LINE_BITS: u32 = 40;
 
     fn new(digest: u128, (source, line): (usize, u64)) -> Self {
-        // Truncation is deliberate: the halves of the digest.
-        #[allow(clippy::cast_possible_truncation)]
-        let digest = [(digest >> 64) as u64, digest as u64];
         let source = source as u64;
         debug_assert!(source < 1 << (64 - Self::LINE_BITS) && line < 1 << Self::LINE_BITS);
         Self {
-            digest,
+            digest: Self::halves(digest),
             at: source << Self::LINE_BITS | line,
         }
+    }
+
+    // Truncation is deliberate: the halves of the digest.
+    #[allow(clippy::cast_possible_truncation)]
+    fn halves(digest: u128) -> [u64; 2] {
+        [(digest >> 64) as u64, digest as u64]
     }
 
     fn at(self) -> (usize, u64) {
@@ -625,7 +628,7 @@ impl SeenIds {
         if let Some(first) = self.recent.get(&digest) {
             return Some(*first);
         }
-        let key = SeenId::new(digest, at).digest;
+        let key = SeenId::halves(digest);
         if let Ok(i) = self.sorted.binary_search_by_key(&key, |s| s.digest) {
             return Some(self.sorted[i].at());
         }

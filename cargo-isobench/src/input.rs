@@ -1033,8 +1033,7 @@ impl<'de> Visitor<'de> for Skim {
             keys.push(key);
             map.next_value_seed(Skim)?;
         }
-        keys.sort_unstable();
-        if keys.windows(2).any(|pair| pair[0] == pair[1]) {
+        if any_repeated(keys) {
             return Err(A::Error::custom("a key may repeat"));
         }
         Ok(())
@@ -1075,8 +1074,7 @@ impl<'de> Visitor<'de> for SkimPassing<'_> {
                 Skim.deserialize(&mut de).map_err(A::Error::custom)?;
             }
         }
-        keys.sort_unstable();
-        if keys.windows(2).any(|pair| pair[0] == pair[1]) {
+        if any_repeated(keys) {
             return Err(A::Error::custom("a key may repeat"));
         }
         Ok(())
@@ -1107,6 +1105,12 @@ impl Visitor<'_> for KeyHashIn<'_> {
     fn visit_str<E>(self, key: &str) -> Result<(u64, bool), E> {
         Ok((key_hash(key), self.0.contains(&key)))
     }
+}
+
+/// Whether an object's key hashes hold one twice.
+fn any_repeated(mut hashes: Vec<u64>) -> bool {
+    hashes.sort_unstable();
+    hashes.windows(2).any(|pair| pair[0] == pair[1])
 }
 
 /// An object key, read as its hash.
