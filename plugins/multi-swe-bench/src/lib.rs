@@ -138,6 +138,15 @@ impl ViewAdapter for MultiSweBench {
         })
     }
 
+    // The patches are moved, never read: a host may send them as markers.
+    fn verbatim_imports(&self) -> &[(&'static str, &'static str)] {
+        &[("fix_patch", "patch"), ("test_patch", "test_patch")]
+    }
+
+    fn verbatim_exports(&self) -> &[&'static str] {
+        &["patch", "test_patch"]
+    }
+
     fn import(
         &self,
         mut record: Map<String, Value>,
