@@ -18,6 +18,7 @@ use cargo_isobench::plugin::{native, program};
 use isobench_core::Notes;
 use isobench_core::adapter::{ExportOptions, ViewAdapter};
 use isobench_core::codec::JsonStyle;
+use isobench_core::passthrough::Passed;
 use serde_json::{Map, Value, json};
 
 const WORKSPACE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
@@ -112,17 +113,21 @@ fn convert_lines(
     // As `convert` reads lines: the strings the adapter moves unread and canonical
     // writes unread stay as they were read (a plugin gets markers in their place), and
     // an adapter that reads the text gets the line checked, not parsed.
-    let passing = passing_keys(adapter, canonical);
-    let mut passed = Vec::new();
+    let keys = passing_keys(adapter, canonical);
+    let passing = input::Passing {
+        keys: &keys,
+        style: JsonStyle::Compact,
+    };
+    let mut passed = Passed::default();
     let start = Instant::now();
     for line in lines {
         notes.clear();
         passed.clear();
         let record = if adapter.imports_from_text() {
-            input::check_record_passing(line, true, &passing, &mut passed).expect("a JSON object");
+            input::check_record_passing(line, true, passing, &mut passed).expect("a JSON object");
             Map::new()
         } else {
-            match input::parse_record_passing(line, true, &passing, &mut passed) {
+            match input::parse_record_passing(line, true, passing, &mut passed) {
                 Ok(Value::Object(map)) => map,
                 _ => panic!("a JSON object"),
             }
@@ -138,8 +143,7 @@ fn convert_lines(
         let written = canonical
             .export_owned(imported, &options, &mut notes)
             .expect("exports");
-        let texts: Vec<&[u8]> = passed.iter().map(|r| &line[r.clone()]).collect();
-        JsonStyle::Compact.write_object_passing(&mut out, &written, &texts);
+        JsonStyle::Compact.write_object_passing(&mut out, &written, &passed.texts(line));
         out.push(b'\n');
     }
     let elapsed = start.elapsed();

@@ -6,12 +6,12 @@ use std::fmt::Write as _;
 use std::fs;
 use std::hash::{Hash, Hasher};
 use std::io::{IsTerminal, Write};
-use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use isobench_core::adapter::{ExportOptions, ViewAdapter};
 use isobench_core::codec::JsonStyle;
+use isobench_core::passthrough::{self, Passed};
 use isobench_core::record::V1_FIELDS;
 use isobench_core::report::{Covered, MAX_LISTED, RecordWarning, Rejection};
 use isobench_core::{CanonicalRecord, ConversionReport, Notes, Profile, RecordError, Registry};
@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 
 use crate::cli::{ConvertArgs, OnError, StyleArg};
 use crate::errors::CliError;
-use crate::input::{self, Batch, Item, Source, Window};
+use crate::input::{self, Batch, Item, PassKey, Passing, Source, Window};
 use crate::output::RecordWriter;
 use crate::{exit, find};
 
@@ -345,8 +345,8 @@ struct Shared<'a> {
     files: Vec<String>,
     /// `--repos` / `enrich` enrichment; each worker builds its own enricher from it.
     enrich: Option<crate::mine::EnrichConfig>,
-    /// The input keys whose string values go to the output as they were read.
-    passing: Vec<&'static str>,
+    /// The input keys whose values go to the output as they were read.
+    passing: Vec<PassKey>,
     /// Batch buffers, given back once used.
     buffers: Buffers,
 }
@@ -383,13 +383,16 @@ impl Buffers {
     }
 }
 
-/// The input keys whose string values can go from input to output as they were read:
-/// `from` moves them unread into canonical fields that `to` writes unread.
-pub fn passing_keys(from: &dyn ViewAdapter, to: &dyn ViewAdapter) -> Vec<&'static str> {
+/// The input keys whose values can go from input to output as they were read: `from`
+/// moves them unread into canonical fields that `to` writes unread.
+pub fn passing_keys(from: &dyn ViewAdapter, to: &dyn ViewAdapter) -> Vec<PassKey> {
     from.verbatim_imports()
         .iter()
         .filter(|(_, field)| to.verbatim_exports().contains(field))
-        .map(|&(key, _)| key)
+        .map(|&(key, field)| PassKey {
+            key,
+            list: passthrough::is_list_field(field),
+        })
         .collect()
 }
 
@@ -418,9 +421,9 @@ struct Work {
 #[derive(Debug, Default)]
 struct Done {
     seq: u64,
-    /// The output records, serialised back to back.
+    /// The output records, serialised back to back, each followed by a line end.
     out: Vec<u8>,
-    /// Where each record of `out` ends.
+    /// Where each record of `out` ends (before its line end).
     ends: Vec<usize>,
     /// This batch's counts, merged into the run's report in order.
     report: ConversionReport,
@@ -689,11 +692,7 @@ impl Sink<'_> {
         {
             return Err(CliError::Record(describe(&first.rejection), first.hint));
         }
-        let mut start = 0;
-        for end in ends {
-            self.writer.write_raw(&out[start..end])?;
-            start = end;
-        }
+        self.writer.write_lines(&out, &ends)?;
         self.buffers.give(out);
         for (id, line) in ids {
             self.note_id(id, source, line);
@@ -825,17 +824,21 @@ impl Job<'_> {
             ..Done::default()
         };
         let file = shared.files[source].as_str();
-        let mut passed = Vec::new();
+        let passing = Passing {
+            keys: &shared.passing,
+            style,
+        };
+        let mut passed = Passed::default();
         for item in items {
             let raw = &text[item.range.clone()];
             passed.clear();
             let record = item.parsed.unwrap_or_else(|| {
                 if shared.from.imports_from_text() {
                     // The adapter reads the text: check it, build nothing.
-                    input::check_record_passing(raw, item.complete, &shared.passing, &mut passed)
+                    input::check_record_passing(raw, item.complete, passing, &mut passed)
                         .map(|()| Value::Object(Map::new()))
                 } else {
-                    input::parse_record_passing(raw, item.complete, &shared.passing, &mut passed)
+                    input::parse_record_passing(raw, item.complete, passing, &mut passed)
                 }
             });
             let item = Item {
@@ -854,12 +857,12 @@ impl Job<'_> {
 
     /// Converts one item into `done`; `false` stops the batch (a bad record under
     /// `--on-error fail`).
-    /// `passed`: the ranges of `item.raw` its record's markers stand for.
+    /// `passed`: the texts its record's markers stand for.
     fn item(
         &mut self,
         file: &str,
         item: Item<'_>,
-        passed: &[Range<usize>],
+        passed: &Passed,
         style: JsonStyle,
         done: &mut Done,
     ) -> bool {
@@ -917,10 +920,10 @@ impl Job<'_> {
                 if passed.is_empty() {
                     style.write_object(&mut done.out, &out);
                 } else {
-                    let texts: Vec<&[u8]> = passed.iter().map(|r| &raw[r.clone()]).collect();
-                    style.write_object_passing(&mut done.out, &out, &texts);
+                    style.write_object_passing(&mut done.out, &out, &passed.texts(raw));
                 }
                 done.ends.push(done.out.len());
+                done.out.push(b'\n');
                 done.report.written += 1;
                 done.report
                     .record_covered(&covered, &self.notes, file, line);

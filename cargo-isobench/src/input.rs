@@ -11,7 +11,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use isobench_core::codec::JsonStyle;
-use isobench_core::passthrough;
+use isobench_core::passthrough::{self, Passed};
 use serde::de::{DeserializeSeed, Deserializer as _, Error as _, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -384,9 +384,40 @@ fn read_lines(
     }
 }
 
+/// An input key whose value may pass from input to output unparsed (see
+/// [`isobench_core::passthrough`]): a string, or, for a `list` key, a list of strings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PassKey {
+    /// The input key.
+    pub key: &'static str,
+    /// Whether the canonical field it lands in holds a list of strings.
+    pub list: bool,
+}
+
+/// The keys whose values pass, and the style of the output they pass into.
+#[derive(Debug, Clone, Copy)]
+pub struct Passing<'k> {
+    /// The keys.
+    pub keys: &'k [PassKey],
+    /// The output's style, which a passed list's text must be in.
+    pub style: JsonStyle,
+}
+
+impl Passing<'_> {
+    /// Nothing passes.
+    pub const NONE: Passing<'static> = Passing {
+        keys: &[],
+        style: JsonStyle::Compact,
+    };
+
+    fn get(&self, key: &str) -> Option<PassKey> {
+        self.keys.iter().find(|k| k.key == key).copied()
+    }
+}
+
 /// Parses one JSONL line into a record object, or says why it is not one.
 pub fn parse_record(text: &[u8], complete_line: bool) -> Result<Value, BadInput> {
-    parse_record_passing(text, complete_line, &[], &mut Vec::new())
+    parse_record_passing(text, complete_line, Passing::NONE, &mut Passed::default())
 }
 
 /// Checks that one JSONL line is a record object [`parse_record`] would accept, without
@@ -394,26 +425,26 @@ pub fn parse_record(text: &[u8], complete_line: bool) -> Result<Value, BadInput>
 /// ([`isobench_core::ViewAdapter::imports_from_text`]). The error, when there is one,
 /// is the one [`parse_record`] gives.
 pub fn check_record(text: &[u8], complete_line: bool) -> Result<(), BadInput> {
-    check_record_passing(text, complete_line, &[], &mut Vec::new())
+    check_record_passing(text, complete_line, Passing::NONE, &mut Passed::default())
 }
 
-/// Checks like [`check_record`], and finds the top-level string values of the keys in
+/// Checks like [`check_record`], and finds the top-level values of the keys in
 /// `passing` that [`parse_record_passing`] would leave undecoded: `passed` gets their
 /// byte ranges in `text`, in order. [`with_markers`] then makes the text a plugin is
-/// sent.
+/// sent. A JSON-encoded list is not passed here: a plugin could not tell its marker.
 pub fn check_record_passing(
     text: &[u8],
     complete_line: bool,
-    passing: &[&str],
-    passed: &mut Vec<Range<usize>>,
+    passing: Passing<'_>,
+    passed: &mut Passed,
 ) -> Result<(), BadInput> {
     let skimmed = std::str::from_utf8(text).is_ok_and(|checked| {
         let mut de = serde_json::Deserializer::from_str(checked);
-        let skim = if passing.is_empty() {
+        let skim = if passing.keys.is_empty() {
             de.deserialize_map(Skim)
         } else {
             de.deserialize_map(SkimPassing {
-                keys: passing,
+                passing,
                 start: checked.as_ptr() as usize,
                 passed: &mut *passed,
             })
@@ -428,30 +459,42 @@ pub fn check_record_passing(
     parse_record(text, complete_line).map(drop)
 }
 
-/// `text` with each range of `passed` (from [`check_record_passing`]) replaced by the
-/// JSON text of its [`passthrough::marker`], in order.
-pub fn with_markers(text: &[u8], passed: &[Range<usize>]) -> Vec<u8> {
+/// `text` with each value of `passed` (from [`check_record_passing`]) replaced by the
+/// JSON text of its [`passthrough::marker`], in order: a string by the marker, a list
+/// by an array holding the marker alone.
+pub fn with_markers(text: &[u8], passed: &Passed) -> Vec<u8> {
+    let ranges = passed
+        .input_ranges()
+        .expect("a record checked for a plugin passes only ranges of its text");
     let mut out = Vec::with_capacity(text.len().min(4096));
     let mut from = 0;
-    for (i, range) in passed.iter().enumerate() {
+    for (i, range) in ranges.into_iter().enumerate() {
         out.extend_from_slice(&text[from..range.start]);
+        let list = text[range.start] == b'[';
+        if list {
+            out.push(b'[');
+        }
         serde_json::to_writer(&mut out, &passthrough::marker(i))
             .expect("a string serialises into memory");
+        if list {
+            out.push(b']');
+        }
         from = range.end;
     }
     out.extend_from_slice(&text[from..]);
     out
 }
 
-/// Parses like [`parse_record`], but leaves undecoded the top-level string values of
-/// the keys in `passing` whose text the writer would write as it is (see
-/// [`isobench_core::passthrough`]): the record holds a marker for each, and
-/// `passed` gets the value's byte range in `text`, in marker order.
+/// Parses like [`parse_record`], but leaves undecoded the top-level values of the keys
+/// in `passing` whose text the writer would write as it is (see
+/// [`isobench_core::passthrough`]): strings, and for list keys, arrays of strings and
+/// strings holding a JSON-encoded list. The record holds a marker for each, and
+/// `passed` gets its text, in marker order.
 pub fn parse_record_passing(
     text: &[u8],
     complete_line: bool,
-    passing: &[&str],
-    passed: &mut Vec<Range<usize>>,
+    passing: Passing<'_>,
+    passed: &mut Passed,
 ) -> Result<Value, BadInput> {
     let bad = |message: String, hint: Option<&str>| BadInput {
         message,
@@ -467,15 +510,15 @@ pub fn parse_record_passing(
             ));
         }
     };
-    let parse = |trail: &mut Trail, passing: &[&str], passed: &mut Vec<Range<usize>>| {
+    let parse = |trail: &mut Trail, passing: Passing<'_>, passed: &mut Passed| {
         // The text is known to be UTF-8: reading it as `str` skips checking each string.
         let mut de = serde_json::Deserializer::from_str(checked);
-        if passing.is_empty() || !checked.trim_start().starts_with('{') {
+        if passing.keys.is_empty() || !checked.trim_start().starts_with('{') {
             CheckedValue { trail }.deserialize(&mut de)
         } else {
-            de.deserialize_map(Passing {
+            de.deserialize_map(PassingObject {
                 trail,
-                keys: passing,
+                passing,
                 start: checked.as_ptr() as usize,
                 passed,
             })
@@ -484,12 +527,12 @@ pub fn parse_record_passing(
     };
     let mut trail = Trail::default();
     let mut result = parse(&mut trail, passing, passed);
-    if result.is_err() && !passing.is_empty() {
+    if result.is_err() && !passing.keys.is_empty() {
         // Told as the plain reader tells it: a value read apart gives positions in
         // itself, not in the line.
         passed.clear();
         trail = Trail::default();
-        result = parse(&mut trail, &[], passed);
+        result = parse(&mut trail, Passing::NONE, passed);
     }
     if let (Ok(_), Some(duplicate)) = (&result, trail.take_duplicate()) {
         return Err(duplicate);
@@ -1040,13 +1083,13 @@ impl<'de> Visitor<'de> for Skim {
     }
 }
 
-/// [`Skim`] for a record whose top-level string values of `keys` are passed: their
-/// ranges go to `passed` (see [`Passing`]).
+/// [`Skim`] for a record whose top-level values of the keys `passing` names are passed:
+/// their ranges go to `passed` (see [`PassingObject`]).
 struct SkimPassing<'t> {
-    keys: &'t [&'t str],
+    passing: Passing<'t>,
     /// The address of the record's first byte, to turn values into ranges.
     start: usize,
-    passed: &'t mut Vec<Range<usize>>,
+    passed: &'t mut Passed,
 }
 
 impl<'de> Visitor<'de> for SkimPassing<'_> {
@@ -1058,16 +1101,22 @@ impl<'de> Visitor<'de> for SkimPassing<'_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let mut keys = Vec::new();
-        while let Some((key, passing)) = map.next_key_seed(KeyHashIn(self.keys))? {
+        while let Some((key, pass)) = map.next_key_seed(KeyHashIn(self.passing))? {
             keys.push(key);
-            if !passing {
+            let Some(pass) = pass else {
                 map.next_value_seed(Skim)?;
                 continue;
-            }
+            };
             let text = map.next_value::<&'de RawValue>()?.get();
-            if passthrough::is_written_as_is(text.as_bytes()) {
+            let bytes = text.as_bytes();
+            let passes = if pass.list {
+                passthrough::is_list_written_as_is(bytes, self.passing.style)
+            } else {
+                passthrough::is_written_as_is(bytes)
+            };
+            if passes {
                 let at = text.as_ptr() as usize - self.start;
-                self.passed.push(at..at + text.len());
+                self.passed.push_input(at..at + text.len());
             } else {
                 // Valid JSON, but it may hold a repeated key.
                 let mut de = serde_json::Deserializer::from_str(text);
@@ -1081,29 +1130,29 @@ impl<'de> Visitor<'de> for SkimPassing<'_> {
     }
 }
 
-/// An object key, read as its hash and whether it is one of the keys given.
-struct KeyHashIn<'k>(&'k [&'k str]);
+/// An object key, read as its hash and, when it passes, how.
+struct KeyHashIn<'k>(Passing<'k>);
 
 impl<'de> DeserializeSeed<'de> for KeyHashIn<'_> {
-    type Value = (u64, bool);
+    type Value = (u64, Option<PassKey>);
 
     fn deserialize<D: serde::Deserializer<'de>>(
         self,
         deserializer: D,
-    ) -> Result<(u64, bool), D::Error> {
+    ) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_str(self)
     }
 }
 
 impl Visitor<'_> for KeyHashIn<'_> {
-    type Value = (u64, bool);
+    type Value = (u64, Option<PassKey>);
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("an object key")
     }
 
-    fn visit_str<E>(self, key: &str) -> Result<(u64, bool), E> {
-        Ok((key_hash(key), self.0.contains(&key)))
+    fn visit_str<E>(self, key: &str) -> Result<Self::Value, E> {
+        Ok((key_hash(key), self.0.get(key)))
     }
 }
 
@@ -1288,18 +1337,18 @@ fn read_object<'de, A: MapAccess<'de>>(
     Ok(Value::Object(object))
 }
 
-/// Reads a record object as [`CheckedValue`] does, except the string values of `keys`
-/// that the writer would write back as they are: those are left as text (see
-/// [`parse_record_passing`]).
-struct Passing<'t> {
+/// Reads a record object as [`CheckedValue`] does, except the values of the keys
+/// `passing` names that the writer would write back as they are: those are left as
+/// text (see [`parse_record_passing`]).
+struct PassingObject<'t> {
     trail: &'t mut Trail,
-    keys: &'t [&'t str],
+    passing: Passing<'t>,
     /// The address of the record's first byte, to turn values into ranges.
     start: usize,
-    passed: &'t mut Vec<Range<usize>>,
+    passed: &'t mut Passed,
 }
 
-impl<'de> Visitor<'de> for Passing<'_> {
+impl<'de> Visitor<'de> for PassingObject<'_> {
     type Value = Value;
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -1309,19 +1358,30 @@ impl<'de> Visitor<'de> for Passing<'_> {
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Value, A::Error> {
         let Self {
             trail,
-            keys,
+            passing,
             start,
             passed,
         } = self;
         read_object(trail, map, |key, map, trail| {
-            if !keys.contains(&key) {
+            let Some(pass) = passing.get(key) else {
                 return map.next_value_seed(CheckedValue { trail });
-            }
+            };
             let text = map.next_value::<&'de RawValue>()?.get();
-            if passthrough::is_written_as_is(text.as_bytes()) {
-                let at = text.as_ptr() as usize - start;
-                passed.push(at..at + text.len());
-                return Ok(Value::String(passthrough::marker(passed.len() - 1)));
+            let bytes = text.as_bytes();
+            let at = text.as_ptr() as usize - start;
+            let input = at..at + text.len();
+            if !pass.list && passthrough::is_written_as_is(bytes) {
+                let index = passed.push_input(input);
+                return Ok(Value::String(passthrough::marker(index)));
+            }
+            if pass.list && bytes.first() == Some(&b'"') {
+                if let Some((index, encoding)) = passed.push_encoded_list(bytes, passing.style) {
+                    return Ok(Value::String(passthrough::encoded_list(index, encoding)));
+                }
+            } else if pass.list && passthrough::is_list_written_as_is(bytes, passing.style) {
+                let index = passed.push_input(input);
+                let marker = Value::String(passthrough::marker(index));
+                return Ok(Value::Array(vec![marker]));
             }
             let mut de = serde_json::Deserializer::from_str(text);
             CheckedValue { trail }

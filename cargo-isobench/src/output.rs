@@ -5,6 +5,7 @@
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
 
 use isobench_core::codec::JsonStyle;
 use serde_json::{Map, Value};
@@ -46,9 +47,88 @@ enum Sink {
 
 /// A file output, compressed or not.
 enum Encoder {
-    Plain(BufWriter<File>),
-    Gzip(flate2::write::GzEncoder<BufWriter<File>>),
-    Zstd(zstd::stream::write::Encoder<'static, BufWriter<File>>),
+    Plain(BufWriter<SyncingFile>),
+    Gzip(flate2::write::GzEncoder<BufWriter<SyncingFile>>),
+    Zstd(zstd::stream::write::Encoder<'static, BufWriter<SyncingFile>>),
+}
+
+/// The output buffer: small writes gather there, a batch of records (about a megabyte,
+/// see [`RecordWriter::write_lines`]) goes past it, uncopied.
+const WRITE_BUFFER: usize = 128 << 10;
+
+/// How much is written to a file between two syncs in the background.
+const SYNC_EVERY: u64 = 64 << 20;
+
+/// A file whose data, as it is written, is synced to disk in the background every
+/// [`SYNC_EVERY`] bytes, so that the sync before the rename has little left to wait
+/// for: the disk works while records are converted, not after.
+struct SyncingFile {
+    file: File,
+    unsynced: u64,
+    syncer: Option<Syncer>,
+}
+
+/// The background syncs: a thread syncing a handle of the file each time it is asked.
+struct Syncer {
+    ask: mpsc::SyncSender<()>,
+    thread: std::thread::JoinHandle<io::Result<()>>,
+}
+
+impl SyncingFile {
+    /// `file`, synced in the background when `background` (and the handle can be
+    /// cloned; otherwise only at the end).
+    fn new(file: File, background: bool) -> Self {
+        let syncer = background
+            .then(|| file.try_clone().ok())
+            .flatten()
+            .map(|handle| {
+                // One request waiting at most: a sync asked while one runs covers both.
+                let (ask, asked) = mpsc::sync_channel::<()>(1);
+                let thread = std::thread::spawn(move || {
+                    for () in asked {
+                        handle.sync_data()?;
+                    }
+                    Ok(())
+                });
+                Syncer { ask, thread }
+            });
+        Self {
+            file,
+            unsynced: 0,
+            syncer,
+        }
+    }
+
+    /// Ends the background syncs and syncs the rest: the whole file is then on disk.
+    /// A failed background sync is an error here (the kernel may not report it twice).
+    fn sync(self) -> io::Result<()> {
+        if let Some(Syncer { ask, thread }) = self.syncer {
+            drop(ask);
+            thread
+                .join()
+                .map_err(|_| io::Error::other("the thread syncing the output panicked"))??;
+        }
+        self.file.sync_all()
+    }
+}
+
+impl Write for SyncingFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let written = self.file.write(buf)?;
+        self.unsynced += written as u64;
+        if self.unsynced >= SYNC_EVERY {
+            self.unsynced = 0;
+            if let Some(syncer) = &self.syncer {
+                // Full: a sync is already asked for. Gone: it failed, which `sync` reports.
+                let _ = syncer.ask.try_send(());
+            }
+        }
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
+    }
 }
 
 impl std::fmt::Debug for Encoder {
@@ -62,8 +142,10 @@ impl std::fmt::Debug for Encoder {
 }
 
 impl Encoder {
-    fn new(file: File, compression: Compression) -> io::Result<Self> {
-        let out = BufWriter::with_capacity(1 << 20, file);
+    /// An encoder writing `file`, synced in the background as it grows when
+    /// `background` (see [`SyncingFile`]).
+    fn new(file: File, compression: Compression, background: bool) -> io::Result<Self> {
+        let out = BufWriter::with_capacity(WRITE_BUFFER, SyncingFile::new(file, background));
         Ok(match compression {
             Compression::None => Self::Plain(out),
             Compression::Gzip => Self::Gzip(flate2::write::GzEncoder::new(
@@ -75,7 +157,7 @@ impl Encoder {
     }
 
     /// Ends the compressed stream and flushes; the file, to sync.
-    fn finish(self) -> io::Result<File> {
+    fn finish(self) -> io::Result<SyncingFile> {
         let out = match self {
             Self::Plain(out) => out,
             Self::Gzip(enc) => enc.finish()?,
@@ -176,7 +258,7 @@ impl RecordWriter {
     ) -> Result<Self, CliError> {
         let Some(dest) = path else {
             return Ok(Self {
-                sink: Sink::Stdout(BufWriter::with_capacity(1 << 20, io::stdout())),
+                sink: Sink::Stdout(BufWriter::with_capacity(WRITE_BUFFER, io::stdout())),
                 layout: Layout::JsonLines,
                 style,
                 count: 0,
@@ -224,7 +306,7 @@ impl RecordWriter {
             });
         }
         let file = File::create(&temp).map_err(write_err)?;
-        let out = match Encoder::new(file, Compression::of(dest)) {
+        let out = match Encoder::new(file, Compression::of(dest), true) {
             Ok(out) => out,
             Err(e) => {
                 let _ = fs::remove_file(&temp);
@@ -253,7 +335,7 @@ impl RecordWriter {
         let file = fs::OpenOptions::new().write(true).open(dest)?;
         Ok(Self {
             sink: Sink::Special {
-                out: Encoder::new(file, Compression::of(dest))?,
+                out: Encoder::new(file, Compression::of(dest), false)?,
                 dest: dest.to_owned(),
             },
             layout: Layout::from_extension(dest).unwrap_or(Layout::JsonLines),
@@ -304,6 +386,31 @@ impl RecordWriter {
         })
     }
 
+    /// Writes records already serialised back to back into `text`, each followed by a
+    /// line end; `ends` gives where each record ends (before its line end). JSON Lines
+    /// go out as they are, in one write.
+    pub fn write_lines(&mut self, text: &[u8], ends: &[usize]) -> Result<(), CliError> {
+        let lines = self.layout == Layout::JsonLines;
+        let result = match &mut self.sink {
+            Sink::Discard => Ok(()),
+            Sink::Stdout(out) if lines => out.write_all(text),
+            Sink::File { out, .. } | Sink::Special { out, .. } if lines => out.write_all(text),
+            _ => {
+                let mut start = 0;
+                for &end in ends {
+                    self.write_raw(&text[start..end])?;
+                    start = end + 1;
+                }
+                return Ok(());
+            }
+        };
+        self.count += ends.len() as u64;
+        result.map_err(|e| CliError::Write {
+            path: self.path(),
+            source: e,
+        })
+    }
+
     /// Writes one record already serialised (without a line end).
     pub fn write_raw(&mut self, record: &[u8]) -> Result<(), CliError> {
         let (layout, first) = (self.layout, self.count == 0);
@@ -346,7 +453,7 @@ impl RecordWriter {
             } => {
                 let done = close(&mut out, layout, empty)
                     .and_then(|()| out.finish())
-                    .and_then(|file| file.sync_all())
+                    .and_then(SyncingFile::sync)
                     .and_then(|()| fs::rename(&temp, &dest));
                 if done.is_err() {
                     let _ = fs::remove_file(&temp);

@@ -1,31 +1,35 @@
-//! Strings passed through unparsed (`isobench_core::passthrough`) and records moved
-//! into `export_owned` change nothing: for every pair of built-in adapters that passes
-//! some strings, every record converts to the same bytes, or fails with the same error,
-//! as with every string decoded and encoded again and the record exported by borrow.
+//! Strings and lists passed through unparsed (`isobench_core::passthrough`) and records
+//! moved into `export_owned` change nothing: for every pair of built-in adapters that
+//! passes some values, every record converts to the same bytes, or fails with the same
+//! error, in either output style, as with every value decoded and encoded again and the
+//! record exported by borrow.
 
 use cargo_isobench::convert::passing_keys;
 use cargo_isobench::input::{
-    check_record_passing, parse_record, parse_record_passing, with_markers,
+    BadInput, PassKey, Passing, check_record_passing, parse_record, parse_record_passing,
+    with_markers,
 };
 use isobench_core::adapter::ExportOptions;
 use isobench_core::codec::JsonStyle;
+use isobench_core::passthrough::Passed;
 use isobench_core::{Notes, Profile, Registry, ViewAdapter};
 use isobench_tests::{SWE_BENCH_FILES, SWE_SMITH_FILE, real_data};
 use serde_json::Value;
 
-/// A record converted from `from` to `to`: the output line, or the error.
+/// A record converted from `from` to `to` and written in `style`: the output line, or
+/// the error.
 fn convert(
     line: &str,
-    from: &dyn ViewAdapter,
-    to: &dyn ViewAdapter,
+    (from, to): (&dyn ViewAdapter, &dyn ViewAdapter),
     profile: Profile,
-    passing: &[&str],
+    style: JsonStyle,
+    keys: &[PassKey],
 ) -> Result<String, String> {
-    let mut ranges = Vec::new();
-    let record = if passing.is_empty() {
+    let mut passed = Passed::default();
+    let record = if keys.is_empty() {
         parse_record(line.as_bytes(), true)
     } else {
-        parse_record_passing(line.as_bytes(), true, passing, &mut ranges)
+        parse_record_passing(line.as_bytes(), true, Passing { keys, style }, &mut passed)
     };
     let Value::Object(map) = record.map_err(|bad| bad.message)? else {
         unreachable!("the reader gives objects or errors")
@@ -34,41 +38,43 @@ fn convert(
     let canonical = from.import(map, &mut notes).map_err(|e| e.to_string())?;
     // The fast path also moves the record into the export, as `convert` does.
     let options = ExportOptions::with_profile(profile);
-    let out = if passing.is_empty() {
+    let out = if keys.is_empty() {
         to.export(&canonical, &options, &mut notes)
     } else {
         to.export_owned(canonical, &options, &mut notes)
     }
     .map_err(|e| e.to_string())?;
-    let texts: Vec<&[u8]> = ranges.iter().map(|r| &line.as_bytes()[r.clone()]).collect();
     let mut bytes = Vec::new();
-    JsonStyle::Compact.write_object_passing(&mut bytes, &out, &texts);
+    style.write_object_passing(&mut bytes, &out, &passed.texts(line.as_bytes()));
     Ok(String::from_utf8(bytes).expect("the writer writes UTF-8"))
 }
 
-/// Converts every line with and without passing strings through, for every pair of
-/// adapters that passes some; returns how many records went through the fast path.
+/// Converts every line with and without passing values through, for every pair of
+/// adapters that passes some, in both styles; returns how many records went through the
+/// fast path.
 fn same_either_way(registry: &Registry, lines: &[String]) -> usize {
     let mut passed = 0;
     for from in registry.iter() {
         for to in registry.iter() {
-            let passing = passing_keys(from, to);
-            if passing.is_empty() {
+            let keys = passing_keys(from, to);
+            if keys.is_empty() {
                 continue;
             }
             for profile in [Profile::Lossless, Profile::Strict] {
-                for line in lines {
-                    let slow = convert(line, from, to, profile, &[]);
-                    let fast = convert(line, from, to, profile, &passing);
-                    assert_eq!(
-                        fast,
-                        slow,
-                        "{} -> {} ({profile}): {}",
-                        from.info().name,
-                        to.info().name,
-                        &line[..line.len().min(200)]
-                    );
-                    passed += usize::from(slow.is_ok());
+                for style in [JsonStyle::Compact, JsonStyle::Spaced] {
+                    for line in lines {
+                        let slow = convert(line, (from, to), profile, style, &[]);
+                        let fast = convert(line, (from, to), profile, style, &keys);
+                        assert_eq!(
+                            fast,
+                            slow,
+                            "{} -> {} ({profile}, {style:?}): {}",
+                            from.info().name,
+                            to.info().name,
+                            &line[..line.len().min(200)]
+                        );
+                        passed += usize::from(slow.is_ok());
+                    }
                 }
             }
         }
@@ -76,29 +82,48 @@ fn same_either_way(registry: &Registry, lines: &[String]) -> usize {
     passed
 }
 
+fn names(keys: &[PassKey]) -> Vec<&str> {
+    keys.iter().map(|k| k.key).collect()
+}
+
 #[test]
 fn the_built_in_pairs_that_pass_strings_are_the_expected_ones() {
     let registry = Registry::builtin();
     let get = |name| registry.get(name).expect("built in");
+    let to_canonical = passing_keys(get("swe-bench"), get("canonical"));
     assert_eq!(
-        passing_keys(get("swe-bench"), get("canonical")),
+        names(&to_canonical),
+        [
+            "patch",
+            "test_patch",
+            "problem_statement",
+            "hints_text",
+            "FAIL_TO_PASS",
+            "PASS_TO_PASS"
+        ]
+    );
+    // The test lists pass as lists, the texts as strings.
+    assert!(
+        to_canonical
+            .iter()
+            .all(|k| k.list == k.key.ends_with("_TO_PASS"))
+    );
+    // SWE-bench writes its lists back as JSON-encoded strings, which it builds itself.
+    assert_eq!(
+        names(&passing_keys(get("swe-bench"), get("swe-bench"))),
         ["patch", "test_patch", "problem_statement", "hints_text"]
     );
     assert_eq!(
-        passing_keys(get("swe-bench"), get("swe-bench")),
-        ["patch", "test_patch", "problem_statement", "hints_text"]
-    );
-    assert_eq!(
-        passing_keys(get("canonical"), get("swe-bench")),
+        names(&passing_keys(get("canonical"), get("swe-bench"))),
         ["patch", "test_patch"]
     );
     assert_eq!(
-        passing_keys(get("swe-perf"), get("swe-bench")),
+        names(&passing_keys(get("swe-perf"), get("swe-bench"))),
         ["patch", "test_patch"]
     );
     // A target that reads the patch (SWE-smith reverses it) does not pass it.
     assert_eq!(
-        passing_keys(get("swe-bench"), get("swe-smith")),
+        names(&passing_keys(get("swe-bench"), get("swe-smith"))),
         ["problem_statement"]
     );
     assert!(passing_keys(get("swe-bench"), get("gso")).is_empty());
@@ -126,6 +151,41 @@ fn tricky_lines() -> Vec<String> {
     .iter()
     .map(|fields| format!("{{{base}, {fields}}}"))
     .collect();
+    // Test lists at the transcoder's edges: each style, one item, none, escapes at
+    // either level, non-ASCII, mixed or odd separators, spaces, Python reprs, an array
+    // where SWE-bench writes a string, items that are not strings, broken inner JSON.
+    let lists = [
+        r#""["a", "b::c[1, 2]", ""]""#,
+        r#""["a","b"]""#,
+        r#""["only"]""#,
+        r#""[]""#,
+        r#""["tab\there", "q\"uote"]""#,
+        r#""["été", "été"]""#,
+        r#""["a\/b"]""#,
+        r#""["a", "b","c"]""#,
+        r#""["a" , "b"]""#,
+        r#""[ "a"]""#,
+        r#""["a",  "b"]""#,
+        r#""['a', 'b']""#,
+        r#"["a", "b"]"#,
+        r#"["a","b"]"#,
+        r#""[1, 2]""#,
+        r#""["a", 2]""#,
+        r#""["a"""#,
+        r#"""[\"nested\"]"""#,
+        r#""["a"]x""#,
+    ];
+    let texts = r#""patch": "p", "test_patch": "t", "problem_statement": "s", "hints_text": "h""#;
+    for list in lists {
+        let base =
+            r#""repo": "o/r", "instance_id": "o__r-2", "base_commit": "abc", "version": "1.0""#;
+        lines.push(format!(
+            r#"{{{base}, {texts}, "FAIL_TO_PASS": {list}, "PASS_TO_PASS": "["x"]"}}"#
+        ));
+        lines.push(format!(
+            r#"{{{base}, {texts}, "FAIL_TO_PASS": "[]", "PASS_TO_PASS": {list}}}"#
+        ));
+    }
     // The sample records shipped with the project, one file per format.
     let samples = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/data");
     for entry in std::fs::read_dir(samples).expect("the sample data") {
@@ -152,25 +212,65 @@ fn written_records_and_errors_are_the_same_with_strings_passed_through() {
 /// gives once the markers are read back, and fails with the same errors.
 #[test]
 fn checking_with_passing_finds_what_parsing_with_passing_finds() {
-    let passing = ["patch", "test_patch", "problem_statement", "hints_text"];
+    let string = |key| PassKey { key, list: false };
+    let list = |key| PassKey { key, list: true };
+    let keys = [
+        string("patch"),
+        string("test_patch"),
+        string("problem_statement"),
+        string("hints_text"),
+        list("tests"),
+    ];
+    let mut lines = tricky_lines();
+    // Lists a plugin is sent as markers: arrays written as the output's style writes them.
+    for tests in [
+        r#"["a", "b"]"#,
+        r#"["a","b"]"#,
+        "[]",
+        r#"["\/"]"#,
+        "[1]",
+        r#"[{"k": 1, "k": 2}]"#,
+    ] {
+        lines.push(format!(r#"{{"patch": "p", "tests": {tests}, "n": 1}}"#));
+    }
     let mut spliced = 0;
-    for line in tricky_lines() {
-        let (mut checked, mut parsed) = (Vec::new(), Vec::new());
-        let check = check_record_passing(line.as_bytes(), true, &passing, &mut checked);
-        let parse = parse_record_passing(line.as_bytes(), true, &passing, &mut parsed);
-        match (check, parse) {
-            (Ok(()), Ok(record)) => {
-                assert_eq!(checked, parsed, "{line}");
-                let sent: Value = serde_json::from_slice(&with_markers(line.as_bytes(), &checked))
-                    .expect("the spliced text is JSON");
-                assert_eq!(sent, record, "{line}");
-                spliced += usize::from(!checked.is_empty());
-            }
-            (Err(c), Err(p)) => assert_eq!(c.message, p.message, "{line}"),
-            (c, p) => panic!("check {:?} but parse {:?}: {line}", c.err(), p.err()),
+    for line in lines {
+        for style in [JsonStyle::Compact, JsonStyle::Spaced] {
+            let passing = Passing { keys: &keys, style };
+            let (mut checked, mut parsed) = (Passed::default(), Passed::default());
+            let check = check_record_passing(line.as_bytes(), true, passing, &mut checked);
+            let parse = parse_record_passing(line.as_bytes(), true, passing, &mut parsed);
+            spliced += usize::from(same_check_and_parse(
+                &line,
+                (check, &checked),
+                (parse, &parsed),
+            ));
         }
     }
     assert!(spliced > 0);
+}
+
+/// Whether a line checked and the same line parsed, both passing values, pass the same
+/// and fail the same; `true` when they passed some.
+fn same_check_and_parse(
+    line: &str,
+    (check, checked): (Result<(), BadInput>, &Passed),
+    (parse, parsed): (Result<Value, BadInput>, &Passed),
+) -> bool {
+    match (check, parse) {
+        (Ok(()), Ok(record)) => {
+            assert_eq!(checked, parsed, "{line}");
+            let sent: Value = serde_json::from_slice(&with_markers(line.as_bytes(), checked))
+                .expect("the spliced text is JSON");
+            assert_eq!(sent, record, "{line}");
+            !checked.is_empty()
+        }
+        (Err(c), Err(p)) => {
+            assert_eq!(c.message, p.message, "{line}");
+            false
+        }
+        (c, p) => panic!("check {:?} but parse {:?}: {line}", c.err(), p.err()),
+    }
 }
 
 #[test]
@@ -193,7 +293,14 @@ fn real_records_convert_to_the_same_bytes_with_strings_passed_through() {
         .filter_map(|l| {
             ["swe-bench", "swe-smith"].into_iter().find_map(|from| {
                 let from = registry.get(from).expect("built in");
-                convert(l, from, canonical, Profile::Lossless, &[]).ok()
+                convert(
+                    l,
+                    (from, canonical),
+                    Profile::Lossless,
+                    JsonStyle::Compact,
+                    &[],
+                )
+                .ok()
             })
         })
         .collect();

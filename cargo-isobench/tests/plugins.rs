@@ -344,11 +344,11 @@ fn a_plugin_returning_an_invalid_record_is_an_error() {
 fn strings_a_plugin_moves_unread_keep_their_text_both_ways() {
     let tmp = tempfile::tempdir().unwrap();
     let input = tmp.path().join("in.jsonl");
-    // The first body is written as it was read, so it may cross as a marker; the second
-    // (`\/`, `\u00e9`) is not, and crosses decoded.
+    // The first body and test list are written as they were read, so they may cross as
+    // markers; the second's (`\/`, `\u00e9`) are not, and cross decoded.
     let lines = [
-        r#"{"id":"a-1","repo":"o/r","body":"diff --git a/x b/x\n+\"quoted\" é \u0001 \\ tab\t"}"#,
-        r#"{"id":"a-2","repo":"o/r","body":"a\/b \u00e9"}"#,
+        r#"{"id":"a-1","repo":"o/r","body":"diff --git a/x b/x\n+\"quoted\" é \u0001 \\ tab\t","tests":["t::a","t[\"b\"]"]}"#,
+        r#"{"id":"a-2","repo":"o/r","body":"a\/b \u00e9","tests":["\u00e9"]}"#,
     ];
     std::fs::write(&input, lines.join("\n") + "\n").unwrap();
     let lib = plugin("isobench_test_plugin").to_str().unwrap().to_owned();
@@ -371,7 +371,7 @@ fn strings_a_plugin_moves_unread_keep_their_text_both_ways() {
         .map(|o| {
             serde_json::json!({
                 "repo": o["repo"], "instance_id": o["id"], "patch": o["body"],
-                "extensions": {"rest": {}}
+                "extensions": {"fail_to_pass": o["tests"], "rest": {}}
             })
             .to_string()
         })
@@ -386,7 +386,7 @@ fn strings_a_plugin_moves_unread_keep_their_text_both_ways() {
     let back: Vec<&str> = back.lines().collect();
     assert_eq!(
         back[0], lines[0],
-        "the text of a moved string is kept byte for byte"
+        "the text of a moved string and list is kept byte for byte"
     );
     let back_values: Vec<Value> = back
         .iter()
@@ -415,6 +415,15 @@ fn strings_a_plugin_moves_unread_keep_their_text_both_ways() {
             "{from} -> {to}: {err}"
         );
     }
+    // A list moved unread must come back whole: a plugin adding an item is refused.
+    let out = run("test-plugin", "canonical", &input, "split");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(".jsonl:1: ")
+            && err.contains("a list it declares it moves unread came back as something else"),
+        "{err}"
+    );
 }
 
 /// The error `convert` gives when the test plugin's `import` answers `answer`.

@@ -72,6 +72,8 @@ impl ViewAdapter for Canonical {
             "gt_commit_message",
             "extensions.problem_statement",
             "extensions.hints_text",
+            "extensions.fail_to_pass",
+            "extensions.pass_to_pass",
         ]
     }
 

@@ -98,6 +98,8 @@ impl ViewAdapter for SweBench {
             ("test_patch", "test_patch"),
             ("problem_statement", "extensions.problem_statement"),
             ("hints_text", "extensions.hints_text"),
+            ("FAIL_TO_PASS", "extensions.fail_to_pass"),
+            ("PASS_TO_PASS", "extensions.pass_to_pass"),
         ]
     }
 

@@ -168,14 +168,18 @@ pub trait ViewAdapter: Send + Sync + std::fmt::Debug {
     /// record, each with the canonical field it lands in (`extensions.<key>` for the
     /// shared vocabulary). A caller may hand such a value to `import` as a
     /// [`marker`](crate::passthrough::marker), so `import` must not look at
-    /// it, only move or copy it. None by default.
+    /// it, only move or copy it. For a field holding a list of strings
+    /// ([`passthrough::is_list_field`](crate::passthrough::is_list_field)), the value is
+    /// the list: an array `import` moves, or a string it decodes with
+    /// [`codec::decode_list`](crate::codec::decode_list) and whose items it moves; the
+    /// caller may hand either as a marker. None by default.
     fn verbatim_imports(&self) -> &[(&'static str, &'static str)] {
         &[]
     }
 
-    /// The canonical fields whose string values `export` moves, unread, into its
-    /// output, under the same promise as [`ViewAdapter::verbatim_imports`]. None by
-    /// default.
+    /// The canonical fields whose values (strings, or lists of strings written as
+    /// arrays) `export` moves, unread, into its output, under the same promise as
+    /// [`ViewAdapter::verbatim_imports`]. None by default.
     fn verbatim_exports(&self) -> &[&'static str] {
         &[]
     }

@@ -122,8 +122,9 @@ impl JsonStyle {
     }
 
     /// Appends `map` like [`JsonStyle::write_object`], writing the `i`-th entry of
-    /// `passed`, a JSON string's text, where the map holds
-    /// [`passthrough::marker(i)`](crate::passthrough::marker).
+    /// `passed` where the map holds [`passthrough::marker(i)`](crate::passthrough::marker):
+    /// a JSON string's text in its place, or a JSON array's text in place of the
+    /// one-item array holding it.
     pub fn write_object_passing(
         self,
         out: &mut Vec<u8>,
@@ -214,7 +215,16 @@ pub fn decode_list(value: &Value, pointer: &str) -> Result<DecodedList, RecordEr
             encoding: Encoding::Native,
             reproducible: true,
         }),
-        Value::String(text) => decode_list_text(text, pointer),
+        Value::String(text) => match crate::passthrough::encoded_list_of(text) {
+            // A list the reader passes (see `passthrough`): the record holds it as the
+            // one-item array the writer replaces.
+            Some((index, encoding)) => Ok(DecodedList {
+                items: vec![crate::passthrough::marker(index)],
+                encoding,
+                reproducible: true,
+            }),
+            None => decode_list_text(text, pointer),
+        },
         other => Err(RecordError::wrong_type(
             pointer,
             "an array of strings (or a string holding one)",

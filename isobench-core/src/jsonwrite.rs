@@ -27,11 +27,19 @@ pub(crate) fn value(out: &mut Vec<u8>, value: &Value, style: Style<'_>) {
         Value::Bool(false) => out.extend_from_slice(b"false"),
         // `Number`'s `Display` is the serializer's itoa/ryu text.
         Value::Number(n) => write!(out, "{n}").expect("writing to memory cannot fail"),
-        Value::String(s) => match passed(s, style) {
+        // A list's text stands only for the array holding its marker alone (below).
+        Value::String(s) => match passed(s, style).filter(|t| t.first() == Some(&b'"')) {
             Some(text) => out.extend_from_slice(text),
             None => string(out, s),
         },
         Value::Array(items) => {
+            // A passed list: its marker alone in an array stands for the whole array.
+            if let [Value::String(s)] = items.as_slice()
+                && let Some(text) = passed(s, style).filter(|t| t.first() == Some(&b'['))
+            {
+                out.extend_from_slice(text);
+                return;
+            }
             out.push(b'[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
@@ -45,7 +53,8 @@ pub(crate) fn value(out: &mut Vec<u8>, value: &Value, style: Style<'_>) {
     }
 }
 
-/// The text a marker stands for.
+/// The text a marker stands for: a string's, or a list's (which stands for the array
+/// holding the marker).
 fn passed<'a>(s: &str, style: Style<'a>) -> Option<&'a [u8]> {
     if style.passed.is_empty() {
         return None;

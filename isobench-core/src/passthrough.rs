@@ -11,6 +11,15 @@
 //! write for it ([`is_written_as_is`]), so the output is the same, byte for byte, as
 //! with the string decoded and encoded again.
 //!
+//! Lists of strings pass too, when the canonical field is a list
+//! ([`is_list_field`]): an array written as the writer would write it in the output's
+//! style ([`is_list_written_as_is`]), or a string holding a JSON-encoded list, which the
+//! reader rewrites as the array the writer would write ([`transcode_list`]) without
+//! decoding its items. The record then holds the array `[marker]`, one item, which
+//! the writer replaces by the whole list's text. A JSON-encoded list reaches the
+//! adapter as an [`encoded_list`] marker, which [`crate::codec::decode_list`] reads as
+//! that one-item array and the encoding the text was in.
+//!
 //! A marker holds a NUL byte and a number drawn at random once per process, so no
 //! string of the input can be taken for one.
 //!
@@ -20,9 +29,12 @@
 
 use std::collections::hash_map::RandomState;
 use std::hash::BuildHasher;
+use std::ops::Range;
 use std::sync::OnceLock;
 
 use memchr::memmem;
+
+use crate::codec::{Encoding, JsonStyle};
 
 /// What every marker of this process starts with.
 fn prefix() -> &'static str {
@@ -46,6 +58,197 @@ pub(crate) fn index_of(s: &str) -> Option<usize> {
     number(s.strip_prefix(prefix())?)
 }
 
+/// The string a record holds in place of the `index`-th passed text when that text is
+/// a list the input held as a string in `encoding` (a JSON-encoded list):
+/// [`crate::codec::decode_list`] reads it as the list `[marker(index)]`.
+pub fn encoded_list(index: usize, encoding: Encoding) -> String {
+    format!("{}{index}:{}", prefix(), encoding.as_str())
+}
+
+/// The index and encoding of an [`encoded_list`] marker.
+pub(crate) fn encoded_list_of(s: &str) -> Option<(usize, Encoding)> {
+    if s.as_bytes().first() != Some(&0) {
+        return None;
+    }
+    let (digits, encoding) = s.strip_prefix(prefix())?.split_once(':')?;
+    Some((number(digits)?, Encoding::parse(encoding)?))
+}
+
+/// The canonical fields holding a list of strings that may pass as a whole: nothing
+/// between import and export counts their items (`efficiency_test`'s length is checked
+/// against `duration_changes`', so it does not pass).
+const LIST_FIELDS: [&str; 2] = ["extensions.fail_to_pass", "extensions.pass_to_pass"];
+
+/// Whether the canonical `field` holds a list of strings: a passed value of it is a
+/// list's text, not a string's.
+pub fn is_list_field(field: &str) -> bool {
+    LIST_FIELDS.contains(&field)
+}
+
+/// The texts a record's markers stand for, by marker index: ranges of the record's
+/// JSON text, or texts the reader made from it (a JSON-encoded list rewritten as an
+/// array).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Passed {
+    /// Per marker: whether its text is in `made` (else in the record's text), and where.
+    spans: Vec<(bool, Range<usize>)>,
+    made: Vec<u8>,
+}
+
+impl Passed {
+    /// Forgets every text, keeping the memory.
+    pub fn clear(&mut self) {
+        self.spans.clear();
+        self.made.clear();
+    }
+
+    /// Whether no text is passed.
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+
+    /// Passes the value at `range` of the record's text; its marker index.
+    pub fn push_input(&mut self, range: Range<usize>) -> usize {
+        self.spans.push((false, range));
+        self.spans.len() - 1
+    }
+
+    /// Passes the array [`transcode_list`] makes of `token`, a string holding a
+    /// JSON-encoded list, for an output in `style`: its marker index and the
+    /// encoding, when the list can pass.
+    pub fn push_encoded_list(
+        &mut self,
+        token: &[u8],
+        style: JsonStyle,
+    ) -> Option<(usize, Encoding)> {
+        let start = self.made.len();
+        let Some(encoding) = transcode_list(token, style, &mut self.made) else {
+            self.made.truncate(start);
+            return None;
+        };
+        self.spans.push((true, start..self.made.len()));
+        Some((self.spans.len() - 1, encoding))
+    }
+
+    /// The ranges of the record's text that are passed, by marker index; `None` when
+    /// a text was made by the reader.
+    pub fn input_ranges(&self) -> Option<Vec<Range<usize>>> {
+        self.spans
+            .iter()
+            .map(|(made, range)| (!made).then(|| range.clone()))
+            .collect()
+    }
+
+    /// Each marker's text, by index, for `text`, the record's JSON text.
+    pub fn texts<'a>(&'a self, text: &'a [u8]) -> Vec<&'a [u8]> {
+        self.spans
+            .iter()
+            .map(|(made, range)| {
+                if *made {
+                    &self.made[range.clone()]
+                } else {
+                    &text[range.clone()]
+                }
+            })
+            .collect()
+    }
+}
+
+/// Rewrites `token`, the text of a JSON string (valid JSON) holding a JSON-encoded
+/// list of strings, as the array the writer writes for that list in `style`, onto
+/// `out`, without decoding the items; gives the list's [`Encoding`] as
+/// [`crate::codec::decode_list`] tells it. Only a list that decoding would call
+/// reproducible (the same separator throughout, no other spaces) and whose items hold
+/// no escape at either level passes; for any other, `None`, and `out` may hold a part
+/// of the array.
+pub fn transcode_list(token: &[u8], style: JsonStyle, out: &mut Vec<u8>) -> Option<Encoding> {
+    let inner = token.strip_prefix(b"\"[")?.strip_suffix(b"]\"")?;
+    out.push(b'[');
+    let mut separator: Option<&[u8]> = None;
+    let mut rest = inner;
+    let mut first = true;
+    while !rest.is_empty() {
+        if !first {
+            let found: &[u8] = if rest.starts_with(b", ") { b", " } else { b"," };
+            rest = rest.strip_prefix(found)?;
+            if *separator.get_or_insert(found) != found {
+                return None;
+            }
+            out.extend_from_slice(if style == JsonStyle::Spaced {
+                b", "
+            } else {
+                b","
+            });
+        }
+        first = false;
+        // An item: `\"`, text without a backslash, `\"`. In a valid JSON string that
+        // text holds no quote and no control character either, so the writer writes it
+        // as it is.
+        let item = rest.strip_prefix(b"\\\"")?;
+        let end = memchr::memchr(b'\\', item)?;
+        if item.get(end + 1) != Some(&b'"') {
+            return None;
+        }
+        out.push(b'"');
+        out.extend_from_slice(&item[..end]);
+        out.push(b'"');
+        rest = &item[end + 2..];
+    }
+    out.push(b']');
+    Some(if separator == Some(b", ") {
+        Encoding::JsonSpaced
+    } else {
+        Encoding::Json
+    })
+}
+
+/// Whether `token`, the text of a JSON array (valid JSON), is an array of strings
+/// exactly as the writer writes it in `style`: no spaces but the style's separators,
+/// every string [`is_written_as_is`].
+pub fn is_list_written_as_is(token: &[u8], style: JsonStyle) -> bool {
+    let separator: &[u8] = if style == JsonStyle::Spaced {
+        b", "
+    } else {
+        b","
+    };
+    let Some(mut rest) = token.strip_prefix(b"[").and_then(|t| t.strip_suffix(b"]")) else {
+        return false;
+    };
+    let mut first = true;
+    while !rest.is_empty() {
+        if !first {
+            let Some(after) = rest.strip_prefix(separator) else {
+                return false;
+            };
+            rest = after;
+        }
+        first = false;
+        let Some(length) = string_length(rest) else {
+            return false;
+        };
+        if !is_written_as_is(&rest[..length]) {
+            return false;
+        }
+        rest = &rest[length..];
+    }
+    true
+}
+
+/// The length of the JSON string `text` starts with, quotes included.
+fn string_length(text: &[u8]) -> Option<usize> {
+    if text.first() != Some(&b'"') {
+        return None;
+    }
+    let mut at = 1;
+    loop {
+        at += memchr::memchr2(b'"', b'\\', text.get(at..)?)?;
+        if text[at] == b'"' {
+            return Some(at + 1);
+        }
+        at += 2;
+    }
+}
+
 /// The number `digits` writes as [`marker`] writes it (no sign, no leading zero).
 fn number(digits: &str) -> Option<usize> {
     if (digits.len() > 1 && digits.starts_with('0')) || digits.starts_with('+') {
@@ -56,25 +259,37 @@ fn number(digits: &str) -> Option<usize> {
 
 /// Checks the JSON text `answer` that a plugin gave back for the JSON text `request`:
 /// when `request` held markers, every marker in `answer` must be a whole string value,
-/// and one `request` held. A plugin may move or copy the strings it declares it moves unread
-/// ([`ViewAdapter::verbatim_imports`], [`ViewAdapter::verbatim_exports`]), never edit,
-/// split, invent or use them as keys; the writer would otherwise put a marker's text in
-/// the output instead of the string it stands for. Says what is wrong and where.
+/// and one `request` held; a marker `request` held alone in an array (a passed list)
+/// must come back alone in an array. A plugin may move or copy the strings and lists it
+/// declares it moves unread ([`ViewAdapter::verbatim_imports`],
+/// [`ViewAdapter::verbatim_exports`]), never edit, split, invent or use them as keys;
+/// the writer would otherwise put a marker's text in the output instead of the value it
+/// stands for. Says what is wrong and where.
 ///
 /// [`ViewAdapter::verbatim_imports`]: crate::ViewAdapter::verbatim_imports
 /// [`ViewAdapter::verbatim_exports`]: crate::ViewAdapter::verbatim_exports
 pub fn check_moved(request: &[u8], answer: &[u8]) -> Result<(), String> {
-    let sent: Vec<usize> = markers_in(request).into_iter().flatten().collect();
+    let sent: Vec<Found> = markers_in(request).into_iter().flatten().collect();
     if sent.is_empty() {
         // Nothing to check: only the host knows what markers look like.
         return Ok(());
     }
     for found in markers_in(answer) {
         match found {
-            Ok(index) if sent.contains(&index) => {}
-            Ok(index) => {
+            Ok(back)
+                if sent
+                    .iter()
+                    .any(|s| s.index == back.index && back.alone >= s.alone) => {}
+            Ok(back) if sent.iter().any(|s| s.index == back.index) => {
                 return Err(format!(
-                    "it gave back a moved string it was not sent (number {index})"
+                    "a list it declares it moves unread came back as something else than the whole list (number {})",
+                    back.index
+                ));
+            }
+            Ok(back) => {
+                return Err(format!(
+                    "it gave back a moved string it was not sent (number {})",
+                    back.index
                 ));
             }
             Err(at) => {
@@ -87,9 +302,17 @@ pub fn check_moved(request: &[u8], answer: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
-/// Each marker found in the JSON text `text`: its index when it is a whole string value,
-/// else the byte offset where it was found.
-fn markers_in(text: &[u8]) -> Vec<Result<usize, usize>> {
+/// A marker found as a whole string value: its index, and whether it is alone in an
+/// array.
+#[derive(Debug, Clone, Copy)]
+struct Found {
+    index: usize,
+    alone: bool,
+}
+
+/// Each marker found in the JSON text `text`, or the byte offset where one was found
+/// that is not a whole string value.
+fn markers_in(text: &[u8]) -> Vec<Result<Found, usize>> {
     // After its NUL, which JSON can only write as `\u0000`, a marker is ASCII text.
     static FINDER: OnceLock<memmem::Finder<'static>> = OnceLock::new();
     let finder = FINDER.get_or_init(|| memmem::Finder::new(&prefix().as_bytes()[1..]).into_owned());
@@ -100,10 +323,10 @@ fn markers_in(text: &[u8]) -> Vec<Result<usize, usize>> {
         .collect()
 }
 
-/// The index of the marker whose text after its NUL spans `text[at..digits]` and
-/// beyond, when it is a whole string value: an opening quote and `\u0000` before it,
-/// digits and a closing quote after, and no `:` next (which would make it a key).
-fn whole_marker(text: &[u8], at: usize, digits: usize) -> Option<usize> {
+/// The marker whose text after its NUL spans `text[at..digits]` and beyond, when it is
+/// a whole string value: an opening quote and `\u0000` before it, digits and a closing
+/// quote after, and no `:` next (which would make it a key).
+fn whole_marker(text: &[u8], at: usize, digits: usize) -> Option<Found> {
     let quote = at.checked_sub(7)?;
     if &text[quote..at] != b"\"\\u0000" {
         return None;
@@ -129,7 +352,11 @@ fn whole_marker(text: &[u8], at: usize, digits: usize) -> Option<usize> {
     if next == Some(&b':') {
         return None;
     }
-    number(std::str::from_utf8(&text[digits..end]).ok()?)
+    let before = text[..quote].iter().rfind(|b| !b.is_ascii_whitespace());
+    Some(Found {
+        index: number(std::str::from_utf8(&text[digits..end]).ok()?)?,
+        alone: before == Some(&b'[') && next == Some(&b']'),
+    })
 }
 
 /// Whether `token`, the text of a JSON string with its quotes, valid JSON and UTF-8,
@@ -230,6 +457,178 @@ mod tests {
                 String::from_utf8_lossy(&passing),
                 String::from_utf8_lossy(&expected)
             );
+        }
+    }
+
+    /// JSON-encoded lists at the transcoder's edges, as the texts of the strings that
+    /// hold them.
+    fn encoded_lists() -> Vec<String> {
+        let lists = [
+            r#"["a", "b"]"#,
+            r#"["a","b"]"#,
+            r#"["a"]"#,
+            "[]",
+            r#"[""]"#,
+            r#"["", ""]"#,
+            r#"["a, b", "c,d"]"#,
+            r#"["a,b", "c"]"#,
+            r#"["test_x[1, 2]", "t::u"]"#,
+            r#"["é 中", "\u00e9"]"#,
+            r#"["tab\there", "q\"uote", "back\\slash"]"#,
+            r#"["a\/b"]"#,
+            r#"["a", "b","c"]"#,
+            r#"["a" , "b"]"#,
+            r#"[ "a"]"#,
+            r#"["a"] "#,
+            r#"["a",  "b"]"#,
+            r#"["a",]"#,
+            "['a', 'b']",
+            "[1, 2]",
+            r#"["a", 2]"#,
+            r#"["a", null]"#,
+            r#"{"a": "b"}"#,
+            r#""[\"nested\"]""#,
+            "",
+            "plain text",
+        ];
+        lists
+            .iter()
+            .map(|l| serde_json::to_string(l).expect("in memory"))
+            .chain([
+                r#""[\"a\"\u002c \"b\"]""#.to_owned(),
+                r#""[\u0022a\u0022]""#.to_owned(),
+            ])
+            .collect()
+    }
+
+    #[test]
+    fn a_transcoded_list_is_the_decoded_list_written_again() {
+        use crate::codec::decode_list;
+        let mut transcoded = 0;
+        for token in encoded_lists() {
+            let value: serde_json::Value = serde_json::from_str(&token).expect("a JSON string");
+            let decoded = decode_list(&value, "/l");
+            for style in [JsonStyle::Compact, JsonStyle::Spaced] {
+                let mut out = b"kept".to_vec();
+                let Some(encoding) = transcode_list(token.as_bytes(), style, &mut out) else {
+                    continue;
+                };
+                transcoded += 1;
+                // Only what decoding reads back exactly may pass, in the same encoding.
+                let decoded = decoded.as_ref().expect("a list that passes decodes");
+                assert!(decoded.reproducible, "{token}");
+                assert_eq!(encoding, decoded.encoding, "{token}");
+                let mut expected = b"kept".to_vec();
+                crate::jsonwrite::strings(
+                    &mut expected,
+                    &decoded.items,
+                    crate::jsonwrite::Style {
+                        spaced: style == JsonStyle::Spaced,
+                        passed: &[],
+                    },
+                );
+                assert_eq!(
+                    String::from_utf8_lossy(&out),
+                    String::from_utf8_lossy(&expected),
+                    "{token}"
+                );
+            }
+        }
+        assert!(transcoded >= 16, "{transcoded}");
+    }
+
+    #[test]
+    fn the_list_check_agrees_with_decoding_and_writing_again() {
+        let mut arrays: Vec<String> = encoded_lists()
+            .iter()
+            .filter_map(|token| serde_json::from_str::<String>(token).ok())
+            .filter(|text| {
+                serde_json::from_str::<serde_json::Value>(text).is_ok_and(|v| v.is_array())
+            })
+            .collect();
+        arrays.extend([r#"["\u00e9"]"#, r#"["a\u001fb"]"#, r#"["x\u001Fy"]"#].map(str::to_owned));
+        let mut passed = 0;
+        for text in &arrays {
+            let value: serde_json::Value = serde_json::from_str(text).expect("an array");
+            for style in [JsonStyle::Compact, JsonStyle::Spaced] {
+                let written = style.to_string(&value);
+                let expected = value
+                    .as_array()
+                    .is_some_and(|items| items.iter().all(serde_json::Value::is_string))
+                    && written == *text;
+                assert_eq!(
+                    is_list_written_as_is(text.as_bytes(), style),
+                    expected,
+                    "{text} {style:?}"
+                );
+                passed += usize::from(expected);
+            }
+        }
+        assert!(passed >= 6, "{passed}");
+    }
+
+    #[test]
+    fn encoded_list_markers_carry_their_encoding() {
+        use crate::codec::{DecodedList, decode_list};
+        let holding = serde_json::Value::String(encoded_list(3, Encoding::JsonSpaced));
+        assert_eq!(
+            decode_list(&holding, "/l").expect("a marker decodes"),
+            DecodedList {
+                items: vec![marker(3)],
+                encoding: Encoding::JsonSpaced,
+                reproducible: true,
+            }
+        );
+        assert_eq!(index_of(&encoded_list(3, Encoding::Json)), None);
+        assert_eq!(encoded_list_of(&marker(3)), None);
+        assert_eq!(
+            encoded_list_of(&encoded_list(0, Encoding::Json)),
+            Some((0, Encoding::Json))
+        );
+    }
+
+    #[test]
+    fn a_marker_alone_in_an_array_stands_for_a_passed_list() {
+        let texts: [&[u8]; 2] = [br#"["a", "b"]"#, br#""s""#];
+        let holding = serde_json::json!({
+            "l": [marker(0)],
+            "two": [marker(0), marker(1)],
+            "s": [marker(1)],
+        });
+        let mut out = Vec::new();
+        JsonStyle::Spaced.write_object_passing(
+            &mut out,
+            holding.as_object().expect("object"),
+            &texts,
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            format!(
+                r#"{{"l": ["a", "b"], "two": ["{}", "s"], "s": ["s"]}}"#,
+                marker(0).replace('\0', "\\u0000")
+            )
+        );
+    }
+
+    #[test]
+    fn a_plugin_gives_a_list_back_whole_or_not_at_all() {
+        let text = |value: &serde_json::Value| serde_json::to_vec(value).expect("in memory");
+        let (m0, m1) = (marker(0), marker(1));
+        let request = text(&serde_json::json!({"tests": [m0], "patch": m1}));
+        for good in [
+            serde_json::json!({"t": [m0], "p": m1}),
+            serde_json::json!({"t": [m0], "p": [m1]}),
+            serde_json::json!({"nothing": []}),
+        ] {
+            assert_eq!(check_moved(&request, &text(&good)), Ok(()), "{good}");
+        }
+        for bad in [
+            serde_json::json!({"t": m0}),
+            serde_json::json!({"t": [m0, "x"]}),
+            serde_json::json!({"t": [[m0, 1]]}),
+            serde_json::json!({"t": ["x", m0]}),
+        ] {
+            assert!(check_moved(&request, &text(&bad)).is_err(), "{bad}");
         }
     }
 

@@ -115,20 +115,29 @@ impl ViewAdapter for CustomAdapter {
         })
     }
 
-    // The long strings `import` and `export` only move, never read: a host may then hand
-    // them over as short markers and write their original text where the markers land,
-    // instead of decoding and encoding the bulk of each record. Declare a field here only
-    // if the adapter never looks inside its value.
+    // The long strings and the test lists `import` and `export` only move, never read: a
+    // host may then hand them over as short markers (a list as an array holding its
+    // marker alone) and write their original text where the markers land, instead of
+    // decoding and encoding the bulk of each record. Declare a field here only if the
+    // adapter never looks inside its value.
     fn verbatim_imports(&self) -> &[(&'static str, &'static str)] {
         &[
             ("gold_patch", "patch"),
             ("test_patch", "test_patch"),
             ("issue", "extensions.problem_statement"),
+            ("fail_to_pass", "extensions.fail_to_pass"),
+            ("pass_to_pass", "extensions.pass_to_pass"),
         ]
     }
 
     fn verbatim_exports(&self) -> &[&'static str] {
-        &["patch", "test_patch", "extensions.problem_statement"]
+        &[
+            "patch",
+            "test_patch",
+            "extensions.problem_statement",
+            "extensions.fail_to_pass",
+            "extensions.pass_to_pass",
+        ]
     }
 
     fn import(

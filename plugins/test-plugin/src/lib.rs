@@ -8,6 +8,7 @@
 //! * `answer`: `import` answers the bytes of `ISOBENCH_TEST_PLUGIN_ANSWER` as they are;
 //! * `tamper`: `import` and `export` edit `body`/`patch`, which they declare they move
 //!   unread;
+//! * `split`: `import` adds an item to `tests`, a list it declares it moves unread;
 //! * anything else: a well-behaved `test-plugin` adapter (records pass through `extensions`).
 #![allow(unsafe_code)] // a hand-written ABI, to get it wrong on purpose
 
@@ -22,8 +23,9 @@ fn mode() -> String {
     std::env::var("ISOBENCH_TEST_PLUGIN_MODE").unwrap_or_default()
 }
 
-/// Records `{"id": ..., "repo": ..., "body": ..., ...}`; `body` travels as `patch`, moved
-/// unread, everything else but `id` and `repo` in `extensions.rest`.
+/// Records `{"id": ..., "repo": ..., "body": ..., "tests": [...], ...}`; `body` travels
+/// as `patch` and `tests` as `extensions.fail_to_pass`, both moved unread, everything
+/// else but `id` and `repo` in `extensions.rest`.
 #[derive(Debug)]
 struct TestPlugin {
     info: AdapterInfo,
@@ -65,6 +67,12 @@ impl ViewAdapter for TestPlugin {
                         .map(tamper),
                     ..CanonicalRecord::default()
                 };
+                if let Some(mut tests) = record.shift_remove("tests") {
+                    if let (Value::Array(items), "split") = (&mut tests, mode().as_str()) {
+                        items.push("added".into());
+                    }
+                    c.set_ext("fail_to_pass", tests);
+                }
                 c.set_ext("rest", Value::Object(record));
                 Ok(c)
             }
@@ -72,11 +80,11 @@ impl ViewAdapter for TestPlugin {
     }
 
     fn verbatim_imports(&self) -> &[(&'static str, &'static str)] {
-        &[("body", "patch")]
+        &[("body", "patch"), ("tests", "extensions.fail_to_pass")]
     }
 
     fn verbatim_exports(&self) -> &[&'static str] {
-        &["patch"]
+        &["patch", "extensions.fail_to_pass"]
     }
 
     fn export(
@@ -94,6 +102,9 @@ impl ViewAdapter for TestPlugin {
         out.insert("repo".into(), c.repo.clone().unwrap_or_default().into());
         if let Some(patch) = &c.patch {
             out.insert("body".into(), tamper(patch.clone()).into());
+        }
+        if let Some(tests) = c.ext("fail_to_pass") {
+            out.insert("tests".into(), tests.clone());
         }
         if let Some(Value::Object(rest)) = c.ext("rest") {
             out.extend(rest.clone());
