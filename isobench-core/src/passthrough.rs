@@ -50,6 +50,15 @@ pub fn marker(index: usize) -> String {
     format!("{}{index}", prefix())
 }
 
+/// Appends the JSON text of [`marker(index)`](marker), as a JSON writer writes it.
+pub fn write_marker(out: &mut Vec<u8>, index: usize) {
+    use std::io::Write as _;
+    // The NUL is the only byte of a marker JSON escapes.
+    out.extend_from_slice(b"\"\\u0000");
+    out.extend_from_slice(&prefix().as_bytes()[1..]);
+    write!(out, "{index}\"").expect("writing to memory cannot fail");
+}
+
 /// The index of the passed string `s` stands for, when it is a marker.
 pub(crate) fn index_of(s: &str) -> Option<usize> {
     if s.as_bytes().first() != Some(&0) {
@@ -629,6 +638,15 @@ mod tests {
             serde_json::json!({"t": ["x", m0]}),
         ] {
             assert!(check_moved(&request, &text(&bad)).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_marker_is_written_as_json_writes_it() {
+        for index in [0, 7, 12_345] {
+            let mut out = Vec::new();
+            write_marker(&mut out, index);
+            assert_eq!(out, serde_json::to_vec(&marker(index)).expect("in memory"));
         }
     }
 

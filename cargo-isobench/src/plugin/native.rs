@@ -295,7 +295,8 @@ impl NativeAdapter {
 /// `None` when it would refuse it (or the bytes are not such an answer), and then only
 /// [`check_import`] can say why.
 pub fn read_valid_import(bytes: &[u8]) -> Option<Converted<CanonicalRecord>> {
-    match serde_json::from_slice(bytes) {
+    // Checked as UTF-8 once, the text's strings are read without checking each again.
+    match serde_json::from_str(std::str::from_utf8(bytes).ok()?) {
         Ok(Converted {
             record: Lossless(Some(record)),
             notes,

@@ -339,7 +339,9 @@ pub mod __private {
         // SAFETY: forwarded from the caller.
         unsafe {
             answer(out, || {
-                match serde_json::from_slice::<Map<String, Value>>(bytes) {
+                // Checked as UTF-8 once, the strings are read without checking each again.
+                let text = std::str::from_utf8(bytes).map_err(serde::de::Error::custom);
+                match text.and_then(serde_json::from_str::<Map<String, Value>>) {
                     Ok(record) => converted(
                         wire::run_import(adapter(), record).map(|c| wire::Converted {
                             record: c.record.into_value(),
