@@ -57,7 +57,7 @@ enum Encoder {
 const WRITE_BUFFER: usize = 128 << 10;
 
 /// How much is written to a file between two syncs in the background.
-const SYNC_EVERY: u64 = 64 << 20;
+const SYNC_EVERY: u64 = 16 << 20;
 
 /// A file whose data, as it is written, is synced to disk in the background every
 /// [`SYNC_EVERY`] bytes, so that the sync before the rename has little left to wait
