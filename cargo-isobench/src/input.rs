@@ -18,6 +18,8 @@ use serde_json::value::RawValue;
 
 use crate::errors::CliError;
 
+mod fast;
+
 /// Where records come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {
@@ -509,6 +511,12 @@ pub fn parse_record_passing(
             ));
         }
     };
+    if !passing.keys.is_empty() {
+        if let Some(record) = fast::read(checked, passing, passed) {
+            return Ok(Value::Object(record));
+        }
+        passed.clear();
+    }
     let parse = |trail: &mut Trail, passing: Passing<'_>, passed: &mut Passed| {
         // The text is known to be UTF-8: reading it as `str` skips checking each string.
         let mut de = serde_json::Deserializer::from_str(checked);

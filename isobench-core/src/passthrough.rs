@@ -373,31 +373,38 @@ fn whole_marker(text: &[u8], at: usize, digits: usize) -> Option<Found> {
 /// one the writer would make (`\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, or `\u00xx` in
 /// lower case for another control character), and nothing is escaped that the writer
 /// writes as it is (`\/`, `\u` escapes of other characters).
+///
+/// Of a UTF-8 token not known to be valid JSON, `true` still says it is valid: a
+/// control character, a bare quote or an escape the writer does not make inside
+/// give `false`.
 pub fn is_written_as_is(token: &[u8]) -> bool {
-    let Some(inner) = token
-        .strip_prefix(b"\"")
-        .and_then(|t| t.strip_suffix(b"\""))
-    else {
-        return false;
-    };
-    let mut rest = inner;
-    while let Some(at) = crate::jsonwrite::next_escape(rest) {
-        // In valid JSON text, the only byte inside a string that needs an escape is
-        // the backslash starting one.
-        let escape = &rest[at..];
-        let length = match escape {
-            [b'\\', b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't', ..] => 2,
+    written_string_length(token) == Some(token.len())
+}
+
+/// The length, quotes included, of the JSON string `text` starts with, when the writer
+/// writes it as it is ([`is_written_as_is`]); `None` when it would not, or when `text`
+/// does not start with a string. One pass, eight bytes at a time between escapes. Of
+/// UTF-8 text not known to be valid JSON, a length still says the string is valid.
+pub fn written_string_length(text: &[u8]) -> Option<usize> {
+    if text.first() != Some(&b'"') {
+        return None;
+    }
+    let mut at = 1;
+    loop {
+        at += crate::jsonwrite::next_escape(&text[at..])?;
+        match text[at..] {
+            [b'"', ..] => return Some(at + 1),
+            [b'\\', b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't', ..] => at += 2,
             [b'\\', b'u', b'0', b'0', high @ (b'0' | b'1'), low, ..]
                 if matches!(low, b'0'..=b'9' | b'a'..=b'f')
-                    && !(*high == b'0' && matches!(low, b'8' | b'9' | b'a' | b'c' | b'd')) =>
+                    && !(high == b'0' && matches!(low, b'8' | b'9' | b'a' | b'c' | b'd')) =>
             {
-                6
+                at += 6;
             }
-            _ => return false,
-        };
-        rest = &escape[length..];
+            // A control character, or an escape the writer does not make.
+            _ => return None,
+        }
     }
-    true
 }
 
 #[cfg(test)]
@@ -442,6 +449,23 @@ mod tests {
                 round_trips(token.as_bytes()),
                 "{token}"
             );
+        }
+    }
+
+    #[test]
+    fn the_check_refuses_what_is_not_a_json_string() {
+        for token in [
+            "\"a\"b\"",
+            "\"a\u{1}b\"",
+            "\"a\nb\"",
+            "\"\\\"",
+            "\"",
+            "\"\\x\"",
+            "\"\\u00zz\"",
+            "a\"",
+            "\"a",
+        ] {
+            assert!(!is_written_as_is(token.as_bytes()), "{token:?}");
         }
     }
 

@@ -1,0 +1,271 @@
+//! A quicker reader for the common record: a JSON Lines object whose passed strings
+//! (see [`isobench_core::passthrough`]) are written as the writer writes them.
+//!
+//! [`super::PassingObject`] lets `serde_json` find where each passed string ends, then
+//! checks its escapes in a second pass. This reader does both in one pass, and hands
+//! every other value to the same checked parser as the full reader. It gives up
+//! (`None`) at anything out of the ordinary: an escaped key, a key given twice, a value
+//! the parser refuses or nests deeply, a string with an escape the writer would not
+//! make. The full reader then reads the line again and gives the record, or the error,
+//! it always gives; so a record read here is the record the full reader would read.
+
+use isobench_core::passthrough::{self, Passed};
+use serde::de::DeserializeSeed;
+use serde_json::{Map, Value};
+
+use super::{CheckedValue, PassKey, Passing, Trail};
+
+/// How deep a value may nest before this reader leaves it to the full reader, whose
+/// limit counts from the record (see [`super::MAX_DEPTH`]).
+const MAX_NESTING: usize = 64;
+
+/// The record `text` (UTF-8, one line) holds, read as [`super::parse_record_passing`]
+/// reads it, with `passed` given the passed values' texts; `None` when this reader
+/// cannot tell (see the module's documentation), with `passed` in any state.
+pub(super) fn read(
+    text: &str,
+    passing: Passing<'_>,
+    passed: &mut Passed,
+) -> Option<Map<String, Value>> {
+    let bytes = text.as_bytes();
+    let mut at = skip_spaces(bytes, 0);
+    if bytes.get(at) != Some(&b'{') {
+        return None;
+    }
+    let mut map = Map::new();
+    at = skip_spaces(bytes, at + 1);
+    if bytes.get(at) == Some(&b'}') {
+        return (skip_spaces(bytes, at + 1) == bytes.len()).then_some(map);
+    }
+    loop {
+        let (key, after) = plain_key(text, at)?;
+        at = skip_spaces(bytes, after);
+        if bytes.get(at) != Some(&b':') {
+            return None;
+        }
+        at = skip_spaces(bytes, at + 1);
+        let (value, end) = value(text, at, passing.get(key), passing, passed)?;
+        if map.insert(key.to_owned(), value).is_some() {
+            return None;
+        }
+        at = skip_spaces(bytes, end);
+        match bytes.get(at) {
+            Some(b',') => at = skip_spaces(bytes, at + 1),
+            Some(b'}') => break,
+            _ => return None,
+        }
+    }
+    (skip_spaces(bytes, at + 1) == bytes.len()).then_some(map)
+}
+
+/// The value starting at `at` of `text` under the key `pass` names (if it passes), and
+/// the offset after it.
+fn value(
+    text: &str,
+    at: usize,
+    pass: Option<PassKey>,
+    passing: Passing<'_>,
+    passed: &mut Passed,
+) -> Option<(Value, usize)> {
+    let bytes = text.as_bytes();
+    // A string the writer writes as it is, measured in one pass: valid, and passed as
+    // it is or, for a list, rewritten as the array it holds.
+    if let Some(pass) = pass
+        && let Some(length) = passthrough::written_string_length(&bytes[at..])
+    {
+        let (range, token) = (at..at + length, &bytes[at..at + length]);
+        if !pass.list {
+            let index = passed.push_input(range);
+            return Some((Value::String(passthrough::marker(index)), at + length));
+        }
+        if let Some((index, encoding)) = passed.push_encoded_list(token, passing.style) {
+            let marker = passthrough::encoded_list(index, encoding);
+            return Some((Value::String(marker), at + length));
+        }
+    }
+    let end = value_end(bytes, at)?;
+    let (range, token) = (at..end, &bytes[at..end]);
+    let value = parse(&text[range.clone()])?;
+    if pass.is_some_and(|p| p.list) {
+        // Valid now that the parser read it: the transcoder and the list check take
+        // valid tokens only.
+        if value.is_string()
+            && let Some((index, encoding)) = passed.push_encoded_list(token, passing.style)
+        {
+            let marker = passthrough::encoded_list(index, encoding);
+            return Some((Value::String(marker), end));
+        }
+        if value.is_array() && passthrough::is_list_written_as_is(token, passing.style) {
+            let index = passed.push_input(range);
+            let marker = Value::String(passthrough::marker(index));
+            return Some((Value::Array(vec![marker]), end));
+        }
+    }
+    Some((value, end))
+}
+
+/// `text`, one JSON value, read by the full reader's checked parser: `None` when it
+/// refuses it or it holds a repeated key.
+fn parse(text: &str) -> Option<Value> {
+    let mut trail = Trail::default();
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value = CheckedValue { trail: &mut trail }
+        .deserialize(&mut de)
+        .ok()?;
+    de.end().ok()?;
+    trail.take_duplicate().is_none().then_some(value)
+}
+
+/// The key starting at `at` and the offset after it, when it holds no escape.
+fn plain_key(text: &str, at: usize) -> Option<(&str, usize)> {
+    let bytes = text.as_bytes();
+    if bytes.get(at) != Some(&b'"') {
+        return None;
+    }
+    let length = memchr::memchr2(b'"', b'\\', &bytes[at + 1..])?;
+    let end = at + 1 + length;
+    let key = &text[at + 1..end];
+    (bytes[end] == b'"' && !key.bytes().any(|b| b < 0x20)).then_some((key, end + 1))
+}
+
+fn skip_spaces(bytes: &[u8], mut at: usize) -> usize {
+    while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(at) {
+        at += 1;
+    }
+    at
+}
+
+/// Where the value starting at `at` ends, found without checking it; `None` when it
+/// nests past [`MAX_NESTING`] or is cut short.
+fn value_end(bytes: &[u8], at: usize) -> Option<usize> {
+    match *bytes.get(at)? {
+        b'"' => string_end(bytes, at),
+        b'[' | b'{' => {
+            let mut depth = 0;
+            let mut i = at;
+            loop {
+                match *bytes.get(i)? {
+                    b'"' => {
+                        i = string_end(bytes, i)?;
+                        continue;
+                    }
+                    b'[' | b'{' => {
+                        depth += 1;
+                        if depth > MAX_NESTING {
+                            return None;
+                        }
+                    }
+                    b']' | b'}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(i + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+        }
+        _ => Some(
+            bytes[at..]
+                .iter()
+                .position(|b| matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'))
+                .map_or(bytes.len(), |length| at + length),
+        ),
+    }
+}
+
+/// The offset after the string starting at `at` (its opening quote).
+fn string_end(bytes: &[u8], at: usize) -> Option<usize> {
+    let mut i = at + 1;
+    loop {
+        i += memchr::memchr2(b'"', b'\\', bytes.get(i..)?)?;
+        if bytes[i] == b'"' {
+            return Some(i + 1);
+        }
+        i += 2;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use isobench_core::codec::JsonStyle;
+    use serde::Deserializer as _;
+
+    /// The full reader's record and passed texts for `text`, or its error.
+    fn full(text: &str, passing: Passing<'_>) -> Result<(Value, Passed), String> {
+        let mut passed = Passed::default();
+        let mut trail = Trail::default();
+        let mut de = serde_json::Deserializer::from_str(text);
+        let value = de
+            .deserialize_map(super::super::PassingObject {
+                trail: &mut trail,
+                passing,
+                start: text.as_ptr() as usize,
+                passed: &mut passed,
+            })
+            .and_then(|value| de.end().map(|()| value))
+            .map_err(|e| e.to_string())?;
+        match trail.take_duplicate() {
+            Some(bad) => Err(bad.message),
+            None => Ok((value, passed)),
+        }
+    }
+
+    #[test]
+    fn what_it_reads_is_what_the_full_reader_reads() {
+        let string = |key| PassKey { key, list: false };
+        let list = |key| PassKey { key, list: true };
+        let keys = [string("patch"), string("text"), list("tests"), list("more")];
+        let deep = format!(
+            r#"{{"patch": "p", "n": {}1{}}}"#,
+            "[".repeat(70),
+            "]".repeat(70)
+        );
+        let lines = [
+            r#"{"patch": "diff\n+\"x\" \\ \t\u0001", "text": "é 中", "tests": "[\"a\", \"b\"]", "more": ["c", "d"], "n": 1}"#,
+            r#"{"patch":"p","tests":"[\"a\",\"b\"]","more":["c","d"],"n":-0.5e3,"t":true,"f":false,"z":null}"#,
+            r#"  { "patch" :  "p" , "o" : {"k": [1, {"j": "v"}], "e": {}} , "a": [] }  "#,
+            "{}",
+            " { } ",
+            r#"{"patch": "a\/b", "text": "\u00e9", "tests": "[\"a\\\"q\"]", "more": ["\u00e9"]}"#,
+            r#"{"tests": "['a', 'b']", "more": "[\"x\"]", "text": 7, "patch": null}"#,
+            r#"{"tests": "[1, 2]", "more": [1, 2], "patch": ["p"], "text": {"a": 1}}"#,
+            r#"{"id": 12345678901234567890, "x": 1.0, "y": 1e400, "w": 0.1}"#,
+            r#"{"a": 1, "a": 2}"#,
+            r#"{"a": {"b": 1, "b": 2}}"#,
+            r#"{"\u0061": 1}"#,
+            r#"{"a": 1,}"#,
+            r#"{"a" 1}"#,
+            r#"{"a": [1, 2}"#,
+            r#"{"a": "unterminated}"#,
+            r#"{"a": NaN}"#,
+            r#"{"a": 1} x"#,
+            r#"{"a": tru}"#,
+            r#"{"a": "x\qy"}"#,
+            "{\"a\": \"raw\tcontrol\"}",
+            "{\"patch\": \"raw\ncontrol\"}",
+            r#"["not", "an", "object"]"#,
+            r#""text""#,
+            &deep,
+        ];
+        let mut fast = 0;
+        for line in lines {
+            for style in [JsonStyle::Compact, JsonStyle::Spaced] {
+                let passing = Passing { keys: &keys, style };
+                let mut passed = Passed::default();
+                let Some(record) = read(line, passing, &mut passed) else {
+                    continue;
+                };
+                fast += 1;
+                let (value, full_passed) =
+                    full(line, passing).expect("the full reader reads it too");
+                assert_eq!(Value::Object(record), value, "{line}");
+                assert_eq!(passed, full_passed, "{line}");
+            }
+        }
+        // The plain records are read here, not left to the full reader.
+        assert!(fast >= 16, "{fast}");
+    }
+}
