@@ -441,6 +441,12 @@ pub fn check_record_passing(
     passed: &mut Passed,
 ) -> Result<(), BadInput> {
     let skimmed = std::str::from_utf8(text).is_ok_and(|checked| {
+        if !passing.keys.is_empty() {
+            if fast::check(checked, passing, passed).is_some() {
+                return true;
+            }
+            passed.clear();
+        }
         let mut de = serde_json::Deserializer::from_str(checked);
         let skim = if passing.keys.is_empty() {
             de.deserialize_map(Skim)

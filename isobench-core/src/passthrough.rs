@@ -211,9 +211,10 @@ pub fn transcode_list(token: &[u8], style: JsonStyle, out: &mut Vec<u8>) -> Opti
     })
 }
 
-/// Whether `token`, the text of a JSON array (valid JSON), is an array of strings
-/// exactly as the writer writes it in `style`: no spaces but the style's separators,
-/// every string [`is_written_as_is`].
+/// Whether `token`, the text of a JSON array, is an array of strings exactly as the
+/// writer writes it in `style`: no spaces but the style's separators, every string
+/// [`is_written_as_is`]. Of UTF-8 text not known to be valid JSON, `true` still says it
+/// is valid.
 pub fn is_list_written_as_is(token: &[u8], style: JsonStyle) -> bool {
     let separator: &[u8] = if style == JsonStyle::Spaced {
         b", "
@@ -278,7 +279,7 @@ fn number(digits: &str) -> Option<usize> {
 /// [`ViewAdapter::verbatim_imports`]: crate::ViewAdapter::verbatim_imports
 /// [`ViewAdapter::verbatim_exports`]: crate::ViewAdapter::verbatim_exports
 pub fn check_moved(request: &[u8], answer: &[u8]) -> Result<(), String> {
-    let sent: Vec<Found> = markers_in(request).into_iter().flatten().collect();
+    let sent: Vec<Found> = markers_in(request).flatten().collect();
     if sent.is_empty() {
         // Nothing to check: only the host knows what markers look like.
         return Ok(());
@@ -321,15 +322,14 @@ struct Found {
 
 /// Each marker found in the JSON text `text`, or the byte offset where one was found
 /// that is not a whole string value.
-fn markers_in(text: &[u8]) -> Vec<Result<Found, usize>> {
+fn markers_in(text: &[u8]) -> impl Iterator<Item = Result<Found, usize>> + '_ {
     // After its NUL, which JSON can only write as `\u0000`, a marker is ASCII text.
     static FINDER: OnceLock<memmem::Finder<'static>> = OnceLock::new();
     let finder = FINDER.get_or_init(|| memmem::Finder::new(&prefix().as_bytes()[1..]).into_owned());
     let length = finder.needle().len();
     finder
         .find_iter(text)
-        .map(|at| whole_marker(text, at, at + length).ok_or(at))
-        .collect()
+        .map(move |at| whole_marker(text, at, at + length).ok_or(at))
 }
 
 /// The marker whose text after its NUL spans `text[at..digits]` and beyond, when it is
@@ -466,6 +466,24 @@ mod tests {
             "\"a",
         ] {
             assert!(!is_written_as_is(token.as_bytes()), "{token:?}");
+            assert!(
+                written_string_length(token.as_bytes()).is_none_or(|l| l < token.len()),
+                "{token:?}"
+            );
+        }
+        for list in [
+            "[\"a\" \"b\"]",
+            "[\"a\u{1}\"]",
+            "[\"a\",]",
+            "[,\"a\"]",
+            "[\"a\"]]",
+            "[\"a\\\"]",
+            "[\"a\",\"b\"",
+            "[1]",
+        ] {
+            for style in [JsonStyle::Compact, JsonStyle::Spaced] {
+                assert!(!is_list_written_as_is(list.as_bytes(), style), "{list:?}");
+            }
         }
     }
 
