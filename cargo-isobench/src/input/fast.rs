@@ -327,4 +327,55 @@ mod tests {
         // The plain records are read here, not left to the full reader.
         assert!(fast >= 32, "{fast}");
     }
+
+    /// A record with every kind of value, passed and not.
+    const BASE: &str = r#"{"patch": "diff\n+\"x\" \\ \t\u0001 é", "text": "t", "tests": "[\"a\", \"b::c\"]", "more": ["c", "d"], "n": -1.5e3, "o": {"k": [true, null, {"j": "v"}]}, "s": "plain"}"#;
+
+    proptest::proptest! {
+        /// Whatever a line becomes once bytes of it are replaced, inserted or removed,
+        /// what this reader reads (or checks) is what the full reader reads (or skims).
+        #[test]
+        fn mutated_lines_read_as_the_full_reader_reads_them(
+            edits in proptest::collection::vec((0..BASE.len(), 0..3u8, proptest::sample::select(
+                br#"{}[]",:\ u0a1n/tfe."#.to_vec()
+            )), 1..4),
+            spaced in proptest::bool::ANY,
+        ) {
+            let mut line = BASE.as_bytes().to_vec();
+            for (at, how, byte) in edits {
+                let at = at.min(line.len() - 1);
+                match how {
+                    0 => line[at] = byte,
+                    1 => line.insert(at, byte),
+                    _ => { line.remove(at); }
+                }
+            }
+            let Ok(line) = std::str::from_utf8(&line) else { return Ok(()) };
+            let string = |key| PassKey { key, list: false };
+            let list = |key| PassKey { key, list: true };
+            let keys = [string("patch"), string("text"), list("tests"), list("more")];
+            let style = if spaced { JsonStyle::Spaced } else { JsonStyle::Compact };
+            let passing = Passing { keys: &keys, style };
+            let mut passed = Passed::default();
+            if let Some(record) = read(line, passing, &mut passed) {
+                let (value, full_passed) = full(line, passing).expect("the full reader reads it too");
+                proptest::prop_assert_eq!(Value::Object(record), value);
+                proptest::prop_assert_eq!(passed, full_passed);
+            }
+            let mut passed = Passed::default();
+            if check(line, passing, &mut passed).is_some() {
+                let mut skimmed = Passed::default();
+                let mut de = serde_json::Deserializer::from_str(line);
+                let skim = de
+                    .deserialize_map(super::super::SkimPassing {
+                        passing,
+                        start: line.as_ptr() as usize,
+                        passed: &mut skimmed,
+                    })
+                    .and_then(|()| de.end());
+                proptest::prop_assert!(skim.is_ok(), "{}", line);
+                proptest::prop_assert_eq!(passed, skimmed);
+            }
+        }
+    }
 }
