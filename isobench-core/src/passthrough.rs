@@ -244,8 +244,9 @@ pub fn is_list_written_as_is(token: &[u8], style: JsonStyle) -> bool {
     true
 }
 
-/// The length of the JSON string `text` starts with, quotes included.
-fn string_length(text: &[u8]) -> Option<usize> {
+/// The length of the JSON string `text` starts with, quotes included, found without
+/// checking the string; `None` when `text` does not start with one or it is cut short.
+pub fn string_length(text: &[u8]) -> Option<usize> {
     if text.first() != Some(&b'"') {
         return None;
     }

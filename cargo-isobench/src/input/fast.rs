@@ -178,14 +178,14 @@ fn skip_spaces(bytes: &[u8], mut at: usize) -> usize {
 /// nests past [`MAX_NESTING`] or is cut short.
 fn value_end(bytes: &[u8], at: usize) -> Option<usize> {
     match *bytes.get(at)? {
-        b'"' => string_end(bytes, at),
+        b'"' => passthrough::string_length(&bytes[at..]).map(|length| at + length),
         b'[' | b'{' => {
             let mut depth = 0;
             let mut i = at;
             loop {
                 match *bytes.get(i)? {
                     b'"' => {
-                        i = string_end(bytes, i)?;
+                        i += passthrough::string_length(&bytes[i..])?;
                         continue;
                     }
                     b'[' | b'{' => {
@@ -211,18 +211,6 @@ fn value_end(bytes: &[u8], at: usize) -> Option<usize> {
                 .position(|b| matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'))
                 .map_or(bytes.len(), |length| at + length),
         ),
-    }
-}
-
-/// The offset after the string starting at `at` (its opening quote).
-fn string_end(bytes: &[u8], at: usize) -> Option<usize> {
-    let mut i = at + 1;
-    loop {
-        i += memchr::memchr2(b'"', b'\\', bytes.get(i..)?)?;
-        if bytes[i] == b'"' {
-            return Some(i + 1);
-        }
-        i += 2;
     }
 }
 
