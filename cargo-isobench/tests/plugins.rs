@@ -426,6 +426,53 @@ fn strings_a_plugin_moves_unread_keep_their_text_both_ways() {
     );
 }
 
+/// SWE-bench's JSON-encoded test lists, rewritten by the reader as arrays, reach a
+/// plugin that writes them unread as markers and come out as the arrays; the same as
+/// with nothing passed (`--set` turns passing off).
+#[test]
+fn encoded_lists_reach_a_plugin_export_as_the_arrays_they_hold() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/data/swe-bench-verified.sample.jsonl"
+    );
+    let lib = plugin("isobench_test_plugin").to_str().unwrap().to_owned();
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "--plugin",
+            &lib,
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            "test-plugin",
+            "-i",
+            input,
+        ];
+        args.extend(extra);
+        let out = isobench(tmp.path(), &args, &[]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let passed = run(&[]);
+    let decoded = run(&["--set", "extensions.mirror_repo=o/r.x"]);
+    assert_eq!(passed, decoded);
+    let originals: Vec<Value> = std::fs::read_to_string(input)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let written: Vec<Value> = passed
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(written.len(), originals.len());
+    for (out, original) in written.iter().zip(&originals) {
+        let list: Value = serde_json::from_str(original["FAIL_TO_PASS"].as_str().unwrap()).unwrap();
+        assert_eq!(out["tests"], list, "{}", out["id"]);
+    }
+}
+
 /// The error `convert` gives when the test plugin's `import` answers `answer`.
 fn error_for_import_answer(answer: &str) -> String {
     let tmp = tempfile::tempdir().unwrap();

@@ -183,11 +183,7 @@ pub fn transcode_list(token: &[u8], style: JsonStyle, out: &mut Vec<u8>) -> Opti
             if *separator.get_or_insert(found) != found {
                 return None;
             }
-            out.extend_from_slice(if style == JsonStyle::Spaced {
-                b", "
-            } else {
-                b","
-            });
+            out.extend_from_slice(item_separator(style));
         }
         first = false;
         // An item: `\"`, text without a backslash, `\"`. In a valid JSON string that
@@ -216,11 +212,7 @@ pub fn transcode_list(token: &[u8], style: JsonStyle, out: &mut Vec<u8>) -> Opti
 /// [`is_written_as_is`]. Of UTF-8 text not known to be valid JSON, `true` still says it
 /// is valid.
 pub fn is_list_written_as_is(token: &[u8], style: JsonStyle) -> bool {
-    let separator: &[u8] = if style == JsonStyle::Spaced {
-        b", "
-    } else {
-        b","
-    };
+    let separator = item_separator(style);
     let Some(mut rest) = token.strip_prefix(b"[").and_then(|t| t.strip_suffix(b"]")) else {
         return false;
     };
@@ -233,15 +225,22 @@ pub fn is_list_written_as_is(token: &[u8], style: JsonStyle) -> bool {
             rest = after;
         }
         first = false;
-        let Some(length) = string_length(rest) else {
+        // One pass: the string's end, found only when it is written as it is.
+        let Some(length) = written_string_length(rest) else {
             return false;
         };
-        if !is_written_as_is(&rest[..length]) {
-            return false;
-        }
         rest = &rest[length..];
     }
     true
+}
+
+/// What the writer puts between the items of an array in `style`.
+fn item_separator(style: JsonStyle) -> &'static [u8] {
+    if style == JsonStyle::Spaced {
+        b", "
+    } else {
+        b","
+    }
 }
 
 /// The length of the JSON string `text` starts with, quotes included, found without

@@ -131,16 +131,9 @@ fn value(
         let marker = Value::String(passthrough::marker(index));
         return Some((Value::Array(vec![marker]), end));
     }
-    let value = parse(&text[at..end])?;
-    // A string valid now that the parser read it, which the transcoder may take.
-    if pass.is_some_and(|p| p.list)
-        && value.is_string()
-        && let Some((index, encoding)) = passed.push_encoded_list(&bytes[at..end], passing.style)
-    {
-        let marker = passthrough::encoded_list(index, encoding);
-        return Some((Value::String(marker), end));
-    }
-    Some((value, end))
+    // No other string can be transcoded: a valid string the transcoder takes holds no
+    // escape but its items' `\"`, so the writer writes it as it is (tried above).
+    Some((parse(&text[at..end])?, end))
 }
 
 /// `text`, one JSON value, read by the full reader's checked parser: `None` when it
