@@ -121,6 +121,12 @@ impl JsonStyle {
         crate::jsonwrite::object(out, map, self.writer(&[]));
     }
 
+    /// Appends a canonical record in this style: the same bytes as [`JsonStyle::write`]
+    /// gives for it, written without building a [`Value`] first.
+    pub fn write_record(self, out: &mut Vec<u8>, record: &crate::CanonicalRecord) {
+        crate::jsonwrite::record(out, record, self.writer(&[]));
+    }
+
     /// Appends `map` like [`JsonStyle::write_object`], writing the `i`-th entry of
     /// `passed` where the map holds [`passthrough::marker(i)`](crate::passthrough::marker):
     /// a JSON string's text in its place, or a JSON array's text in place of the
@@ -155,6 +161,35 @@ impl JsonStyle {
         self.write(&mut out, value)
             .expect("serialising a JSON value to memory cannot fail");
         String::from_utf8(out).expect("serde_json writes UTF-8")
+    }
+}
+
+/// A JSON object read into a [`Map`] sized for a record's keys from the start, instead
+/// of one grown (and rehashed) key by key as `Map`'s own `Deserialize` does. A key
+/// given twice keeps its first place and its last value, as with `Map`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RecordMap(pub Map<String, Value>);
+
+impl<'de> serde::Deserialize<'de> for RecordMap {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Entries;
+        impl<'de> serde::de::Visitor<'de> for Entries {
+            type Value = Map<String, Value>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut entries: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut map = Map::with_capacity(entries.size_hint().unwrap_or(16));
+                while let Some((key, value)) = entries.next_entry()? {
+                    map.insert(key, value);
+                }
+                Ok(map)
+            }
+        }
+        d.deserialize_map(Entries).map(RecordMap)
     }
 }
 

@@ -7,7 +7,9 @@
 
 use std::io::Write as _;
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Number, Value};
+
+use crate::record::{CanonicalRecord, FieldRef, V1_FIELDS};
 
 /// How to write: the separators, and the passed strings' texts (see
 /// [`crate::passthrough`]).
@@ -25,8 +27,7 @@ pub(crate) fn value(out: &mut Vec<u8>, value: &Value, style: Style<'_>) {
         Value::Null => out.extend_from_slice(b"null"),
         Value::Bool(true) => out.extend_from_slice(b"true"),
         Value::Bool(false) => out.extend_from_slice(b"false"),
-        // `Number`'s `Display` is the serializer's itoa/ryu text.
-        Value::Number(n) => write!(out, "{n}").expect("writing to memory cannot fail"),
+        Value::Number(n) => number(out, n),
         // A list's text stands only for the array holding its marker alone (below).
         Value::String(s) => match passed(s, style).filter(|t| t.first() == Some(&b'"')) {
             Some(text) => out.extend_from_slice(text),
@@ -62,14 +63,74 @@ fn passed<'a>(s: &str, style: Style<'a>) -> Option<&'a [u8]> {
     style.passed.get(crate::passthrough::index_of(s)?).copied()
 }
 
-/// Writes `items` as a JSON array of strings.
-pub(crate) fn strings(out: &mut Vec<u8>, items: &[String], style: Style<'_>) {
-    out.push(b'[');
-    for (i, item) in items.iter().enumerate() {
-        if i > 0 {
+/// Writes a canonical record as [`CanonicalRecord::into_value`] makes it: the v1
+/// fields present, in schema order, then `extensions` unless empty.
+pub(crate) fn record(out: &mut Vec<u8>, record: &CanonicalRecord, style: Style<'_>) {
+    out.push(b'{');
+    let mut first = true;
+    let mut key = |out: &mut Vec<u8>, name: &str| {
+        if !first {
             separator(out, b',', style.spaced);
         }
-        string(out, item);
+        first = false;
+        string(out, name);
+        separator(out, b':', style.spaced);
+    };
+    for (name, field) in V1_FIELDS.into_iter().zip(record.v1_fields()) {
+        let Some(field) = field else { continue };
+        key(out, name);
+        match field {
+            FieldRef::String(s) => string(out, s),
+            FieldRef::Strings(items) => strings(out, items, style),
+            FieldRef::Value(v) => value(out, v, style),
+            FieldRef::Number(n) => number(out, n),
+            FieldRef::Timings(timings) => array(out, timings, style.spaced, |out, t| {
+                out.push(b'{');
+                for (j, (name, durations)) in [("base", &t.base), ("head", &t.head)]
+                    .into_iter()
+                    .enumerate()
+                {
+                    if j > 0 {
+                        separator(out, b',', style.spaced);
+                    }
+                    string(out, name);
+                    separator(out, b':', style.spaced);
+                    array(out, durations, style.spaced, number);
+                }
+                out.push(b'}');
+            }),
+        }
+    }
+    if !record.extensions.is_empty() {
+        key(out, "extensions");
+        object(out, &record.extensions, style);
+    }
+    out.push(b'}');
+}
+
+/// Writes a number as the serializer does (`Number`'s `Display` is its itoa/ryu text).
+fn number(out: &mut Vec<u8>, n: &Number) {
+    write!(out, "{n}").expect("writing to memory cannot fail");
+}
+
+/// Writes `items` as a JSON array of strings.
+pub(crate) fn strings(out: &mut Vec<u8>, items: &[String], style: Style<'_>) {
+    array(out, items, style.spaced, |out, item| string(out, item));
+}
+
+/// Writes `items` as a JSON array, each by `each`.
+fn array<T>(
+    out: &mut Vec<u8>,
+    items: impl IntoIterator<Item = T>,
+    spaced: bool,
+    mut each: impl FnMut(&mut Vec<u8>, T),
+) {
+    out.push(b'[');
+    for (i, item) in items.into_iter().enumerate() {
+        if i > 0 {
+            separator(out, b',', spaced);
+        }
+        each(out, item);
     }
     out.push(b']');
 }

@@ -89,6 +89,15 @@ pub struct CanonicalRecord {
     pub extensions: Map<String, Value>,
 }
 
+/// A v1 field's value, borrowed from a [`CanonicalRecord`].
+pub(crate) enum FieldRef<'a> {
+    String(&'a str),
+    Strings(&'a [String]),
+    Value(&'a Value),
+    Timings(&'a [DurationChange]),
+    Number(&'a Number),
+}
+
 /// The v1 fields, in schema order.
 pub const V1_FIELDS: [&str; 21] = [
     "repo",
@@ -214,6 +223,35 @@ impl CanonicalRecord {
         Value::Object(map)
     }
 
+    /// The v1 fields, in schema order ([`V1_FIELDS`] without `extensions`), each
+    /// borrowed when present.
+    pub(crate) fn v1_fields(&self) -> [Option<FieldRef<'_>>; 20] {
+        [
+            self.repo.as_deref().map(FieldRef::String),
+            self.instance_id.as_deref().map(FieldRef::String),
+            self.created_at.as_deref().map(FieldRef::String),
+            self.base_commit.as_deref().map(FieldRef::String),
+            self.head_commit.as_deref().map(FieldRef::String),
+            self.patch.as_deref().map(FieldRef::String),
+            self.test_patch.as_deref().map(FieldRef::String),
+            self.patch_functions.as_deref().map(FieldRef::Strings),
+            self.test_functions.as_deref().map(FieldRef::Strings),
+            self.efficiency_test.as_deref().map(FieldRef::Strings),
+            self.problem_statement_oracle.as_ref().map(FieldRef::Value),
+            self.problem_statement_realistic
+                .as_ref()
+                .map(FieldRef::Value),
+            self.duration_changes.as_deref().map(FieldRef::Timings),
+            self.human_performance.as_ref().map(FieldRef::Number),
+            self.version.as_deref().map(FieldRef::String),
+            self.setup_commands.as_deref().map(FieldRef::Strings),
+            self.install_commands.as_deref().map(FieldRef::Strings),
+            self.api.as_deref().map(FieldRef::String),
+            self.gt_commit_message.as_deref().map(FieldRef::String),
+            self.notes.as_deref().map(FieldRef::String),
+        ]
+    }
+
     /// The record without `extensions`: what the strict profile may hold.
     pub fn to_strict_value(&self) -> Value {
         let mut value = self.to_value();
@@ -287,13 +325,13 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn into_value_moves_into_what_serde_writes() {
+    fn into_value_and_write_record_give_what_serde_writes() {
         let every_field: CanonicalRecord = serde_json::from_value(json!({
             "repo": "o/r", "instance_id": "o__r-1", "created_at": "2024-01-01T00:00:00Z",
             "base_commit": "a", "head_commit": "b", "patch": "p", "test_patch": "t",
             "patch_functions": ["f"], "test_functions": ["g", "h"], "efficiency_test": ["t1"],
             "problem_statement_oracle": {"text": "x"}, "problem_statement_realistic": "y",
-            "duration_changes": [{"base": [1, 2.5], "head": [0.5]}], "human_performance": 2,
+            "duration_changes": [{"base": [1, 2.5], "head": [0.5]}, {"base": [], "head": [3]}], "human_performance": 2,
             "version": "1.0", "setup_commands": ["s"], "install_commands": [], "api": "a()",
             "gt_commit_message": "m", "notes": "n", "extensions": {"k": [1, null]}
         }))
@@ -305,6 +343,15 @@ mod tests {
         with_null.problem_statement_oracle = Some(Value::Null);
         for record in [every_field, CanonicalRecord::default(), with_null] {
             let expected = serde_json::to_string(&record).unwrap();
+            let mut written = Vec::new();
+            crate::codec::JsonStyle::Compact.write_record(&mut written, &record);
+            assert_eq!(String::from_utf8(written).unwrap(), expected);
+            let mut spaced = Vec::new();
+            crate::codec::JsonStyle::Spaced.write_record(&mut spaced, &record);
+            assert_eq!(
+                String::from_utf8(spaced).unwrap(),
+                crate::codec::JsonStyle::Spaced.to_string(&record)
+            );
             assert_eq!(
                 serde_json::to_string(&record.into_value()).unwrap(),
                 expected

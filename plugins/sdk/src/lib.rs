@@ -200,13 +200,12 @@ pub mod __private {
     use std::panic::{AssertUnwindSafe, catch_unwind};
 
     use serde::Serialize;
-    use serde_json::{Map, Value};
 
     use crate::ViewAdapter;
     use crate::abi::{
         ABI_VERSION, OutBuffer, STATUS_BAD_REQUEST, STATUS_OK, STATUS_PANIC, STATUS_RECORD_ERROR,
     };
-    use crate::core::codec::JsonStyle;
+    use crate::core::codec::{JsonStyle, RecordMap};
     use crate::wire::{self, Manifest, WireMessage};
 
     type Adapter = fn() -> &'static dyn ViewAdapter;
@@ -272,18 +271,18 @@ pub mod __private {
         (STATUS_BAD_REQUEST, encode(&WireMessage { message }))
     }
 
-    /// The answer of an `import` or `export`: a [`wire::Converted`] written with the
-    /// core's JSON writer (the same bytes as `serde_json`'s, faster on long strings),
-    /// or the [`wire::WireError`].
-    fn converted(
-        result: Result<wire::Converted<Value>, wire::WireError>,
+    /// The answer of an `import` or `export`: a [`wire::Converted`] whose record
+    /// `write_record` writes, or the [`wire::WireError`].
+    fn converted<R>(
+        result: Result<wire::Converted<R>, wire::WireError>,
         capacity: usize,
+        write_record: impl FnOnce(&mut Vec<u8>, &R),
     ) -> (i32, Vec<u8>) {
         match result {
             Ok(c) => {
                 let mut out = Vec::with_capacity(capacity);
                 out.extend_from_slice(b"{\"record\":");
-                JsonStyle::Compact.write_value(&mut out, &c.record);
+                write_record(&mut out, &c.record);
                 out.extend_from_slice(b",\"notes\":");
                 serde_json::to_writer(&mut out, &c.notes)
                     .expect("notes are strings, which always serialise into memory");
@@ -341,13 +340,11 @@ pub mod __private {
             answer(out, || {
                 // Checked as UTF-8 once, the strings are read without checking each again.
                 let text = std::str::from_utf8(bytes).map_err(serde::de::Error::custom);
-                match text.and_then(serde_json::from_str::<Map<String, Value>>) {
-                    Ok(record) => converted(
-                        wire::run_import(adapter(), record).map(|c| wire::Converted {
-                            record: c.record.into_value(),
-                            notes: c.notes,
-                        }),
+                match text.and_then(serde_json::from_str::<RecordMap>) {
+                    Ok(RecordMap(record)) => converted(
+                        wire::run_import(adapter(), record),
                         answer_capacity(bytes),
+                        |out, record| JsonStyle::Compact.write_record(out, record),
                     ),
                     Err(e) => bad_request(format!(
                         "the host sent a record that is not a JSON object: {e}"
@@ -376,11 +373,9 @@ pub mod __private {
                     bytes,
                 ) {
                     Ok(request) => converted(
-                        wire::run_export(adapter(), &request).map(|c| wire::Converted {
-                            record: Value::Object(c.record),
-                            notes: c.notes,
-                        }),
+                        wire::run_export(adapter(), &request),
                         answer_capacity(bytes),
+                        |out, record| JsonStyle::Compact.write_object(out, record),
                     ),
                     Err(e) => bad_request(format!("the host sent a malformed export request: {e}")),
                 }
