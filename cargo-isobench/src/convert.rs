@@ -384,10 +384,13 @@ impl Buffers {
 }
 
 /// The input keys whose values can go from input to output as they were read: `from`
-/// moves them unread into canonical fields that `to` writes unread.
+/// moves them unread into canonical fields that `to` writes unread. Never the
+/// `instance_id`, which the conversion reads (repeated ids, rejected records), whatever
+/// the adapters declare.
 pub fn passing_keys(from: &dyn ViewAdapter, to: &dyn ViewAdapter) -> Vec<PassKey> {
     from.verbatim_imports()
         .iter()
+        .filter(|&&(key, field)| key != "instance_id" && field != "instance_id")
         .filter(|(_, field)| to.verbatim_exports().contains(field))
         .map(|&(key, field)| PassKey {
             key,

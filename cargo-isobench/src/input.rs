@@ -468,7 +468,7 @@ pub fn check_record_passing(
 }
 
 /// `text` with each value of `passed` (from [`check_record_passing`]) replaced by the
-/// JSON text of its [`passthrough::marker`], in order: a string by the marker, a list
+/// JSON text of its [`Passed::marker`], in order: a string by the marker, a list
 /// by an array holding the marker alone.
 pub fn with_markers(text: &[u8], passed: &Passed) -> Vec<u8> {
     let ranges = passed
@@ -482,7 +482,7 @@ pub fn with_markers(text: &[u8], passed: &Passed) -> Vec<u8> {
         if list {
             out.push(b'[');
         }
-        passthrough::write_marker(&mut out, i);
+        passed.write_marker(&mut out, i);
         if list {
             out.push(b']');
         }
@@ -1385,15 +1385,15 @@ impl<'de> Visitor<'de> for PassingObject<'_> {
             let input = at..at + text.len();
             if !pass.list && passthrough::is_written_as_is(bytes) {
                 let index = passed.push_input(input);
-                return Ok(Value::String(passthrough::marker(index)));
+                return Ok(Value::String(passed.marker(index)));
             }
             if pass.list && bytes.first() == Some(&b'"') {
                 if let Some((index, encoding)) = passed.push_encoded_list(bytes, passing.style) {
-                    return Ok(Value::String(passthrough::encoded_list(index, encoding)));
+                    return Ok(Value::String(passed.encoded_list(index, encoding)));
                 }
             } else if pass.list && passthrough::is_list_written_as_is(bytes, passing.style) {
                 let index = passed.push_input(input);
-                let marker = Value::String(passthrough::marker(index));
+                let marker = Value::String(passed.marker(index));
                 return Ok(Value::Array(vec![marker]));
             }
             let mut de = serde_json::Deserializer::from_str(text);

@@ -426,6 +426,79 @@ fn strings_a_plugin_moves_unread_keep_their_text_both_ways() {
     );
 }
 
+/// A plugin that keeps a moved string for a later record (here: gives a record without
+/// `body` the body of the record before) is refused: its marker is the earlier
+/// record's, whether the later record has markers of its own or none.
+#[test]
+fn a_moved_string_kept_for_another_record_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (name, second) in [
+        ("none", r#"{"id":"a-2","repo":"o/r"}"#),
+        ("own", r#"{"id":"a-2","repo":"o/r","tests":["t::b"]}"#),
+    ] {
+        let input = tmp.path().join(format!("{name}.jsonl"));
+        let first = r#"{"id":"a-1","repo":"o/r","body":"the first patch","tests":["t::a"]}"#;
+        std::fs::write(&input, format!("{first}\n{second}\n")).unwrap();
+        let env = [("ISOBENCH_TEST_PLUGIN_MODE", "stale")];
+        let out = convert_file_with_test_plugin(&input, tmp.path(), &env, &["--jobs", "1"]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{name}: {err}");
+        assert!(
+            err.contains(&format!("{name}.jsonl:2: "))
+                && err.contains("it gave back a moved string it was not sent with this record"),
+            "{name}: {err}"
+        );
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert!(!stdout.contains("isobench-passthrough"), "{name}: {stdout}");
+    }
+}
+
+/// An adapter may declare `instance_id` moved unread: it still reaches the output as it
+/// was, and repeated ids are still told, since the conversion reads it.
+#[test]
+fn a_moved_instance_id_is_still_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("ids.jsonl");
+    let lines = [
+        r#"{"id":"a-1","repo":"o/r","body":"x"}"#,
+        r#"{"id":"a-2","repo":"o/r","body":"y"}"#,
+        r#"{"id":"a-2","repo":"o/r","body":"z"}"#,
+    ];
+    std::fs::write(&input, lines.join("\n") + "\n").unwrap();
+    let lib = plugin("isobench_test_plugin").to_str().unwrap().to_owned();
+    let args = [
+        "--plugin",
+        &lib,
+        "convert",
+        "--from",
+        "test-plugin",
+        "--to",
+        "test-plugin",
+        "-i",
+        input.to_str().unwrap(),
+    ];
+    let out = isobench(
+        tmp.path(),
+        &args,
+        &[("ISOBENCH_TEST_PLUGIN_MODE", "moved-id")],
+    );
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .collect::<Vec<_>>(),
+        lines
+    );
+    assert!(
+        err.contains(r#"ids.jsonl:3: instance_id "a-2" repeats line 2"#),
+        "{err}"
+    );
+    assert_eq!(err.matches("warning: ").count(), 1, "{err}");
+    assert!(!err.contains("isobench-passthrough"), "{err}");
+}
+
 /// SWE-bench's JSON-encoded test lists, rewritten by the reader as arrays, reach a
 /// plugin that writes them unread as markers and come out as the arrays; the same as
 /// with nothing passed (`--set` turns passing off).

@@ -167,7 +167,7 @@ pub trait ViewAdapter: Send + Sync + std::fmt::Debug {
     /// The input keys whose string values `import` moves, unread, into the canonical
     /// record, each with the canonical field it lands in (`extensions.<key>` for the
     /// shared vocabulary). A caller may hand such a value to `import` as a
-    /// [`marker`](crate::passthrough::marker), so `import` must not look at
+    /// [`marker`](crate::passthrough::Passed::marker), so `import` must not look at
     /// it, only move or copy it. For a field holding a list of strings
     /// ([`passthrough::is_list_field`](crate::passthrough::is_list_field)), the value is
     /// the list: an array `import` moves, or a string it decodes with

@@ -128,7 +128,7 @@ impl JsonStyle {
     }
 
     /// Appends `map` like [`JsonStyle::write_object`], writing the `i`-th entry of
-    /// `passed` where the map holds [`passthrough::marker(i)`](crate::passthrough::marker):
+    /// `passed` where the map holds the `i`-th [marker](crate::passthrough::Passed::marker):
     /// a JSON string's text in its place, or a JSON array's text in place of the
     /// one-item array holding it.
     pub fn write_object_passing(
@@ -253,8 +253,8 @@ pub fn decode_list(value: &Value, pointer: &str) -> Result<DecodedList, RecordEr
         Value::String(text) => match crate::passthrough::encoded_list_of(text) {
             // A list the reader passes (see `passthrough`): the record holds it as the
             // one-item array the writer replaces.
-            Some((index, encoding)) => Ok(DecodedList {
-                items: vec![crate::passthrough::marker(index)],
+            Some((marker, encoding)) => Ok(DecodedList {
+                items: vec![marker],
                 encoding,
                 reproducible: true,
             }),

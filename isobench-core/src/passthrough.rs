@@ -5,8 +5,8 @@
 //! move them from one key to another. When the source adapter moves an input field
 //! untouched ([`ViewAdapter::verbatim_imports`]) and the target writes that canonical
 //! field untouched ([`ViewAdapter::verbatim_exports`]), a reader may leave the field's
-//! JSON string undecoded: the record holds a [`marker`] instead, and the writer
-//! ([`JsonStyle::write_object_passing`]) puts the original text where the marker
+//! JSON string undecoded: the record holds a [marker](Passed::marker) instead, and the
+//! writer ([`JsonStyle::write_object_passing`]) puts the original text where the marker
 //! lands. This is only done for a string whose text is exactly what the writer would
 //! write for it ([`is_written_as_is`]), so the output is the same, byte for byte, as
 //! with the string decoded and encoded again.
@@ -17,11 +17,14 @@
 //! reader rewrites as the array the writer would write ([`transcode_list`]) without
 //! decoding its items. The record then holds the array `[marker]`, one item, which
 //! the writer replaces by the whole list's text. A JSON-encoded list reaches the
-//! adapter as an [`encoded_list`] marker, which [`crate::codec::decode_list`] reads as
-//! that one-item array and the encoding the text was in.
+//! adapter as an [`encoded_list`](Passed::encoded_list) marker, which
+//! [`crate::codec::decode_list`] reads as that one-item array and the encoding the text
+//! was in.
 //!
 //! A marker holds a NUL byte and a number drawn at random once per process, so no
-//! string of the input can be taken for one.
+//! string of the input can be taken for one; then the serial number of its record
+//! (one per [`Passed::clear`]) and its index, both fixed-width, so that a marker kept
+//! from another record, or with a digit added or lost, is not one of this record's.
 //!
 //! [`ViewAdapter::verbatim_imports`]: crate::ViewAdapter::verbatim_imports
 //! [`ViewAdapter::verbatim_exports`]: crate::ViewAdapter::verbatim_exports
@@ -31,6 +34,7 @@ use std::collections::hash_map::RandomState;
 use std::hash::BuildHasher;
 use std::ops::Range;
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use memchr::memmem;
 
@@ -45,42 +49,64 @@ fn prefix() -> &'static str {
     })
 }
 
-/// The string a record holds in place of the `index`-th passed string.
-pub fn marker(index: usize) -> String {
-    format!("{}{index}", prefix())
+/// The length of what follows the [`prefix`] in a marker: the record's serial number
+/// (16 hex digits), `-`, the marker's index (8 hex digits).
+const ID_LENGTH: usize = 25;
+
+/// A marker's text after the [`prefix`]: [`ID_LENGTH`] bytes.
+struct Id {
+    serial: u64,
+    index: u32,
 }
 
-/// Appends the JSON text of [`marker(index)`](marker), as a JSON writer writes it.
-pub fn write_marker(out: &mut Vec<u8>, index: usize) {
-    use std::io::Write as _;
-    // The NUL is the only byte of a marker JSON escapes.
-    out.extend_from_slice(b"\"\\u0000");
-    out.extend_from_slice(&prefix().as_bytes()[1..]);
-    write!(out, "{index}\"").expect("writing to memory cannot fail");
+impl std::fmt::Display for Id {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:016x}-{:08x}", self.serial, self.index)
+    }
 }
 
-/// The index of the passed string `s` stands for, when it is a marker.
+/// The serial number and index a marker's text after the [`prefix`] starts with.
+fn parse_id(rest: &[u8]) -> Option<(u64, usize)> {
+    let id = rest.get(..ID_LENGTH)?;
+    if id[16] != b'-' {
+        return None;
+    }
+    Some((hex(&id[..16])?, usize::try_from(hex(&id[17..])?).ok()?))
+}
+
+/// The number `digits` writes in lower-case hexadecimal, leading zeros allowed.
+fn hex(digits: &[u8]) -> Option<u64> {
+    digits.iter().try_fold(0_u64, |n, &b| {
+        let digit = match b {
+            b'0'..=b'9' => b - b'0',
+            b'a'..=b'f' => b - b'a' + 10,
+            _ => return None,
+        };
+        n.checked_mul(16)?.checked_add(u64::from(digit))
+    })
+}
+
+/// The index of the passed string `s` stands for, when it is a marker (of any record:
+/// [`check_moved`] tells a plugin's markers from the record's).
 pub(crate) fn index_of(s: &str) -> Option<usize> {
     if s.as_bytes().first() != Some(&0) {
         return None;
     }
-    number(s.strip_prefix(prefix())?)
+    let rest = s.strip_prefix(prefix())?.as_bytes();
+    let (_, index) = parse_id(rest).filter(|_| rest.len() == ID_LENGTH)?;
+    Some(index)
 }
 
-/// The string a record holds in place of the `index`-th passed text when that text is
-/// a list the input held as a string in `encoding` (a JSON-encoded list):
-/// [`crate::codec::decode_list`] reads it as the list `[marker(index)]`.
-pub fn encoded_list(index: usize, encoding: Encoding) -> String {
-    format!("{}{index}:{}", prefix(), encoding.as_str())
-}
-
-/// The index and encoding of an [`encoded_list`] marker.
-pub(crate) fn encoded_list_of(s: &str) -> Option<(usize, Encoding)> {
+/// The marker and encoding of an [`encoded_list`](Passed::encoded_list) marker.
+pub(crate) fn encoded_list_of(s: &str) -> Option<(String, Encoding)> {
     if s.as_bytes().first() != Some(&0) {
         return None;
     }
-    let (digits, encoding) = s.strip_prefix(prefix())?.split_once(':')?;
-    Some((number(digits)?, Encoding::parse(encoding)?))
+    let rest = s.strip_prefix(prefix())?;
+    parse_id(rest.as_bytes())?;
+    let encoding = rest.get(ID_LENGTH..)?.strip_prefix(':')?;
+    let marker = &s[..s.len() - rest.len() + ID_LENGTH];
+    Some((marker.to_owned(), Encoding::parse(encoding)?))
 }
 
 /// The canonical fields holding a list of strings that may pass as a whole: nothing
@@ -102,13 +128,47 @@ pub struct Passed {
     /// Per marker: whether its text is in `made` (else in the record's text), and where.
     spans: Vec<(bool, Range<usize>)>,
     made: Vec<u8>,
+    /// The record's serial number, which its markers hold.
+    serial: u64,
 }
 
 impl Passed {
-    /// Forgets every text, keeping the memory.
+    /// Forgets every text, keeping the memory, for the next record: its markers get a
+    /// serial number of their own, unique in the process.
     pub fn clear(&mut self) {
+        static SERIALS: AtomicU64 = AtomicU64::new(1);
         self.spans.clear();
         self.made.clear();
+        self.serial = SERIALS.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The string a record holds in place of the `index`-th passed text.
+    pub fn marker(&self, index: usize) -> String {
+        format!("{}{}", prefix(), self.id(index))
+    }
+
+    /// Appends the JSON text of [`Passed::marker`], as a JSON writer writes it.
+    pub fn write_marker(&self, out: &mut Vec<u8>, index: usize) {
+        use std::io::Write as _;
+        // The NUL is the only byte of a marker JSON escapes.
+        out.extend_from_slice(b"\"\\u0000");
+        out.extend_from_slice(&prefix().as_bytes()[1..]);
+        write!(out, "{}\"", self.id(index)).expect("writing to memory cannot fail");
+    }
+
+    /// What follows the prefix in the `index`-th marker.
+    fn id(&self, index: usize) -> Id {
+        Id {
+            serial: self.serial,
+            index: u32::try_from(index).expect("a record passes fewer than 2^32 texts"),
+        }
+    }
+
+    /// The string a record holds in place of the `index`-th passed text when that text
+    /// is a list the input held as a string in `encoding` (a JSON-encoded list):
+    /// [`crate::codec::decode_list`] reads it as the list `[marker(index)]`.
+    pub fn encoded_list(&self, index: usize, encoding: Encoding) -> String {
+        format!("{}:{}", self.marker(index), encoding.as_str())
     }
 
     /// Whether no text is passed.
@@ -259,102 +319,131 @@ pub fn string_length(text: &[u8]) -> Option<usize> {
     }
 }
 
-/// The number `digits` writes as [`marker`] writes it (no sign, no leading zero).
-fn number(digits: &str) -> Option<usize> {
-    if (digits.len() > 1 && digits.starts_with('0')) || digits.starts_with('+') {
-        return None;
-    }
-    digits.parse().ok()
-}
-
 /// Checks the JSON text `answer` that a plugin gave back for the JSON text `request`:
-/// when `request` held markers, every marker in `answer` must be a whole string value,
-/// and one `request` held; a marker `request` held alone in an array (a passed list)
-/// must come back alone in an array. A plugin may move or copy the strings and lists it
-/// declares it moves unread ([`ViewAdapter::verbatim_imports`],
-/// [`ViewAdapter::verbatim_exports`]), never edit, split, invent or use them as keys;
-/// the writer would otherwise put a marker's text in the output instead of the value it
-/// stands for. Says what is wrong and where.
+/// every marker in `answer` must be a whole string value, and one `request` held (the
+/// same record's, the same index); a marker `request` held alone in an array (a passed
+/// list) must come back alone in an array. A plugin may move or copy the strings and
+/// lists it declares it moves unread ([`ViewAdapter::verbatim_imports`],
+/// [`ViewAdapter::verbatim_exports`]), never edit, split, invent, keep for another
+/// record or use them as keys; the writer would otherwise put a marker's text in the
+/// output instead of the value it stands for. When every NUL of `request` is a
+/// marker's, a NUL of `answer` outside a marker is taken for an edited one. Says what
+/// is wrong and where.
 ///
 /// [`ViewAdapter::verbatim_imports`]: crate::ViewAdapter::verbatim_imports
 /// [`ViewAdapter::verbatim_exports`]: crate::ViewAdapter::verbatim_exports
 pub fn check_moved(request: &[u8], answer: &[u8]) -> Result<(), String> {
-    let sent: Vec<Found> = markers_in(request).flatten().collect();
-    if sent.is_empty() {
-        // Nothing to check: only the host knows what markers look like.
-        return Ok(());
-    }
-    for found in markers_in(answer) {
-        match found {
-            Ok(back)
-                if sent
-                    .iter()
-                    .any(|s| s.index == back.index && back.alone >= s.alone) => {}
-            Ok(back) if sent.iter().any(|s| s.index == back.index) => {
-                return Err(format!(
-                    "a list it declares it moves unread came back as something else than the whole list (number {})",
-                    back.index
-                ));
-            }
-            Ok(back) => {
-                return Err(format!(
-                    "it gave back a moved string it was not sent (number {})",
-                    back.index
-                ));
-            }
-            Err(at) => {
-                return Err(format!(
-                    "a string it declares it moves unread was edited or used as a key (byte {at} of its answer)"
-                ));
-            }
+    let mut sent = Vec::new();
+    let mut only_markers = true;
+    for nul in nuls_in(request) {
+        match nul {
+            Nul::Marker(found) => sent.push(found),
+            Nul::Edited(_) | Nul::Other(_) => only_markers = false,
         }
+    }
+    let edited = |at| {
+        format!(
+            "a string it declares it moves unread was edited or used as a key (byte {at} of its answer)"
+        )
+    };
+    let mut markers = 0;
+    for nul in nuls_in(answer) {
+        match nul {
+            Nul::Marker(back) => {
+                markers += 1;
+                let Some(sent) = sent
+                    .iter()
+                    .find(|s| s.serial == back.serial && s.index == back.index)
+                else {
+                    return Err(format!(
+                        "it gave back a moved string it was not sent with this record (number {})",
+                        back.index
+                    ));
+                };
+                if sent.alone && !back.alone {
+                    return Err(format!(
+                        "a list it declares it moves unread came back as something else than the whole list (number {})",
+                        back.index
+                    ));
+                }
+            }
+            Nul::Edited(at) => return Err(edited(at)),
+            Nul::Other(at) if only_markers => return Err(edited(at)),
+            Nul::Other(_) => {}
+        }
+    }
+    // A marker's text without its NUL.
+    if markers < marker_finder().find_iter(answer).count() {
+        let nul = br"\u0000".len();
+        let stripped = marker_finder().find_iter(answer).find(|&at| {
+            at < nul || &answer[at - nul..at] != br"\u0000" || escaped(answer, at - nul)
+        });
+        return Err(edited(stripped.unwrap_or_default()));
     }
     Ok(())
 }
 
-/// A marker found as a whole string value: its index, and whether it is alone in an
-/// array.
+/// A NUL (`\u0000`) in JSON text.
+enum Nul {
+    /// The start of a marker that is a whole string value.
+    Marker(Found),
+    /// The start of a marker's text that is not a whole string value, or not a marker's
+    /// whole text: at this byte offset.
+    Edited(usize),
+    /// A NUL not followed by a marker's text, at this byte offset.
+    Other(usize),
+}
+
+/// A marker found as a whole string value: its record's serial number, its index, and
+/// whether it is alone in an array.
 #[derive(Debug, Clone, Copy)]
 struct Found {
+    serial: u64,
     index: usize,
     alone: bool,
 }
 
-/// Each marker found in the JSON text `text`, or the byte offset where one was found
-/// that is not a whole string value.
-fn markers_in(text: &[u8]) -> impl Iterator<Item = Result<Found, usize>> + '_ {
-    // After its NUL, which JSON can only write as `\u0000`, a marker is ASCII text.
+/// The text of every marker after its NUL starts with this (the prefix after the NUL).
+fn marker_finder() -> &'static memmem::Finder<'static> {
     static FINDER: OnceLock<memmem::Finder<'static>> = OnceLock::new();
-    let finder = FINDER.get_or_init(|| memmem::Finder::new(&prefix().as_bytes()[1..]).into_owned());
-    let length = finder.needle().len();
-    finder
-        .find_iter(text)
-        .map(move |at| whole_marker(text, at, at + length).ok_or(at))
+    FINDER.get_or_init(|| memmem::Finder::new(&prefix().as_bytes()[1..]).into_owned())
 }
 
-/// The marker whose text after its NUL spans `text[at..digits]` and beyond, when it is
-/// a whole string value: an opening quote and `\u0000` before it, digits and a closing
-/// quote after, and no `:` next (which would make it a key).
-fn whole_marker(text: &[u8], at: usize, digits: usize) -> Option<Found> {
+/// Each NUL of the JSON text `text`, which JSON can only write as `\u0000`: the start of
+/// a marker or not.
+fn nuls_in(text: &[u8]) -> impl Iterator<Item = Nul> + '_ {
+    static NUL: OnceLock<memmem::Finder<'static>> = OnceLock::new();
+    let needle = marker_finder().needle();
+    NUL.get_or_init(|| memmem::Finder::new(br"\u0000"))
+        .find_iter(text)
+        .filter(move |&at| !escaped(text, at))
+        .map(move |at| {
+            let start = at + br"\u0000".len();
+            if text[start..].starts_with(needle) {
+                whole_marker(text, start, start + needle.len()).map_or(Nul::Edited(at), Nul::Marker)
+            } else {
+                Nul::Other(at)
+            }
+        })
+}
+
+/// Whether the byte at `at` of the JSON text `text` follows an escaping backslash.
+fn escaped(text: &[u8], at: usize) -> bool {
+    text[..at].iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 1
+}
+
+/// The marker whose text after its NUL spans `text[at..id]` and beyond, when it is a
+/// whole string value: an opening quote and `\u0000` before it, its serial number and
+/// index and a closing quote after, and no `:` next (which would make it a key).
+fn whole_marker(text: &[u8], at: usize, id: usize) -> Option<Found> {
     let quote = at.checked_sub(7)?;
-    if &text[quote..at] != b"\"\\u0000" {
-        return None;
-    }
     // The quote opens a string when no backslash escapes it.
-    let backslashes = text[..quote]
-        .iter()
-        .rev()
-        .take_while(|&&b| b == b'\\')
-        .count();
-    if backslashes % 2 == 1 {
+    if &text[quote..at] != b"\"\\u0000" || escaped(text, quote) {
         return None;
     }
-    let length = text[digits..]
-        .iter()
-        .take_while(|b| b.is_ascii_digit())
-        .count();
-    let end = digits + length;
-    if length == 0 || text.get(end) != Some(&b'"') {
+    let (serial, index) = parse_id(&text[id..])?;
+    let end = id + ID_LENGTH;
+    if text.get(end) != Some(&b'"') {
         return None;
     }
     let next = text[end + 1..].iter().find(|b| !b.is_ascii_whitespace());
@@ -363,7 +452,8 @@ fn whole_marker(text: &[u8], at: usize, digits: usize) -> Option<Found> {
     }
     let before = text[..quote].iter().rfind(|b| !b.is_ascii_whitespace());
     Some(Found {
-        index: number(std::str::from_utf8(&text[digits..end]).ok()?)?,
+        serial,
+        index,
         alone: before == Some(&b'[') && next == Some(&b']'),
     })
 }
@@ -410,6 +500,19 @@ pub fn written_string_length(text: &[u8]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The markers of one record (a `Passed` never cleared: serial number 0).
+    fn marker(index: usize) -> String {
+        Passed::default().marker(index)
+    }
+
+    fn encoded_list(index: usize, encoding: Encoding) -> String {
+        Passed::default().encoded_list(index, encoding)
+    }
+
+    fn write_marker(out: &mut Vec<u8>, index: usize) {
+        Passed::default().write_marker(out, index);
+    }
 
     /// The rule the fast check must agree with: decode, encode, compare.
     fn round_trips(token: &[u8]) -> bool {
@@ -634,7 +737,7 @@ mod tests {
         assert_eq!(encoded_list_of(&marker(3)), None);
         assert_eq!(
             encoded_list_of(&encoded_list(0, Encoding::Json)),
-            Some((0, Encoding::Json))
+            Some((marker(0), Encoding::Json))
         );
     }
 
@@ -697,12 +800,25 @@ mod tests {
         let p = marker(7);
         assert_eq!(index_of(&p), Some(7));
         assert_eq!(index_of(&marker(0)), Some(0));
+        let last = usize::try_from(u32::MAX).expect("a usize holds a u32");
+        assert_eq!(index_of(&marker(last)), Some(last));
         assert_eq!(index_of("\0isobench-passthrough-0000000000000000-7"), None);
         assert_eq!(index_of("7"), None);
         assert_eq!(index_of(""), None);
         assert_eq!(index_of(&format!("{p}x")), None);
-        assert_eq!(index_of(&format!("{p}0").replace("-70", "-07")), None);
-        assert_eq!(index_of(&p.replace("-7", "-+7")), None);
+        // A digit added or lost is not another marker.
+        assert_eq!(index_of(&format!("{p}0")), None);
+        assert_eq!(index_of(&p[..p.len() - 1]), None);
+        assert_eq!(index_of(&p.to_uppercase()), None);
+        // Another record's marker is one too: only `check_moved` tells them apart.
+        let mut other = Passed::default();
+        other.clear();
+        assert_ne!(other.marker(7), p);
+        assert_eq!(index_of(&other.marker(7)), Some(7));
+        assert_eq!(
+            encoded_list_of(&other.encoded_list(7, Encoding::Json)),
+            Some((other.marker(7), Encoding::Json))
+        );
     }
 
     #[test]
@@ -711,26 +827,42 @@ mod tests {
         let (m0, m1) = (marker(0), marker(1));
         let request = text(&serde_json::json!({"a": m0, "b": m1, "c": "\\\"x"}));
         let good = [
-            serde_json::json!({"x": m0, "y": [m1, m0], "z": {"w": m1}, "n": "\u{0}text"}),
-            serde_json::json!({"nothing": "moved"}),
+            serde_json::json!({"x": m0, "y": [m1, m0], "z": {"w": m1}}),
+            serde_json::json!({"nothing": "moved", "escaped": "\\u0000"}),
             serde_json::json!([m1]),
         ];
         for answer in &good {
             assert_eq!(check_moved(&request, &text(answer)), Ok(()), "{answer}");
         }
+        let mut other = Passed::default();
+        other.clear();
         let bad = [
             serde_json::json!({"x": format!("edited {m0}")}),
             serde_json::json!({"x": format!("{m0} edited")}),
             serde_json::json!({"x": format!("{m0}0")}),
+            serde_json::json!({"x": m1[..m1.len() - 1].to_owned()}),
             serde_json::json!({"x": marker(2)}),
+            serde_json::json!({"x": other.marker(0)}),
             serde_json::json!({"x": {m0.clone(): 1}}),
             serde_json::json!({"x": format!("\"{m1}")}),
             serde_json::json!({"x": m0[1..].to_owned()}),
+            serde_json::json!({"x": m0.replace('\0', "\\u0000")}),
+            serde_json::json!({"x": m0.to_uppercase()}),
+            serde_json::json!({"x": m0.replace('-', "_")}),
+            serde_json::json!({"x": m0.split('-').next()}),
+            serde_json::json!({"x": m0.chars().take(20).collect::<String>()}),
+            serde_json::json!({"x": m0, "n": "\u{0}text"}),
         ];
         for answer in &bad {
             assert!(check_moved(&request, &text(answer)).is_err(), "{answer}");
         }
-        // A request without markers has nothing to check: markers are the host's own.
-        assert_eq!(check_moved(b"{}", &text(&good[0])), Ok(()));
+        // Without markers in the request, a marker in the answer was kept from another
+        // record or made up.
+        assert!(check_moved(b"{}", &text(&good[0])).is_err());
+        assert_eq!(check_moved(b"{}", &text(&good[1])), Ok(()));
+        // A NUL of the record's own may come back anywhere, edited or not.
+        let own = text(&serde_json::json!({"a": m0, "c": "\u{0}data"}));
+        let answer = serde_json::json!({"x": m0, "c": "\u{0}data", "d": "\u{0}"});
+        assert_eq!(check_moved(&own, &text(&answer)), Ok(()));
     }
 }

@@ -114,10 +114,10 @@ fn value(
         let (range, token) = (at..at + length, &bytes[at..at + length]);
         if !pass.list {
             let index = passed.push_input(range);
-            return Some((Value::String(passthrough::marker(index)), at + length));
+            return Some((Value::String(passed.marker(index)), at + length));
         }
         if let Some((index, encoding)) = passed.push_encoded_list(token, passing.style) {
-            let marker = passthrough::encoded_list(index, encoding);
+            let marker = passed.encoded_list(index, encoding);
             return Some((Value::String(marker), at + length));
         }
     }
@@ -128,7 +128,7 @@ fn value(
         && passthrough::is_list_written_as_is(&bytes[at..end], passing.style)
     {
         let index = passed.push_input(at..end);
-        let marker = Value::String(passthrough::marker(index));
+        let marker = Value::String(passed.marker(index));
         return Some((Value::Array(vec![marker]), end));
     }
     // No other string can be transcoded: a valid string the transcoder takes holds no

@@ -9,6 +9,8 @@
 //! * `tamper`: `import` and `export` edit `body`/`patch`, which they declare they move
 //!   unread;
 //! * `split`: `import` adds an item to `tests`, a list it declares it moves unread;
+//! * `stale`: `import` gives a record without `body` the `body` of the record before;
+//! * `moved-id`: it also declares `id` moved unread into `instance_id`, both ways;
 //! * anything else: a well-behaved `test-plugin` adapter (records pass through `extensions`).
 #![allow(unsafe_code)] // a hand-written ABI, to get it wrong on purpose
 
@@ -18,6 +20,7 @@ use isobench_plugin_sdk::abi::{
 use isobench_plugin_sdk::core::adapter::{AdapterInfo, ExportOptions, ViewAdapter};
 use isobench_plugin_sdk::core::{CanonicalRecord, Notes, RecordError};
 use serde_json::{Map, Value, json};
+use std::sync::Mutex;
 
 fn mode() -> String {
     std::env::var("ISOBENCH_TEST_PLUGIN_MODE").unwrap_or_default()
@@ -67,6 +70,14 @@ impl ViewAdapter for TestPlugin {
                         .map(tamper),
                     ..CanonicalRecord::default()
                 };
+                if mode() == "stale" {
+                    static LAST_BODY: Mutex<Option<String>> = Mutex::new(None);
+                    let mut last = LAST_BODY.lock().expect("not poisoned");
+                    match &c.patch {
+                        Some(body) => *last = Some(body.clone()),
+                        None => c.patch.clone_from(&last),
+                    }
+                }
                 if let Some(mut tests) = record.shift_remove("tests") {
                     if let (Value::Array(items), "split") = (&mut tests, mode().as_str()) {
                         items.push("added".into());
@@ -80,11 +91,23 @@ impl ViewAdapter for TestPlugin {
     }
 
     fn verbatim_imports(&self) -> &[(&'static str, &'static str)] {
-        &[("body", "patch"), ("tests", "extensions.fail_to_pass")]
+        if mode() == "moved-id" {
+            &[
+                ("body", "patch"),
+                ("tests", "extensions.fail_to_pass"),
+                ("id", "instance_id"),
+            ]
+        } else {
+            &[("body", "patch"), ("tests", "extensions.fail_to_pass")]
+        }
     }
 
     fn verbatim_exports(&self) -> &[&'static str] {
-        &["patch", "extensions.fail_to_pass"]
+        if mode() == "moved-id" {
+            &["patch", "extensions.fail_to_pass", "instance_id"]
+        } else {
+            &["patch", "extensions.fail_to_pass"]
+        }
     }
 
     fn export(
