@@ -240,6 +240,17 @@ fn convert_file_with_test_plugin(
     env: &[(&str, &str)],
     extra: &[&str],
 ) -> Output {
+    convert_file_from_test_plugin(input, dir, env, "canonical", extra)
+}
+
+/// The same, to the format `to`.
+fn convert_file_from_test_plugin(
+    input: &Path,
+    dir: &Path,
+    env: &[(&str, &str)],
+    to: &str,
+    extra: &[&str],
+) -> Output {
     let lib = plugin("isobench_test_plugin").to_str().unwrap().to_owned();
     let mut args = vec![
         "--plugin",
@@ -248,7 +259,7 @@ fn convert_file_with_test_plugin(
         "--from",
         "test-plugin",
         "--to",
-        "canonical",
+        to,
         "-i",
         input.to_str().unwrap(),
     ];
@@ -465,23 +476,8 @@ fn a_moved_instance_id_is_still_read() {
         r#"{"id":"a-2","repo":"o/r","body":"z"}"#,
     ];
     std::fs::write(&input, lines.join("\n") + "\n").unwrap();
-    let lib = plugin("isobench_test_plugin").to_str().unwrap().to_owned();
-    let args = [
-        "--plugin",
-        &lib,
-        "convert",
-        "--from",
-        "test-plugin",
-        "--to",
-        "test-plugin",
-        "-i",
-        input.to_str().unwrap(),
-    ];
-    let out = isobench(
-        tmp.path(),
-        &args,
-        &[("ISOBENCH_TEST_PLUGIN_MODE", "moved-id")],
-    );
+    let env = [("ISOBENCH_TEST_PLUGIN_MODE", "moved-id")];
+    let out = convert_file_from_test_plugin(&input, tmp.path(), &env, "test-plugin", &[]);
     let err = stderr(&out);
     assert!(out.status.success(), "{err}");
     assert_eq!(
