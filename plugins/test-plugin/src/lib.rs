@@ -14,13 +14,14 @@
 //! * anything else: a well-behaved `test-plugin` adapter (records pass through `extensions`).
 #![allow(unsafe_code)] // a hand-written ABI, to get it wrong on purpose
 
+use std::sync::Mutex;
+
 use isobench_plugin_sdk::abi::{
     ABI_VERSION, DESCRIPTOR_SIZE, OutBuffer, PluginDescriptor, STATUS_OK,
 };
 use isobench_plugin_sdk::core::adapter::{AdapterInfo, ExportOptions, ViewAdapter};
 use isobench_plugin_sdk::core::{CanonicalRecord, Notes, RecordError};
 use serde_json::{Map, Value, json};
-use std::sync::Mutex;
 
 fn mode() -> String {
     std::env::var("ISOBENCH_TEST_PLUGIN_MODE").unwrap_or_default()
