@@ -92,23 +92,11 @@ impl ViewAdapter for TestPlugin {
     }
 
     fn verbatim_imports(&self) -> &[(&'static str, &'static str)] {
-        if mode() == "moved-id" {
-            &[
-                ("body", "patch"),
-                ("tests", "extensions.fail_to_pass"),
-                ("id", "instance_id"),
-            ]
-        } else {
-            &[("body", "patch"), ("tests", "extensions.fail_to_pass")]
-        }
+        &MOVED[..moved()]
     }
 
     fn verbatim_exports(&self) -> &[&'static str] {
-        if mode() == "moved-id" {
-            &["patch", "extensions.fail_to_pass", "instance_id"]
-        } else {
-            &["patch", "extensions.fail_to_pass"]
-        }
+        &MOVED_TO[..moved()]
     }
 
     fn export(
@@ -135,6 +123,19 @@ impl ViewAdapter for TestPlugin {
         }
         Ok(out)
     }
+}
+
+/// The keys it moves unread, and where: `id` only in the `moved-id` mode.
+const MOVED: [(&str, &str); 3] = [
+    ("body", "patch"),
+    ("tests", "extensions.fail_to_pass"),
+    ("id", "instance_id"),
+];
+const MOVED_TO: [&str; 3] = ["patch", "extensions.fail_to_pass", "instance_id"];
+
+/// How many of [`MOVED`] it declares.
+fn moved() -> usize {
+    if mode() == "moved-id" { 3 } else { 2 }
 }
 
 /// `body` as it is, or edited in the `tamper` mode.
