@@ -138,9 +138,17 @@ pub struct ConvertArgs {
     #[arg(long)]
     pub dry_run: bool,
     /// Set a canonical field on every record before export (`FIELD=VALUE`; `extensions.KEY=VALUE`
-    /// for the shared vocabulary). VALUE is read as JSON when it parses, else as a string.
+    /// for the shared vocabulary). VALUE is read as JSON when it parses, else as a string; a
+    /// string may name fields of each record: `{instance_id}`, `{repo}`, `{owner}`, `{name}`,
+    /// `{base_commit}`, `{head_commit}`, `{version}`, `{created_at}`, `{api}`, each optionally
+    /// `:lower` or `:N` (first N characters).
     #[arg(long = "set", value_name = "FIELD=VALUE")]
     pub set: Vec<String>,
+    /// Write records that lack what the target's own harness requires (its contract, listed
+    /// by `cargo isobench adapters`), and count them as incomplete in the summary and report,
+    /// instead of refusing them.
+    #[arg(long)]
+    pub allow_incomplete: bool,
     /// JSON text style of the output.
     #[arg(long, value_enum, default_value = "auto")]
     pub json_style: StyleArg,

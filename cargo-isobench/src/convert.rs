@@ -12,71 +12,16 @@ use std::time::{Duration, Instant};
 use isobench_core::adapter::{ExportOptions, ViewAdapter};
 use isobench_core::codec::JsonStyle;
 use isobench_core::passthrough::{self, Passed};
-use isobench_core::record::V1_FIELDS;
 use isobench_core::report::{Covered, MAX_LISTED, RecordWarning, Rejection};
-use isobench_core::{CanonicalRecord, ConversionReport, Notes, Profile, RecordError, Registry};
+use isobench_core::{ConversionReport, Contract, Notes, Profile, RecordError, Registry};
 use serde_json::{Map, Value};
 
+use crate::assign::{self, Assignment};
 use crate::cli::{ConvertArgs, OnError, StyleArg};
 use crate::errors::CliError;
 use crate::input::{self, Batch, Item, PassKey, Passing, Source, Window};
 use crate::output::RecordWriter;
 use crate::{exit, find};
-
-/// One `--set FIELD=VALUE`.
-#[derive(Debug, Clone)]
-struct Assignment {
-    field: String,
-    value: Value,
-}
-
-fn parse_assignments(sets: &[String]) -> Result<Vec<Assignment>, CliError> {
-    sets.iter()
-        .map(|set| {
-            let (field, value) = set.split_once('=').ok_or_else(|| {
-                CliError::usage(format!("`--set {set}` has no `=`"), Some("write `--set FIELD=VALUE`"))
-            })?;
-            let known = V1_FIELDS.contains(&field) && field != "extensions"
-                || field.strip_prefix("extensions.").is_some_and(|k| !k.is_empty() && k != "source");
-            if !known {
-                return Err(CliError::usage(
-                    format!("`--set`: `{field}` is not a canonical field"),
-                    Some("use a canonical v1 field name (`head_commit`) or `extensions.KEY` (`extensions.image_name`)"),
-                ));
-            }
-            let value = serde_json::from_str(value).unwrap_or_else(|_| Value::String(value.to_owned()));
-            Ok(Assignment { field: field.to_owned(), value })
-        })
-        .collect()
-}
-
-fn apply_assignments(
-    record: CanonicalRecord,
-    sets: &[Assignment],
-    notes: &mut Notes,
-) -> Result<CanonicalRecord, RecordError> {
-    if sets.is_empty() {
-        return Ok(record);
-    }
-    let mut value = record.to_value();
-    for set in sets {
-        match set.field.strip_prefix("extensions.") {
-            Some(key) => {
-                if !value["extensions"].is_object() {
-                    value["extensions"] = Value::Object(Map::new());
-                }
-                value["extensions"][key] = set.value.clone();
-            }
-            None => value[&set.field] = set.value.clone(),
-        }
-        notes.defaulted(&set.field, "set with `--set`");
-    }
-    serde_json::from_value(value).map_err(|e| {
-        RecordError::invalid("", format!("a `--set` value has the wrong type: {e}")).with_hint(
-            "lists and numbers are given as JSON, e.g. `--set efficiency_test='[\"t.py\"]'`",
-        )
-    })
-}
 
 /// The formats whose import accepts `record`, for the hint after a failed import.
 pub fn formats_accepting(registry: &Registry, record: &Map<String, Value>) -> Vec<String> {
@@ -107,7 +52,7 @@ pub fn run(
     };
     let to = find(registry, &args.to)?;
     let profile = Profile::from(args.profile);
-    let assignments = parse_assignments(&args.set)?;
+    let assignments = assign::parse_all(&args.set)?;
     let sources: Vec<Source> = if args.inputs.is_empty() {
         vec![Source::Stdin]
     } else {
@@ -209,6 +154,7 @@ pub fn run(
         to,
         options: ExportOptions::with_profile(profile),
         assignments,
+        allow_incomplete: args.allow_incomplete,
         on_error: args.on_error,
         files: report.inputs.clone(),
         enrich,
@@ -340,6 +286,8 @@ struct Shared<'a> {
     to: &'a dyn ViewAdapter,
     options: ExportOptions,
     assignments: Vec<Assignment>,
+    /// `--allow-incomplete`: records the target's contract finds lacking are written.
+    allow_incomplete: bool,
     on_error: OnError,
     /// The inputs' names, by index.
     files: Vec<String>,
@@ -906,7 +854,7 @@ impl Job<'_> {
             shared.from.import(map, &mut self.notes)
         };
         let converted = imported
-            .and_then(|c| apply_assignments(c, &shared.assignments, &mut self.notes))
+            .and_then(|c| assign::apply(c, &shared.assignments, &mut self.notes))
             .and_then(|mut c| match &mut self.enricher {
                 Some(e) => e.apply(&mut c, &mut self.notes).map(|()| c),
                 None => Ok(c),
@@ -917,6 +865,10 @@ impl Job<'_> {
                     .to
                     .export_owned(c, &shared.options, &mut self.notes)
                     .map(|out| (covered, out))
+            })
+            .and_then(|(covered, mut out)| {
+                self.meet_contract(&mut out, passed, raw)
+                    .map(|()| (covered, out))
             });
         match converted {
             Ok((covered, out)) => {
@@ -961,6 +913,62 @@ impl Job<'_> {
                 self.reject(done, rejection, hint, verbatim)
             }
         }
+    }
+
+    /// Holds an exported record to what the target's consumer requires: writes the
+    /// target's own "none" where the source has no such field, then refuses a record that
+    /// still lacks an item, or, with `--allow-incomplete`, counts it as incomplete.
+    /// `passed` and `raw`: the texts the record's markers stand for.
+    fn meet_contract(
+        &mut self,
+        out: &mut Map<String, Value>,
+        passed: &Passed,
+        raw: &[u8],
+    ) -> Result<(), RecordError> {
+        let target = self.shared.to.info();
+        let contract = &target.contract;
+        if contract.is_empty() {
+            return Ok(());
+        }
+        for filled in contract.fill_none_values(out) {
+            self.notes.defaulted(
+                &filled.key,
+                format!(
+                    "written as {}, the value {} itself uses for none: the source has no such field",
+                    filled.none_value.as_ref().map_or_else(String::new, Value::to_string),
+                    target.name
+                ),
+            );
+        }
+        let text_of = |s: &str| {
+            passthrough::index_of(s)
+                .and_then(|index| passed.text(raw, index))
+                .map(<[u8]>::to_vec)
+        };
+        let unmet = contract.check(out, &text_of);
+        let Some(first) = unmet.first() else {
+            return Ok(());
+        };
+        if self.shared.allow_incomplete {
+            for u in &unmet {
+                let r = u.requirement;
+                self.notes.missing(
+                    &r.key,
+                    format!(
+                        "{} needs it ({}); written without it (`--allow-incomplete`): supply it with {}",
+                        target.name,
+                        r.evidence,
+                        r.how_to_supply()
+                    ),
+                );
+            }
+            return Ok(());
+        }
+        Err(RecordError::missing(
+            format!("/{}", isobench_core::error::pointer_token(&first.requirement.key)),
+            contract.refusal(&target.name, &unmet),
+        )
+        .with_hint(Contract::remedy(&unmet)))
     }
 
     /// When another format would accept the record, says so.

@@ -3,6 +3,7 @@
 //! `main.rs` only calls [`run`]; everything else lives here so that tests can drive it.
 //! Data goes to stdout, everything else to stderr; exit codes are in [`exit`].
 
+pub mod assign;
 pub mod cli;
 pub mod config;
 pub mod convert;

@@ -3,11 +3,15 @@
 use isobench_core::adapter::{AdapterInfo, AdapterRegistration, ExportOptions, ViewAdapter};
 use isobench_core::record::V1_FIELDS;
 use isobench_core::validate::{Problem, semantic_problems};
+use isobench_core::contract::{Contract, Kind, Requirement};
 use isobench_core::vocab;
 use isobench_core::{CanonicalRecord, Notes, Profile, RecordError};
 use serde_json::{Map, Value};
 
 const NAME: &str = "canonical";
+
+/// Where the lossless profile's requirements are written.
+const LOSSLESS: &str = "schemas/canonical.v1.lossless.schema.json";
 
 /// The canonical adapter: reads either profile, writes the one asked for.
 #[derive(Debug)]
@@ -36,6 +40,13 @@ impl Default for Canonical {
             )
             .fills(&carries)
             .needs(&["repo", "instance_id"])
+            .contract(Contract::new(
+                "ISO-Bench canonical v1, lossless profile (`--profile strict` requires every v1 field)",
+                vec![
+                    Requirement::new("instance_id", Kind::String, "instance_id", LOSSLESS),
+                    Requirement::new("repo", Kind::String, "repo", LOSSLESS),
+                ],
+            ))
             .carries(&carries),
         }
     }
@@ -101,7 +112,10 @@ impl ViewAdapter for Canonical {
     ) -> Result<Map<String, Value>, RecordError> {
         let profile = options.profile;
         let value = match profile {
-            Profile::Lossless => c.to_value(),
+            Profile::Lossless => {
+                note_incomplete(c, notes);
+                c.to_value()
+            }
             Profile::Strict => strict_value(c, notes)?,
         };
         checked(value, profile)
@@ -114,9 +128,23 @@ impl ViewAdapter for Canonical {
         notes: &mut Notes,
     ) -> Result<Map<String, Value>, RecordError> {
         match options.profile {
-            Profile::Lossless => checked(c.into_value(), Profile::Lossless),
+            Profile::Lossless => {
+                note_incomplete(&c, notes);
+                checked(c.into_value(), Profile::Lossless)
+            }
             Profile::Strict => self.export(&c, options, notes),
         }
+    }
+}
+
+/// Counts the v1 fields the record lacks (D2: the lossless profile leaves them out, never
+/// invents them, and says so).
+fn note_incomplete(c: &CanonicalRecord, notes: &mut Notes) {
+    for field in c.missing_required() {
+        notes.missing(
+            field,
+            "canonical v1 requires it and the source has none: left out (lossless profile)",
+        );
     }
 }
 

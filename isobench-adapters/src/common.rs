@@ -6,7 +6,7 @@ use isobench_core::error::{RecordError, pointer_token};
 use isobench_core::report::Notes;
 use isobench_core::timestamp;
 use isobench_core::vocab::{self, Source};
-use isobench_core::{CanonicalRecord, Profile};
+use isobench_core::{CanonicalRecord, Contract};
 use serde_json::{Map, Value};
 
 fn pointer(key: &str) -> String {
@@ -147,14 +147,6 @@ impl<'n> Importer<'n> {
         )
     }
 
-    /// Notes the required canonical fields this format never has.
-    pub fn lacks(&mut self, fields: &[&str]) {
-        for field in fields {
-            self.notes
-                .missing(*field, format!("{} records do not have it", self.format));
-        }
-    }
-
     /// Stores the remaining fields and the source block into `record.extensions`.
     pub fn finish(mut self, record: &mut CanonicalRecord) {
         self.source.extra = std::mem::take(&mut self.record);
@@ -167,28 +159,24 @@ impl<'n> Importer<'n> {
 /// Writes a foreign record field by field. When the canonical record came from the same
 /// format, the original key order, encodings, untouched original values and unknown
 /// fields are restored, so that `export(import(r)) == r`.
+///
+/// A field the record lacks is left out: whether the target's consumer can do without it
+/// is its [`Contract`]'s to say, checked by the caller on the finished record.
 pub(crate) struct Exporter<'r, 'n> {
     format: &'static str,
     pub record: &'r CanonicalRecord,
     pub source: Option<Source>,
     out: Map<String, Value>,
-    profile: Profile,
     pub notes: &'n mut Notes,
 }
 
 impl<'r, 'n> Exporter<'r, 'n> {
-    pub fn new(
-        format: &'static str,
-        record: &'r CanonicalRecord,
-        profile: Profile,
-        notes: &'n mut Notes,
-    ) -> Self {
+    pub fn new(format: &'static str, record: &'r CanonicalRecord, notes: &'n mut Notes) -> Self {
         Self {
             format,
             record,
             source: Source::of_format(&record.extensions, format),
             out: Map::new(),
-            profile,
             notes,
         }
     }
@@ -217,43 +205,17 @@ impl<'r, 'n> Exporter<'r, 'n> {
         self.out.insert(key.to_owned(), value.into());
     }
 
-    /// Writes an optional string; absent stays absent.
-    pub fn string(&mut self, key: &str, value: Option<&str>) {
+    /// Writes an optional value; absent stays absent.
+    pub fn put_some(&mut self, key: &str, value: Option<Value>) {
         if let Some(v) = value {
             self.put(key, v);
         }
     }
 
-    /// Writes a string the target requires; without it the record is rejected.
-    pub fn needed_string(
-        &mut self,
-        key: &str,
-        canonical: &str,
-        value: Option<&str>,
-    ) -> Result<(), RecordError> {
-        match value {
-            Some(v) => {
-                self.put(key, v);
-                Ok(())
-            }
-            None => Err(self.cannot_fill(key, canonical)),
-        }
-    }
-
-    /// Writes a string the target expects. Without it: under the lossless profile the key
-    /// is left out and counted as missing; under strict the record is rejected.
-    pub fn expected_string(
-        &mut self,
-        key: &str,
-        canonical: &str,
-        value: Option<&str>,
-    ) -> Result<(), RecordError> {
-        match value {
-            Some(v) => {
-                self.put(key, v);
-                Ok(())
-            }
-            None => self.absent(key, canonical),
+    /// Writes an optional string; absent stays absent.
+    pub fn string(&mut self, key: &str, value: Option<&str>) {
+        if let Some(v) = value {
+            self.put(key, v);
         }
     }
 
@@ -272,21 +234,6 @@ impl<'r, 'n> Exporter<'r, 'n> {
         self.put(key, codec::encode_list(&items, encoding));
     }
 
-    /// Writes a list the target expects (see [`Self::expected_string`]).
-    pub fn expected_list(
-        &mut self,
-        key: &str,
-        canonical: &str,
-        items: Option<Vec<String>>,
-        default: Encoding,
-    ) -> Result<(), RecordError> {
-        if items.is_none() {
-            return self.absent(key, canonical);
-        }
-        self.list(key, items, default);
-        Ok(())
-    }
-
     /// Writes a timestamp: the source's original text when it still denotes the canonical
     /// value, else `render` of the canonical value.
     pub fn timestamp(&mut self, key: &str, value: Option<&str>, render: impl Fn(&str) -> String) {
@@ -300,32 +247,6 @@ impl<'r, 'n> Exporter<'r, 'n> {
         }
         let rendered = render(value);
         self.put(key, rendered);
-    }
-
-    /// A field the target expects is absent: left out and counted as missing (lossless),
-    /// or the record is rejected (strict).
-    pub fn absent(&mut self, key: &str, canonical: &str) -> Result<(), RecordError> {
-        if self.profile == Profile::Strict {
-            return Err(self.cannot_fill(key, canonical));
-        }
-        self.notes.missing(
-            canonical,
-            format!("`{key}` left out: the record has no `{canonical}`"),
-        );
-        Ok(())
-    }
-
-    fn cannot_fill(&self, key: &str, canonical: &str) -> RecordError {
-        RecordError::missing(
-            format!("/{}", pointer_token(canonical).replace('.', "/")),
-            format!(
-                "{} requires `{key}`, but the record has no `{canonical}`",
-                self.format
-            ),
-        )
-        .with_hint(format!(
-            "supply it with `--set {canonical}=VALUE`, or convert from a source that has it"
-        ))
     }
 
     /// The finished record: unknown fields of a same-format source restored, keys in the
@@ -351,6 +272,25 @@ impl<'r, 'n> Exporter<'r, 'n> {
         }
         self.out
     }
+}
+
+/// A format's JSON Schema: the embedded `text`, with what its consumer requires
+/// ([`Contract::apply_to_schema`]).
+pub(crate) fn schema_with_contract(text: &str, contract: &Contract) -> Value {
+    let mut schema = serde_json::from_str(text).expect("the embedded schema is valid JSON");
+    contract.apply_to_schema(&mut schema);
+    schema
+}
+
+/// The repository release (`X.Y`) of a record, which SWE-bench-like harnesses use as a key
+/// of their spec table: the source's release kept beside a derived `version`, or
+/// `version` itself unless it is an environment signature (D6), which no such harness
+/// can look up.
+pub(crate) fn release(record: &CanonicalRecord) -> Option<&str> {
+    record
+        .ext_str(vocab::UPSTREAM_VERSION)
+        .or(record.version.as_deref())
+        .filter(|v| !isobench_core::envsig::is_signature(v))
 }
 
 /// The rule [`swe_bench_image`] follows, for `derived` notes.

@@ -37,14 +37,14 @@ use std::sync::OnceLock;
 
 use isobench_core::adapter::{AdapterInfo, AdapterRegistration, ExportOptions, ViewAdapter};
 use isobench_core::codec::{self, Encoding};
-use isobench_core::error::ErrorKind;
+use isobench_core::contract::{Contract, Kind, Requirement};
 use isobench_core::testfiles::{self, TestFileRules};
 use isobench_core::timestamp::{self, Timestamp};
 use isobench_core::vocab;
 use isobench_core::{CanonicalRecord, Notes, RecordError};
 use serde_json::{Map, Value};
 
-use crate::common::{Exporter, Importer};
+use crate::common::{Exporter, Importer, schema_with_contract};
 
 const NAME: &str = "gso";
 
@@ -110,19 +110,7 @@ impl Default for Gso {
                 "extensions.base_commit_unresolved",
                 "extensions.efficiency_test_kind",
             ])
-            .needs(&[
-                "repo",
-                "instance_id",
-                "created_at",
-                "base_commit",
-                "head_commit",
-                "efficiency_test",
-                "setup_commands",
-                "install_commands",
-                "api",
-                "gt_commit_message",
-                "extensions.prob_script",
-            ])
+            .contract(contract())
             .carries(&[
                 "repo",
                 "instance_id",
@@ -156,8 +144,10 @@ impl ViewAdapter for Gso {
     fn schema(&self) -> &Value {
         static SCHEMA: OnceLock<Value> = OnceLock::new();
         SCHEMA.get_or_init(|| {
-            serde_json::from_str(include_str!("../schemas/gso.schema.json"))
-                .expect("the embedded schema is valid JSON")
+            schema_with_contract(
+                include_str!("../schemas/gso.schema.json"),
+                &self.info.contract,
+            )
         })
     }
 
@@ -183,8 +173,7 @@ impl ViewAdapter for Gso {
             let detail = format!(
                 "GSO gives `{base}`, the parent of a commit, not a commit id; kept in `extensions.base_commit_unresolved` (resolve it with the repository: `git rev-parse {base}`)"
             );
-            r.notes.warn("base_commit", detail.clone());
-            r.notes.missing("base_commit", detail);
+            r.notes.warn("base_commit", detail);
             c.set_ext(vocab::BASE_COMMIT_UNRESOLVED, base);
         } else {
             c.base_commit = Some(base);
@@ -230,12 +219,11 @@ impl ViewAdapter for Gso {
                 c.version = Some(signature);
                 r.notes.derived("version", rule);
             }
-            None => r.notes.missing(
+            None => r.notes.warn(
                 "version",
                 "GSO has no version, and no Python version can be read from `install_commands` to derive the environment signature (D6)",
             ),
         }
-        r.lacks(&["duration_changes", "human_performance"]);
         r.finish(&mut c);
         Ok(c)
     }
@@ -243,10 +231,10 @@ impl ViewAdapter for Gso {
     fn export(
         &self,
         c: &CanonicalRecord,
-        options: &ExportOptions,
+        _options: &ExportOptions,
         notes: &mut Notes,
     ) -> Result<Map<String, Value>, RecordError> {
-        check_requirements(c)?;
+        check_tests_are_scripts(c)?;
         let derived_version = env_signature(c).map(|(signature, _)| signature);
         for field in self.info.dropped_from(c) {
             // A signature derived from GSO's own fields is not lost.
@@ -255,23 +243,19 @@ impl ViewAdapter for Gso {
             }
             notes.dropped(field, format!("{NAME} has no field for it"));
         }
-        let mut w = Exporter::new(NAME, c, options.profile, notes);
-        w.needed_string("instance_id", "instance_id", c.instance_id.as_deref())?;
-        w.needed_string("repo", "repo", c.repo.as_deref())?;
+        let mut w = Exporter::new(NAME, c, notes);
+        w.string("instance_id", c.instance_id.as_deref());
+        w.string("repo", c.repo.as_deref());
         let base = c
             .base_commit
             .as_deref()
             .or_else(|| c.ext_str(vocab::BASE_COMMIT_UNRESOLVED));
-        w.needed_string("base_commit", "base_commit", base)?;
-        w.needed_string("opt_commit", "head_commit", c.head_commit.as_deref())?;
-        w.needed_string("api", "api", c.api.as_deref())?;
-        w.needed_string(
-            "prob_script",
-            "extensions.prob_script",
-            c.ext_str(vocab::PROB_SCRIPT),
-        )?;
+        w.string("base_commit", base);
+        w.string("opt_commit", c.head_commit.as_deref());
+        w.string("api", c.api.as_deref());
+        w.string("prob_script", c.ext_str(vocab::PROB_SCRIPT));
         w.list("tests", c.efficiency_test.clone(), Encoding::Native);
-        export_hints(&mut w)?;
+        export_hints(&mut w);
         w.list("setup_commands", c.setup_commands.clone(), Encoding::Native);
         w.list(
             "install_commands",
@@ -279,12 +263,8 @@ impl ViewAdapter for Gso {
             Encoding::Native,
         );
         export_created_at(&mut w);
-        w.needed_string(
-            "gt_commit_message",
-            "gt_commit_message",
-            c.gt_commit_message.as_deref(),
-        )?;
-        export_gt_diff(&mut w)?;
+        w.string("gt_commit_message", c.gt_commit_message.as_deref());
+        export_gt_diff(&mut w);
         w.string("arch", c.ext_str(vocab::ARCH));
         w.string("instance_image_tag", c.ext_str(vocab::INSTANCE_IMAGE_TAG));
         Ok(w.finish())
@@ -326,9 +306,7 @@ fn split_gt_diff(notes: &mut Notes, c: &mut CanonicalRecord, diff: &str) {
             let detail = format!(
                 "`gt_diff` could not be split into files ({error}); it is kept whole in `extensions.gt_diff`"
             );
-            notes.warn("gt_diff", detail.clone());
-            notes.missing("patch", detail.clone());
-            notes.missing("test_patch", detail);
+            notes.warn("gt_diff", detail);
         }
     }
 }
@@ -417,115 +395,71 @@ fn looks_like_nodeid(test: &str) -> bool {
         })
 }
 
-/// Everything GSO requires that the record lacks, said at once.
-fn check_requirements(c: &CanonicalRecord) -> Result<(), RecordError> {
-    let mut missing: Vec<(&'static str, String, String)> = Vec::new();
-    let mut need = |key: &'static str, canonical: &str, present: bool| {
-        if !present {
-            missing.push((
-                key,
-                format!("/{}", canonical.replace('.', "/")),
-                format!("{NAME} requires `{key}`, but the record has no `{canonical}`"),
-            ));
-        }
-    };
-    need("instance_id", "instance_id", c.instance_id.is_some());
-    need("repo", "repo", c.repo.is_some());
-    need(
-        "base_commit",
-        "base_commit",
-        c.base_commit.is_some() || c.ext_str(vocab::BASE_COMMIT_UNRESOLVED).is_some(),
-    );
-    need("opt_commit", "head_commit", c.head_commit.is_some());
-    need("api", "api", c.api.is_some());
-    need(
-        "prob_script",
-        "extensions.prob_script",
-        c.ext_str(vocab::PROB_SCRIPT).is_some(),
-    );
-    need("tests", "efficiency_test", c.efficiency_test.is_some());
-    need(
-        "setup_commands",
-        "setup_commands",
-        c.setup_commands.is_some(),
-    );
-    need(
-        "install_commands",
-        "install_commands",
-        c.install_commands.is_some(),
-    );
-    need("created_at", "created_at", c.created_at.is_some());
-    need(
-        "gt_commit_message",
-        "gt_commit_message",
-        c.gt_commit_message.is_some(),
-    );
-    need(
-        "gt_diff",
-        "patch",
-        c.patch.is_some() || c.ext_str(vocab::GT_DIFF).is_some(),
-    );
-
-    let kind = c.ext_str(vocab::EFFICIENCY_TEST_KIND);
-    let nodeids = kind == Some("pytest_nodeid")
+/// GSO's `tests` are whole Python scripts: a record holding pytest node ids cannot be
+/// carried, whatever else it has.
+fn check_tests_are_scripts(c: &CanonicalRecord) -> Result<(), RecordError> {
+    let nodeids = c.ext_str(vocab::EFFICIENCY_TEST_KIND) == Some("pytest_nodeid")
         || c.efficiency_test
             .as_ref()
             .is_some_and(|tests| tests.iter().any(|t| looks_like_nodeid(t)));
-    let nodeid_problem = "GSO `tests` are Python scripts, the record holds pytest node ids";
-
-    let mut messages: Vec<String> = missing.iter().map(|(_, _, m)| m.clone()).collect();
-    if nodeids {
-        messages.push(nodeid_problem.to_owned());
-    }
-    let Some(first) = messages.first() else {
+    if !nodeids {
         return Ok(());
-    };
-    let (kind, pointer) = match missing.first() {
-        Some((_, pointer, _)) => (ErrorKind::Missing, pointer.clone()),
-        None => (ErrorKind::CannotCarry, "/efficiency_test".to_owned()),
-    };
-    let message = if messages.len() > 1 {
-        format!("{first}; also: {}", messages[1..].join("; "))
-    } else {
-        first.clone()
-    };
-    let mut hints = Vec::new();
-    if let Some((key, _, _)) = missing.iter().find(|(key, _, _)| *key != "prob_script") {
-        let canonical = match *key {
-            "opt_commit" => "head_commit",
-            "tests" => "efficiency_test",
-            "gt_diff" => "patch",
-            other => other,
-        };
-        hints.push(format!("supply a missing field with `--set {canonical}=VALUE`, or convert from a source that has it"));
     }
-    if missing.iter().any(|(key, _, _)| *key == "prob_script") {
-        hints.push("GSO's `prob_script` is `tests[0]` stripped by Python's `ast.unparse`, which cannot be reproduced faithfully here: supply it with `--set extensions.prob_script=...`".to_owned());
-    }
-    if nodeids {
-        hints.push("GSO runs each test as a whole Python script timing itself (`Execution time: <s>s`); pytest node ids cannot run there".to_owned());
-    }
-    Err(RecordError::new(kind, pointer, message).with_hint(hints.join("; ")))
+    Err(RecordError::cannot_carry(
+        "/efficiency_test",
+        "GSO `tests` are Python scripts, the record holds pytest node ids",
+    )
+    .with_hint("GSO runs each test as a whole Python script timing itself (`Execution time: <s>s`); pytest node ids cannot run there"))
 }
 
-fn export_hints(w: &mut Exporter<'_, '_>) -> Result<(), RecordError> {
+/// What GSO's harness requires of a row: `GSOInstance(**row)` takes every field but
+/// `arch` and `instance_image_tag` without a default.
+fn contract() -> Contract {
+    const INSTANCE: &str = "gso.data.dataset.GSOInstance";
+    let req = Requirement::new;
+    Contract::new(
+        "gsobench harness",
+        vec![
+            req("instance_id", Kind::String, "instance_id", INSTANCE).non_empty(),
+            req("repo", Kind::String, "repo", INSTANCE).non_empty(),
+            req("base_commit", Kind::String, "base_commit", "GSOInstance; install_repo_script").non_empty(),
+            req("opt_commit", Kind::String, "head_commit", "GSOInstance; reset_repo_commands")
+                .non_empty()
+                .remedy("`--repos DIR` (a SWE-bench record's merge commit, found from its pull-request number)"),
+            req("api", Kind::String, "api", INSTANCE),
+            req(
+                "prob_script",
+                Kind::String,
+                "extensions.prob_script",
+                "GSOInstance (GSO makes it from `tests[0]` with Python's `ast.unparse`, which cannot be reproduced here)",
+            ),
+            req("tests", Kind::List, "efficiency_test", "gso.harness.grading.metrics.parse_times").non_empty(),
+            req("hints_text", Kind::String, "extensions.hints_text", INSTANCE),
+            req("setup_commands", Kind::List, "setup_commands", INSTANCE),
+            req("install_commands", Kind::List, "install_commands", "GSOInstance.install_repo_script"),
+            req("created_at", Kind::String, "created_at", INSTANCE),
+            req("gt_commit_message", Kind::String, "gt_commit_message", INSTANCE),
+            req("gt_diff", Kind::String, "patch", "GSOInstance; the expert diff the harness applies").non_empty(),
+        ],
+    )
+}
+
+fn export_hints(w: &mut Exporter<'_, '_>) {
     let c = w.record;
     if let Some(hints) = c.ext_str(vocab::HINTS_TEXT) {
         w.put("hints_text", hints);
-        return Ok(());
+        return;
     }
-    w.needed_string(
-        "hints_text",
-        "gt_commit_message",
-        c.gt_commit_message.as_deref(),
-    )?;
+    let Some(message) = c.gt_commit_message.as_deref() else {
+        return;
+    };
+    w.put("hints_text", message);
     if !w.same_format() {
         w.notes.derived(
             "hints_text",
             "GSO's convention: `hints_text` is a copy of `gt_commit_message` (the full commit message)",
         );
     }
-    Ok(())
 }
 
 /// `YYYY-MM-DD HH:MM:SS`, the source's own text when it still denotes the record's time.
@@ -578,7 +512,7 @@ fn join_diffs(patch: &str, test_patch: &str) -> String {
 
 /// The kept `gt_diff` while its split equals the record's `patch`/`test_patch`; else
 /// `patch` followed by `test_patch`.
-fn export_gt_diff(w: &mut Exporter<'_, '_>) -> Result<(), RecordError> {
+fn export_gt_diff(w: &mut Exporter<'_, '_>) {
     let c = w.record;
     let kept = c.ext_str(vocab::GT_DIFF);
     if let Some(diff) = kept {
@@ -597,11 +531,11 @@ fn export_gt_diff(w: &mut Exporter<'_, '_>) -> Result<(), RecordError> {
                 );
             }
             w.put("gt_diff", diff);
-            return Ok(());
+            return;
         }
     }
     let Some(patch) = c.patch.as_deref() else {
-        return w.needed_string("gt_diff", "patch", None);
+        return;
     };
     let test_patch = c.test_patch.as_deref().unwrap_or_default();
     w.put("gt_diff", join_diffs(patch, test_patch));
@@ -613,7 +547,6 @@ fn export_gt_diff(w: &mut Exporter<'_, '_>) -> Result<(), RecordError> {
             "`patch` followed by `test_patch` (GSO's `gt_diff` is the whole commit diff; file order may differ from `git diff`)"
         },
     );
-    Ok(())
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@
 //! | `patch` | `patch` | the reversed golden patch (bug-introducing); the fix is its reverse (D9), exactly as for SWE-smith |
 //! | `repo` | `repo` (+ `extensions.mirror_repo`) | a SWE-smith mirror name gives the upstream `owner/repo` and is kept in `extensions.mirror_repo` (the rule of the `swe-smith` adapter); a plain `owner/name` is canonical `repo` as it is |
 //! | `FAIL_TO_PASS`, `PASS_TO_PASS` | `extensions.fail_to_pass`, `extensions.pass_to_pass` | always real arrays on export: SWE-MiniSandbox iterates a string character by character. A string on import is decoded with a warning and, for the round trip only, written back as it came |
-//! | `image_name` | `extensions.image_name` | verbatim. The loader needs it in practice (venv cache key, spec lookup): an export without one leaves it out under the lossless profile (counted as missing) and fails under strict |
+//! | `image_name` | `extensions.image_name` | verbatim. The loader needs it (venv cache key, spec lookup), so the contract requires it; a SWE-bench record gets SWE-bench's own evaluation image |
 //! | `problem_statement` | `extensions.problem_statement` | verbatim (SWE-MiniSandbox defaults it to `""`) |
 //! | `test_patch` | `test_patch` | optional; applied forward, before the reversed `patch` |
 //! | `base_commit` | `base_commit` or `extensions.mirror_base_commit` | optional; the commit checked out before the patches are applied, i.e. the buggy state. It is a commit of the repository named in `repo`: with a plain `owner/name` that is an upstream SHA, so canonical `base_commit` (for a SWE-bench record, the commit the fix applies to carries over directly); with a mirror name it is a commit of the mirror, whose history was re-initialised, so `extensions.mirror_base_commit`. Never invented: absent, SWE-MiniSandbox checks out `instance_id` (the mirror branch) |
@@ -21,11 +21,15 @@
 use std::sync::OnceLock;
 
 use isobench_core::adapter::{AdapterInfo, AdapterRegistration, ExportOptions, ViewAdapter};
+use isobench_core::contract::{Contract, Kind, Requirement};
 use isobench_core::vocab;
 use isobench_core::{CanonicalRecord, Notes, RecordError};
 use serde_json::{Map, Value};
 
-use crate::common::{Exporter, Importer, SWE_BENCH_IMAGE_RULE, note_dropped, swe_bench_image};
+use crate::common::{
+    Exporter, Importer, SWE_BENCH_IMAGE_RULE, note_dropped, release, schema_with_contract,
+    swe_bench_image,
+};
 use crate::swe_smith::{
     MirrorName, export_bug_patch, export_task_head, import_array_list, import_bug_patch,
     import_repo,
@@ -33,6 +37,26 @@ use crate::swe_smith::{
 
 /// The adapter's name (also the `format` of the `source` block its imports write).
 pub(crate) const NAME: &str = "minisandbox";
+
+/// What SWE-MiniSandbox's loader and sandbox index directly in a record.
+fn contract() -> Contract {
+    const BATCH: &str = "sweagent/run/batch_instances.py: SimpleBatchInstance";
+    const SANDBOX: &str = "swesandbox/sandbox_deployment.py: reset_swesmith_tests, reward";
+    let req = Requirement::new;
+    Contract::new(
+        "SWE-MiniSandbox's SWE-smith pipeline",
+        vec![
+            req("instance_id", Kind::String, "instance_id", BATCH).non_empty(),
+            req("patch", Kind::String, "patch", "swe_sbenv.py: pre_check (applied in reverse)").non_empty(),
+            req("FAIL_TO_PASS", Kind::List, "extensions.fail_to_pass", SANDBOX).non_empty(),
+            req("PASS_TO_PASS", Kind::List, "extensions.pass_to_pass", SANDBOX),
+            req("image_name", Kind::String, "extensions.image_name", BATCH)
+                .non_empty()
+                .remedy(crate::swe_smith::IMAGE_TEMPLATE),
+            req("repo", Kind::String, "repo", "GithubRepoRetryConfig(github_url=repo)").non_empty(),
+        ],
+    )
+}
 
 /// The SWE-MiniSandbox custom-dataset adapter.
 #[derive(Debug)]
@@ -64,6 +88,7 @@ impl Default for MiniSandbox {
                 "extensions.mirror_base_commit",
             ])
             .needs(&["repo", "instance_id", "patch"])
+            .contract(contract())
             .carries(&[
                 "repo",
                 "instance_id",
@@ -92,8 +117,10 @@ impl ViewAdapter for MiniSandbox {
     fn schema(&self) -> &Value {
         static SCHEMA: OnceLock<Value> = OnceLock::new();
         SCHEMA.get_or_init(|| {
-            serde_json::from_str(include_str!("../schemas/minisandbox.schema.json"))
-                .expect("the embedded schema is valid JSON")
+            schema_with_contract(
+                include_str!("../schemas/minisandbox.schema.json"),
+                &self.info.contract,
+            )
         })
     }
 
@@ -140,36 +167,6 @@ impl ViewAdapter for MiniSandbox {
             Some(base) if mirror => c.set_ext(vocab::MIRROR_BASE_COMMIT, base),
             base => c.base_commit = base,
         }
-        if c.test_patch.is_none() {
-            r.notes.missing(
-                "test_patch",
-                "optional in minisandbox records, and this one has none",
-            );
-        }
-        if c.base_commit.is_none() {
-            r.notes.missing(
-                "base_commit",
-                if mirror {
-                    "the repository is a SWE-smith mirror: its commits are not upstream SHAs (MiniSandbox checks out \
-                     `base_commit`, else `instance_id`, in the mirror)"
-                } else {
-                    "minisandbox records may leave it out (MiniSandbox then checks out `instance_id`)"
-                },
-            );
-        }
-        if c.version.is_none() {
-            r.notes.missing(
-                "version",
-                "optional in minisandbox records, and this one has none",
-            );
-        }
-        r.lacks(&[
-            "created_at",
-            "head_commit",
-            "efficiency_test",
-            "duration_changes",
-            "human_performance",
-        ]);
         r.finish(&mut c);
         Ok(c)
     }
@@ -177,14 +174,14 @@ impl ViewAdapter for MiniSandbox {
     fn export(
         &self,
         c: &CanonicalRecord,
-        options: &ExportOptions,
+        _options: &ExportOptions,
         notes: &mut Notes,
     ) -> Result<Map<String, Value>, RecordError> {
         note_dropped(&self.info, c, notes);
         let bug_patch = export_bug_patch(c)?;
-        let mut w = Exporter::new(NAME, c, options.profile, notes);
+        let mut w = Exporter::new(NAME, c, notes);
         // Keys in the order of the custom-dataset documentation.
-        export_task_head(&mut w, c, bug_patch.as_deref())?;
+        export_task_head(&mut w, c, bug_patch.as_deref());
         match (c.ext_str(vocab::IMAGE_NAME), swe_bench_image(c)) {
             (Some(image), _) => w.put("image_name", image),
             // MiniSandbox keys its environment cache on the image name; for a SWE-bench
@@ -194,18 +191,12 @@ impl ViewAdapter for MiniSandbox {
                 w.notes
                     .derived("extensions.image_name", SWE_BENCH_IMAGE_RULE);
             }
-            (None, None) => w.absent("image_name", "extensions.image_name")?,
+            (None, None) => {}
         }
         let repo = c.ext_str(vocab::MIRROR_REPO).or(c.repo.as_deref());
-        w.needed_string("repo", "repo", repo)?;
+        w.string("repo", repo);
         let mirror = repo.is_some_and(|repo| MirrorName::parse(repo).is_some());
-        match c.ext_str(vocab::PROBLEM_STATEMENT) {
-            Some(problem) => w.put("problem_statement", problem),
-            None => w.notes.missing(
-                "extensions.problem_statement",
-                "`problem_statement` left out: the record has none (MiniSandbox uses `\"\"`)",
-            ),
-        }
+        w.string("problem_statement", c.ext_str(vocab::PROBLEM_STATEMENT));
         w.string("test_patch", c.test_patch.as_deref());
         if mirror {
             w.string("base_commit", c.ext_str(vocab::MIRROR_BASE_COMMIT));
@@ -229,10 +220,7 @@ impl ViewAdapter for MiniSandbox {
         // MiniSandbox's `version` is a cache-path component and, for SWE-bench data, the
         // release key of the harness's spec table: the release is preferred over a
         // derived environment signature.
-        w.string(
-            "version",
-            c.ext_str(vocab::UPSTREAM_VERSION).or(c.version.as_deref()),
-        );
+        w.string("version", release(c));
         Ok(w.finish())
     }
 }

@@ -5,11 +5,12 @@ use std::sync::OnceLock;
 
 use isobench_core::adapter::{AdapterInfo, AdapterRegistration, ExportOptions, ViewAdapter};
 use isobench_core::codec::Encoding;
+use isobench_core::contract::{Contract, Kind, Requirement};
 use isobench_core::vocab;
 use isobench_core::{CanonicalRecord, Notes, RecordError};
 use serde_json::{Map, Value};
 
-use crate::common::{Exporter, Importer, note_dropped};
+use crate::common::{Exporter, Importer, note_dropped, release, schema_with_contract};
 
 const NAME: &str = "swe-bench";
 
@@ -47,6 +48,7 @@ impl Default for SweBench {
                 "extensions.eval_type",
             ])
             .needs(&["repo", "instance_id", "base_commit", "patch"])
+            .contract(contract())
             .carries(&[
                 "repo",
                 "instance_id",
@@ -71,6 +73,44 @@ impl Default for SweBench {
     }
 }
 
+/// What SWE-bench's harness (4.x, the one the classic rows are for) requires of a row.
+fn contract() -> Contract {
+    const INSTANCE: &str = "swebench.harness.constants.SWEbenchInstance";
+    const SPEC: &str = "swebench.harness.test_spec.make_test_spec";
+    const GRADING: &str = "swebench.harness.grading.get_eval_tests_report";
+    let req = Requirement::new;
+    Contract::new(
+        "swebench 4.x harness",
+        vec![
+            req("repo", Kind::String, "repo", SPEC).non_empty(),
+            req("instance_id", Kind::String, "instance_id", INSTANCE).non_empty(),
+            req("base_commit", Kind::String, "base_commit", SPEC).non_empty(),
+            req("patch", Kind::String, "patch", "the gold patch the harness applies").non_empty(),
+            req("test_patch", Kind::String, "test_patch", SPEC),
+            req("problem_statement", Kind::String, "extensions.problem_statement", INSTANCE),
+            req("hints_text", Kind::String, "extensions.hints_text", INSTANCE).none_value(""),
+            req("created_at", Kind::String, "created_at", INSTANCE),
+            req(
+                "version",
+                Kind::String,
+                "extensions.upstream_version",
+                "make_test_spec: MAP_REPO_VERSION_TO_SPECS[repo][version]",
+            )
+            .non_empty(),
+            req("FAIL_TO_PASS", Kind::ListOrEncoded, "extensions.fail_to_pass", GRADING)
+                .non_empty(),
+            req("PASS_TO_PASS", Kind::ListOrEncoded, "extensions.pass_to_pass", SPEC),
+            req(
+                "environment_setup_commit",
+                Kind::String,
+                "extensions.environment_setup_commit",
+                SPEC,
+            )
+            .non_empty(),
+        ],
+    )
+}
+
 /// The SWE-bench 5.x fields and where they live in `extensions`.
 const FIELDS_5X: [(&str, &str); 4] = [
     ("image", vocab::IMAGE_NAME),
@@ -87,8 +127,10 @@ impl ViewAdapter for SweBench {
     fn schema(&self) -> &Value {
         static SCHEMA: OnceLock<Value> = OnceLock::new();
         SCHEMA.get_or_init(|| {
-            serde_json::from_str(include_str!("../schemas/swe-bench.schema.json"))
-                .expect("the embedded schema is valid JSON")
+            schema_with_contract(
+                include_str!("../schemas/swe-bench.schema.json"),
+                &self.info.contract,
+            )
         })
     }
 
@@ -146,15 +188,6 @@ impl ViewAdapter for SweBench {
                 c.set_ext(ext, v);
             }
         }
-        r.lacks(&[
-            "head_commit",
-            "efficiency_test",
-            "duration_changes",
-            "human_performance",
-        ]);
-        if c.created_at.is_none() {
-            r.lacks(&["created_at"]);
-        }
         r.finish(&mut c);
         Ok(c)
     }
@@ -162,30 +195,23 @@ impl ViewAdapter for SweBench {
     fn export(
         &self,
         c: &CanonicalRecord,
-        options: &ExportOptions,
+        _options: &ExportOptions,
         notes: &mut Notes,
     ) -> Result<Map<String, Value>, RecordError> {
         note_dropped(&self.info, c, notes);
-        let mut w = Exporter::new(NAME, c, options.profile, notes);
-        w.needed_string("repo", "repo", c.repo.as_deref())?;
-        w.needed_string("instance_id", "instance_id", c.instance_id.as_deref())?;
-        w.needed_string("base_commit", "base_commit", c.base_commit.as_deref())?;
-        w.needed_string("patch", "patch", c.patch.as_deref())?;
-        w.expected_string("test_patch", "test_patch", c.test_patch.as_deref())?;
-        w.expected_string(
-            "problem_statement",
-            "extensions.problem_statement",
-            c.ext_str(vocab::PROBLEM_STATEMENT),
-        )?;
-        w.expected_string(
-            "hints_text",
-            "extensions.hints_text",
-            c.ext_str(vocab::HINTS_TEXT),
-        )?;
+        let mut w = Exporter::new(NAME, c, notes);
+        w.string("repo", c.repo.as_deref());
+        w.string("instance_id", c.instance_id.as_deref());
+        w.string("base_commit", c.base_commit.as_deref());
+        w.string("patch", c.patch.as_deref());
+        w.string("test_patch", c.test_patch.as_deref());
+        w.string("problem_statement", c.ext_str(vocab::PROBLEM_STATEMENT));
+        w.string("hints_text", c.ext_str(vocab::HINTS_TEXT));
         w.timestamp("created_at", c.created_at.as_deref(), str::to_owned);
-        if c.created_at.is_none() {
-            w.absent("created_at", "created_at")?;
-        } else if !c.created_at.as_deref().is_some_and(|t| t.ends_with('Z')) && !w.same_format() {
+        if c.created_at.is_some()
+            && !c.created_at.as_deref().is_some_and(|t| t.ends_with('Z'))
+            && !w.same_format()
+        {
             w.notes.warn(
                 "created_at",
                 "written without a time zone: the source had none, and SWE-bench's own rows are UTC (`...Z`)",
@@ -193,25 +219,21 @@ impl ViewAdapter for SweBench {
         }
         // SWE-bench's `version` is the repository release (`X.Y`), a key of the harness's
         // spec table; a derived environment signature is no use there.
-        let version = c.ext_str(vocab::UPSTREAM_VERSION).or(c.version.as_deref());
-        w.expected_string("version", "version", version)?;
-        w.expected_list(
+        w.string("version", release(c));
+        w.list(
             "FAIL_TO_PASS",
-            "extensions.fail_to_pass",
             c.ext_list(vocab::FAIL_TO_PASS),
             Encoding::JsonSpaced,
-        )?;
-        w.expected_list(
+        );
+        w.list(
             "PASS_TO_PASS",
-            "extensions.pass_to_pass",
             c.ext_list(vocab::PASS_TO_PASS),
             Encoding::JsonSpaced,
-        )?;
-        w.expected_string(
+        );
+        w.string(
             "environment_setup_commit",
-            "extensions.environment_setup_commit",
             c.ext_str(vocab::ENVIRONMENT_SETUP_COMMIT),
-        )?;
+        );
         w.string("difficulty", c.ext_str(vocab::DIFFICULTY));
         // `image` is 5.x's per-instance evaluation image: written with the other 5.x
         // fields, never alone from another format's environment image.

@@ -40,13 +40,14 @@ use std::sync::OnceLock;
 
 use isobench_core::adapter::{AdapterInfo, AdapterRegistration, ExportOptions, ViewAdapter};
 use isobench_core::codec::{self, Encoding, JsonStyle};
+use isobench_core::contract::{Contract, Kind, Requirement};
 use isobench_core::record::DurationChange;
 use isobench_core::timing::{self, TestTimings, TimingError};
 use isobench_core::vocab;
 use isobench_core::{CanonicalRecord, Notes, RecordError};
 use serde_json::{Map, Number, Value};
 
-use crate::common::{Exporter, Importer, note_dropped};
+use crate::common::{Exporter, Importer, note_dropped, release, schema_with_contract};
 
 const NAME: &str = "swe-perf";
 
@@ -112,16 +113,7 @@ impl Default for SwePerf {
                 "extensions.test_functions_raw",
                 "extensions.efficiency_test_kind",
             ])
-            .needs(&[
-                "repo",
-                "instance_id",
-                "base_commit",
-                "patch",
-                "test_patch",
-                "version",
-                "efficiency_test",
-                "duration_changes",
-            ])
+            .contract(contract())
             .carries(&[
                 "repo",
                 "instance_id",
@@ -155,8 +147,10 @@ impl ViewAdapter for SwePerf {
     fn schema(&self) -> &Value {
         static SCHEMA: OnceLock<Value> = OnceLock::new();
         SCHEMA.get_or_init(|| {
-            serde_json::from_str(include_str!("../schemas/swe-perf.schema.json"))
-                .expect("the embedded schema is valid JSON")
+            schema_with_contract(
+                include_str!("../schemas/swe-perf.schema.json"),
+                &self.info.contract,
+            )
         })
     }
 
@@ -200,12 +194,6 @@ impl ViewAdapter for SwePerf {
         c.problem_statement_oracle = r.value("problem_statement_oracle");
         c.problem_statement_realistic = r.value("problem_statement_realistic");
         import_human_performance(&mut r, &mut c)?;
-        if c.head_commit.is_none() {
-            r.lacks(&["head_commit"]);
-        }
-        if c.created_at.is_none() {
-            r.lacks(&["created_at"]);
-        }
         r.finish(&mut c);
         Ok(c)
     }
@@ -213,36 +201,33 @@ impl ViewAdapter for SwePerf {
     fn export(
         &self,
         c: &CanonicalRecord,
-        options: &ExportOptions,
+        _options: &ExportOptions,
         notes: &mut Notes,
     ) -> Result<Map<String, Value>, RecordError> {
         note_dropped(&self.info, c, notes);
-        let mut w = Exporter::new(NAME, c, options.profile, notes);
-        w.needed_string("repo", "repo", c.repo.as_deref())?;
-        w.needed_string("instance_id", "instance_id", c.instance_id.as_deref())?;
-        w.needed_string("patch", "patch", c.patch.as_deref())?;
-        w.needed_string("test_patch", "test_patch", c.test_patch.as_deref())?;
-        w.needed_string("base_commit", "base_commit", c.base_commit.as_deref())?;
+        let mut w = Exporter::new(NAME, c, notes);
+        w.string("repo", c.repo.as_deref());
+        w.string("instance_id", c.instance_id.as_deref());
+        w.string("patch", c.patch.as_deref());
+        w.string("test_patch", c.test_patch.as_deref());
+        w.string("base_commit", c.base_commit.as_deref());
         let tests = export_tests(c, w.same_format())?;
-        w.expected_string("head_commit", "head_commit", c.head_commit.as_deref())?;
-        export_created_at(&mut w)?;
-        export_version(&mut w)?;
+        w.string("head_commit", c.head_commit.as_deref());
+        export_created_at(&mut w);
+        export_version(&mut w);
         let per_test = canonical_timings(c);
-        export_timings(&mut w, &tests, per_test.as_deref())?;
-        w.list("efficiency_test", Some(tests), Encoding::Native);
-        export_patch_functions(&mut w)?;
-        put_or_absent(
-            &mut w,
-            "problem_statement_oracle",
-            c.problem_statement_oracle.clone(),
-        )?;
-        export_test_functions(&mut w)?;
-        put_or_absent(
-            &mut w,
+        if let Some(tests) = &tests {
+            export_timings(&mut w, tests, per_test.as_deref())?;
+        }
+        w.list("efficiency_test", tests, Encoding::Native);
+        export_patch_functions(&mut w);
+        w.put_some("problem_statement_oracle", c.problem_statement_oracle.clone());
+        export_test_functions(&mut w);
+        w.put_some(
             "problem_statement_realistic",
             c.problem_statement_realistic.clone(),
-        )?;
-        export_human_performance(&mut w, per_test.as_deref())?;
+        );
+        export_human_performance(&mut w, per_test.as_deref());
         let same_format = w.same_format();
         let out = w.finish();
         // A SWE-Perf source's own key order was restored by `finish`; anything else gets
@@ -253,6 +238,66 @@ impl ViewAdapter for SwePerf {
             in_column_order(out)
         })
     }
+}
+
+/// What SWE-Perf's evaluation reads of a row (`evaluation/utils.py`,
+/// `evaluation/test_spec.py`, `check_evaluation.py`), and the other columns of the
+/// published dataset (`upload_to_huggingface.py`).
+fn contract() -> Contract {
+    const PUBLISHED: &str = "a column of the published SWE-Perf dataset (`upload_to_huggingface.py`)";
+    const SPEC: &str = "evaluation/test_spec.py: make_test_spec";
+    let req = Requirement::new;
+    Contract::new(
+        "SWE-Perf evaluation",
+        vec![
+            req("repo", Kind::String, "repo", SPEC).non_empty(),
+            req("instance_id", Kind::String, "instance_id", "evaluation/run_evaluation.py").non_empty(),
+            req("patch", Kind::String, "patch", "the expert patch the evaluation applies").non_empty(),
+            req("test_patch", Kind::String, "test_patch", SPEC),
+            req("base_commit", Kind::String, "base_commit", SPEC).non_empty(),
+            req("head_commit", Kind::String, "head_commit", PUBLISHED)
+                .non_empty()
+                .remedy("`--repos DIR` (for a SWE-bench record, the merge commit of its pull request)"),
+            req("created_at", Kind::String, "created_at", PUBLISHED),
+            req(
+                "version",
+                Kind::String,
+                "extensions.upstream_version",
+                "make_test_spec: MAP_REPO_VERSION_TO_SPECS[repo][version], a release such as `4.3`, never an environment signature",
+            )
+            .non_empty(),
+            req(
+                "duration_changes",
+                Kind::JsonText,
+                "duration_changes",
+                "evaluation/utils.py: load_sweperf_dataset (json.loads), check_evaluation.py",
+            )
+            .non_empty()
+            .remedy("`--timings DIR` (the timing logs of the efficiency tests)"),
+            req(
+                "efficiency_test",
+                Kind::List,
+                "efficiency_test",
+                "evaluation/test_spec.py: make_test_command (pytest node ids)",
+            )
+            .non_empty(),
+            req("patch_functions", Kind::JsonText, "patch_functions", PUBLISHED),
+            req("problem_statement_oracle", Kind::String, "problem_statement_oracle", PUBLISHED),
+            req("test_functions", Kind::JsonText, "test_functions", PUBLISHED),
+            req(
+                "problem_statement_realistic",
+                Kind::String,
+                "problem_statement_realistic",
+                PUBLISHED,
+            ),
+            req(
+                "human_performance",
+                Kind::Number,
+                "duration_changes",
+                "a column of the published dataset, computed from `duration_changes`",
+            ),
+        ],
+    )
 }
 
 inventory::submit! {
@@ -350,7 +395,7 @@ fn import_timings(
             .filter(|(_, t)| t.base.is_empty() || t.head.is_empty())
             .map(|(test, _)| test.as_str())
             .collect();
-        r.notes.missing(
+        r.notes.warn(
             "duration_changes",
             format!(
                 "no base or no head sample at all for {}; canonical timings need at least one of each (the original is kept for the round trip)",
@@ -441,7 +486,7 @@ fn import_human_performance(
             c.human_performance = Some(speedup);
             r.notes.derived("human_performance", SPEEDUP_RULE);
         }
-        None => r.notes.missing(
+        None => r.notes.warn(
             "human_performance",
             "no speedup can be computed from the timings (a test without samples, or a mean of zero); SWE-Perf's own value is not a speedup (D5)",
         ),
@@ -684,15 +729,14 @@ fn canonical_timings(c: &CanonicalRecord) -> Option<Vec<TestTimings>> {
     )
 }
 
-/// `efficiency_test`, which SWE-Perf needs as pytest node ids.
-/// A record that came from SWE-Perf keeps its tests whatever they hold.
-fn export_tests(c: &CanonicalRecord, from_swe_perf: bool) -> Result<Vec<String>, RecordError> {
+/// `efficiency_test`, which SWE-Perf needs as pytest node ids; `None` when the record has
+/// none. A record that came from SWE-Perf keeps its tests whatever they hold.
+fn export_tests(
+    c: &CanonicalRecord,
+    from_swe_perf: bool,
+) -> Result<Option<Vec<String>>, RecordError> {
     let Some(tests) = c.efficiency_test.clone() else {
-        return Err(requires(
-            "efficiency_test",
-            "efficiency_test",
-            "SWE-Perf's evaluator runs these pytest node ids; supply them with `--set efficiency_test=[...]`",
-        ));
+        return Ok(None);
     };
     let scripts = c.ext_str(vocab::EFFICIENCY_TEST_KIND) == Some("python_script")
         || (!from_swe_perf && tests.iter().any(|t| t.contains('\n')));
@@ -703,21 +747,12 @@ fn export_tests(c: &CanonicalRecord, from_swe_perf: bool) -> Result<Vec<String>,
         )
         .with_hint("SWE-Perf runs `pytest <node ids> --json-report`; convert from a source whose efficiency tests are pytest node ids"));
     }
-    Ok(tests)
+    Ok(Some(tests))
 }
 
-/// The error for a field SWE-Perf requires and the record lacks.
-fn requires(key: &str, canonical: &str, hint: &str) -> RecordError {
-    RecordError::missing(
-        format!("/{}", canonical.replace('.', "/")),
-        format!("{NAME} requires `{key}`, but the record has no `{canonical}`"),
-    )
-    .with_hint(hint.to_owned())
-}
-
-fn export_created_at(w: &mut Exporter<'_, '_>) -> Result<(), RecordError> {
+fn export_created_at(w: &mut Exporter<'_, '_>) {
     let Some(created_at) = w.record.created_at.as_deref() else {
-        return w.absent("created_at", "created_at");
+        return;
     };
     w.timestamp("created_at", Some(created_at), str::to_owned);
     if !created_at.ends_with('Z') && !w.same_format() {
@@ -726,32 +761,14 @@ fn export_created_at(w: &mut Exporter<'_, '_>) -> Result<(), RecordError> {
             "written without a time zone: the source had none, and SWE-Perf's own rows are UTC (`...Z`)",
         );
     }
-    Ok(())
 }
 
-/// Whether a version is the seed's environment signature rather than a release.
-fn is_env_signature(version: &str) -> bool {
-    version.starts_with("python==") || version.contains(";install_sha=")
-}
-
-/// SWE-Perf's `version` is the repository release, a key of the harness's spec table.
-fn export_version(w: &mut Exporter<'_, '_>) -> Result<(), RecordError> {
-    let c = w.record;
-    let version = c.ext_str(vocab::UPSTREAM_VERSION).or(c.version.as_deref());
-    let Some(version) = version else {
-        return Err(requires(
-            "version",
-            "version",
-            "SWE-Perf's `version` is the repository release (`X.Y`); supply it with `--set version=X.Y`",
-        ));
+/// SWE-Perf's `version` is the repository release, a key of the harness's spec table
+/// (left out when the record has none: the contract asks for it).
+fn export_version(w: &mut Exporter<'_, '_>) {
+    let Some(version) = release(w.record) else {
+        return;
     };
-    if is_env_signature(version) {
-        return Err(RecordError::invalid(
-            "/version",
-            format!("{NAME} requires `version` to be the repository release (`X.Y`), but the record's `version` is an environment signature (`{version}`)"),
-        )
-        .with_hint("SWE-Perf's harness looks the release up in its spec table; supply it with `--set extensions.upstream_version=X.Y`"));
-    }
     if let Some(Value::Number(number)) = w.raw("version")
         && number.to_string() == version
     {
@@ -760,7 +777,6 @@ fn export_version(w: &mut Exporter<'_, '_>) -> Result<(), RecordError> {
     } else {
         w.put("version", version);
     }
-    Ok(())
 }
 
 fn export_timings(
@@ -785,11 +801,7 @@ fn export_timings(
         }
     }
     let Some(per_test) = per_test else {
-        return Err(requires(
-            "duration_changes",
-            "duration_changes",
-            "SWE-Perf's evaluator reads the timings of every efficiency test; convert from a source with timings",
-        ));
+        return Ok(());
     };
     let runs = runs_value(per_test, tests).map_err(|e| timing_error(&e))?;
     let encoding = w.encoding("duration_changes", Encoding::JsonSpaced);
@@ -811,16 +823,16 @@ fn put_functions(
     functions: &Functions,
     of: fn(&Value) -> Functions,
     value: Option<(Result<Value, String>, bool)>,
-) -> Result<(), RecordError> {
+) {
     if let Some(raw) = w.raw(key)
         && of(&Decoded::of(raw).value()) == *functions
     {
         let raw = raw.clone();
         w.put(key, raw);
-        return Ok(());
+        return;
     }
     let Some((value, rebuilt)) = value else {
-        return w.absent(key, key);
+        return;
     };
     let encoding = w.encoding(key, Encoding::JsonSpaced);
     match value {
@@ -833,10 +845,9 @@ fn put_functions(
             format!("`{{file: [names]}}` map grouped from the `file::name` entries of canonical `{key}` (entries without `::` under `\"\"`), JSON-encoded"),
         );
     }
-    Ok(())
 }
 
-fn export_patch_functions(w: &mut Exporter<'_, '_>) -> Result<(), RecordError> {
+fn export_patch_functions(w: &mut Exporter<'_, '_>) {
     let c = w.record;
     let functions = Functions {
         list: c.patch_functions.clone(),
@@ -846,7 +857,7 @@ fn export_patch_functions(w: &mut Exporter<'_, '_>) -> Result<(), RecordError> {
     put_functions(w, "patch_functions", &functions, patch_functions_of, value)
 }
 
-fn export_test_functions(w: &mut Exporter<'_, '_>) -> Result<(), RecordError> {
+fn export_test_functions(w: &mut Exporter<'_, '_>) {
     let c = w.record;
     let functions = Functions {
         list: c.test_functions.clone(),
@@ -856,26 +867,9 @@ fn export_test_functions(w: &mut Exporter<'_, '_>) -> Result<(), RecordError> {
     put_functions(w, "test_functions", &functions, test_functions_of, value)
 }
 
-fn put_or_absent(
-    w: &mut Exporter<'_, '_>,
-    key: &str,
-    value: Option<Value>,
-) -> Result<(), RecordError> {
-    match value {
-        Some(value) => {
-            w.put(key, value);
-            Ok(())
-        }
-        None => w.absent(key, key),
-    }
-}
-
 /// SWE-Perf's own number while the timings are the ones it came with; otherwise SWE-Perf's
 /// metric computed from the timings (D5).
-fn export_human_performance(
-    w: &mut Exporter<'_, '_>,
-    per_test: Option<&[TestTimings]>,
-) -> Result<(), RecordError> {
+fn export_human_performance(w: &mut Exporter<'_, '_>, per_test: Option<&[TestTimings]>) {
     let c = w.record;
     let speedup = per_test.and_then(timing::speedup);
     let unchanged = c.human_performance.as_ref().and_then(Number::as_f64) == speedup;
@@ -885,24 +879,20 @@ fn export_human_performance(
         if let Some(raw) = source.raw.get("human_performance") {
             let raw = raw.clone();
             w.put("human_performance", raw);
-            return Ok(());
+            return;
         }
         if !source.keys.iter().any(|k| k == "human_performance") {
-            return Ok(());
+            return;
         }
     }
-    match per_test
+    if let Some(metric) = per_test
         .and_then(timing::sweperf_improvement)
         .and_then(Number::from_f64)
     {
-        Some(metric) => {
-            w.put("human_performance", metric);
-            w.notes.derived(
-                "human_performance",
-                "SWE-Perf's metric from `duration_changes`: per test, IQR-filtered samples, the largest x (step 0.001) with base*(1-x) > head by a one-sided Mann-Whitney U test at p < 0.1; mean over the tests",
-            );
-            Ok(())
-        }
-        None => w.absent("human_performance", "duration_changes"),
+        w.put("human_performance", metric);
+        w.notes.derived(
+            "human_performance",
+            "SWE-Perf's metric from `duration_changes`: per test, IQR-filtered samples, the largest x (step 0.001) with base*(1-x) > head by a one-sided Mann-Whitney U test at p < 0.1; mean over the tests",
+        );
     }
 }

@@ -17,28 +17,27 @@
 //! | `base_commit` (early) | `extensions.mirror_base_commit` | the *buggy* commit on the mirror branch, not an upstream SHA (formats.md §4, §9.2 pitfall 13), so never canonical `base_commit` |
 //!
 //! SWE-smith rows never hold `test_patch` (it is the mirror branch's git history, D10),
-//! `base_commit`, `head_commit`, `version` or any timing: an import counts them as
-//! missing.
+//! `base_commit`, `head_commit`, `version` or any timing.
 //!
 //! Exporting a record of another format: `repo` is the record's mirror when it has one;
 //! else the mirror is named by SWE-smith's convention from `repo` and `head_commit` (the
-//! fixed upstream state a mirror is cut from), with a `derived` note; else the lossless
-//! profile writes the upstream `owner/name` with a warning and the strict profile rejects
-//! the record. `image_name` and `problem_statement` are expected: absent, the lossless
-//! profile leaves them out (counted as missing) and strict rejects. SWE-bench's
-//! `test_patch`, `base_commit`, `hints_text`, ... have no place here and are reported as
-//! dropped.
+//! fixed upstream state a mirror is cut from), with a `derived` note; else it is left
+//! out, since the upstream `owner/name` is not a mirror. What SWE-smith's harness needs
+//! (the seven columns, `FAIL_TO_PASS` not empty) is the adapter's contract, which the
+//! caller checks. SWE-bench's `test_patch`, `base_commit`, `hints_text`, ... have no place
+//! here and are reported as dropped.
 
 use std::sync::OnceLock;
 
 use isobench_core::adapter::{AdapterInfo, AdapterRegistration, ExportOptions, ViewAdapter};
 use isobench_core::codec::Encoding;
+use isobench_core::contract::{Contract, Kind, Requirement};
 use isobench_core::diff;
 use isobench_core::vocab::{self, Source};
-use isobench_core::{CanonicalRecord, Notes, Profile, RecordError};
+use isobench_core::{CanonicalRecord, Notes, RecordError};
 use serde_json::{Map, Value};
 
-use crate::common::{Exporter, Importer, note_dropped};
+use crate::common::{Exporter, Importer, note_dropped, schema_with_contract};
 
 const NAME: &str = "swe-smith";
 
@@ -72,6 +71,7 @@ impl Default for SweSmith {
                 "extensions.mirror_base_commit",
             ])
             .needs(&["repo", "instance_id", "patch"])
+            .contract(contract())
             .carries(&[
                 "repo",
                 "instance_id",
@@ -86,6 +86,38 @@ impl Default for SweSmith {
             ]),
         }
     }
+}
+
+/// The remedy for a record without `image_name`: SWE-smith's own naming
+/// (`RepoProfile.image_name`) as a `--set` template.
+pub(crate) const IMAGE_TEMPLATE: &str = "a per-record template after SWE-smith's naming, \
+     `--set 'extensions.image_name=swebench/swesmith.x86_64.{owner:lower}_1776_{name:lower}.{head_commit:8}'`";
+
+/// What SWE-smith's harness requires of a task instance: the seven dataset columns.
+fn contract() -> Contract {
+    const COLUMNS: &str = "SWE-smith dataset columns (`gather.py`, the HF card)";
+    const GRADING: &str = "swesmith.harness.grading.get_eval_tests_report";
+    let req = Requirement::new;
+    Contract::new(
+        "swesmith harness",
+        vec![
+            req("instance_id", Kind::String, "instance_id", COLUMNS).non_empty(),
+            req("patch", Kind::String, "patch", "swesmith.harness.utils: the bug patch, reverted for gold runs").non_empty(),
+            req("FAIL_TO_PASS", Kind::List, "extensions.fail_to_pass", GRADING).non_empty(),
+            req("PASS_TO_PASS", Kind::List, "extensions.pass_to_pass", GRADING),
+            req("image_name", Kind::String, "extensions.image_name", COLUMNS)
+                .non_empty()
+                .remedy(IMAGE_TEMPLATE),
+            req(
+                "repo",
+                Kind::String,
+                "extensions.mirror_repo",
+                "swesmith.profiles.registry.get_from_inst: the mirror `swesmith/<owner>__<repo>.<commit8>`",
+            )
+            .non_empty(),
+            req("problem_statement", Kind::String, "extensions.problem_statement", COLUMNS),
+        ],
+    )
 }
 
 /// A SWE-smith mirror repository name, `[<org>/]<owner>__<repo>.<commit8>`, taken apart.
@@ -223,25 +255,11 @@ const BUG_PATCH_FORMATS: [&str; 2] = [NAME, crate::minisandbox::NAME];
 
 /// Writes the keys SWE-smith rows and `MiniSandbox` records begin with: `instance_id`, the
 /// bug-introducing `patch`, and the test lists as real arrays.
-pub(crate) fn export_task_head(
-    w: &mut Exporter<'_, '_>,
-    c: &CanonicalRecord,
-    bug_patch: Option<&str>,
-) -> Result<(), RecordError> {
-    w.needed_string("instance_id", "instance_id", c.instance_id.as_deref())?;
-    w.needed_string("patch", "patch", bug_patch)?;
-    w.expected_list(
-        "FAIL_TO_PASS",
-        "extensions.fail_to_pass",
-        c.ext_list(vocab::FAIL_TO_PASS),
-        Encoding::Native,
-    )?;
-    w.expected_list(
-        "PASS_TO_PASS",
-        "extensions.pass_to_pass",
-        c.ext_list(vocab::PASS_TO_PASS),
-        Encoding::Native,
-    )
+pub(crate) fn export_task_head(w: &mut Exporter<'_, '_>, c: &CanonicalRecord, bug_patch: Option<&str>) {
+    w.string("instance_id", c.instance_id.as_deref());
+    w.string("patch", bug_patch);
+    w.list("FAIL_TO_PASS", c.ext_list(vocab::FAIL_TO_PASS), Encoding::Native);
+    w.list("PASS_TO_PASS", c.ext_list(vocab::PASS_TO_PASS), Encoding::Native);
 }
 
 /// The bug-introducing diff to write for `record`: the reverse of its fix (D9), or the
@@ -298,22 +316,19 @@ pub(crate) fn import_array_list(
 }
 
 impl SweSmith {
-    /// Writes `repo`: the mirror, by the rules in the module documentation.
-    fn export_repo(
-        w: &mut Exporter<'_, '_>,
-        c: &CanonicalRecord,
-        profile: Profile,
-    ) -> Result<(), RecordError> {
+    /// Writes `repo`: the mirror, by the rules in the module documentation; nothing when
+    /// the record cannot name one (the contract then asks for `extensions.mirror_repo`).
+    fn export_repo(w: &mut Exporter<'_, '_>, c: &CanonicalRecord) {
         if let Some(mirror) = c.ext_str(vocab::MIRROR_REPO) {
             w.put("repo", mirror);
-            return Ok(());
+            return;
         }
         let Some(repo) = c.repo.as_deref() else {
-            return w.needed_string("repo", "repo", None);
+            return;
         };
         if w.same_format() || MirrorName::parse(repo).is_some() {
             w.put("repo", repo);
-            return Ok(());
+            return;
         }
         if let Some(mirror) = c
             .head_commit
@@ -327,25 +342,13 @@ impl SweSmith {
                  `RepoProfile.mirror_name`)",
             );
             w.put("repo", mirror);
-            return Ok(());
+            return;
         }
-        if profile == Profile::Strict {
-            return Err(RecordError::missing(
-                "/extensions/mirror_repo",
-                format!(
-                    "swe-smith's `repo` is the mirror repository `swesmith/<owner>__<repo>.<commit8>`, but the record has no \
-                     `extensions.mirror_repo` and no `head_commit` to name it from (upstream `repo` is `{repo}`)"
-                ),
-            )
-            .with_hint("supply it with `--set extensions.mirror_repo=swesmith/<owner>__<repo>.<commit8>`"));
-        }
-        w.notes.warn(
+        w.notes.dropped(
             "repo",
-            "SWE-smith expects the mirror name `swesmith/<owner>__<repo>.<commit8>`, which the record cannot name \
-             (no `extensions.mirror_repo`, no `head_commit`); the upstream `owner/name` is written instead",
+            "SWE-smith's `repo` is the mirror `swesmith/<owner>__<repo>.<commit8>`, which the record cannot name \
+             (no `extensions.mirror_repo`, no `head_commit`); the upstream `owner/name` is not a mirror and is not written",
         );
-        w.put("repo", repo);
-        Ok(())
     }
 }
 
@@ -357,8 +360,10 @@ impl ViewAdapter for SweSmith {
     fn schema(&self) -> &Value {
         static SCHEMA: OnceLock<Value> = OnceLock::new();
         SCHEMA.get_or_init(|| {
-            serde_json::from_str(include_str!("../schemas/swe-smith.schema.json"))
-                .expect("the embedded schema is valid JSON")
+            schema_with_contract(
+                include_str!("../schemas/swe-smith.schema.json"),
+                &self.info.contract,
+            )
         })
     }
 
@@ -395,32 +400,8 @@ impl ViewAdapter for SweSmith {
         }
         c.created_at = r.timestamp("created_at", str::to_owned)?;
         let mirror_base = r.string("base_commit")?;
-        r.notes.missing(
-            "test_patch",
-            "not a SWE-smith field: the tests live in the mirror branch's git history (D10: the reverse of its \
-             last commit, \"Remove F2P Tests\"); without the mirror at hand it cannot be recovered",
-        );
-        r.notes.missing(
-            "base_commit",
-            if mirror_base.is_some() {
-                "SWE-smith's `base_commit` is the buggy commit on the mirror branch, not an upstream SHA; it is \
-                 kept in `extensions.mirror_base_commit`"
-            } else {
-                "swe-smith records do not have it (the upstream commit is only an 8-character prefix in the mirror name)"
-            },
-        );
         if let Some(base) = mirror_base {
             c.set_ext(vocab::MIRROR_BASE_COMMIT, base);
-        }
-        r.lacks(&[
-            "head_commit",
-            "efficiency_test",
-            "duration_changes",
-            "human_performance",
-            "version",
-        ]);
-        if c.created_at.is_none() {
-            r.lacks(&["created_at"]);
         }
         r.finish(&mut c);
         Ok(c)
@@ -429,26 +410,18 @@ impl ViewAdapter for SweSmith {
     fn export(
         &self,
         c: &CanonicalRecord,
-        options: &ExportOptions,
+        _options: &ExportOptions,
         notes: &mut Notes,
     ) -> Result<Map<String, Value>, RecordError> {
         note_dropped(&self.info, c, notes);
         let bug_patch = export_bug_patch(c)?;
-        let mut w = Exporter::new(NAME, c, options.profile, notes);
+        let mut w = Exporter::new(NAME, c, notes);
         // Keys in the order of the published (current) rows; a record from SWE-smith gets
         // its own order back in `finish`.
-        export_task_head(&mut w, c, bug_patch.as_deref())?;
-        w.expected_string(
-            "image_name",
-            "extensions.image_name",
-            c.ext_str(vocab::IMAGE_NAME),
-        )?;
-        Self::export_repo(&mut w, c, options.profile)?;
-        w.expected_string(
-            "problem_statement",
-            "extensions.problem_statement",
-            c.ext_str(vocab::PROBLEM_STATEMENT),
-        )?;
+        export_task_head(&mut w, c, bug_patch.as_deref());
+        w.string("image_name", c.ext_str(vocab::IMAGE_NAME));
+        Self::export_repo(&mut w, c);
+        w.string("problem_statement", c.ext_str(vocab::PROBLEM_STATEMENT));
         if w.same_format() {
             w.timestamp("created_at", c.created_at.as_deref(), str::to_owned);
         } else if c.created_at.is_some() {

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::contract::Contract;
 use crate::error::RecordError;
 use crate::record::{CanonicalRecord, V1_FIELDS};
 use crate::report::Notes;
@@ -31,6 +32,9 @@ pub struct AdapterInfo {
     /// Canonical fields an export writes when the record has them.
     #[serde(default)]
     pub carries: Vec<String>,
+    /// What the format's own consumer requires of an exported record.
+    #[serde(default, skip_serializing_if = "Contract::is_empty")]
+    pub contract: Contract,
     /// Where the adapter comes from (`built-in`, or a plugin's path).
     #[serde(default = "built_in")]
     pub origin: String,
@@ -50,6 +54,7 @@ impl AdapterInfo {
             fills: Vec::new(),
             needs: Vec::new(),
             carries: Vec::new(),
+            contract: Contract::default(),
             origin: built_in(),
         }
     }
@@ -72,6 +77,13 @@ impl AdapterInfo {
     #[must_use]
     pub fn carries(mut self, fields: &[&str]) -> Self {
         self.carries = fields.iter().map(|&f| f.to_owned()).collect();
+        self
+    }
+
+    /// Sets what the format's consumer requires of an exported record.
+    #[must_use]
+    pub fn contract(mut self, contract: Contract) -> Self {
+        self.contract = contract;
         self
     }
 

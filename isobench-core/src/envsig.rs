@@ -22,6 +22,12 @@ pub fn environment_signature(
     )
 }
 
+/// Whether `version` is an environment signature rather than a repository release: a
+/// harness that looks releases up in its spec table cannot use it.
+pub fn is_signature(version: &str) -> bool {
+    version.starts_with("python==") || version.contains(";install_sha=")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -31,6 +31,7 @@
 
 pub mod adapter;
 pub mod codec;
+pub mod contract;
 pub mod diff;
 pub mod envsig;
 pub mod error;
@@ -48,6 +49,7 @@ pub mod validate;
 pub mod vocab;
 
 pub use adapter::{AdapterInfo, Registry, ViewAdapter};
+pub use contract::{Contract, Requirement};
 pub use error::RecordError;
 pub use record::{CanonicalRecord, DurationChange};
 pub use report::{ConversionReport, Notes};

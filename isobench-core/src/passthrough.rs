@@ -88,7 +88,7 @@ fn hex(digits: &[u8]) -> Option<u64> {
 
 /// The index of the passed string `s` stands for, when it is a marker (of any record:
 /// [`check_moved`] tells a plugin's markers from the record's).
-pub(crate) fn index_of(s: &str) -> Option<usize> {
+pub fn index_of(s: &str) -> Option<usize> {
     if s.as_bytes().first() != Some(&0) {
         return None;
     }
@@ -206,6 +206,16 @@ impl Passed {
             .iter()
             .map(|(made, range)| (!made).then(|| range.clone()))
             .collect()
+    }
+
+    /// The `index`-th marker's text, for `text`, the record's JSON text.
+    pub fn text<'a>(&'a self, text: &'a [u8], index: usize) -> Option<&'a [u8]> {
+        let (made, range) = self.spans.get(index)?;
+        Some(if *made {
+            &self.made[range.clone()]
+        } else {
+            &text[range.clone()]
+        })
     }
 
     /// Each marker's text, by index, for `text`, the record's JSON text.

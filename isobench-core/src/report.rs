@@ -138,6 +138,20 @@ pub struct RecordWarning {
     pub message: String,
 }
 
+/// A record written although it lacks what the target requires.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct IncompleteRecord {
+    /// The input file.
+    pub file: String,
+    /// 1-based line or record number.
+    pub line: u64,
+    /// The record's `instance_id`, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instance_id: Option<String>,
+    /// The fields it lacks.
+    pub lacks: Vec<String>,
+}
+
 /// The most rejections and warnings a report lists one by one (all are counted).
 pub const MAX_LISTED: usize = 100;
 
@@ -170,6 +184,11 @@ pub struct ConversionReport {
     pub defaulted: BTreeMap<String, Tally>,
     /// Required fields absent from the source, left out.
     pub missing: BTreeMap<String, Tally>,
+    /// Records written although they lack a field the target requires (`--allow-incomplete`;
+    /// for canonical's lossless profile, a v1 field the source has none of).
+    pub incomplete: u64,
+    /// The first incomplete records, with the fields each lacks.
+    pub incomplete_records: Vec<IncompleteRecord>,
     /// Number of warnings.
     pub warning_count: u64,
     /// The first warnings.
@@ -233,6 +252,23 @@ impl ConversionReport {
             }
         }
         let mut seen: Vec<(NoteKind, &str)> = Vec::new();
+        let mut lacks: Vec<String> = Vec::new();
+        for note in notes.iter().filter(|n| n.kind == NoteKind::Missing) {
+            if !lacks.contains(&note.field) {
+                lacks.push(note.field.clone());
+            }
+        }
+        if !lacks.is_empty() {
+            self.incomplete += 1;
+            if self.incomplete_records.len() < MAX_LISTED {
+                self.incomplete_records.push(IncompleteRecord {
+                    file: file.to_owned(),
+                    line,
+                    instance_id: covered.instance_id.clone(),
+                    lacks,
+                });
+            }
+        }
         for note in notes.iter() {
             if note.kind == NoteKind::Warning {
                 self.warning_count += 1;
@@ -288,9 +324,16 @@ impl ConversionReport {
             "{} -> {} ({}): read {}, written {}, rejected {}",
             self.from, self.to, self.profile, self.read, self.written, self.rejected
         );
+        if self.incomplete > 0 {
+            let _ = writeln!(
+                out,
+                "  incomplete: {} record(s) written without a field {} requires (listed as missing)",
+                self.incomplete, self.to
+            );
+        }
         for (title, table) in [
             (
-                "missing (required by the target, absent from the source)",
+                "missing (required by the target, absent from the record)",
                 &self.missing,
             ),
             ("derived", &self.derived),
@@ -342,6 +385,8 @@ mod tests {
         report.record_converted(&record, &notes, "f.jsonl", 3);
         report.record_converted(&record, &notes, "f.jsonl", 4);
         assert_eq!(report.missing["head_commit"].records, 2);
+        assert_eq!(report.incomplete, 2);
+        assert_eq!(report.incomplete_records[1].lacks, ["head_commit"]);
         assert_eq!(
             report.missing["head_commit"].detail,
             "not in a SWE-bench record"

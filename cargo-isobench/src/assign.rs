@@ -1,0 +1,348 @@
+//! `--set FIELD=VALUE`: a canonical field given to every record before export, either a
+//! fixed value or a per-record template.
+//!
+//! A VALUE that parses as JSON is that JSON value (`--set efficiency_test='["t.py"]'`);
+//! anything else is a string. A string may hold placeholders, filled from each record:
+//!
+//! | placeholder | value |
+//! |---|---|
+//! | `{instance_id}`, `{repo}`, `{base_commit}`, `{head_commit}`, `{version}`, `{created_at}`, `{api}` | the record's canonical field |
+//! | `{owner}`, `{name}` | the two halves of `repo` (`owner/name`) |
+//!
+//! A placeholder may end in `:lower` (lower-cased) or `:N` (its first N characters):
+//! `--set 'extensions.image_name=swesmith.x86_64.{owner}__{name}.{head_commit:8}'`.
+//! `{{` and `}}` are literal braces. An unknown placeholder is a usage error; a record that
+//! lacks the field a placeholder names is rejected with the field's name.
+
+use std::fmt::Write as _;
+
+use isobench_core::record::V1_FIELDS;
+use isobench_core::{CanonicalRecord, Notes, RecordError};
+use serde_json::{Map, Value};
+
+use crate::errors::CliError;
+
+/// The placeholders a template may use.
+const PLACEHOLDERS: [&str; 9] = [
+    "instance_id",
+    "repo",
+    "owner",
+    "name",
+    "base_commit",
+    "head_commit",
+    "version",
+    "created_at",
+    "api",
+];
+
+/// One `--set FIELD=VALUE`.
+#[derive(Debug, Clone)]
+pub struct Assignment {
+    field: String,
+    value: Assigned,
+}
+
+/// What an assignment gives.
+#[derive(Debug, Clone)]
+enum Assigned {
+    /// The same value for every record.
+    Fixed(Value),
+    /// A string filled in from each record.
+    Template(Vec<Part>),
+}
+
+/// A piece of a template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Part {
+    Text(String),
+    Field {
+        name: &'static str,
+        lower: bool,
+        take: Option<usize>,
+    },
+}
+
+/// Reads every `--set`.
+pub fn parse_all(sets: &[String]) -> Result<Vec<Assignment>, CliError> {
+    sets.iter().map(|set| parse(set)).collect()
+}
+
+fn parse(set: &str) -> Result<Assignment, CliError> {
+    let (field, value) = set.split_once('=').ok_or_else(|| {
+        CliError::usage(
+            format!("`--set {set}` has no `=`"),
+            Some("write `--set FIELD=VALUE`"),
+        )
+    })?;
+    let known = V1_FIELDS.contains(&field) && field != "extensions"
+        || field
+            .strip_prefix("extensions.")
+            .is_some_and(|k| !k.is_empty() && k != "source");
+    if !known {
+        return Err(CliError::usage(
+            format!("`--set`: `{field}` is not a canonical field"),
+            Some(
+                "use a canonical v1 field name (`head_commit`) or `extensions.KEY` (`extensions.image_name`)",
+            ),
+        ));
+    }
+    let value = match serde_json::from_str(value) {
+        Ok(Value::String(text)) => template(&text, set)?,
+        Ok(json) => Assigned::Fixed(json),
+        Err(_) => template(value, set)?,
+    };
+    Ok(Assignment {
+        field: field.to_owned(),
+        value,
+    })
+}
+
+/// A string value: fixed when it holds no placeholder.
+fn template(text: &str, set: &str) -> Result<Assigned, CliError> {
+    let bad = |message: String| {
+        CliError::usage(
+            format!("`--set {set}`: {message}"),
+            Some(&format!(
+                "placeholders are {}, each optionally ending in `:lower` or `:N`; write `{{{{` and `}}}}` for literal braces",
+                PLACEHOLDERS.map(|p| format!("`{{{p}}}`")).join(", ")
+            )),
+        )
+    };
+    let mut parts = Vec::new();
+    let mut literal = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(['{', '}']) {
+        literal.push_str(&rest[..at]);
+        rest = &rest[at..];
+        if let Some(after) = rest.strip_prefix("{{") {
+            literal.push('{');
+            rest = after;
+            continue;
+        }
+        if let Some(after) = rest.strip_prefix("}}") {
+            literal.push('}');
+            rest = after;
+            continue;
+        }
+        if rest.starts_with('}') {
+            return Err(bad("a `}` closes no placeholder".to_owned()));
+        }
+        let end = rest
+            .find('}')
+            .ok_or_else(|| bad("a `{` is never closed".to_owned()))?;
+        let spec = &rest[1..end];
+        rest = &rest[end + 1..];
+        let (key, modifier) = match spec.split_once(':') {
+            Some((key, modifier)) => (key, Some(modifier)),
+            None => (spec, None),
+        };
+        let name = PLACEHOLDERS
+            .into_iter()
+            .find(|p| *p == key)
+            .ok_or_else(|| bad(format!("unknown placeholder `{{{spec}}}`")))?;
+        let (lower, take) = match modifier {
+            None => (false, None),
+            Some("lower") => (true, None),
+            Some(n) => match n.parse::<usize>() {
+                Ok(n) if n > 0 => (false, Some(n)),
+                _ => return Err(bad(format!("unknown modifier `:{n}` in `{{{spec}}}`"))),
+            },
+        };
+        if !literal.is_empty() {
+            parts.push(Part::Text(std::mem::take(&mut literal)));
+        }
+        parts.push(Part::Field { name, lower, take });
+    }
+    literal.push_str(rest);
+    if parts.is_empty() {
+        return Ok(Assigned::Fixed(Value::String(literal)));
+    }
+    if !literal.is_empty() {
+        parts.push(Part::Text(literal));
+    }
+    Ok(Assigned::Template(parts))
+}
+
+/// The value of placeholder `name` for `record`.
+fn placeholder<'r>(record: &'r CanonicalRecord, name: &str) -> Option<&'r str> {
+    let repo = || record.repo.as_deref()?.split_once('/');
+    match name {
+        "instance_id" => record.instance_id.as_deref(),
+        "repo" => record.repo.as_deref(),
+        "owner" => repo().map(|(owner, _)| owner),
+        "name" => repo().map(|(_, name)| name),
+        "base_commit" => record.base_commit.as_deref(),
+        "head_commit" => record.head_commit.as_deref(),
+        "version" => record.version.as_deref(),
+        "created_at" => record.created_at.as_deref(),
+        "api" => record.api.as_deref(),
+        _ => unreachable!("placeholders are checked when parsed"),
+    }
+}
+
+impl Assignment {
+    /// The value for `record`.
+    fn value_for(&self, record: &CanonicalRecord) -> Result<Value, RecordError> {
+        let parts = match &self.value {
+            Assigned::Fixed(value) => return Ok(value.clone()),
+            Assigned::Template(parts) => parts,
+        };
+        let mut out = String::new();
+        for part in parts {
+            match part {
+                Part::Text(text) => out.push_str(text),
+                Part::Field { name, lower, take } => {
+                    let value = placeholder(record, name).ok_or_else(|| {
+                        let field = if matches!(*name, "owner" | "name") {
+                            "repo"
+                        } else {
+                            name
+                        };
+                        RecordError::missing(
+                            format!("/{field}"),
+                            format!(
+                                "`--set {}` uses `{{{name}}}`, but the record has no `{field}`{}",
+                                self.field,
+                                if field == "repo" { " of the form `owner/name`" } else { "" }
+                            ),
+                        )
+                    })?;
+                    let value = match take {
+                        Some(n) => value.chars().take(*n).collect(),
+                        None => value.to_owned(),
+                    };
+                    if *lower {
+                        out.push_str(&value.to_lowercase());
+                    } else {
+                        out.push_str(&value);
+                    }
+                }
+            }
+        }
+        Ok(Value::String(out))
+    }
+
+    /// How the value was set, for the report.
+    fn rule(&self) -> String {
+        match &self.value {
+            Assigned::Fixed(_) => "set with `--set`".to_owned(),
+            Assigned::Template(parts) => {
+                let mut text = String::from("set with `--set` from the template `");
+                for part in parts {
+                    match part {
+                        Part::Text(t) => text.push_str(&t.replace('{', "{{").replace('}', "}}")),
+                        Part::Field { name, lower, take } => {
+                            let _ = write!(text, "{{{name}");
+                            if *lower {
+                                text.push_str(":lower");
+                            }
+                            if let Some(n) = take {
+                                let _ = write!(text, ":{n}");
+                            }
+                            text.push('}');
+                        }
+                    }
+                }
+                text.push('`');
+                text
+            }
+        }
+    }
+}
+
+/// Gives every assignment's value to `record`.
+pub fn apply(
+    record: CanonicalRecord,
+    sets: &[Assignment],
+    notes: &mut Notes,
+) -> Result<CanonicalRecord, RecordError> {
+    if sets.is_empty() {
+        return Ok(record);
+    }
+    // Placeholders read the record as it came, before any assignment.
+    let values = sets
+        .iter()
+        .map(|set| set.value_for(&record))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut value = record.into_value();
+    for (set, given) in sets.iter().zip(values) {
+        match set.field.strip_prefix("extensions.") {
+            Some(key) => {
+                if !value["extensions"].is_object() {
+                    value["extensions"] = Value::Object(Map::new());
+                }
+                value["extensions"][key] = given;
+            }
+            None => value[&set.field] = given,
+        }
+        notes.defaulted(&set.field, set.rule());
+    }
+    serde_json::from_value(value).map_err(|e| {
+        RecordError::invalid("", format!("a `--set` value has the wrong type: {e}")).with_hint(
+            "lists and numbers are given as JSON, e.g. `--set efficiency_test='[\"t.py\"]'`",
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record() -> CanonicalRecord {
+        CanonicalRecord {
+            instance_id: Some("Octo__Widgets-12".into()),
+            repo: Some("Octo/Widgets".into()),
+            head_commit: Some("0123456789abcdef".into()),
+            ..CanonicalRecord::default()
+        }
+    }
+
+    fn set_one(set: &str) -> Result<CanonicalRecord, RecordError> {
+        let sets = parse_all(&[set.to_owned()]).expect("parses");
+        apply(record(), &sets, &mut Notes::new())
+    }
+
+    #[test]
+    fn templates_fill_placeholders_from_each_record() {
+        let c = set_one(
+            "extensions.image_name=img.{owner:lower}_1776_{name}.{head_commit:8}:{{tag}}",
+        )
+        .unwrap();
+        assert_eq!(
+            c.ext_str("image_name"),
+            Some("img.octo_1776_Widgets.01234567:{tag}")
+        );
+        let c = set_one("extensions.image_name=\"x.{instance_id:lower}\"").unwrap();
+        assert_eq!(c.ext_str("image_name"), Some("x.octo__widgets-12"));
+    }
+
+    #[test]
+    fn fixed_values_are_json_or_strings() {
+        let c = set_one("efficiency_test=[\"a.py::t\"]").unwrap();
+        assert_eq!(c.efficiency_test, Some(vec!["a.py::t".to_owned()]));
+        let c = set_one("version=4.3 beta").unwrap();
+        assert_eq!(c.version.as_deref(), Some("4.3 beta"));
+    }
+
+    #[test]
+    fn an_unknown_placeholder_or_modifier_is_a_usage_error() {
+        for (set, said) in [
+            ("extensions.image_name=x.{instance}", "unknown placeholder `{instance}`"),
+            ("extensions.image_name=x.{repo:upper}", "unknown modifier `:upper`"),
+            ("extensions.image_name=x.{repo", "a `{` is never closed"),
+            ("extensions.image_name=x}", "a `}` closes no placeholder"),
+        ] {
+            let err = parse_all(&[set.to_owned()]).unwrap_err();
+            let text = err.to_string();
+            assert!(text.contains(said), "{set}: {text}");
+            assert!(err.hint().unwrap().contains("`{instance_id}`"), "{set}");
+        }
+    }
+
+    #[test]
+    fn a_record_without_the_placeholder_field_is_rejected_by_name() {
+        let err = set_one("extensions.image_name=x.{base_commit}").unwrap_err();
+        assert_eq!(err.pointer, "/base_commit");
+        assert!(err.message.contains("`{base_commit}`"), "{}", err.message);
+    }
+}

@@ -1,0 +1,573 @@
+//! What a format's own consumer requires of one record: its export contract.
+//!
+//! A converter can write a record that is valid JSON, carries every field the source
+//! had, and is still useless: the target's harness raises on a missing key, or reads a
+//! list one character at a time. A [`Contract`] writes down, once per format, the keys
+//! that format's real consumer needs and what their values must look like, each with its
+//! evidence (the consumer's file and function). It is the single source of:
+//!
+//! - the check `convert` runs on every exported record ([`Contract::check`]): a record
+//!   that misses an item is refused with a remedy, or written only with
+//!   `--allow-incomplete` and counted as incomplete;
+//! - `validate --format`, which runs the same check, so a file `convert --to X` wrote
+//!   passes `validate --format X`;
+//! - the `required` list and value types of the format's published JSON Schema
+//!   ([`Contract::apply_to_schema`]);
+//! - what `adapters` prints as required.
+//!
+//! A contract speaks of the *foreign* record: `FAIL_TO_PASS`, not
+//! `extensions.fail_to_pass`. Each requirement also names the canonical field the export
+//! fills it from, so that the remedy can say what to `--set`.
+
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// The JSON shape a consumer needs a value in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Kind {
+    /// A JSON string.
+    String,
+    /// A JSON array of strings.
+    List,
+    /// A list of strings, as a JSON array or as a string holding one (SWE-bench's
+    /// `FAIL_TO_PASS`, which its harness decodes when it is a string).
+    ListOrEncoded,
+    /// A string holding JSON text (SWE-Perf's `duration_changes`).
+    JsonText,
+    /// A JSON number.
+    Number,
+    /// A JSON integer.
+    Integer,
+    /// A JSON object.
+    Object,
+    /// A JSON array of any items.
+    Array,
+}
+
+impl Kind {
+    /// How the kind reads in a message: "a string", "an array of strings", ...
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::String => "a string",
+            Self::List => "an array of strings",
+            Self::ListOrEncoded => "a list of strings (an array, or a string holding one)",
+            Self::JsonText => "a string holding JSON",
+            Self::Number => "a number",
+            Self::Integer => "an integer",
+            Self::Object => "an object",
+            Self::Array => "an array",
+        }
+    }
+
+    /// The JSON Schema of a value of this kind.
+    pub fn schema(self) -> Value {
+        let strings = serde_json::json!({ "type": "array", "items": { "type": "string" } });
+        match self {
+            Self::String | Self::JsonText => serde_json::json!({ "type": "string" }),
+            Self::List => strings,
+            Self::ListOrEncoded => {
+                serde_json::json!({ "type": ["string", "array"], "items": { "type": "string" } })
+            }
+            Self::Number => serde_json::json!({ "type": "number" }),
+            Self::Integer => serde_json::json!({ "type": "integer" }),
+            Self::Object => serde_json::json!({ "type": "object" }),
+            Self::Array => serde_json::json!({ "type": "array" }),
+        }
+    }
+}
+
+/// One key a format's consumer requires.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Requirement {
+    /// The key in the foreign record (`FAIL_TO_PASS`).
+    pub key: String,
+    /// The shape its value must have.
+    pub kind: Kind,
+    /// Whether an empty value (`""`, `[]`, `"[]"`) is refused too.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub non_empty: bool,
+    /// The canonical field the export fills it from (`extensions.fail_to_pass`), which
+    /// `--set` can supply; empty when no canonical field maps to it.
+    #[serde(default)]
+    pub field: String,
+    /// The value the format itself uses to mean "none", written (and reported as
+    /// defaulted) for a record whose source has no such concept. Only such a value:
+    /// nothing else is invented.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub none_value: Option<Value>,
+    /// Where the consumer needs it: its file and function.
+    pub evidence: String,
+    /// Another way to supply it, beyond `--set` (e.g. `--repos DIR`), shown in the remedy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remedy: Option<String>,
+}
+
+impl Requirement {
+    /// A requirement of `key`, filled from canonical `field`, with its evidence.
+    pub fn new(key: &str, kind: Kind, field: &str, evidence: &str) -> Self {
+        Self {
+            key: key.to_owned(),
+            kind,
+            non_empty: false,
+            field: field.to_owned(),
+            none_value: None,
+            evidence: evidence.to_owned(),
+            remedy: None,
+        }
+    }
+
+    /// Refuses empty values too.
+    #[must_use]
+    pub fn non_empty(mut self) -> Self {
+        self.non_empty = true;
+        self
+    }
+
+    /// Sets the value the format uses to mean "none".
+    #[must_use]
+    pub fn none_value(mut self, value: impl Into<Value>) -> Self {
+        self.none_value = Some(value.into());
+        self
+    }
+
+    /// Sets another way to supply the value.
+    #[must_use]
+    pub fn remedy(mut self, remedy: &str) -> Self {
+        self.remedy = Some(remedy.to_owned());
+        self
+    }
+
+    /// What is wrong with `value` for this requirement; `None` when it complies.
+    ///
+    /// `passed` gives the JSON text a marker string stands for (see
+    /// [`crate::passthrough`]): such a value is judged by that text.
+    fn problem(&self, value: &Value, passed: &dyn Fn(&str) -> Option<Vec<u8>>) -> Option<Problem> {
+        let text = match value {
+            Value::String(s) => passed(s),
+            Value::Array(items) if items.len() == 1 => items[0].as_str().and_then(passed),
+            _ => None,
+        };
+        if let Some(text) = text {
+            return self.text_problem(&text);
+        }
+        let (fits, empty) = match (self.kind, value) {
+            (Kind::String, Value::String(s)) => (true, s.trim().is_empty()),
+            (Kind::JsonText, Value::String(s)) => match serde_json::from_str::<Value>(s) {
+                Ok(decoded) => (true, is_empty(&decoded)),
+                Err(_) => (false, false),
+            },
+            (Kind::List | Kind::ListOrEncoded, Value::Array(items)) => {
+                (items.iter().all(Value::is_string), items.is_empty())
+            }
+            (Kind::ListOrEncoded, Value::String(s)) => match serde_json::from_str::<Value>(s) {
+                Ok(Value::Array(items)) => (items.iter().all(Value::is_string), items.is_empty()),
+                _ => (false, false),
+            },
+            (Kind::Number, Value::Number(_)) => (true, false),
+            (Kind::Object, Value::Object(o)) => (true, o.is_empty()),
+            (Kind::Array, Value::Array(a)) => (true, a.is_empty()),
+            (Kind::Integer, Value::Number(n)) => (n.is_i64() || n.is_u64(), false),
+            _ => (false, false),
+        };
+        if !fits {
+            Some(Problem::WrongType)
+        } else if empty && self.non_empty {
+            Some(Problem::Empty)
+        } else {
+            None
+        }
+    }
+
+    /// What is wrong with a passed value, judged by its JSON text.
+    fn text_problem(&self, text: &[u8]) -> Option<Problem> {
+        let fits = match self.kind {
+            Kind::String | Kind::JsonText => text.first() == Some(&b'"'),
+            Kind::List => text.first() == Some(&b'['),
+            Kind::ListOrEncoded => matches!(text.first(), Some(b'"' | b'[')),
+            _ => false,
+        };
+        let empty = matches!(text, b"\"\"" | b"[]" | b"\"[]\"");
+        if !fits {
+            Some(Problem::WrongType)
+        } else if empty && self.non_empty {
+            Some(Problem::Empty)
+        } else {
+            None
+        }
+    }
+
+    /// The remedy for a record that lacks this requirement.
+    pub fn how_to_supply(&self) -> String {
+        let mut ways = Vec::new();
+        if !self.field.is_empty() {
+            ways.push(format!("`--set {}=VALUE`", self.field));
+        }
+        if let Some(remedy) = &self.remedy {
+            ways.push(remedy.clone());
+        }
+        if ways.is_empty() {
+            ways.push("convert from a source that has it".to_owned());
+        }
+        ways.join(", or ")
+    }
+}
+
+/// Whether a decoded JSON value is empty (`null`, `""`, `[]`, `{}`).
+fn is_empty(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::String(s) => s.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+        _ => false,
+    }
+}
+
+/// Why a value does not meet its requirement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Problem {
+    /// The key is absent (or `null`).
+    Absent,
+    /// The value has the wrong shape.
+    WrongType,
+    /// The value is empty where the consumer needs one.
+    Empty,
+}
+
+/// One requirement a record does not meet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unmet<'c> {
+    /// The requirement.
+    pub requirement: &'c Requirement,
+    /// What is wrong.
+    pub problem: Problem,
+}
+
+impl Unmet<'_> {
+    /// `FAIL_TO_PASS` (absent), `patch` (empty), ...
+    pub fn describe(&self) -> String {
+        let r = self.requirement;
+        match self.problem {
+            Problem::Absent => format!("`{}`", r.key),
+            Problem::Empty => format!("`{}` (empty)", r.key),
+            Problem::WrongType => format!("`{}` (not {})", r.key, r.kind.describe()),
+        }
+    }
+}
+
+/// What a format's consumer requires of every record.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Contract {
+    /// Who reads the records (`swebench 4.1 harness`).
+    #[serde(default)]
+    pub consumer: String,
+    /// The requirements, in the format's key order.
+    #[serde(default)]
+    pub requires: Vec<Requirement>,
+}
+
+impl Contract {
+    /// A contract of `consumer` with these requirements.
+    pub fn new(consumer: &str, requires: Vec<Requirement>) -> Self {
+        Self {
+            consumer: consumer.to_owned(),
+            requires,
+        }
+    }
+
+    /// Whether the contract requires nothing.
+    pub fn is_empty(&self) -> bool {
+        self.requires.is_empty()
+    }
+
+    /// The requirement of `key`.
+    pub fn get(&self, key: &str) -> Option<&Requirement> {
+        self.requires.iter().find(|r| r.key == key)
+    }
+
+    /// Every requirement `record` does not meet, in the contract's order. `passed` gives
+    /// the JSON text a passed-through marker stands for (`|_| None` when nothing passed).
+    pub fn check<'c>(
+        &'c self,
+        record: &Map<String, Value>,
+        passed: &dyn Fn(&str) -> Option<Vec<u8>>,
+    ) -> Vec<Unmet<'c>> {
+        self.requires
+            .iter()
+            .filter_map(|requirement| {
+                let problem = match record.get(&requirement.key) {
+                    None | Some(Value::Null) => Some(Problem::Absent),
+                    Some(value) => requirement.problem(value, passed),
+                };
+                problem.map(|problem| Unmet {
+                    requirement,
+                    problem,
+                })
+            })
+            .collect()
+    }
+
+    /// Writes the "none" value of every requirement that has one and that `record`
+    /// lacks, in the contract's key order; gives the keys written.
+    pub fn fill_none_values(&self, record: &mut Map<String, Value>) -> Vec<&Requirement> {
+        let mut filled = Vec::new();
+        for (i, requirement) in self.requires.iter().enumerate() {
+            let Some(none) = &requirement.none_value else {
+                continue;
+            };
+            if record.get(&requirement.key).is_some_and(|v| !v.is_null()) {
+                continue;
+            }
+            // After the nearest earlier key of the contract the record has.
+            let at = self.requires[..i]
+                .iter()
+                .rev()
+                .find_map(|earlier| record.keys().position(|k| *k == earlier.key))
+                .map_or(0, |index| index + 1);
+            record.shift_remove(&requirement.key);
+            record.shift_insert(at, requirement.key.clone(), none.clone());
+            filled.push(requirement);
+        }
+        filled
+    }
+
+    /// The message of a record refused for `unmet`, for a format called `format`.
+    pub fn refusal(&self, format: &str, unmet: &[Unmet<'_>]) -> String {
+        let list = unmet
+            .iter()
+            .map(Unmet::describe)
+            .collect::<Vec<_>>()
+            .join(", ");
+        let consumer = if self.consumer.is_empty() {
+            format.to_owned()
+        } else {
+            format!("{format} ({})", self.consumer)
+        };
+        format!("{consumer} would reject this record: it needs {list}")
+    }
+
+    /// The remedy for a record refused for `unmet`: how to supply each item (one line
+    /// each), or `--allow-incomplete`.
+    pub fn remedy(unmet: &[Unmet<'_>]) -> String {
+        let mut text = String::from(
+            "supply what is missing, or write such records anyway with `--allow-incomplete`:",
+        );
+        for u in unmet {
+            let r = u.requirement;
+            let _ = write!(
+                text,
+                "\n  `{}`: {} (needed by {})",
+                r.key,
+                r.how_to_supply(),
+                r.evidence
+            );
+        }
+        text
+    }
+
+    /// Sets the contract's keys as `required` in a format's JSON Schema, and their value
+    /// types where the schema gives none, so the published schema says what the consumer
+    /// needs.
+    pub fn apply_to_schema(&self, schema: &mut Value) {
+        let Some(object) = schema.as_object_mut() else {
+            return;
+        };
+        let required = self
+            .requires
+            .iter()
+            .map(|r| Value::String(r.key.clone()))
+            .collect();
+        object.insert("required".to_owned(), Value::Array(required));
+        let properties = object
+            .entry("properties")
+            .or_insert_with(|| Value::Object(Map::new()));
+        let Some(properties) = properties.as_object_mut() else {
+            return;
+        };
+        for r in &self.requires {
+            let property = properties
+                .entry(r.key.clone())
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Some(property) = property.as_object_mut() {
+                let Value::Object(shape) = r.kind.schema() else {
+                    unreachable!("a kind's schema is an object")
+                };
+                for (k, v) in shape {
+                    property.entry(k).or_insert(v);
+                }
+                if r.non_empty {
+                    let key = if r.kind == Kind::List {
+                        "minItems"
+                    } else {
+                        "minLength"
+                    };
+                    if matches!(r.kind, Kind::List | Kind::String) {
+                        property.insert(key.to_owned(), Value::from(1));
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn contract() -> Contract {
+        Contract::new(
+            "a harness",
+            vec![
+                Requirement::new("patch", Kind::String, "patch", "harness.apply").non_empty(),
+                Requirement::new("hints", Kind::String, "extensions.hints_text", "Instance")
+                    .none_value(""),
+                Requirement::new(
+                    "F2P",
+                    Kind::ListOrEncoded,
+                    "extensions.fail_to_pass",
+                    "grading",
+                )
+                .non_empty(),
+                Requirement::new("runs", Kind::JsonText, "duration_changes", "loader"),
+                Requirement::new("n", Kind::Integer, "", "Dataset").remedy("`--repos DIR`"),
+            ],
+        )
+    }
+
+    fn map(value: Value) -> Map<String, Value> {
+        let Value::Object(map) = value else { panic!() };
+        map
+    }
+
+    fn none(_: &str) -> Option<Vec<u8>> {
+        None
+    }
+
+    fn keys_and_problems(unmet: &[Unmet<'_>]) -> Vec<(String, Problem)> {
+        unmet
+            .iter()
+            .map(|u| (u.requirement.key.clone(), u.problem))
+            .collect()
+    }
+
+    #[test]
+    fn a_complete_record_meets_the_contract() {
+        let c = contract();
+        let record = map(json!({
+            "patch": "diff", "hints": "", "F2P": "[\"t\"]", "runs": "[{}]", "n": 3
+        }));
+        assert!(c.check(&record, &none).is_empty());
+        // Either list form.
+        let record = map(json!({"patch": "d", "hints": "", "F2P": ["t"], "runs": "1", "n": 3}));
+        assert!(c.check(&record, &none).is_empty());
+    }
+
+    #[test]
+    fn every_unmet_item_is_named_with_its_problem() {
+        let c = contract();
+        let record = map(json!({
+            "patch": "  ", "F2P": "[]", "runs": "not json", "n": 1.5
+        }));
+        assert_eq!(
+            keys_and_problems(&c.check(&record, &none)),
+            [
+                ("patch".to_owned(), Problem::Empty),
+                ("hints".to_owned(), Problem::Absent),
+                ("F2P".to_owned(), Problem::Empty),
+                ("runs".to_owned(), Problem::WrongType),
+                ("n".to_owned(), Problem::WrongType),
+            ]
+        );
+        let record = map(json!({"patch": null, "hints": 3, "F2P": "x", "runs": "[]", "n": 2}));
+        assert_eq!(
+            keys_and_problems(&c.check(&record, &none)),
+            [
+                ("patch".to_owned(), Problem::Absent),
+                ("hints".to_owned(), Problem::WrongType),
+                ("F2P".to_owned(), Problem::WrongType),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_passed_value_is_judged_by_its_text() {
+        let c = contract();
+        let texts = |s: &str| match s {
+            "\0empty" => Some(b"\"\"".to_vec()),
+            "\0list" => Some(b"[\"a\"]".to_vec()),
+            "\0nolist" => Some(b"[]".to_vec()),
+            _ => None,
+        };
+        let record = map(json!({
+            "patch": "\0empty", "hints": "", "F2P": ["\0list"], "runs": "1", "n": 1
+        }));
+        assert_eq!(
+            keys_and_problems(&c.check(&record, &texts)),
+            [("patch".to_owned(), Problem::Empty)]
+        );
+        let record = map(json!({
+            "patch": "d", "hints": "", "F2P": ["\0nolist"], "runs": "1", "n": 1
+        }));
+        assert_eq!(
+            keys_and_problems(&c.check(&record, &texts)),
+            [("F2P".to_owned(), Problem::Empty)]
+        );
+    }
+
+    #[test]
+    fn none_values_are_written_in_the_contract_order() {
+        let c = contract();
+        let mut record = map(json!({"x": 0, "patch": "d", "F2P": []}));
+        let filled = c.fill_none_values(&mut record);
+        assert_eq!(filled.len(), 1);
+        assert_eq!(
+            record.keys().collect::<Vec<_>>(),
+            ["x", "patch", "hints", "F2P"]
+        );
+        // A record that has the value keeps it.
+        let mut record = map(json!({"hints": "h"}));
+        assert!(c.fill_none_values(&mut record).is_empty());
+        assert_eq!(record["hints"], "h");
+    }
+
+    #[test]
+    fn the_refusal_names_every_item_and_its_remedy() {
+        let c = contract();
+        let record = map(json!({"patch": "d", "hints": "", "F2P": "[\"t\"]", "runs": "1"}));
+        let unmet = c.check(&record, &none);
+        assert_eq!(
+            c.refusal("fmt", &unmet),
+            "fmt (a harness) would reject this record: it needs `n`"
+        );
+        assert_eq!(
+            Contract::remedy(&unmet),
+            "supply what is missing, or write such records anyway with `--allow-incomplete`:\n  `n`: `--repos DIR` (needed by Dataset)"
+        );
+    }
+
+    #[test]
+    fn the_schema_requires_the_contract_keys() {
+        let c = contract();
+        let mut schema = json!({
+            "type": "object",
+            "required": ["old"],
+            "properties": {"patch": {"type": "string", "description": "d"}}
+        });
+        c.apply_to_schema(&mut schema);
+        assert_eq!(schema["required"], json!(["patch", "hints", "F2P", "runs", "n"]));
+        assert_eq!(schema["properties"]["patch"]["description"], "d");
+        assert_eq!(schema["properties"]["patch"]["minLength"], 1);
+        assert_eq!(schema["properties"]["n"]["type"], "integer");
+        assert_eq!(
+            schema["properties"]["F2P"]["type"],
+            json!(["string", "array"])
+        );
+    }
+}
