@@ -203,7 +203,11 @@ impl Assignment {
                             format!(
                                 "`--set {}` uses `{{{name}}}`, but the record has no `{field}`{}",
                                 self.field,
-                                if field == "repo" { " of the form `owner/name`" } else { "" }
+                                if field == "repo" {
+                                    " of the form `owner/name`"
+                                } else {
+                                    ""
+                                }
                             ),
                         )
                     })?;
@@ -304,10 +308,9 @@ mod tests {
 
     #[test]
     fn templates_fill_placeholders_from_each_record() {
-        let c = set_one(
-            "extensions.image_name=img.{owner:lower}_1776_{name}.{head_commit:8}:{{tag}}",
-        )
-        .unwrap();
+        let c =
+            set_one("extensions.image_name=img.{owner:lower}_1776_{name}.{head_commit:8}:{{tag}}")
+                .unwrap();
         assert_eq!(
             c.ext_str("image_name"),
             Some("img.octo_1776_Widgets.01234567:{tag}")
@@ -327,8 +330,14 @@ mod tests {
     #[test]
     fn an_unknown_placeholder_or_modifier_is_a_usage_error() {
         for (set, said) in [
-            ("extensions.image_name=x.{instance}", "unknown placeholder `{instance}`"),
-            ("extensions.image_name=x.{repo:upper}", "unknown modifier `:upper`"),
+            (
+                "extensions.image_name=x.{instance}",
+                "unknown placeholder `{instance}`",
+            ),
+            (
+                "extensions.image_name=x.{repo:upper}",
+                "unknown modifier `:upper`",
+            ),
             ("extensions.image_name=x.{repo", "a `{` is never closed"),
             ("extensions.image_name=x}", "a `}` closes no placeholder"),
         ] {

@@ -174,8 +174,11 @@ pub struct ValidateArgs {
     /// Canonical profile (for `--format canonical`).
     #[arg(long, value_enum, default_value = "lossless")]
     pub profile: ProfileArg,
-    /// Files to check (`-` for stdin).
-    #[arg(value_name = "PATH", required = true)]
+    /// A file to check (`-` for stdin), as `convert` takes it. Repeatable.
+    #[arg(short, long = "input", value_name = "PATH")]
+    pub inputs: Vec<PathBuf>,
+    /// More files to check.
+    #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
 }
 

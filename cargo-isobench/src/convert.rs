@@ -13,7 +13,7 @@ use isobench_core::adapter::{ExportOptions, ViewAdapter};
 use isobench_core::codec::JsonStyle;
 use isobench_core::passthrough::{self, Passed};
 use isobench_core::report::{Covered, MAX_LISTED, RecordWarning, Rejection};
-use isobench_core::{ConversionReport, Contract, Notes, Profile, RecordError, Registry};
+use isobench_core::{Contract, ConversionReport, Notes, Profile, RecordError, Registry};
 use serde_json::{Map, Value};
 
 use crate::assign::{self, Assignment};
@@ -965,7 +965,7 @@ impl Job<'_> {
             return Ok(());
         }
         Err(RecordError::missing(
-            format!("/{}", isobench_core::error::pointer_token(&first.requirement.key)),
+            first.requirement.pointer(),
             contract.refusal(&target.name, &unmet),
         )
         .with_hint(Contract::remedy(&unmet)))

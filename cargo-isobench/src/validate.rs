@@ -1,18 +1,24 @@
 //! `cargo isobench validate`: every problem of every record, with file, line, instance
-//! id and JSON pointer.
+//! id and JSON pointer: the format's schema, its import, and what its own consumer
+//! requires (its contract, the check `convert` makes of what it writes).
 
 use std::fmt::Write as _;
 use std::io::Write;
 
 use isobench_core::schema::SchemaValidator;
 use isobench_core::validate::validate_record;
-use isobench_core::{Notes, Profile, Registry};
-use serde_json::Value;
+use isobench_core::{Notes, Profile, Registry, ViewAdapter};
+use serde_json::{Map, Value};
 
 use crate::cli::ValidateArgs;
 use crate::errors::CliError;
 use crate::input::{self, Item};
 use crate::{exit, find};
+
+/// Problem lines printed before the rest are only counted.
+const SHOWN: u64 = 20;
+/// Records kept to tell which format they match, when they do not match the one given.
+const SAMPLE: usize = 16;
 
 /// Runs `validate`.
 pub fn run(registry: &Registry, args: &ValidateArgs) -> Result<i32, CliError> {
@@ -27,37 +33,33 @@ pub fn run(registry: &Registry, args: &ValidateArgs) -> Result<i32, CliError> {
                 .map_err(|e| CliError::usage(e.to_string(), None))?,
         )
     };
+    let paths: Vec<_> = args.inputs.iter().chain(&args.paths).cloned().collect();
+    if paths.is_empty() {
+        return Err(CliError::usage(
+            "`validate` needs the files to check",
+            Some("give them with `-i PATH` (repeatable) or as arguments"),
+        ));
+    }
     let (mut records, mut invalid, mut problems) = (0u64, 0u64, 0u64);
+    let mut sample: Vec<Map<String, Value>> = Vec::new();
     let mut out = std::io::stdout().lock();
-    for source in crate::hf::sources(&args.paths)? {
+    for source in crate::hf::sources(&paths)? {
         let file = source.display();
         input::for_each_item(&source, |Item { line, record, .. }| {
             records += 1;
             let found: Vec<(String, String)> = match record {
                 Err(bad) => vec![(String::new(), bad.message)],
                 Ok(value) => {
+                    if sample.len() < SAMPLE
+                        && let Value::Object(map) = &value
+                    {
+                        sample.push(map.clone());
+                    }
                     let id = value
                         .get("instance_id")
                         .and_then(Value::as_str)
                         .map(str::to_owned);
-                    let mut found: Vec<(String, String)> = if let Some(view) = &view {
-                        view.problems(&value)
-                            .into_iter()
-                            .map(|p| (p.pointer, p.message))
-                            .collect()
-                    } else {
-                        validate_record(&value, profile)
-                            .into_iter()
-                            .map(|p| (p.pointer, p.message))
-                            .collect()
-                    };
-                    if found.is_empty()
-                        && let Value::Object(map) = value
-                        && let Err(e) = adapter.import(map, &mut Notes::new())
-                    {
-                        found.push((e.pointer, e.message));
-                    }
-                    found
+                    record_problems(adapter, view.as_ref(), profile, value)
                         .into_iter()
                         .map(|(pointer, message)| {
                             let mut at = id
@@ -76,6 +78,9 @@ pub fn run(registry: &Registry, args: &ValidateArgs) -> Result<i32, CliError> {
             }
             for (at, message) in found {
                 problems += 1;
+                if problems > SHOWN {
+                    continue;
+                }
                 writeln!(out, "{file}:{line}:{at} {message}").map_err(|e| CliError::Write {
                     path: "-".into(),
                     source: e,
@@ -83,6 +88,9 @@ pub fn run(registry: &Registry, args: &ValidateArgs) -> Result<i32, CliError> {
             }
             Ok(true)
         })?;
+    }
+    if problems > SHOWN {
+        eprintln!("... and {} more problem(s), not shown", problems - SHOWN);
     }
     eprintln!(
         "{records} record(s) checked against `{}`{}: {} valid, {invalid} invalid ({problems} problem(s))",
@@ -94,9 +102,68 @@ pub fn run(registry: &Registry, args: &ValidateArgs) -> Result<i32, CliError> {
         },
         records - invalid
     );
+    if invalid > 0
+        && let Ok(other) = crate::detect::choose(registry, &sample)
+        && other.info().name != adapter.info().name
+    {
+        eprintln!(
+            "hint: the records read as `{0}`: check them with `--format {0}`",
+            other.info().name
+        );
+    }
     Ok(if invalid == 0 && records > 0 {
         exit::OK
     } else {
         exit::RECORDS
     })
+}
+
+/// Every problem of one record, as (JSON pointer, message): the schema (or canonical's
+/// own validation), the import, then what the format's consumer requires that the schema
+/// cannot say (an empty list, a string that is not JSON).
+fn record_problems(
+    adapter: &dyn ViewAdapter,
+    view: Option<&SchemaValidator>,
+    profile: Profile,
+    value: Value,
+) -> Vec<(String, String)> {
+    let mut found: Vec<(String, String)> = match view {
+        Some(view) => view
+            .problems(&value)
+            .into_iter()
+            .map(|p| (p.pointer, p.message))
+            .collect(),
+        None => validate_record(&value, profile)
+            .into_iter()
+            .map(|p| (p.pointer, p.message))
+            .collect(),
+    };
+    let Value::Object(map) = value else {
+        return found;
+    };
+    let contract = &adapter.info().contract;
+    for unmet in contract.check(&map, &|_| None) {
+        let pointer = unmet.requirement.pointer();
+        // Said already, at this key or at an object holding it.
+        let said = found.iter().any(|(p, _)| {
+            *p == pointer || (!p.is_empty() && pointer.starts_with(&format!("{p}/")))
+        });
+        if !said {
+            found.push((
+                pointer,
+                format!(
+                    "{} would reject it: {} (needed by {})",
+                    adapter.info().name,
+                    unmet.describe(),
+                    unmet.requirement.evidence
+                ),
+            ));
+        }
+    }
+    if found.is_empty()
+        && let Err(e) = adapter.import(map, &mut Notes::new())
+    {
+        found.push((e.pointer, e.message));
+    }
+    found
 }

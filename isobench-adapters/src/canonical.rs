@@ -1,9 +1,9 @@
 //! The canonical ISO-Bench v1 record itself, in either profile.
 
 use isobench_core::adapter::{AdapterInfo, AdapterRegistration, ExportOptions, ViewAdapter};
+use isobench_core::contract::{Contract, Kind, Requirement};
 use isobench_core::record::V1_FIELDS;
 use isobench_core::validate::{Problem, semantic_problems};
-use isobench_core::contract::{Contract, Kind, Requirement};
 use isobench_core::vocab;
 use isobench_core::{CanonicalRecord, Notes, Profile, RecordError};
 use serde_json::{Map, Value};

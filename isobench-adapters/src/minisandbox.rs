@@ -47,13 +47,36 @@ fn contract() -> Contract {
         "SWE-MiniSandbox's SWE-smith pipeline",
         vec![
             req("instance_id", Kind::String, "instance_id", BATCH).non_empty(),
-            req("patch", Kind::String, "patch", "swe_sbenv.py: pre_check (applied in reverse)").non_empty(),
-            req("FAIL_TO_PASS", Kind::List, "extensions.fail_to_pass", SANDBOX).non_empty(),
-            req("PASS_TO_PASS", Kind::List, "extensions.pass_to_pass", SANDBOX),
+            req(
+                "patch",
+                Kind::String,
+                "patch",
+                "swe_sbenv.py: pre_check (applied in reverse)",
+            )
+            .non_empty(),
+            req(
+                "FAIL_TO_PASS",
+                Kind::List,
+                "extensions.fail_to_pass",
+                SANDBOX,
+            )
+            .non_empty(),
+            req(
+                "PASS_TO_PASS",
+                Kind::List,
+                "extensions.pass_to_pass",
+                SANDBOX,
+            ),
             req("image_name", Kind::String, "extensions.image_name", BATCH)
                 .non_empty()
                 .remedy(crate::swe_smith::IMAGE_TEMPLATE),
-            req("repo", Kind::String, "repo", "GithubRepoRetryConfig(github_url=repo)").non_empty(),
+            req(
+                "repo",
+                Kind::String,
+                "repo",
+                "GithubRepoRetryConfig(github_url=repo)",
+            )
+            .non_empty(),
         ],
     )
 }

@@ -85,10 +85,27 @@ fn contract() -> Contract {
             req("repo", Kind::String, "repo", SPEC).non_empty(),
             req("instance_id", Kind::String, "instance_id", INSTANCE).non_empty(),
             req("base_commit", Kind::String, "base_commit", SPEC).non_empty(),
-            req("patch", Kind::String, "patch", "the gold patch the harness applies").non_empty(),
+            req(
+                "patch",
+                Kind::String,
+                "patch",
+                "the gold patch the harness applies",
+            )
+            .non_empty(),
             req("test_patch", Kind::String, "test_patch", SPEC),
-            req("problem_statement", Kind::String, "extensions.problem_statement", INSTANCE),
-            req("hints_text", Kind::String, "extensions.hints_text", INSTANCE).none_value(""),
+            req(
+                "problem_statement",
+                Kind::String,
+                "extensions.problem_statement",
+                INSTANCE,
+            ),
+            req(
+                "hints_text",
+                Kind::String,
+                "extensions.hints_text",
+                INSTANCE,
+            )
+            .none_value(""),
             req("created_at", Kind::String, "created_at", INSTANCE),
             req(
                 "version",
@@ -97,9 +114,19 @@ fn contract() -> Contract {
                 "make_test_spec: MAP_REPO_VERSION_TO_SPECS[repo][version]",
             )
             .non_empty(),
-            req("FAIL_TO_PASS", Kind::ListOrEncoded, "extensions.fail_to_pass", GRADING)
-                .non_empty(),
-            req("PASS_TO_PASS", Kind::ListOrEncoded, "extensions.pass_to_pass", SPEC),
+            req(
+                "FAIL_TO_PASS",
+                Kind::ListOrEncoded,
+                "extensions.fail_to_pass",
+                GRADING,
+            )
+            .non_empty(),
+            req(
+                "PASS_TO_PASS",
+                Kind::ListOrEncoded,
+                "extensions.pass_to_pass",
+                SPEC,
+            ),
             req(
                 "environment_setup_commit",
                 Kind::String,

@@ -221,7 +221,10 @@ impl ViewAdapter for SwePerf {
         }
         w.list("efficiency_test", tests, Encoding::Native);
         export_patch_functions(&mut w);
-        w.put_some("problem_statement_oracle", c.problem_statement_oracle.clone());
+        w.put_some(
+            "problem_statement_oracle",
+            c.problem_statement_oracle.clone(),
+        );
         export_test_functions(&mut w);
         w.put_some(
             "problem_statement_realistic",
@@ -244,7 +247,8 @@ impl ViewAdapter for SwePerf {
 /// `evaluation/test_spec.py`, `check_evaluation.py`), and the other columns of the
 /// published dataset (`upload_to_huggingface.py`).
 fn contract() -> Contract {
-    const PUBLISHED: &str = "a column of the published SWE-Perf dataset (`upload_to_huggingface.py`)";
+    const PUBLISHED: &str =
+        "a column of the published SWE-Perf dataset (`upload_to_huggingface.py`)";
     const SPEC: &str = "evaluation/test_spec.py: make_test_spec";
     let req = Requirement::new;
     Contract::new(

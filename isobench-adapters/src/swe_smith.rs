@@ -255,11 +255,23 @@ const BUG_PATCH_FORMATS: [&str; 2] = [NAME, crate::minisandbox::NAME];
 
 /// Writes the keys SWE-smith rows and `MiniSandbox` records begin with: `instance_id`, the
 /// bug-introducing `patch`, and the test lists as real arrays.
-pub(crate) fn export_task_head(w: &mut Exporter<'_, '_>, c: &CanonicalRecord, bug_patch: Option<&str>) {
+pub(crate) fn export_task_head(
+    w: &mut Exporter<'_, '_>,
+    c: &CanonicalRecord,
+    bug_patch: Option<&str>,
+) {
     w.string("instance_id", c.instance_id.as_deref());
     w.string("patch", bug_patch);
-    w.list("FAIL_TO_PASS", c.ext_list(vocab::FAIL_TO_PASS), Encoding::Native);
-    w.list("PASS_TO_PASS", c.ext_list(vocab::PASS_TO_PASS), Encoding::Native);
+    w.list(
+        "FAIL_TO_PASS",
+        c.ext_list(vocab::FAIL_TO_PASS),
+        Encoding::Native,
+    );
+    w.list(
+        "PASS_TO_PASS",
+        c.ext_list(vocab::PASS_TO_PASS),
+        Encoding::Native,
+    );
 }
 
 /// The bug-introducing diff to write for `record`: the reverse of its fix (D9), or the
@@ -399,8 +411,17 @@ impl ViewAdapter for SweSmith {
             c.set_ext(vocab::PROBLEM_STATEMENT, problem);
         }
         c.created_at = r.timestamp("created_at", str::to_owned)?;
-        let mirror_base = r.string("base_commit")?;
-        if let Some(base) = mirror_base {
+        r.notes.warn(
+            "test_patch",
+            "not a SWE-smith field: the tests live in the mirror branch's git history (D10: the reverse of its \
+             last commit, \"Remove F2P Tests\"); `--repos DIR` with the mirror at hand recovers it",
+        );
+        if let Some(base) = r.string("base_commit")? {
+            r.notes.warn(
+                "base_commit",
+                "SWE-smith's `base_commit` is the buggy commit on the mirror branch, not an upstream SHA; it is \
+                 kept in `extensions.mirror_base_commit`",
+            );
             c.set_ext(vocab::MIRROR_BASE_COMMIT, base);
         }
         r.finish(&mut c);

@@ -48,6 +48,16 @@ fn export(
     (out, notes)
 }
 
+/// The keys of `out` the contract of `format` finds lacking, as `convert` checks them.
+fn unmet(registry: &Registry, format: &str, out: &Map<String, Value>) -> Vec<String> {
+    let contract = &registry.get(format).expect("built in").info().contract;
+    contract
+        .check(out, &|_| None)
+        .iter()
+        .map(|u| u.requirement.key.clone())
+        .collect()
+}
+
 /// `export(import(r)) == r`: same keys in the same order, same values, same text.
 fn assert_round_trip(registry: &Registry, format: &str, record: &Value) -> CanonicalRecord {
     let (canonical, _) = import(registry, format, record);
@@ -558,7 +568,8 @@ fn canonical_timings_from_elsewhere_get_swe_perf_metric() {
     let c = mined_canonical();
     let (out, notes) = export(&registry, "swe-perf", &c);
     let out = out.unwrap();
-    // Published column order; the fields the record lacks are left out (and noted).
+    // Published column order; the fields the record lacks are left out, and the contract
+    // names them.
     assert_eq!(
         keys(&out),
         [
@@ -576,12 +587,14 @@ fn canonical_timings_from_elsewhere_get_swe_perf_metric() {
             "human_performance"
         ]
     );
-    assert!(has_note(&notes, NoteKind::Missing, "test_functions"));
-    assert!(has_note(
-        &notes,
-        NoteKind::Missing,
-        "problem_statement_oracle"
-    ));
+    assert_eq!(
+        unmet(&registry, "swe-perf", &out),
+        [
+            "problem_statement_oracle",
+            "test_functions",
+            "problem_statement_realistic"
+        ]
+    );
 
     // Runs by test, JSON-encoded in Python's style.
     let text = out["duration_changes"].as_str().unwrap();
@@ -631,9 +644,14 @@ fn canonical_timings_from_elsewhere_get_swe_perf_metric() {
             "tests/test_speed.py::test_merge"
         ])
     );
+    // The published schema says what the contract says: nothing more is wrong.
     assert_eq!(
         schema_problems(&registry, "swe-perf", &Value::Object(out.clone())),
-        Vec::<String>::new()
+        [
+            "`/problem_statement_oracle`: \"problem_statement_oracle\" is a required property",
+            "`/test_functions`: \"test_functions\" is a required property",
+            "`/problem_statement_realistic`: \"problem_statement_realistic\" is a required property"
+        ]
     );
 
     // And back: the same per-test arrays and the same canonical speedup.
@@ -644,31 +662,44 @@ fn canonical_timings_from_elsewhere_get_swe_perf_metric() {
 }
 
 #[test]
-fn swe_perf_export_names_what_is_missing() {
+fn swe_perf_export_leaves_out_what_is_missing_and_its_contract_names_it() {
     let registry = registry();
     let mut c = mined_canonical();
     c.duration_changes = None;
-    let (out, _) = export(&registry, "swe-perf", &c);
-    let err = out.unwrap_err();
-    assert_eq!(err.pointer, "/duration_changes");
+    let out = export(&registry, "swe-perf", &c).0.unwrap();
+    assert!(!out.contains_key("duration_changes"));
+    // Without timings there is no SWE-Perf metric either.
     assert_eq!(
-        err.to_string(),
-        "`/duration_changes`: swe-perf requires `duration_changes`, but the record has no `duration_changes`"
+        unmet(&registry, "swe-perf", &out),
+        [
+            "duration_changes",
+            "problem_statement_oracle",
+            "test_functions",
+            "problem_statement_realistic",
+            "human_performance"
+        ]
     );
-    assert!(err.hint.is_some());
+    let contract = &registry.get("swe-perf").unwrap().info().contract;
+    let timings = contract.get("duration_changes").unwrap();
+    assert!(timings.how_to_supply().contains("--timings DIR"));
 
     let mut c = mined_canonical();
     c.test_patch = None;
-    let err = export(&registry, "swe-perf", &c).0.unwrap_err();
-    assert!(err.message.contains("requires `test_patch`"), "{err}");
+    let out = export(&registry, "swe-perf", &c).0.unwrap();
+    assert_eq!(unmet(&registry, "swe-perf", &out)[0], "test_patch");
 
     // A derived environment signature is no release for SWE-Perf's spec table.
     let mut c = mined_canonical();
     c.version = Some("python==3.9;arch=x86_64;image=latest;install_sha=deadc0de".into());
-    let err = export(&registry, "swe-perf", &c).0.unwrap_err();
-    assert_eq!(err.pointer, "/version");
+    let out = export(&registry, "swe-perf", &c).0.unwrap();
+    assert_eq!(unmet(&registry, "swe-perf", &out)[0], "version");
+    assert_eq!(
+        contract.get("version").unwrap().field,
+        "extensions.upstream_version"
+    );
 
-    // GSO-style scripts are no pytest node ids.
+    // GSO-style scripts are no pytest node ids: not a missing field, a value SWE-Perf
+    // cannot hold.
     let mut c = mined_canonical();
     c.set_ext("efficiency_test_kind", "python_script");
     let err = export(&registry, "swe-perf", &c).0.unwrap_err();
@@ -888,7 +919,7 @@ fn gso_parent_base_is_kept_unresolved() {
         Some("python==3.9;arch=x86_64;image=latest;install_sha=3e676d14")
     );
     assert!(note_detail(&notes, NoteKind::Derived, "version").contains("uv venv --python 3.9"));
-    assert!(has_note(&notes, NoteKind::Missing, "duration_changes"));
+    assert!(!c.has("duration_changes"));
     assert!(validate_record(&c.to_value(), Profile::Lossless).is_empty());
 }
 
@@ -995,66 +1026,55 @@ fn canonical_to_gso_writes_exactly_gsos_keys() {
 }
 
 #[test]
-fn gso_export_says_what_is_missing() {
+fn gso_export_leaves_out_what_is_missing_and_refuses_node_ids() {
     let registry = registry();
     let mut c = canonical_for_gso();
     c.api = None;
+    let out = export(&registry, "gso", &c).0.unwrap();
+    assert_eq!(unmet(&registry, "gso", &out), ["api"]);
+
+    // Node ids are refused whatever else the record has: GSO runs scripts.
     c.efficiency_test = Some(vec!["tests/test_groupby.py::test_groupby_sum".into()]);
     c.extensions.shift_remove("efficiency_test_kind");
-    let err = export(&registry, "gso", &c).0.unwrap_err();
-    assert_eq!(err.pointer, "/api");
-    assert!(
-        err.message
-            .starts_with("gso requires `api`, but the record has no `api`"),
-        "{err}"
-    );
-    assert!(
-        err.message
-            .contains("GSO `tests` are Python scripts, the record holds pytest node ids"),
-        "{err}"
-    );
-    assert!(
-        err.hint
-            .as_deref()
-            .is_some_and(|h| h.contains("--set api=")),
-        "{:?}",
-        err.hint
-    );
-
-    // The kind alone is enough to refuse.
-    let mut c = canonical_for_gso();
-    c.set_ext("efficiency_test_kind", "pytest_nodeid");
     let err = export(&registry, "gso", &c).0.unwrap_err();
     assert_eq!(err.pointer, "/efficiency_test");
     assert_eq!(
         err.message,
         "GSO `tests` are Python scripts, the record holds pytest node ids"
     );
+    assert!(err.hint.is_some_and(|h| h.contains("Execution time")));
 
-    // prob_script is never made up.
+    // The kind alone is enough to refuse.
+    let mut c = canonical_for_gso();
+    c.set_ext("efficiency_test_kind", "pytest_nodeid");
+    let err = export(&registry, "gso", &c).0.unwrap_err();
+    assert_eq!(err.pointer, "/efficiency_test");
+
+    // prob_script is never made up: the contract says why.
     let mut c = canonical_for_gso();
     c.extensions.shift_remove("prob_script");
-    let err = export(&registry, "gso", &c).0.unwrap_err();
-    assert_eq!(
-        err.message,
-        "gso requires `prob_script`, but the record has no `extensions.prob_script`"
-    );
+    let out = export(&registry, "gso", &c).0.unwrap();
+    assert_eq!(unmet(&registry, "gso", &out), ["prob_script"]);
+    let contract = &registry.get("gso").unwrap().info().contract;
     assert!(
-        err.hint
-            .as_deref()
-            .is_some_and(|h| h.contains("ast.unparse"))
+        contract
+            .get("prob_script")
+            .unwrap()
+            .evidence
+            .contains("ast.unparse")
     );
 
-    // SWE-Perf records lack what GSO needs, and hold node ids.
-    let (from_swe_perf, _) = import(&registry, "swe-perf", &swe_perf_complete());
-    let err = export(&registry, "gso", &from_swe_perf).0.unwrap_err();
-    for needed in [
-        "`api`",
-        "`prob_script`",
-        "`setup_commands`",
-        "pytest node ids",
-    ] {
-        assert!(err.message.contains(needed), "{needed}: {err}");
+    // A SWE-Perf record lacks what GSO needs, and holds node ids.
+    let (mut from_swe_perf, _) = import(&registry, "swe-perf", &swe_perf_complete());
+    assert!(export(&registry, "gso", &from_swe_perf).0.is_err());
+    from_swe_perf
+        .extensions
+        .shift_remove("efficiency_test_kind");
+    from_swe_perf.efficiency_test = Some(vec!["print('Execution time: 1.0s')\n".into()]);
+    let out = export(&registry, "gso", &from_swe_perf).0.unwrap();
+    let lacking = unmet(&registry, "gso", &out);
+    for needed in ["api", "prob_script", "setup_commands", "install_commands"] {
+        assert!(lacking.iter().any(|k| k == needed), "{needed}: {lacking:?}");
     }
 }
 

@@ -149,7 +149,7 @@ fn real_swesmith_record_maps_to_canonical() {
     );
     assert_eq!(c.base_commit, None);
     assert!(
-        note_detail(&notes, NoteKind::Missing, "base_commit")
+        note_detail(&notes, NoteKind::Warning, "base_commit")
             .unwrap()
             .contains("mirror")
     );
@@ -167,20 +167,12 @@ fn real_swesmith_record_maps_to_canonical() {
     );
     assert_eq!(c.test_patch, None);
     assert!(
-        note_detail(&notes, NoteKind::Missing, "test_patch")
+        note_detail(&notes, NoteKind::Warning, "test_patch")
             .unwrap()
             .contains("git history")
     );
-    for field in [
-        "head_commit",
-        "efficiency_test",
-        "duration_changes",
-        "human_performance",
-        "version",
-    ] {
-        assert!(has_note(&notes, NoteKind::Missing, field), "{field}");
-    }
-    assert!(!has_note(&notes, NoteKind::Missing, "created_at"));
+    // What is missing depends on the target: an import notes none.
+    assert!(!notes.iter().any(|n| n.kind == NoteKind::Missing));
 }
 
 #[test]
@@ -292,12 +284,24 @@ fn verified_records_export_to_swe_smith() {
             "{id}"
         );
         assert_eq!(row["problem_statement"], original["problem_statement"]);
-        // No mirror known: the upstream repository is written, with a warning.
-        assert_eq!(row["repo"], original["repo"]);
-        assert!(has_note(&notes, NoteKind::Warning, "repo"), "{id}");
-        assert!(
-            !row.contains_key("image_name")
-                && has_note(&notes, NoteKind::Missing, "extensions.image_name")
+        // No mirror known: the upstream repository is no mirror, so `repo` is left out
+        // (and dropped), and the contract asks for the mirror and the image.
+        assert!(!row.contains_key("repo"), "{id}");
+        assert!(has_note(&notes, NoteKind::Dropped, "repo"), "{id}");
+        let unmet: Vec<_> = smith
+            .info()
+            .contract
+            .check(&row, &|_| None)
+            .iter()
+            .map(|u| (u.requirement.key.clone(), u.requirement.field.clone()))
+            .collect();
+        assert_eq!(
+            unmet,
+            [
+                ("image_name".to_owned(), "extensions.image_name".to_owned()),
+                ("repo".to_owned(), "extensions.mirror_repo".to_owned())
+            ],
+            "{id}"
         );
         for dropped in [
             "test_patch",
@@ -318,7 +322,6 @@ fn verified_records_export_to_swe_smith() {
                 "patch",
                 "FAIL_TO_PASS",
                 "PASS_TO_PASS",
-                "repo",
                 "problem_statement"
             ]
         );
@@ -326,7 +329,7 @@ fn verified_records_export_to_swe_smith() {
 }
 
 #[test]
-fn swe_bench_to_swe_smith_names_the_mirror_or_fails_under_strict() {
+fn swe_bench_to_swe_smith_names_the_mirror_or_asks_for_it() {
     let Some(records) = real_records(VERIFIED) else {
         return;
     };
@@ -340,35 +343,49 @@ fn swe_bench_to_swe_smith_names_the_mirror_or_fails_under_strict() {
         vocab::IMAGE_NAME,
         "swebench/swesmith.x86_64.astropy_1776_astropy.d16bfe05",
     );
+    let unmet = |row: &Map<String, Value>| -> Vec<String> {
+        smith
+            .info()
+            .contract
+            .check(row, &|_| None)
+            .iter()
+            .map(|u| u.requirement.key.clone())
+            .collect()
+    };
 
-    let strict = ExportOptions::with_profile(Profile::Strict);
-    let err = smith.export(&c, &strict, &mut Notes::new()).unwrap_err();
-    assert_eq!(err.pointer, "/extensions/mirror_repo");
-    assert_eq!(err.kind, ErrorKind::Missing);
+    let row = smith
+        .export(&c, &ExportOptions::default(), &mut Notes::new())
+        .unwrap();
+    assert_eq!(unmet(&row), ["repo"]);
+    let repo = smith.info().contract.get("repo").unwrap();
     assert!(
-        err.hint
-            .as_deref()
-            .unwrap()
-            .contains("--set extensions.mirror_repo="),
-        "{err:?}"
+        repo.how_to_supply()
+            .contains("`--set extensions.mirror_repo=VALUE`")
     );
 
     // With the fixed upstream state known, the mirror is named by SWE-smith's convention.
     c.head_commit = Some("0123abcd0123abcd0123abcd0123abcd0123abcd".to_owned());
     let mut notes = Notes::new();
-    let row = smith.export(&c, &strict, &mut notes).unwrap();
+    let row = smith
+        .export(&c, &ExportOptions::default(), &mut notes)
+        .unwrap();
     assert_eq!(row["repo"], "swesmith/astropy__astropy.0123abcd");
     assert!(has_note(&notes, NoteKind::Derived, "repo"));
+    assert!(unmet(&row).is_empty());
 
     // A mirror the record carries wins.
     c.set_ext(vocab::MIRROR_REPO, "swesmith/astropy__astropy.d16bfe05");
-    let row = smith.export(&c, &strict, &mut Notes::new()).unwrap();
+    let row = smith
+        .export(&c, &ExportOptions::default(), &mut Notes::new())
+        .unwrap();
     assert_eq!(row["repo"], "swesmith/astropy__astropy.d16bfe05");
 
-    // Strict also refuses a record without the image.
+    // Without the image, the contract asks for it.
     c.extensions.shift_remove(vocab::IMAGE_NAME);
-    let err = smith.export(&c, &strict, &mut Notes::new()).unwrap_err();
-    assert_eq!(err.pointer, "/extensions/image_name");
+    let row = smith
+        .export(&c, &ExportOptions::default(), &mut Notes::new())
+        .unwrap();
+    assert_eq!(unmet(&row), ["image_name"]);
 }
 
 #[test]
@@ -618,27 +635,27 @@ fn minisandbox_base_commit_belongs_to_the_repo_it_names() {
 }
 
 #[test]
-fn minisandbox_export_without_image_is_missing_or_rejected() {
+fn minisandbox_export_without_image_leaves_it_out_and_its_contract_names_it() {
     let registry = registry();
     let mini = adapter(&registry, "minisandbox");
     let c = mini
         .import(minisandbox_records()[3].1.clone(), &mut Notes::new())
         .unwrap();
-    let mut notes = Notes::new();
-    let row = mini
-        .export(&c, &ExportOptions::default(), &mut notes)
-        .unwrap();
-    assert!(!row.contains_key("image_name"));
-    // Same format, so the round trip stays exact, but the gap is still counted.
-    assert!(has_note(&notes, NoteKind::Missing, "extensions.image_name"));
-    let err = mini
-        .export(
-            &c,
-            &ExportOptions::with_profile(Profile::Strict),
-            &mut Notes::new(),
-        )
-        .unwrap_err();
-    assert_eq!(err.pointer, "/extensions/image_name");
+    for profile in [Profile::Lossless, Profile::Strict] {
+        let row = mini
+            .export(&c, &ExportOptions::with_profile(profile), &mut Notes::new())
+            .unwrap();
+        assert!(!row.contains_key("image_name"));
+        let unmet = mini.info().contract.check(&row, &|_| None);
+        assert_eq!(unmet.len(), 1);
+        assert_eq!(unmet[0].requirement.key, "image_name");
+        assert!(
+            unmet[0]
+                .requirement
+                .how_to_supply()
+                .contains("{head_commit:8}")
+        );
+    }
 }
 
 #[test]
@@ -682,8 +699,7 @@ fn swe_smith_rows_of_both_generations_round_trip() {
         assert_eq!(Value::Object(back.clone()), Value::Object(row.clone()));
         assert_eq!(keys(&back), keys(&row));
         assert_eq!(c.repo.as_deref(), Some("octo/widgets"));
-        assert!(has_note(&notes, NoteKind::Missing, "created_at"));
-        assert!(has_note(&notes, NoteKind::Missing, "test_patch"));
+        assert!(has_note(&notes, NoteKind::Warning, "test_patch"));
     }
 }
 
@@ -761,7 +777,7 @@ fn bad_records_fail_at_the_field() {
 }
 
 #[test]
-fn exporting_without_a_patch_fails_naming_it() {
+fn exporting_without_a_patch_leaves_it_for_the_contract_to_name() {
     let registry = registry();
     let record = CanonicalRecord {
         repo: Some("octo/widgets".to_owned()),
@@ -769,13 +785,14 @@ fn exporting_without_a_patch_fails_naming_it() {
         ..CanonicalRecord::default()
     };
     for name in ["swe-smith", "minisandbox"] {
-        let err = adapter(&registry, name)
+        let smith_like = adapter(&registry, name);
+        let row = smith_like
             .export(&record, &ExportOptions::default(), &mut Notes::new())
-            .unwrap_err();
-        assert_eq!(
-            (err.pointer.as_str(), err.kind),
-            ("/patch", ErrorKind::Missing),
-            "{name}: {err}"
+            .unwrap();
+        let unmet = smith_like.info().contract.check(&row, &|_| None);
+        assert!(
+            unmet.iter().any(|u| u.requirement.key == "patch"),
+            "{name}: {row:?}"
         );
     }
     // A fix the reverser rejects is an error at `/patch` too.

@@ -46,6 +46,8 @@ pub enum Kind {
     Object,
     /// A JSON array of any items.
     Array,
+    /// A string or `null`: the key must be there, its value may be `null`.
+    StringOrNull,
 }
 
 impl Kind {
@@ -60,6 +62,7 @@ impl Kind {
             Self::Integer => "an integer",
             Self::Object => "an object",
             Self::Array => "an array",
+            Self::StringOrNull => "a string or null",
         }
     }
 
@@ -76,6 +79,7 @@ impl Kind {
             Self::Integer => serde_json::json!({ "type": "integer" }),
             Self::Object => serde_json::json!({ "type": "object" }),
             Self::Array => serde_json::json!({ "type": "array" }),
+            Self::StringOrNull => serde_json::json!({ "type": ["string", "null"] }),
         }
     }
 }
@@ -83,7 +87,8 @@ impl Kind {
 /// One key a format's consumer requires.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Requirement {
-    /// The key in the foreign record (`FAIL_TO_PASS`).
+    /// The key in the foreign record (`FAIL_TO_PASS`); `/` separates the keys of nested
+    /// objects (`base/sha`).
     pub key: String,
     /// The shape its value must have.
     pub kind: Kind,
@@ -155,7 +160,8 @@ impl Requirement {
             return self.text_problem(&text);
         }
         let (fits, empty) = match (self.kind, value) {
-            (Kind::String, Value::String(s)) => (true, s.trim().is_empty()),
+            (Kind::String | Kind::StringOrNull, Value::String(s)) => (true, s.trim().is_empty()),
+            (Kind::StringOrNull, Value::Null) => (true, true),
             (Kind::JsonText, Value::String(s)) => match serde_json::from_str::<Value>(s) {
                 Ok(decoded) => (true, is_empty(&decoded)),
                 Err(_) => (false, false),
@@ -200,6 +206,14 @@ impl Requirement {
         }
     }
 
+    /// The key as a JSON pointer (`/FAIL_TO_PASS`, `/base/sha`).
+    pub fn pointer(&self) -> String {
+        self.key
+            .split('/')
+            .map(|part| format!("/{}", crate::error::pointer_token(part)))
+            .collect()
+    }
+
     /// The remedy for a record that lacks this requirement.
     pub fn how_to_supply(&self) -> String {
         let mut ways = Vec::new();
@@ -214,6 +228,13 @@ impl Requirement {
         }
         ways.join(", or ")
     }
+}
+
+/// The value at `key` (`/`-separated for nested objects).
+fn lookup<'v>(record: &'v Map<String, Value>, key: &str) -> Option<&'v Value> {
+    let mut parts = key.split('/');
+    let first = record.get(parts.next()?)?;
+    parts.try_fold(first, |value, part| value.as_object()?.get(part))
 }
 
 /// Whether a decoded JSON value is empty (`null`, `""`, `[]`, `{}`).
@@ -300,8 +321,11 @@ impl Contract {
         self.requires
             .iter()
             .filter_map(|requirement| {
-                let problem = match record.get(&requirement.key) {
-                    None | Some(Value::Null) => Some(Problem::Absent),
+                let problem = match lookup(record, &requirement.key) {
+                    None => Some(Problem::Absent),
+                    Some(Value::Null) if requirement.kind != Kind::StringOrNull => {
+                        Some(Problem::Absent)
+                    }
                     Some(value) => requirement.problem(value, passed),
                 };
                 problem.map(|problem| Unmet {
@@ -377,11 +401,8 @@ impl Contract {
         let Some(object) = schema.as_object_mut() else {
             return;
         };
-        let required = self
-            .requires
-            .iter()
-            .map(|r| Value::String(r.key.clone()))
-            .collect();
+        let top = || self.requires.iter().filter(|r| !r.key.contains('/'));
+        let required = top().map(|r| Value::String(r.key.clone())).collect();
         object.insert("required".to_owned(), Value::Array(required));
         let properties = object
             .entry("properties")
@@ -389,7 +410,7 @@ impl Contract {
         let Some(properties) = properties.as_object_mut() else {
             return;
         };
-        for r in &self.requires {
+        for r in top() {
             let property = properties
                 .entry(r.key.clone())
                 .or_insert_with(|| Value::Object(Map::new()));
@@ -522,6 +543,30 @@ mod tests {
     }
 
     #[test]
+    fn nested_keys_and_nullable_strings() {
+        let c = Contract::new(
+            "",
+            vec![
+                Requirement::new("base/sha", Kind::String, "base_commit", "Base"),
+                Requirement::new("body", Kind::StringOrNull, "", "PullRequest"),
+            ],
+        );
+        let record = map(json!({"base": {"sha": "abc"}, "body": null}));
+        assert!(c.check(&record, &none).is_empty());
+        let record = map(json!({"base": {"ref": "main"}}));
+        assert_eq!(
+            keys_and_problems(&c.check(&record, &none)),
+            [
+                ("base/sha".to_owned(), Problem::Absent),
+                ("body".to_owned(), Problem::Absent)
+            ]
+        );
+        let mut schema = json!({});
+        c.apply_to_schema(&mut schema);
+        assert_eq!(schema["required"], json!(["body"]));
+    }
+
+    #[test]
     fn none_values_are_written_in_the_contract_order() {
         let c = contract();
         let mut record = map(json!({"x": 0, "patch": "d", "F2P": []}));
@@ -561,7 +606,10 @@ mod tests {
             "properties": {"patch": {"type": "string", "description": "d"}}
         });
         c.apply_to_schema(&mut schema);
-        assert_eq!(schema["required"], json!(["patch", "hints", "F2P", "runs", "n"]));
+        assert_eq!(
+            schema["required"],
+            json!(["patch", "hints", "F2P", "runs", "n"])
+        );
         assert_eq!(schema["properties"]["patch"]["description"], "d");
         assert_eq!(schema["properties"]["patch"]["minLength"], 1);
         assert_eq!(schema["properties"]["n"]["type"], "integer");

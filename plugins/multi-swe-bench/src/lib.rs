@@ -25,6 +25,7 @@
 use std::sync::OnceLock;
 
 use isobench_plugin_sdk::core::adapter::{AdapterInfo, ExportOptions, ViewAdapter};
+use isobench_plugin_sdk::core::contract::{Contract, Kind, Requirement};
 use isobench_plugin_sdk::core::vocab::{self, Source};
 use isobench_plugin_sdk::core::{CanonicalRecord, Notes, RecordError};
 use isobench_plugin_sdk::export_plugin;
@@ -62,9 +63,52 @@ impl Default for MultiSweBench {
             )
             .fills(&fills)
             .needs(&["repo", "instance_id", "base_commit", "patch"])
-            .carries(&CARRIES),
+            .carries(&CARRIES)
+            .contract(contract()),
         }
     }
+}
+
+/// What Multi-SWE-bench's harness requires of a row: `Dataset.from_dict` builds its
+/// dataclasses from the row (no default for the pull request's fields; the three run
+/// results are checked in `Dataset.__post_init__`), and `gen_report` grades the gold run
+/// from `fixed_tests`.
+fn contract() -> Contract {
+    const PR: &str = "multi_swe_bench.harness.pull_request.PullRequest";
+    const DATASET: &str = "multi_swe_bench.harness.dataset.Dataset.__post_init__";
+    let req = Requirement::new;
+    Contract::new(
+        "multi-swe-bench harness",
+        vec![
+            req("org", Kind::String, "repo", "Repository").non_empty(),
+            req("repo", Kind::String, "repo", "Repository").non_empty(),
+            req(
+                "number",
+                Kind::Integer,
+                "instance_id",
+                "PullRequestBase.__post_init__",
+            ),
+            req("state", Kind::String, "", PR),
+            req("title", Kind::String, "", PR),
+            req("body", Kind::StringOrNull, "", PR),
+            req("base/label", Kind::String, "", "pull_request.Base"),
+            req("base/ref", Kind::String, "", "pull_request.Base"),
+            req("base/sha", Kind::String, "base_commit", "pull_request.Base").non_empty(),
+            req("resolved_issues", Kind::Array, "", PR),
+            req("fix_patch", Kind::String, "patch", PR).non_empty(),
+            req("test_patch", Kind::String, "test_patch", PR),
+            req(
+                "fixed_tests",
+                Kind::Object,
+                "extensions.fail_to_pass",
+                "gen_report: the gold run must fix some test",
+            )
+            .non_empty(),
+            req("run_result", Kind::Object, "", DATASET),
+            req("test_patch_result", Kind::Object, "", DATASET),
+            req("fix_patch_result", Kind::Object, "", DATASET),
+        ],
+    )
 }
 
 fn pointer(key: &str) -> String {
@@ -259,8 +303,8 @@ impl ViewAdapter for MultiSweBench {
             ));
         };
         let instance_id = needed("instance_id", c.instance_id.as_ref())?;
-        let base_commit = needed("base_commit", c.base_commit.as_ref())?;
-        let patch = needed("patch", c.patch.as_ref())?;
+        let base_commit = c.base_commit.clone().unwrap_or_default();
+        let patch = c.patch.clone().unwrap_or_default();
         let source = Source::of_format(&c.extensions, NAME);
         let mut out = Map::new();
         out.insert("org".into(), org.into());
@@ -293,24 +337,22 @@ impl ViewAdapter for MultiSweBench {
                 out.insert("number".into(), n.into());
                 notes.derived("number", "the digits after the last `-` of `instance_id`");
             }
-            None => notes.missing("number", "`instance_id` does not end in `-<PR number>`"),
+            None => notes.warn("number", "`instance_id` does not end in `-<PR number>`"),
         }
-        out.insert("base".into(), json!({ "sha": base_commit }));
-        notes.missing("base.label", "only the base commit is known");
-        notes.missing("base.ref", "only the base commit is known");
+        if c.base_commit.is_some() {
+            out.insert("base".into(), json!({ "sha": base_commit }));
+        }
         if c.ext(vocab::PROBLEM_STATEMENT).is_some() {
             notes.dropped(
                 "extensions.problem_statement",
                 "Multi-SWE-bench keeps issues as `resolved_issues` {number, title, body}; a flat text cannot be split back",
             );
         }
-        notes.missing("resolved_issues", "no issue records in the source");
-        out.insert("fix_patch".into(), patch.into());
-        match &c.test_patch {
-            Some(t) => {
-                out.insert("test_patch".into(), t.clone().into());
-            }
-            None => notes.missing("test_patch", "absent from the record"),
+        if c.patch.is_some() {
+            out.insert("fix_patch".into(), patch.into());
+        }
+        if let Some(t) = &c.test_patch {
+            out.insert("test_patch".into(), t.clone().into());
         }
         let statuses = |names: &[String], run: &str| -> Value {
             Value::Object(
@@ -335,16 +377,6 @@ impl ViewAdapter for MultiSweBench {
             "p2p_tests",
             "PASS_TO_PASS tests with statuses PASS, PASS, PASS",
         );
-        for field in [
-            "state",
-            "title",
-            "body",
-            "run_result",
-            "test_patch_result",
-            "fix_patch_result",
-        ] {
-            notes.missing(field, "the source has no such field");
-        }
         out.insert("instance_id".into(), instance_id.into());
         if let Some(h) = c.ext_str(vocab::HINTS_TEXT) {
             out.insert("hints".into(), h.into());
