@@ -635,7 +635,7 @@ impl Sink<'_> {
             ids,
             ..
         } = done;
-        merge(self.report, report);
+        self.report.merge(report);
         self.progress.tick(self.report.read, bytes);
         let mut rejects = rejects.into_iter();
         if self.on_error == OnError::Fail
@@ -694,34 +694,6 @@ impl Sink<'_> {
             });
         }
     }
-}
-
-/// Adds a batch's counts to the run's report; first details and listed warnings stay
-/// those first seen in input order.
-fn merge(into: &mut ConversionReport, part: ConversionReport) {
-    into.read += part.read;
-    into.written += part.written;
-    into.rejected += part.rejected;
-    for (field, n) in part.coverage {
-        *into.coverage.entry(field).or_default() += n;
-    }
-    for (table, part) in [
-        (&mut into.dropped, part.dropped),
-        (&mut into.derived, part.derived),
-        (&mut into.defaulted, part.defaulted),
-        (&mut into.missing, part.missing),
-    ] {
-        for (field, tally) in part {
-            let into = table.entry(field).or_default();
-            into.records += tally.records;
-            if into.detail.is_empty() {
-                into.detail = tally.detail;
-            }
-        }
-    }
-    into.warning_count += part.warning_count;
-    let room = MAX_LISTED.saturating_sub(into.warnings.len());
-    into.warnings.extend(part.warnings.into_iter().take(room));
 }
 
 /// A line of the rejects file.

@@ -155,7 +155,7 @@ fn list_adapters(registry: &Registry, args: &AdaptersArgs) -> Result<i32, CliErr
     for adapter in registry.iter() {
         let info = adapter.info();
         let text = format!(
-            "{name}{aliases}  [{origin}]\n  {description}\n  needs:        {needs}\n  carries:      {carries}\n  cannot carry: {cannot}\n\n",
+            "{name}{aliases}  [{origin}]\n  {description}\n  requires:     {requires}\n  carries:      {carries}\n  cannot carry: {cannot}\n\n",
             name = info.name,
             aliases = if info.aliases.is_empty() {
                 String::new()
@@ -164,13 +164,22 @@ fn list_adapters(registry: &Registry, args: &AdaptersArgs) -> Result<i32, CliErr
             },
             origin = info.origin,
             description = info.description,
-            needs = info.needs.join(", "),
+            requires = requires(&info.contract),
             carries = info.carries.join(", "),
             cannot = or_none(&info.cannot_carry()),
         );
         out.write_all(text.as_bytes()).map_err(stdout_error)?;
     }
     Ok(exit::OK)
+}
+
+/// The keys a format's consumer requires, and who that is.
+fn requires(contract: &isobench_core::Contract) -> String {
+    if contract.is_empty() {
+        return "(nothing declared)".into();
+    }
+    let keys: Vec<&str> = contract.requires.iter().map(|r| r.key.as_str()).collect();
+    format!("{}  (consumer: {})", keys.join(", "), contract.consumer)
 }
 
 fn or_none(list: &[String]) -> String {

@@ -39,9 +39,8 @@ impl Default for Canonical {
                 "ISO-Bench canonical v1 (`--profile strict`: exactly the v1 schema; `lossless`: v1 fields plus `extensions`)",
             )
             .fills(&carries)
-            .needs(&["repo", "instance_id"])
             .contract(Contract::new(
-                "ISO-Bench canonical v1, lossless profile (`--profile strict` requires every v1 field)",
+                "ISO-Bench canonical v1, lossless profile; `--profile strict` requires every v1 field",
                 vec![
                     Requirement::new("instance_id", Kind::String, "instance_id", LOSSLESS),
                     Requirement::new("repo", Kind::String, "repo", LOSSLESS),

@@ -110,7 +110,6 @@ impl Default for MiniSandbox {
                 "extensions.mirror_repo",
                 "extensions.mirror_base_commit",
             ])
-            .needs(&["repo", "instance_id", "patch"])
             .contract(contract())
             .carries(&[
                 "repo",

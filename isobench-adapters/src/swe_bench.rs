@@ -47,7 +47,6 @@ impl Default for SweBench {
                 "extensions.log_parser",
                 "extensions.eval_type",
             ])
-            .needs(&["repo", "instance_id", "base_commit", "patch"])
             .contract(contract())
             .carries(&[
                 "repo",

@@ -70,7 +70,6 @@ impl Default for SweSmith {
                 "extensions.mirror_repo",
                 "extensions.mirror_base_commit",
             ])
-            .needs(&["repo", "instance_id", "patch"])
             .contract(contract())
             .carries(&[
                 "repo",

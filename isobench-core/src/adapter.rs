@@ -26,9 +26,6 @@ pub struct AdapterInfo {
     /// Canonical fields an import fills when the source has them.
     #[serde(default)]
     pub fills: Vec<String>,
-    /// Canonical fields an export requires: without them a record is rejected.
-    #[serde(default)]
-    pub needs: Vec<String>,
     /// Canonical fields an export writes when the record has them.
     #[serde(default)]
     pub carries: Vec<String>,
@@ -52,7 +49,6 @@ impl AdapterInfo {
             aliases: aliases.iter().map(|&a| a.to_owned()).collect(),
             description: description.to_owned(),
             fills: Vec::new(),
-            needs: Vec::new(),
             carries: Vec::new(),
             contract: Contract::default(),
             origin: built_in(),
@@ -63,13 +59,6 @@ impl AdapterInfo {
     #[must_use]
     pub fn fills(mut self, fields: &[&str]) -> Self {
         self.fills = fields.iter().map(|&f| f.to_owned()).collect();
-        self
-    }
-
-    /// Sets the fields an export requires.
-    #[must_use]
-    pub fn needs(mut self, fields: &[&str]) -> Self {
-        self.needs = fields.iter().map(|&f| f.to_owned()).collect();
         self
     }
 
@@ -149,7 +138,7 @@ impl ExportOptions {
 /// Contract (decision D3): for every record `r` an adapter accepts,
 /// `export(import(r)) == r`, same keys in the same order, same values, same encodings.
 pub trait ViewAdapter: Send + Sync + std::fmt::Debug {
-    /// Names, description, and the fields the adapter fills, needs and carries.
+    /// Names, description, the fields the adapter fills and carries, and its contract.
     fn info(&self) -> &AdapterInfo;
 
     /// The JSON Schema of one record of this format.

@@ -303,6 +303,38 @@ impl ConversionReport {
         }
     }
 
+    /// Adds the counts of `part`, a report of records that come after this one's (a
+    /// later batch of the same conversion); lists keep their first entries.
+    pub fn merge(&mut self, part: ConversionReport) {
+        self.read += part.read;
+        self.written += part.written;
+        self.rejected += part.rejected;
+        for (field, n) in part.coverage {
+            *self.coverage.entry(field).or_default() += n;
+        }
+        for (table, part) in [
+            (&mut self.dropped, part.dropped),
+            (&mut self.derived, part.derived),
+            (&mut self.defaulted, part.defaulted),
+            (&mut self.missing, part.missing),
+        ] {
+            for (field, tally) in part {
+                let into = table.entry(field).or_default();
+                into.records += tally.records;
+                if into.detail.is_empty() {
+                    into.detail = tally.detail;
+                }
+            }
+        }
+        self.incomplete += part.incomplete;
+        let room = MAX_LISTED.saturating_sub(self.incomplete_records.len());
+        self.incomplete_records
+            .extend(part.incomplete_records.into_iter().take(room));
+        self.warning_count += part.warning_count;
+        let room = MAX_LISTED.saturating_sub(self.warnings.len());
+        self.warnings.extend(part.warnings.into_iter().take(room));
+    }
+
     /// Counts a rejected record.
     pub fn record_rejected(&mut self, rejection: Rejection) {
         self.rejected += 1;

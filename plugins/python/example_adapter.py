@@ -28,7 +28,6 @@ class CustomPy(Adapter):
     name = NAME
     description = "custom-adapter rows, converted by a Python program"
     fills = FIELDS
-    needs = ["repo", "instance_id"]
     carries = FIELDS
     schema = {"type": "object", "required": ["task_id", "repository"]}
 

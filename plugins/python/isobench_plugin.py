@@ -76,7 +76,10 @@ class Adapter:
     aliases = []
     description = ""
     fills = []
-    needs = []
+    # What the format's own consumer requires of an exported record, checked by the host:
+    # {"consumer": "...", "requires": [{"key": "FAIL_TO_PASS", "kind": "list",
+    #  "non_empty": True, "field": "extensions.fail_to_pass", "evidence": "..."}]}
+    contract = None
     carries = []
     schema = {"type": "object"}
 
@@ -87,7 +90,7 @@ class Adapter:
         raise NotImplementedError
 
     def manifest(self):
-        return {
+        manifest = {
             "abi": PROTOCOL,
             "sdk": "python",
             "info": {
@@ -95,11 +98,13 @@ class Adapter:
                 "aliases": list(self.aliases),
                 "description": self.description,
                 "fills": list(self.fills),
-                "needs": list(self.needs),
                 "carries": list(self.carries),
             },
             "schema": self.schema,
         }
+        if self.contract:
+            manifest["info"]["contract"] = self.contract
+        return manifest
 
 
 def source_block(format_name, record, extra):

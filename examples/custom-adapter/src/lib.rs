@@ -63,7 +63,6 @@ impl Default for CustomAdapter {
         Self {
             info: AdapterInfo::new(NAME, &[], "custom-adapter rows (task_id, repository, base_sha, gold_patch, issue, test lists)")
                 .fills(&fields)
-                .needs(&["repo", "instance_id"])
                 .carries(&fields),
         }
     }

@@ -62,7 +62,6 @@ impl Default for MultiSweBench {
                 "Multi-SWE-bench instances (org/repo/number, base, resolved_issues, fix_patch, test maps, run results)",
             )
             .fills(&fills)
-            .needs(&["repo", "instance_id", "base_commit", "patch"])
             .carries(&CARRIES)
             .contract(contract()),
         }

@@ -37,7 +37,6 @@
 //!         Self {
 //!             info: AdapterInfo::new("tiny-bench", &[], "TinyBench rows")
 //!                 .fills(&["repo", "instance_id", "extensions.problem_statement"])
-//!                 .needs(&["repo", "instance_id"])
 //!                 .carries(&["repo", "instance_id", "extensions.problem_statement"]),
 //!             schema: json!({"type": "object", "required": ["id", "repository"]}),
 //!         }
