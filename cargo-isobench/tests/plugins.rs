@@ -7,80 +7,15 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 
-use cargo_metadata::{Message, TargetKind};
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_cargo-isobench");
-const WORKSPACE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+mod common;
+
+use common::{BIN, WORKSPACE, cargo_build, plugin, plugin_target_dir};
 const REAL_MSWE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../../shared/data/real/multi-swe-bench/multi_swe_bench_java.jsonl"
 );
-
-/// One target directory for every plugin the tests build (so dependencies build once),
-/// beside the test binary's own and never the one the running `cargo test` holds.
-fn plugin_target_dir() -> PathBuf {
-    Path::new(BIN)
-        .parent()
-        .and_then(Path::parent)
-        .expect("the binary is in <target>/<profile>/")
-        .join("plugin-tests")
-}
-
-/// Runs `cargo build` with JSON messages and returns the cdylib of each package built.
-fn cargo_build(dir: &Path, args: &[&str]) -> BTreeMap<String, PathBuf> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut child = Command::new(cargo)
-        .current_dir(dir)
-        .args([
-            "build",
-            "--message-format=json-render-diagnostics",
-            "--target-dir",
-        ])
-        .arg(plugin_target_dir())
-        .args(args)
-        .env_remove("CARGO_TARGET_DIR")
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("cargo runs");
-    let mut libraries = BTreeMap::new();
-    for message in Message::parse_stream(BufReader::new(child.stdout.take().unwrap())) {
-        if let Message::CompilerArtifact(a) = message.unwrap()
-            && a.target.is_kind(TargetKind::CDyLib)
-        {
-            let lib = a
-                .filenames
-                .iter()
-                .find(|f| f.as_str().ends_with(std::env::consts::DLL_EXTENSION))
-                .unwrap();
-            libraries.insert(a.target.name.clone(), lib.clone().into_std_path_buf());
-        }
-    }
-    assert!(child.wait().unwrap().success(), "cargo build failed");
-    libraries
-}
-
-/// The workspace's plugin crates, built once for all the tests.
-fn plugins() -> &'static BTreeMap<String, PathBuf> {
-    static BUILT: OnceLock<BTreeMap<String, PathBuf>> = OnceLock::new();
-    BUILT.get_or_init(|| {
-        cargo_build(
-            Path::new(WORKSPACE),
-            &[
-                "-p",
-                "isobench-multi-swe-bench",
-                "-p",
-                "isobench-test-plugin",
-                "-p",
-                "custom-adapter",
-            ],
-        )
-    })
-}
-
-fn plugin(target: &str) -> &'static Path {
-    &plugins()[target]
-}
 
 fn isobench(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut command = Command::new(BIN);
@@ -167,6 +102,35 @@ fn real_multi_swe_bench_records_round_trip_through_the_native_plugin() {
         ],
         &[],
     );
+    // SWE-bench's harness needs what Multi-SWE-bench rows do not have: refused, nothing
+    // written, with the remedies.
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(out.stdout.is_empty());
+    let said = stderr(&out);
+    for needed in [
+        "`created_at`",
+        "`version`",
+        "`environment_setup_commit`",
+        "--allow-incomplete",
+    ] {
+        assert!(said.contains(needed), "{needed}: {said}");
+    }
+    let out = isobench(
+        tmp.path(),
+        &[
+            "--plugin",
+            lib,
+            "convert",
+            "--from",
+            "multi-swe-bench",
+            "--to",
+            "swe-bench",
+            "--allow-incomplete",
+            "-i",
+            REAL_MSWE,
+        ],
+        &[],
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let originals: Vec<Value> = std::fs::read_to_string(REAL_MSWE)
         .unwrap()
@@ -187,8 +151,9 @@ fn real_multi_swe_bench_records_round_trip_through_the_native_plugin() {
         let expected: Vec<&String> = original["p2p_tests"].as_object().unwrap().keys().collect();
         assert_eq!(p2p.iter().collect::<Vec<_>>(), expected);
     }
-    // What SWE-bench cannot hold is said in the report.
+    // What SWE-bench cannot hold, and what its harness misses, is said in the report.
     let report = stderr(&out);
+    assert!(report.contains("incomplete: 34 record(s)"), "{report}");
     assert!(report.contains("version: 34 record(s)"), "{report}");
     assert!(report.contains("run_result"), "{report}");
 }

@@ -326,12 +326,15 @@ pub fn check_import(name: &str, value: Value) -> Result<CanonicalRecord, RecordE
     })
 }
 
-/// Checks an exported record: a JSON object following the plugin's own schema.
+/// Checks an exported record: a JSON object following the plugin's own schema. A key the
+/// record lacks is left to the plugin's contract, which `convert` checks next, with the
+/// remedies.
 pub fn check_export(
-    name: &str,
+    info: &AdapterInfo,
     validator: Option<&SchemaValidator>,
     value: Value,
 ) -> Result<Map<String, Value>, RecordError> {
+    let name = &info.name;
     let Value::Object(map) = value else {
         return Err(RecordError::invalid(
             "",
@@ -345,8 +348,18 @@ pub fn check_export(
         let record = Value::Object(map);
         // `is_valid` stops at the first failure and builds no error: collect the
         // problems only for a record that has some.
+        let lacking = |pointer: &str| {
+            info.contract.requires.iter().any(|r| {
+                let at = r.pointer();
+                (at == pointer || at.starts_with(&format!("{pointer}/")))
+                    && record.pointer(pointer).is_none()
+            })
+        };
         if !validator.is_valid(&record)
-            && let Some(p) = validator.problems(&record).first()
+            && let Some(p) = validator
+                .problems(&record)
+                .iter()
+                .find(|p| !lacking(&p.pointer))
         {
             return Err(RecordError::invalid(
                 p.pointer.clone(),
@@ -427,6 +440,6 @@ impl ViewAdapter for NativeAdapter {
             self.decode("export", status, bytes)
         })?;
         wire::notes_from_wire(converted.notes, notes);
-        check_export(&self.info.name, self.validator.as_ref(), converted.record)
+        check_export(&self.info, self.validator.as_ref(), converted.record)
     }
 }

@@ -313,6 +313,6 @@ impl ViewAdapter for ProgramAdapter {
         )?;
         let converted = self.converted(answer)?;
         wire::notes_from_wire(converted.notes, notes);
-        check_export(&self.info.name, Some(&self.validator), converted.record)
+        check_export(&self.info, Some(&self.validator), converted.record)
     }
 }

@@ -1,0 +1,344 @@
+//! Export contracts across the whole pair matrix: every built-in format and the
+//! Multi-SWE-bench plugin, as source and as target, on the real records in
+//! `../shared/data/real` (when present) and the samples in `examples/data`.
+//!
+//! Each cell either writes records that `validate --format TARGET` accepts, or exits 1
+//! with nothing written and an error that names what is missing and how to supply it;
+//! with `--allow-incomplete`, every cell refused for missing fields writes and exits 0.
+//! A target that cannot hold what a record is (GSO's scripts against SWE-Perf's pytest
+//! ids) refuses with a hint, `--allow-incomplete` or not.
+
+mod common;
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::{BIN, plugin};
+
+const REAL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/real");
+const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/data");
+
+const TARGETS: [&str; 7] = [
+    "canonical",
+    "swe-bench",
+    "swe-smith",
+    "minisandbox",
+    "swe-perf",
+    "gso",
+    "multi-swe-bench",
+];
+
+/// `(label, format, file)` of every source file there is.
+fn sources() -> Vec<(String, &'static str, PathBuf)> {
+    let mut found = Vec::new();
+    let real = Path::new(REAL);
+    if real.is_dir() {
+        for (folder, format) in [
+            ("swebench-verified", "swe-bench"),
+            ("swebench-lite", "swe-bench"),
+            ("swebench-full", "swe-bench"),
+            ("swesmith", "swe-smith"),
+            ("swesmith", "minisandbox"),
+            ("multi-swe-bench", "multi-swe-bench"),
+        ] {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(real.join(folder))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+                .collect();
+            files.sort();
+            for file in files {
+                let stem = file.file_stem().unwrap().to_string_lossy().into_owned();
+                found.push((format!("{format}: {stem}"), format, file));
+            }
+        }
+    } else {
+        eprintln!("skipped: {REAL} is not there; the matrix runs on the samples only");
+    }
+    for (format, file) in [
+        ("swe-bench", "swe-bench-verified.sample.jsonl"),
+        ("swe-perf", "swe-perf.sample.jsonl"),
+        ("gso", "gso.sample.jsonl"),
+    ] {
+        found.push((
+            format!("{format}: examples/{file}"),
+            format,
+            Path::new(EXAMPLES).join(file),
+        ));
+    }
+    found
+}
+
+fn isobench(args: &[&str]) -> Output {
+    let lib = plugin("isobench_multi_swe_bench").to_str().unwrap();
+    Command::new(BIN)
+        .arg("isobench")
+        .args(["--plugin", lib])
+        .args(args)
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .unwrap()
+}
+
+fn convert(from: &str, to: &str, input: &Path, output: &Path, more: &[&str]) -> Output {
+    let mut args = vec!["convert", "--from", from, "--to", to, "-i"];
+    args.push(input.to_str().unwrap());
+    args.extend(["-o", output.to_str().unwrap()]);
+    args.extend(more);
+    isobench(&args)
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// One cell: what happened, checked against the rules of the module documentation.
+fn cell(label: &str, from: &str, to: &str, input: &Path, dir: &Path) -> String {
+    let output = dir.join(format!(
+        "{}-{to}.jsonl",
+        label.replace([':', ' ', '/'], "_")
+    ));
+    let out = convert(from, to, input, &output, &[]);
+    let what = format!("{label} -> {to}");
+    match out.status.code() {
+        Some(0) => {
+            let checked = isobench(&["validate", "--format", to, "-i", output.to_str().unwrap()]);
+            assert!(
+                checked.status.success(),
+                "{what}: written with exit 0, but `validate --format {to}` rejects it:\n{}{}",
+                text(&checked.stdout),
+                text(&checked.stderr)
+            );
+            let n = std::fs::read_to_string(&output).unwrap().lines().count();
+            format!("ok {n}")
+        }
+        Some(1) => {
+            let said = text(&out.stderr);
+            assert!(
+                !output.exists(),
+                "{what}: refused, yet an output was written"
+            );
+            assert!(
+                said.contains("hint:"),
+                "{what}: refused without a remedy:\n{said}"
+            );
+            if !said.contains("--allow-incomplete") {
+                return "refused: cannot carry".to_owned();
+            }
+            assert!(
+                said.contains("would reject this record: it needs `"),
+                "{what}: a refusal must name what is missing:\n{said}"
+            );
+            let incomplete = convert(from, to, input, &output, &["--allow-incomplete"]);
+            assert!(
+                incomplete.status.success() && output.exists(),
+                "{what}: `--allow-incomplete` must write the refused records:\n{}",
+                text(&incomplete.stderr)
+            );
+            assert!(
+                text(&incomplete.stderr).contains("incomplete: "),
+                "{what}: the summary must count the incomplete records"
+            );
+            "refused (+inc ok)".to_owned()
+        }
+        code => panic!(
+            "{what}: exit {code:?}, neither written nor refused:\n{}",
+            text(&out.stderr)
+        ),
+    }
+}
+
+#[test]
+fn every_pair_writes_what_the_target_accepts_or_refuses_with_a_remedy() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rows = sources();
+    // Canonical sources: each file converted to canonical first.
+    for (label, from, input) in rows.clone() {
+        let output = dir.path().join(format!(
+            "canonical-of-{}.jsonl",
+            label.replace([':', ' ', '/'], "_")
+        ));
+        let out = convert(from, "canonical", &input, &output, &[]);
+        assert!(out.status.success(), "{label}: {}", text(&out.stderr));
+        rows.push((format!("canonical: of {label}"), "canonical", output));
+    }
+    let mut table = String::new();
+    let mut cells = Vec::new();
+    for (label, from, input) in &rows {
+        let row: Vec<String> = TARGETS
+            .iter()
+            .map(|to| cell(label, from, to, input, dir.path()))
+            .collect();
+        let _ = writeln!(table, "{label:<64} | {}", row.join(" | "));
+        cells.push((label.clone(), *from, row));
+    }
+    println!("{:<64} | {}\n{table}", "source", TARGETS.join(" | "));
+
+    // A few cells whose outcome is known, so that a matrix of refusals cannot pass.
+    let at = |from: &str, to: &str| -> Vec<&str> {
+        let column = TARGETS.iter().position(|t| *t == to).unwrap();
+        cells
+            .iter()
+            .filter(|(_, f, _)| *f == from)
+            .map(|(_, _, row)| row[column].as_str())
+            .collect()
+    };
+    for to in ["canonical", "swe-bench", "minisandbox"] {
+        assert!(
+            at("swe-bench", to).iter().all(|c| c.starts_with("ok")),
+            "swe-bench -> {to}"
+        );
+    }
+    assert!(
+        at("swe-bench", "swe-smith")
+            .iter()
+            .all(|c| *c == "refused (+inc ok)")
+    );
+    assert!(
+        at("swe-perf", "swe-perf")
+            .iter()
+            .all(|c| c.starts_with("ok"))
+    );
+    assert!(at("gso", "gso").iter().all(|c| c.starts_with("ok")));
+    assert!(
+        at("swe-perf", "gso")
+            .iter()
+            .all(|c| *c == "refused: cannot carry")
+    );
+    if Path::new(REAL).is_dir() {
+        assert!(
+            at("multi-swe-bench", "multi-swe-bench")
+                .iter()
+                .all(|c| c.starts_with("ok"))
+        );
+        assert!(
+            at("swe-smith", "swe-smith")
+                .iter()
+                .all(|c| c.starts_with("ok"))
+        );
+        assert!(
+            at("multi-swe-bench", "swe-bench")
+                .iter()
+                .all(|c| *c == "refused (+inc ok)")
+        );
+    }
+}
+
+#[test]
+fn a_refusal_names_every_missing_field_and_its_remedy() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = Path::new(EXAMPLES).join("swe-bench-verified.sample.jsonl");
+    let output = dir.path().join("smith.jsonl");
+    let out = convert("swe-bench", "swe-smith", &input, &output, &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!output.exists());
+    let said = text(&out.stderr);
+    assert!(
+        said.contains(
+            "swe-smith (swesmith harness) would reject this record: it needs `image_name`, `repo`"
+        ),
+        "{said}"
+    );
+    for remedy in [
+        "`--set extensions.image_name=VALUE`",
+        "{owner:lower}_1776_{name:lower}.{head_commit:8}",
+        "`--set extensions.mirror_repo=VALUE`",
+        "`--allow-incomplete`",
+    ] {
+        assert!(said.contains(remedy), "{remedy}: {said}");
+    }
+
+    // Supplied per record with templates, the records are written, and the values are
+    // filled from each record.
+    let out = convert(
+        "swe-bench",
+        "swe-smith",
+        &input,
+        &output,
+        &[
+            "--set",
+            "extensions.image_name=swebench/swesmith.x86_64.{owner:lower}_1776_{name:lower}.{base_commit:8}",
+            "--set",
+            "extensions.mirror_repo=swesmith/{owner}__{name}.{base_commit:8}",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let originals = std::fs::read_to_string(&input).unwrap();
+    let written = std::fs::read_to_string(&output).unwrap();
+    for (original, row) in originals.lines().zip(written.lines()) {
+        let original: serde_json::Value = serde_json::from_str(original).unwrap();
+        let row: serde_json::Value = serde_json::from_str(row).unwrap();
+        let (owner, name) = original["repo"].as_str().unwrap().split_once('/').unwrap();
+        let commit = &original["base_commit"].as_str().unwrap()[..8];
+        assert_eq!(row["repo"], format!("swesmith/{owner}__{name}.{commit}"));
+        assert_eq!(
+            row["image_name"],
+            format!(
+                "swebench/swesmith.x86_64.{}_1776_{}.{commit}",
+                owner.to_lowercase(),
+                name.to_lowercase()
+            )
+        );
+    }
+
+    // An unknown placeholder is a usage error, before anything is read.
+    let out = convert(
+        "swe-bench",
+        "swe-smith",
+        &input,
+        &dir.path().join("never.jsonl"),
+        &["--set", "extensions.image_name=x.{commit}"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("unknown placeholder `{commit}`"));
+}
+
+#[test]
+fn allow_incomplete_reports_what_each_record_lacks() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = Path::new(EXAMPLES).join("gso.sample.jsonl");
+    let output = dir.path().join("bench.jsonl");
+    let report = dir.path().join("report.json");
+    let out = convert(
+        "gso",
+        "swe-bench",
+        &input,
+        &output,
+        &["--allow-incomplete", "--report", report.to_str().unwrap()],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let n = std::fs::read_to_string(&input).unwrap().lines().count() as u64;
+    assert_eq!(report["incomplete"], n);
+    let lacks = &report["incomplete_records"][0]["lacks"];
+    for key in [
+        "problem_statement",
+        "version",
+        "FAIL_TO_PASS",
+        "PASS_TO_PASS",
+    ] {
+        assert!(
+            lacks.as_array().unwrap().iter().any(|k| k == key),
+            "{key}: {lacks}"
+        );
+        assert_eq!(report["missing"][key]["records"], n, "{key}");
+    }
+    // SWE-bench's own "none" for hints is written, and said to be a default.
+    assert!(report["defaulted"]["hints_text"]["records"] == n);
+    // What was written is what `validate` then finds lacking, and nothing else.
+    let checked = isobench(&[
+        "validate",
+        "--format",
+        "swe-bench",
+        "-i",
+        output.to_str().unwrap(),
+    ]);
+    assert_eq!(checked.status.code(), Some(1));
+    let said = text(&checked.stdout);
+    assert!(
+        said.contains("\"FAIL_TO_PASS\" is a required property"),
+        "{said}"
+    );
+}
