@@ -18,7 +18,8 @@ pub enum Cargo {
 #[derive(Debug, Args)]
 #[command(version, after_help = EXIT_CODES)]
 pub struct Isobench {
-    /// Read this configuration instead of the nearest `isobench.toml`.
+    /// Read this configuration instead of the nearest `isobench.toml` (its plugins load
+    /// without `trust`: you named it).
     #[arg(long, global = true, value_name = "PATH")]
     pub config: Option<PathBuf>,
     /// Load a native plugin (a `cdylib` built with `isobench-plugin-sdk`); repeatable.
@@ -49,6 +50,9 @@ pub enum Command {
     /// Find, build and create adapter plugins.
     #[command(subcommand)]
     Plugin(PluginCommand),
+    /// Trust an `isobench.toml` whose `[[plugins]]` would load libraries or run programs:
+    /// they load only once you trust the file, and until its text changes.
+    Trust(TrustArgs),
     /// Mine canonical records from the commits of a git repository.
     Mine(MineArgs),
     /// Complete records from local repositories (`--repos`) and timing logs (`--timings`).
@@ -299,12 +303,29 @@ pub struct TimingsArgs {
     pub tests: Vec<String>,
 }
 
+/// `trust`.
+#[derive(Debug, Args)]
+pub struct TrustArgs {
+    /// The `isobench.toml` (or a directory holding one). Default: the one found from the
+    /// current directory upwards. With `--revoke`, also a workspace whose plugins
+    /// `plugin build` recorded.
+    #[arg(value_name = "PATH")]
+    pub path: Option<PathBuf>,
+    /// List what is trusted: configuration files, and the plugins `plugin build` recorded.
+    #[arg(long, conflicts_with_all = ["path", "revoke"])]
+    pub list: bool,
+    /// Forget the trust given to PATH.
+    #[arg(long)]
+    pub revoke: bool,
+}
+
 /// `plugin`.
 #[derive(Debug, Subcommand)]
 pub enum PluginCommand {
     /// List the plugin packages of the current cargo workspace (`[package.metadata.isobench] plugin = true`).
     List(PluginListArgs),
-    /// Build the workspace's plugin packages; later commands in the workspace load them by themselves.
+    /// Build the workspace's plugin packages and record them (with their sha256) in your own
+    /// state; later commands in the workspace load them by themselves, while they are as built.
     Build(PluginBuildArgs),
     /// Create a new adapter crate that builds and loads as is.
     New(PluginNewArgs),
