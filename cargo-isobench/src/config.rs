@@ -204,6 +204,31 @@ mod tests {
     }
 
     #[test]
+    fn a_plugins_entry_needs_exactly_one_of_path_and_command() {
+        for entry in ["path = \"a.so\"\ncommand = [\"a\"]", "timeout-secs = 3"] {
+            let text = format!("[[plugins]]\ncommand = [\"b\"]\n\n[[plugins]]\n{entry}\n");
+            let err = Config::parse(&text, Path::new("isobench.toml"))
+                .unwrap_err()
+                .to_string();
+            assert_eq!(
+                err,
+                "invalid configuration `isobench.toml`: `[[plugins]]` entry 2 needs exactly one of `path` (a native plugin) or `command` (a program plugin)"
+            );
+        }
+    }
+
+    #[test]
+    fn the_sha256_is_of_the_text_read() {
+        // The sha256 of no bytes at all.
+        let empty = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+        let config = Config::parse("", Path::new("isobench.toml")).unwrap();
+        assert_eq!(config.sha256.as_deref(), Some(empty));
+        let config = Config::parse("\n", Path::new("isobench.toml")).unwrap();
+        assert_ne!(config.sha256.as_deref(), Some(empty));
+        assert!(!config.named);
+    }
+
+    #[test]
     fn bad_rules_name_the_file() {
         let config = Config::parse(
             "[test-files]\nrules = [\"glob:*\"]\n",

@@ -1210,6 +1210,12 @@ fn a_rebuilt_workspace_plugin_is_refused_until_plugin_build_records_it() {
     let out = isobench(&krate, &convert, &env);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(!stderr(&out).contains("warning"), "{}", stderr(&out));
+
+    // Revoked, the workspace's plugins are forgotten.
+    let out = isobench(&krate, &["trust", "--revoke", "."], &env);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = isobench(&krate, &convert, &env);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }
 
 /// `--plugin PATH` is the user's choice: it loads inside a checkout whose own

@@ -308,3 +308,51 @@ fn list(store: &Store) -> Result<i32, CliError> {
         })?;
     Ok(exit::OK)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_config_is_trusted_for_the_text_trusted() {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join(FILE_NAME);
+        std::fs::write(&file, "[[plugins]]\ncommand = [\"x\"]\n").unwrap();
+        let sha256 = sha256_file(&file).unwrap();
+        let mut store = Store::default();
+        assert_eq!(store.config_trust(&file, &sha256), ConfigTrust::Untrusted);
+        store.configs.insert(canonical(&file), sha256.clone());
+        assert_eq!(store.config_trust(&file, &sha256), ConfigTrust::Trusted);
+        // Found by another spelling of the same path.
+        let dotted = tmp.path().join(".").join(FILE_NAME);
+        assert_eq!(store.config_trust(&dotted, &sha256), ConfigTrust::Trusted);
+        let other = Config::parse("", &file).unwrap().sha256.unwrap();
+        assert_eq!(store.config_trust(&file, &other), ConfigTrust::Changed);
+    }
+
+    #[test]
+    fn a_plugin_is_described_as_what_it_loads_or_runs() {
+        let config = Config::parse(
+            "[[plugins]]\npath = \"/p/lib.so\"\n[[plugins]]\ncommand = [\"sh\", \"-c\", \"touch x\", \"\"]\n",
+            Path::new("/d/isobench.toml"),
+        )
+        .unwrap();
+        let described: Vec<String> = config.plugins.iter().map(describe).collect();
+        assert_eq!(
+            described,
+            [
+                "native plugin `/p/lib.so`",
+                "program `sh -c \"touch x\" \"\"`"
+            ]
+        );
+        let skipped = Skipped::config(
+            Path::new("/d/isobench.toml"),
+            &config.plugins,
+            ConfigTrust::Changed,
+        );
+        assert_eq!(
+            skipped.to_string(),
+            "native plugin `/p/lib.so`, program `sh -c \"touch x\" \"\"`: `/d/isobench.toml` names it and is changed since it was trusted"
+        );
+    }
+}
