@@ -1211,9 +1211,26 @@ fn a_rebuilt_workspace_plugin_is_refused_until_plugin_build_records_it() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(!stderr(&out).contains("warning"), "{}", stderr(&out));
 
+    let out = isobench(&krate, &["trust", "--list"], &env);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!(
+            "{}  (workspace plugins)\n  rebuilt-bench: {}  built\n",
+            root.display(),
+            library.display()
+        )
+    );
+
     // Revoked, the workspace's plugins are forgotten.
     let out = isobench(&krate, &["trust", "--revoke", "."], &env);
-    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!(
+            "revoked the workspace plugins of `{}`",
+            root.display()
+        )),
+        "{}",
+        stderr(&out)
+    );
     let out = isobench(&krate, &convert, &env);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }

@@ -223,54 +223,68 @@ pub fn run(cwd: &Path, args: &TrustArgs) -> Result<i32, CliError> {
     if args.list {
         return list(&store);
     }
-    let target = match &args.path {
-        Some(path) => {
-            let path = cwd.join(path);
-            if path.is_dir() && (path.join(FILE_NAME).is_file() || !args.revoke) {
-                path.join(FILE_NAME)
-            } else {
-                path
-            }
-        }
-        None => cwd
-            .ancestors()
-            .map(|dir| dir.join(FILE_NAME))
-            .find(|p| p.is_file())
-            .ok_or_else(|| {
-                CliError::usage(
-                    format!("no `{FILE_NAME}` in `{}` or above", cwd.display()),
-                    Some("name the file: `cargo isobench trust PATH`"),
-                )
-            })?,
-    };
-    let target = canonical(&target);
     if args.revoke {
-        let was_config = store.configs.remove(&target).is_some();
-        let was_workspace = store.workspaces.remove(&target).is_some();
-        if was_config || was_workspace {
-            store.save()?;
-            eprintln!("revoked `{}`", target.display());
-        } else {
-            eprintln!("`{}` was not trusted: nothing to revoke", target.display());
-        }
-        return Ok(exit::OK);
+        return revoke(&mut store, cwd, args.path.as_deref());
     }
-    let config = Config::load(Some(&target), cwd)?;
+    let file = match &args.path {
+        Some(path) if cwd.join(path).is_dir() => cwd.join(path).join(FILE_NAME),
+        Some(path) => cwd.join(path),
+        None => nearest_config(cwd)?,
+    };
+    let file = canonical(&file);
+    let config = Config::load(Some(&file), cwd)?;
     let sha256 = config.sha256.clone().expect("a file read has a sha256");
-    store.configs.insert(target.clone(), sha256);
+    store.configs.insert(file.clone(), sha256);
     store.save()?;
     if config.plugins.is_empty() {
         eprintln!(
             "trusted `{}`; it names no plugins, and such a file needs no trust",
-            target.display()
+            file.display()
         );
     } else {
         let what: Vec<String> = config.plugins.iter().map(describe).collect();
         eprintln!(
             "trusted `{}`: from now on it loads {} (until the file changes)",
-            target.display(),
+            file.display(),
             what.join(", ")
         );
+    }
+    Ok(exit::OK)
+}
+
+fn nearest_config(cwd: &Path) -> Result<PathBuf, CliError> {
+    cwd.ancestors()
+        .map(|dir| dir.join(FILE_NAME))
+        .find(|p| p.is_file())
+        .ok_or_else(|| {
+            CliError::usage(
+                format!("no `{FILE_NAME}` in `{}` or above", cwd.display()),
+                Some("name it: `cargo isobench trust PATH`"),
+            )
+        })
+}
+
+/// Forgets `path`: a trusted file, or a directory (the `isobench.toml` in it, and the
+/// workspace plugins recorded for it).
+fn revoke(store: &mut Store, cwd: &Path, path: Option<&Path>) -> Result<i32, CliError> {
+    let path = canonical(&match path {
+        Some(path) => cwd.join(path),
+        None => nearest_config(cwd)?,
+    });
+    let mut revoked = Vec::new();
+    for file in [path.clone(), path.join(FILE_NAME)] {
+        if store.configs.remove(&file).is_some() {
+            revoked.push(format!("`{}`", file.display()));
+        }
+    }
+    if store.workspaces.remove(&path).is_some() {
+        revoked.push(format!("the workspace plugins of `{}`", path.display()));
+    }
+    if revoked.is_empty() {
+        eprintln!("`{}` was not trusted: nothing to revoke", path.display());
+    } else {
+        store.save()?;
+        eprintln!("revoked {}", revoked.join(" and "));
     }
     Ok(exit::OK)
 }
