@@ -87,10 +87,7 @@ impl Config {
     pub fn load(explicit: Option<&Path>, start: &Path) -> Result<Self, CliError> {
         let path = match explicit {
             Some(p) => Some(p.to_owned()),
-            None => start
-                .ancestors()
-                .map(|dir| dir.join(FILE_NAME))
-                .find(|p| p.is_file()),
+            None => Self::find(start),
         };
         let Some(path) = path else {
             return Ok(Self::default());
@@ -102,6 +99,14 @@ impl Config {
         let mut config = Self::parse(&text, &path)?;
         config.named = explicit.is_some();
         Ok(config)
+    }
+
+    /// The nearest `isobench.toml` from `start` upwards.
+    pub fn find(start: &Path) -> Option<PathBuf> {
+        start
+            .ancestors()
+            .map(|dir| dir.join(FILE_NAME))
+            .find(|p| p.is_file())
     }
 
     /// Parses a configuration's text; `path` names it in errors and anchors relative paths.

@@ -1031,7 +1031,7 @@ fn an_untrusted_config_loads_no_library_and_runs_no_command() {
     assert_eq!(err.matches("warning: not loading").count(), 1, "{err}");
     assert!(
         err.contains(&format!(
-            "warning: not loading native plugin `{}`, program `sh -c \"touch created\"`: `{}` names it and is not trusted",
+            "warning: not loading native plugin `{}`, program `sh -c \"touch created\"`: `{}` names them and is not trusted",
             lib.display(),
             config.display()
         )) && err.contains(&format!(

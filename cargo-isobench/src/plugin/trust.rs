@@ -188,13 +188,22 @@ impl Skipped {
         };
         Self {
             plugins: entries.iter().map(describe).collect(),
-            reason: format!("`{}` names it and is {state}", path.display()),
+            reason: format!(
+                "`{}` names {} and is {state}",
+                path.display(),
+                them(entries)
+            ),
             remedy: format!(
                 "if you trust what it would run, `cargo isobench trust {}`",
                 path.display()
             ),
         }
     }
+}
+
+/// `it` or `them`, for the items of `list`.
+pub fn them<T>(list: &[T]) -> &'static str {
+    if list.len() == 1 { "it" } else { "them" }
 }
 
 /// What a `[[plugins]]` entry loads or runs.
@@ -253,15 +262,12 @@ pub fn run(cwd: &Path, args: &TrustArgs) -> Result<i32, CliError> {
 }
 
 fn nearest_config(cwd: &Path) -> Result<PathBuf, CliError> {
-    cwd.ancestors()
-        .map(|dir| dir.join(FILE_NAME))
-        .find(|p| p.is_file())
-        .ok_or_else(|| {
-            CliError::usage(
-                format!("no `{FILE_NAME}` in `{}` or above", cwd.display()),
-                Some("name it: `cargo isobench trust PATH`"),
-            )
-        })
+    Config::find(cwd).ok_or_else(|| {
+        CliError::usage(
+            format!("no `{FILE_NAME}` in `{}` or above", cwd.display()),
+            Some("name it: `cargo isobench trust PATH`"),
+        )
+    })
 }
 
 /// Forgets `path`: a trusted file, or a directory (the `isobench.toml` in it, and the
@@ -366,7 +372,7 @@ mod tests {
         );
         assert_eq!(
             skipped.to_string(),
-            "native plugin `/p/lib.so`, program `sh -c \"touch x\" \"\"`: `/d/isobench.toml` names it and is changed since it was trusted"
+            "native plugin `/p/lib.so`, program `sh -c \"touch x\" \"\"`: `/d/isobench.toml` names them and is changed since it was trusted"
         );
     }
 }

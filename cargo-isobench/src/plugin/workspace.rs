@@ -21,8 +21,10 @@ use crate::cli::{PluginBuildArgs, PluginListArgs};
 use crate::errors::CliError;
 use crate::exit;
 
-/// Where earlier versions kept their index, under the target directory.
-const TARGET_INDEX: [&str; 2] = ["isobench", "plugins.json"];
+/// Where earlier versions kept their index in the target directory `target`.
+fn target_index(target: &Path) -> PathBuf {
+    target.join("isobench").join("plugins.json")
+}
 
 fn metadata(cwd: &Path) -> Result<Metadata, PluginError> {
     MetadataCommand::new()
@@ -111,10 +113,7 @@ pub fn built_plugins(cwd: &Path, store: &Store, skipped: &mut Vec<Skipped>) -> V
 pub fn target_indexes(cwd: &Path) -> Vec<Skipped> {
     let mut found = Vec::new();
     for dir in cwd.ancestors().filter(|d| d.join("Cargo.toml").is_file()) {
-        let index: PathBuf = [dir, Path::new("target")]
-            .into_iter()
-            .chain(TARGET_INDEX.iter().map(Path::new))
-            .collect();
+        let index = target_index(&dir.join("target"));
         let Ok(bytes) = std::fs::read(&index) else {
             continue;
         };
@@ -132,16 +131,17 @@ pub fn target_indexes(cwd: &Path) -> Vec<Skipped> {
         if libraries.is_empty() {
             continue;
         }
+        let them = trust::them(&libraries);
         found.push(Skipped {
-            plugins: libraries,
             reason: format!(
-                "`{}` names it, and an index inside a target directory is not trusted",
+                "`{}` names {them}, and an index inside a target directory is not trusted",
                 index.display()
             ),
             remedy: format!(
-                "if you built it from the workspace in `{}`, run `cargo isobench plugin build` there: it records what it builds in your own state",
+                "if you built {them} from the workspace in `{}`, run `cargo isobench plugin build` there: it records what it builds in your own state",
                 dir.display()
             ),
+            plugins: libraries,
         });
     }
     found
@@ -284,11 +284,7 @@ pub fn build(cwd: &Path, args: &PluginBuildArgs) -> Result<i32, CliError> {
         .extend(recorded);
     store.save()?;
     // An index earlier versions wrote: no longer read, and named on every run while it is there.
-    let old_index: PathBuf = [meta.target_directory.as_std_path()]
-        .into_iter()
-        .chain(TARGET_INDEX.iter().map(Path::new))
-        .collect();
-    let _ = std::fs::remove_file(old_index);
+    let _ = std::fs::remove_file(target_index(meta.target_directory.as_std_path()));
     for (name, lib) in &libraries {
         eprintln!("built plugin {name}: {}", lib.display());
     }
