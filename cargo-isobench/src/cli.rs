@@ -18,8 +18,7 @@ pub enum Cargo {
 #[derive(Debug, Args)]
 #[command(version, after_help = EXIT_CODES)]
 pub struct Isobench {
-    /// Read this configuration instead of the nearest `isobench.toml` (its plugins load
-    /// without `trust`: you named it).
+    /// Read this configuration instead of the nearest `isobench.toml`.
     #[arg(long, global = true, value_name = "PATH")]
     pub config: Option<PathBuf>,
     /// Load a native plugin (a `cdylib` built with `isobench-plugin-sdk`); repeatable.
@@ -50,8 +49,10 @@ pub enum Command {
     /// Find, build and create adapter plugins.
     #[command(subcommand)]
     Plugin(PluginCommand),
-    /// Trust an `isobench.toml` whose `[[plugins]]` would load libraries or run programs:
-    /// they load only once you trust the file, and until its text changes.
+    /// Trust the plugins an `isobench.toml` names; list or revoke trust.
+    ///
+    /// The `[[plugins]]` of an `isobench.toml` found from the current directory upwards load
+    /// libraries or run programs only once you trust the file, and until its text changes.
     Trust(TrustArgs),
     /// Mine canonical records from the commits of a git repository.
     Mine(MineArgs),
