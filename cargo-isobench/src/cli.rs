@@ -49,6 +49,11 @@ pub enum Command {
     /// Find, build and create adapter plugins.
     #[command(subcommand)]
     Plugin(PluginCommand),
+    /// Trust the plugins an `isobench.toml` names; list or revoke trust.
+    ///
+    /// The `[[plugins]]` of an `isobench.toml` found from the current directory upwards load
+    /// libraries or run programs only once you trust the file, and until its text changes.
+    Trust(TrustArgs),
     /// Mine canonical records from the commits of a git repository.
     Mine(MineArgs),
     /// Complete records from local repositories (`--repos`) and timing logs (`--timings`).
@@ -310,12 +315,29 @@ pub struct TimingsArgs {
     pub tests: Vec<String>,
 }
 
+/// `trust`.
+#[derive(Debug, Args)]
+pub struct TrustArgs {
+    /// The `isobench.toml` (or a directory holding one). Default: the one found from the
+    /// current directory upwards. With `--revoke`, also a workspace whose plugins
+    /// `plugin build` recorded.
+    #[arg(value_name = "PATH")]
+    pub path: Option<PathBuf>,
+    /// List what is trusted: configuration files, and the plugins `plugin build` recorded.
+    #[arg(long, conflicts_with_all = ["path", "revoke"])]
+    pub list: bool,
+    /// Forget the trust given to PATH.
+    #[arg(long)]
+    pub revoke: bool,
+}
+
 /// `plugin`.
 #[derive(Debug, Subcommand)]
 pub enum PluginCommand {
     /// List the plugin packages of the current cargo workspace (`[package.metadata.isobench] plugin = true`).
     List(PluginListArgs),
-    /// Build the workspace's plugin packages; later commands in the workspace load them by themselves.
+    /// Build the workspace's plugin packages and record them (with their sha256) in your own
+    /// state; later commands in the workspace load them by themselves, while they are as built.
     Build(PluginBuildArgs),
     /// Create a new adapter crate that builds and loads as is.
     New(PluginNewArgs),

@@ -1,6 +1,10 @@
 //! `isobench.toml`: the project configuration, found in the current directory or the
 //! nearest ancestor (as cargo finds `Cargo.toml`), or named with `--config PATH`.
 //!
+//! A found file's `[[plugins]]` load only once the user trusted its text
+//! ([`crate::plugin::trust`]); its other keys need no trust. A file named with `--config`
+//! is the user's own choice, as `--plugin` is.
+//!
 //! Unknown keys are errors that point at their line, so a typo never passes silently.
 //!
 //! ```toml
@@ -25,6 +29,7 @@ use std::path::{Path, PathBuf};
 
 use isobench_core::testfiles::TestFileRules;
 use serde::Deserialize;
+use sha2::{Digest, Sha256};
 
 use crate::errors::CliError;
 
@@ -47,9 +52,16 @@ pub struct Config {
     /// Where the configuration was read from (`None`: defaults).
     #[serde(skip)]
     pub path: Option<PathBuf>,
+    /// The sha256 of the text read, in lowercase hex (what `cargo isobench trust` records).
+    #[serde(skip)]
+    pub sha256: Option<String>,
+    /// Whether the user named the file (`--config PATH`) rather than it being found.
+    #[serde(skip)]
+    pub named: bool,
 }
 
-/// One `[[plugins]]` entry: a native plugin (`path`) or a program plugin (`command`).
+/// One `[[plugins]]` entry: a native plugin (`path`) or a program plugin (`command`),
+/// exactly one of the two ([`Config::parse`] checks).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct PluginEntry {
@@ -75,10 +87,7 @@ impl Config {
     pub fn load(explicit: Option<&Path>, start: &Path) -> Result<Self, CliError> {
         let path = match explicit {
             Some(p) => Some(p.to_owned()),
-            None => start
-                .ancestors()
-                .map(|dir| dir.join(FILE_NAME))
-                .find(|p| p.is_file()),
+            None => Self::find(start),
         };
         let Some(path) = path else {
             return Ok(Self::default());
@@ -87,7 +96,17 @@ impl Config {
             path: path.clone(),
             source: e,
         })?;
-        Self::parse(&text, &path)
+        let mut config = Self::parse(&text, &path)?;
+        config.named = explicit.is_some();
+        Ok(config)
+    }
+
+    /// The nearest `isobench.toml` from `start` upwards.
+    pub fn find(start: &Path) -> Option<PathBuf> {
+        start
+            .ancestors()
+            .map(|dir| dir.join(FILE_NAME))
+            .find(|p| p.is_file())
     }
 
     /// Parses a configuration's text; `path` names it in errors and anchors relative paths.
@@ -106,6 +125,22 @@ impl Config {
                 Some("see the README's `isobench.toml` section for the keys it accepts"),
             )
         })?;
+        if let Some(n) = config
+            .plugins
+            .iter()
+            .position(|p| p.path.is_some() == p.command.is_some())
+        {
+            return Err(CliError::usage(
+                format!(
+                    "invalid configuration `{}`: `[[plugins]]` entry {} needs exactly one of `path` (a native plugin) or `command` (a program plugin)",
+                    path.display(),
+                    n + 1
+                ),
+                Some(
+                    "`path = \"target/release/libmy_format.so\"` or `command = [\"python3\", \"my_format.py\"]`",
+                ),
+            ));
+        }
         let base = path.parent().unwrap_or_else(|| Path::new("."));
         for plugin in &mut config.plugins {
             if let Some(path) = plugin.path.as_mut().filter(|p| p.is_relative()) {
@@ -118,6 +153,7 @@ impl Config {
             }
         }
         config.path = Some(path.to_owned());
+        config.sha256 = Some(format!("{:x}", Sha256::digest(text)));
         Ok(config)
     }
 
@@ -170,6 +206,31 @@ mod tests {
                 .classify("tests/a.py")
                 .is_some()
         );
+    }
+
+    #[test]
+    fn a_plugins_entry_needs_exactly_one_of_path_and_command() {
+        for entry in ["path = \"a.so\"\ncommand = [\"a\"]", "timeout-secs = 3"] {
+            let text = format!("[[plugins]]\ncommand = [\"b\"]\n\n[[plugins]]\n{entry}\n");
+            let err = Config::parse(&text, Path::new("isobench.toml"))
+                .unwrap_err()
+                .to_string();
+            assert_eq!(
+                err,
+                "invalid configuration `isobench.toml`: `[[plugins]]` entry 2 needs exactly one of `path` (a native plugin) or `command` (a program plugin)"
+            );
+        }
+    }
+
+    #[test]
+    fn the_sha256_is_of_the_text_read() {
+        // The sha256 of no bytes at all.
+        let empty = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+        let config = Config::parse("", Path::new("isobench.toml")).unwrap();
+        assert_eq!(config.sha256.as_deref(), Some(empty));
+        let config = Config::parse("\n", Path::new("isobench.toml")).unwrap();
+        assert_ne!(config.sha256.as_deref(), Some(empty));
+        assert!(!config.named);
     }
 
     #[test]

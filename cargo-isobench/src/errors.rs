@@ -15,6 +15,8 @@ pub enum CliError {
         name: String,
         /// The formats available.
         known: Vec<String>,
+        /// Plugins the run did not load, one of which may have been the format.
+        skipped: Vec<String>,
     },
     /// The output exists and `--overwrite` was not given.
     #[error("`{}` already exists", .0.display())]
@@ -67,10 +69,17 @@ impl CliError {
     /// The `hint:` line printed after the error, if any.
     pub fn hint(&self) -> Option<String> {
         match self {
-            Self::UnknownFormat { known, .. } => Some(format!(
-                "known formats: {}; `cargo isobench adapters` lists them with their aliases",
-                known.join(", ")
-            )),
+            Self::UnknownFormat { known, skipped, .. } => {
+                let mut hint = format!(
+                    "known formats: {}; `cargo isobench adapters` lists them with their aliases",
+                    known.join(", ")
+                );
+                for s in skipped {
+                    hint.push_str("\nhint: it may come from a plugin this run did not load: ");
+                    hint.push_str(s);
+                }
+                Some(hint)
+            }
             Self::OutputExists(_) => Some("pass `--overwrite` to replace it".into()),
             Self::OutputIsInput(_) => Some("write to another file, then move it into place".into()),
             Self::Usage { hint, .. } | Self::Record(_, hint) => hint.clone(),

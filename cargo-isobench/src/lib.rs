@@ -52,7 +52,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     };
     let result = Session::open(&cli).and_then(|session| {
         let registry = &session.registry;
-        match &cli.command {
+        let result = match &cli.command {
             Command::Convert(args) => convert::run(
                 registry,
                 args,
@@ -64,8 +64,20 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
             Command::Validate(args) => validate::run(registry, args),
             Command::Adapters(args) => list_adapters(registry, args),
             Command::Schema(args) => print_schema(registry, args),
-            Command::Plugin(command) => plugin_command(command),
-        }
+            Command::Plugin(command) => plugin_command(&session.cwd, command),
+            Command::Trust(args) => plugin::trust::run(&session.cwd, args),
+        };
+        result.map_err(|mut e| {
+            if let CliError::UnknownFormat { skipped, .. } = &mut e {
+                skipped.extend(
+                    session
+                        .skipped
+                        .iter()
+                        .map(|s| format!("{s} ({})", s.remedy)),
+                );
+            }
+            e
+        })
     });
     match result {
         Ok(code) => code,
@@ -86,6 +98,10 @@ pub struct Session {
     pub registry: Registry,
     /// `isobench.toml`, or the defaults.
     pub config: config::Config,
+    /// Plugins found but not loaded, since the user did not choose them (or they changed).
+    pub skipped: Vec<plugin::Skipped>,
+    /// The directory the command runs in.
+    pub cwd: std::path::PathBuf,
 }
 
 impl Session {
@@ -95,20 +111,26 @@ impl Session {
         let config = config::Config::load(cli.config.as_deref(), &cwd)?;
         isobench_adapters::link();
         let mut registry = Registry::builtin();
-        // `plugin` subcommands manage plugins: a broken one must not stop them.
-        if !matches!(cli.command, Command::Plugin(_)) {
-            plugin::register_all(&mut registry, &cli.plugins, &config, &cwd)?;
-        }
-        Ok(Self { registry, config })
+        // `plugin` and `trust` manage plugins: a broken one must not stop them.
+        let skipped = if matches!(cli.command, Command::Plugin(_) | Command::Trust(_)) {
+            Vec::new()
+        } else {
+            plugin::register_all(&mut registry, &cli.plugins, &config, &cwd)?
+        };
+        Ok(Self {
+            registry,
+            config,
+            skipped,
+            cwd,
+        })
     }
 }
 
-fn plugin_command(command: &cli::PluginCommand) -> Result<i32, CliError> {
-    let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
+fn plugin_command(cwd: &std::path::Path, command: &cli::PluginCommand) -> Result<i32, CliError> {
     match command {
-        cli::PluginCommand::List(args) => plugin::workspace::list(&cwd, args),
-        cli::PluginCommand::Build(args) => plugin::workspace::build(&cwd, args),
-        cli::PluginCommand::New(args) => plugin::scaffold::run(&cwd, args),
+        cli::PluginCommand::List(args) => plugin::workspace::list(cwd, args),
+        cli::PluginCommand::Build(args) => plugin::workspace::build(cwd, args),
+        cli::PluginCommand::New(args) => plugin::scaffold::run(cwd, args),
     }
 }
 
@@ -126,6 +148,7 @@ pub fn find<'r>(registry: &'r Registry, name: &str) -> Result<&'r dyn ViewAdapte
     registry.get(name).ok_or_else(|| CliError::UnknownFormat {
         name: name.to_owned(),
         known: registry.names().iter().map(|&n| n.to_owned()).collect(),
+        skipped: Vec::new(),
     })
 }
 

@@ -1,29 +1,32 @@
 //! Plugins through the command line: the Multi-SWE-bench native plugin on the real
 //! records, misbehaving native plugins, the Python program plugin, and a scaffolded crate.
 
-use std::collections::BTreeMap;
-use std::io::BufReader;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::sync::OnceLock;
+use std::process::{Command, Output};
 
 use serde_json::Value;
 
 mod common;
 
-use common::{BIN, WORKSPACE, cargo_build, plugin, plugin_target_dir};
+use common::{BIN, WORKSPACE, plugin, plugin_target_dir};
+
+const STATE_DIR: &str = "ISOBENCH_STATE_DIR";
 const REAL_MSWE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../../shared/data/real/multi-swe-bench/multi_swe_bench_java.jsonl"
 );
 
+/// Runs the binary in `dir`. Its trust records are kept in `dir/.isobench-state` (never
+/// the user's own) unless `env` sets `ISOBENCH_STATE_DIR`.
 fn isobench(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut command = Command::new(BIN);
     command
         .current_dir(dir)
         .arg("isobench")
         .args(args)
+        .env(STATE_DIR, dir.join(".isobench-state"))
         .env_remove("ISOBENCH_TEST_PLUGIN_MODE")
+        .env_remove("ISOBENCH_TEST_PLUGIN_MARK")
         .env_remove("RUST_BACKTRACE");
     for (k, v) in env {
         command.env(k, v);
@@ -637,6 +640,12 @@ fn missing_files_libraries_that_are_not_plugins_and_clashes_are_clear_errors() {
     );
 }
 
+/// `cargo isobench trust` on the `isobench.toml` of `dir`.
+fn trust(dir: &Path) {
+    let out = isobench(dir, &["trust"], &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
 fn python() -> bool {
     let ok = Command::new("python3")
         .arg("--version")
@@ -663,6 +672,7 @@ fn the_python_program_plugin_round_trips_records() {
         ),
     )
     .unwrap();
+    trust(tmp.path());
     let input = "{\"task_id\": \"o__r-1\", \"repository\": \"o/r\", \"base_sha\": \"abc\", \"gold_patch\": \"diff --git a/x b/x\\n\", \"issue\": \"It breaks\", \"fail_to_pass\": [\"t::a\"], \"pass_to_pass\": [], \"weird\": {\"k\": [1, 2.5, null]}}\n\
                  {\"repository\": \"o/r\", \"task_id\": \"o__r-2\", \"gold_patch\": \"diff\\n\"}\n";
     std::fs::write(tmp.path().join("in.jsonl"), input).unwrap();
@@ -747,6 +757,7 @@ fn a_hung_or_crashing_program_plugin_is_reported_and_the_host_does_not_hang() {
         "[[plugins]]\ncommand = [\"python3\", \"hang.py\"]\ntimeout-secs = 1\n",
     )
     .unwrap();
+    trust(tmp.path());
     std::fs::write(tmp.path().join("in.jsonl"), "{\"a\": 1}\n").unwrap();
     let out = isobench(
         tmp.path(),
@@ -774,6 +785,7 @@ fn a_hung_or_crashing_program_plugin_is_reported_and_the_host_does_not_hang() {
         "[[plugins]]\ncommand = [\"python3\", \"-c\", \"import sys; sys.exit(3)\"]\n",
     )
     .unwrap();
+    trust(tmp.path());
     let out = isobench(tmp.path(), &["adapters"], &[]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
@@ -783,31 +795,32 @@ fn a_hung_or_crashing_program_plugin_is_reported_and_the_host_does_not_hang() {
     );
 }
 
-#[test]
-fn a_scaffolded_crate_builds_is_found_in_its_workspace_and_converts() {
-    let tmp = tempfile::tempdir().unwrap();
+/// `cargo isobench plugin new NAME` in `dir`, against the local SDK; the crate's directory.
+fn new_plugin_crate(dir: &Path, name: &str) -> PathBuf {
     let sdk = Path::new(WORKSPACE).join("plugins/sdk");
-    let out = isobench(
-        tmp.path(),
-        &[
-            "plugin",
-            "new",
-            "my-bench",
-            "--sdk-path",
-            sdk.to_str().unwrap(),
-        ],
-        &[],
-    );
+    let args = ["plugin", "new", name, "--sdk-path", sdk.to_str().unwrap()];
+    let out = isobench(dir, &args, &[]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let krate = tmp.path().join("my-bench");
+    let krate = dir.join(name);
     // The workspace's lock file, so the new crate builds with the same dependency versions.
     std::fs::copy(
         Path::new(WORKSPACE).join("Cargo.lock"),
         krate.join("Cargo.lock"),
     )
     .unwrap();
+    krate
+}
+
+#[test]
+fn a_scaffolded_crate_builds_is_found_in_its_workspace_and_converts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let krate = new_plugin_crate(tmp.path(), "my-bench");
     let target = plugin_target_dir();
-    let env = [("CARGO_TARGET_DIR", target.to_str().unwrap())];
+    let state = tmp.path().join("state");
+    let env = [
+        ("CARGO_TARGET_DIR", target.to_str().unwrap()),
+        (STATE_DIR, state.to_str().unwrap()),
+    ];
 
     let out = isobench(&krate, &["plugin", "list"], &env);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -864,4 +877,364 @@ fn a_scaffolded_crate_builds_is_found_in_its_workspace_and_converts() {
         &env,
     );
     assert_eq!(out.status.code(), Some(2));
+}
+
+// What runs: only what the user chose. A checkout brings its own `isobench.toml` and
+// `target/`; neither runs anything until the user says so.
+
+/// The sha256 of a file, as the trust records hold it.
+fn sha256(path: &Path) -> String {
+    use sha2::Digest;
+    format!("{:x}", sha2::Sha256::digest(std::fs::read(path).unwrap()))
+}
+
+/// `convert --from test-plugin` of one record, run in `dir`.
+fn convert_test_plugin_records(dir: &Path, extra: &[&str]) -> Output {
+    let input = one_record(dir);
+    let mut args = extra.to_vec();
+    args.extend([
+        "convert",
+        "--from",
+        "test-plugin",
+        "--to",
+        "canonical",
+        "-i",
+        input.to_str().unwrap(),
+    ]);
+    isobench(dir, &args, &[])
+}
+
+/// The case as a user met it: a cloned directory holding a package marked as an isobench
+/// plugin and a `target/isobench/plugins.json` naming a library elsewhere on disk. Nothing
+/// it names runs, not even the library's entry point.
+#[test]
+fn a_planted_target_index_loads_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let checkout = tmp.path().join("checkout");
+    std::fs::create_dir_all(checkout.join("src")).unwrap();
+    std::fs::create_dir_all(checkout.join("target/isobench")).unwrap();
+    std::fs::write(
+        checkout.join("Cargo.toml"),
+        "[package]\nname = \"planted\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[package.metadata.isobench]\nplugin = true\n",
+    )
+    .unwrap();
+    std::fs::write(checkout.join("src/lib.rs"), "").unwrap();
+    let lib = plugin("isobench_test_plugin");
+    let root = checkout.canonicalize().unwrap();
+    let index = serde_json::json!({ root.to_str().unwrap(): { "planted": lib } });
+    std::fs::write(
+        checkout.join("target/isobench/plugins.json"),
+        index.to_string(),
+    )
+    .unwrap();
+    let mark = tmp.path().join("ran");
+    let mark_env = [("ISOBENCH_TEST_PLUGIN_MARK", mark.to_str().unwrap())];
+
+    let out = isobench(&checkout, &["adapters"], &mark_env);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let listed = String::from_utf8_lossy(&out.stdout);
+    assert!(!listed.contains("test-plugin"), "{listed}");
+    assert!(listed.contains("swe-bench (aliases"), "{listed}");
+    assert!(!mark.exists(), "the planted library's code ran");
+    // Named once, with the reason and the remedy.
+    let err = stderr(&out);
+    assert_eq!(err.matches("warning: not loading").count(), 1, "{err}");
+    assert!(
+        err.contains(&format!("native plugin `{}`", lib.display()))
+            && err.contains("an index inside a target directory is not trusted")
+            && err.contains("run `cargo isobench plugin build` there"),
+        "{err}"
+    );
+
+    // A run that needs the format: an unknown format whose hint names the plugin.
+    let out = convert_test_plugin_records(&checkout, &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("error: unknown format `test-plugin`")
+            && err.contains(&format!(
+                "hint: it may come from a plugin this run did not load: native plugin `{}`",
+                lib.display()
+            )),
+        "{err}"
+    );
+
+    // The mark does tell when the library runs.
+    let flag = ["--plugin", lib.to_str().unwrap(), "adapters"];
+    let out = isobench(&checkout, &flag, &mark_env);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(mark.exists());
+}
+
+/// An `isobench.toml` a checkout brings, naming a native plugin and a program that would
+/// create a file: neither runs until the file is trusted.
+#[cfg(unix)]
+#[test]
+fn an_untrusted_config_loads_no_library_and_runs_no_command() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lib = plugin("isobench_test_plugin");
+    std::fs::write(
+        tmp.path().join("isobench.toml"),
+        format!(
+            "[test-files]\nrules = [\"dir:tests\"]\n\n[[plugins]]\npath = {:?}\n\n[[plugins]]\ncommand = [\"sh\", \"-c\", \"touch created\"]\n",
+            lib.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let created = tmp.path().join("created");
+    let mark = tmp.path().join("ran");
+    let mark_env = [("ISOBENCH_TEST_PLUGIN_MARK", mark.to_str().unwrap())];
+    let config = tmp.path().canonicalize().unwrap().join("isobench.toml");
+
+    let out = isobench(tmp.path(), &["adapters"], &mark_env);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!created.exists(), "the command ran");
+    assert!(!mark.exists(), "the library's code ran");
+    let err = stderr(&out);
+    assert_eq!(err.matches("warning: not loading").count(), 1, "{err}");
+    assert!(
+        err.contains(&format!(
+            "warning: not loading native plugin `{}`, program `sh -c \"touch created\"`: `{}` names them and is not trusted",
+            lib.display(),
+            config.display()
+        )) && err.contains(&format!(
+            "hint: if you trust what it would run, `cargo isobench trust {}`",
+            config.display()
+        )),
+        "{err}"
+    );
+
+    let out = convert_test_plugin_records(tmp.path(), &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("error: unknown format `test-plugin`")
+            && err.contains("program `sh -c \"touch created\"`")
+            && err.contains("cargo isobench trust"),
+        "{err}"
+    );
+    assert!(!created.exists(), "the command ran");
+
+    // Trusted, both run (the command is no program plugin, so the run then fails).
+    trust(tmp.path());
+    let out = isobench(tmp.path(), &["adapters"], &mark_env);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(created.exists() && mark.exists());
+}
+
+/// Trust holds for the text trusted: a change to the file untrusts it, until trusted
+/// again; `--revoke` takes the trust back; `trust --list` tells which is which.
+#[test]
+fn trust_then_a_change_to_the_file_untrusts_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lib = plugin("isobench_test_plugin");
+    let file = tmp.path().join("isobench.toml");
+    let text = format!("[[plugins]]\npath = {:?}\n", lib.to_str().unwrap());
+    std::fs::write(&file, &text).unwrap();
+    let config = file.canonicalize().unwrap();
+    let list = || {
+        let out = isobench(tmp.path(), &["trust", "--list"], &[]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert!(list().starts_with("nothing is trusted"), "{}", list());
+
+    let out = isobench(tmp.path(), &["trust"], &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!(
+            "trusted `{}`: from now on it loads native plugin `{}`",
+            config.display(),
+            lib.display()
+        )),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(list(), format!("{}  trusted\n", config.display()));
+    // What is recorded is the sha256 of the file's text.
+    let records: Value = serde_json::from_slice(
+        &std::fs::read(tmp.path().join(".isobench-state/trust.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        records["configs"][config.to_str().unwrap()],
+        sha256(&config)
+    );
+    let out = convert_test_plugin_records(tmp.path(), &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("warning"), "{}", stderr(&out));
+
+    // A comment is enough: the text is not the one trusted.
+    std::fs::write(&file, format!("{text}# edited\n")).unwrap();
+    let out = convert_test_plugin_records(tmp.path(), &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "`{}` names it and is changed since it was trusted",
+            config.display()
+        )) && err.contains("error: unknown format `test-plugin`"),
+        "{err}"
+    );
+    assert_eq!(
+        list(),
+        format!("{}  changed since trusted: not loaded\n", config.display())
+    );
+    // The user's own choice of file, `--config`, needs no trust.
+    let out = convert_test_plugin_records(tmp.path(), &["--config", "isobench.toml"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    trust(tmp.path());
+    let out = convert_test_plugin_records(tmp.path(), &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    let out = isobench(tmp.path(), &["trust", "--revoke"], &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(list().starts_with("nothing is trusted"), "{}", list());
+    let out = convert_test_plugin_records(tmp.path(), &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("and is not trusted"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// A workspace plugin's library rebuilt after `plugin build` (here by a plain `cargo
+/// build` of an edited crate) is not the one recorded: it is refused with the remedy,
+/// and loads again once `plugin build` recorded it.
+#[test]
+fn a_rebuilt_workspace_plugin_is_refused_until_plugin_build_records_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let krate = new_plugin_crate(tmp.path(), "rebuilt-bench");
+    let target = plugin_target_dir();
+    let state = tmp.path().join("state");
+    let env = [
+        ("CARGO_TARGET_DIR", target.to_str().unwrap()),
+        (STATE_DIR, state.to_str().unwrap()),
+    ];
+    let convert = ["convert", "--from", "rebuilt-bench", "--to", "canonical"];
+    let convert = [&convert[..], &["-i", "sample.jsonl"]].concat();
+
+    let out = isobench(&krate, &["plugin", "build"], &env);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let records: Value =
+        serde_json::from_slice(&std::fs::read(state.join("trust.json")).unwrap()).unwrap();
+    let root = krate.canonicalize().unwrap();
+    let built = &records["workspaces"][root.to_str().unwrap()]["rebuilt-bench"];
+    let library = PathBuf::from(built["library"].as_str().unwrap());
+    assert_eq!(built["sha256"], sha256(&library));
+    let out = isobench(&krate, &convert, &env);
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    // Rebuilt behind `plugin build`'s back.
+    let lib_rs = krate.join("src/lib.rs");
+    let source = std::fs::read_to_string(&lib_rs).unwrap();
+    let edited = source.replacen(" rows (", " rows, rebuilt (", 1);
+    assert_ne!(edited, source);
+    std::fs::write(&lib_rs, edited).unwrap();
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = Command::new(cargo)
+        .current_dir(&krate)
+        .arg("build")
+        .env("CARGO_TARGET_DIR", &target)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_ne!(
+        built["sha256"],
+        sha256(&library),
+        "the rebuild changed nothing"
+    );
+
+    let out = isobench(&krate, &convert, &env);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "warning: not loading workspace plugin `rebuilt-bench` (`{}`): the library changed since `cargo isobench plugin build` recorded it",
+            library.display()
+        )) && err.contains(&format!(
+            "hint: run `cargo isobench plugin build` in `{}` again",
+            root.display()
+        )) && err.contains("error: unknown format `rebuilt-bench`")
+            && err.contains("it may come from a plugin this run did not load: workspace plugin `rebuilt-bench`"),
+        "{err}"
+    );
+    let out = isobench(&krate, &["trust", "--list"], &env);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("changed since `plugin build`: not loaded"),
+        "{}",
+        stderr(&out)
+    );
+
+    let out = isobench(&krate, &["plugin", "build"], &env);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = isobench(&krate, &convert, &env);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("warning"), "{}", stderr(&out));
+
+    let out = isobench(&krate, &["trust", "--list"], &env);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!(
+            "{}  (workspace plugins)\n  rebuilt-bench: {}  built\n",
+            root.display(),
+            library.display()
+        )
+    );
+
+    // Revoked, the workspace's plugins are forgotten.
+    let out = isobench(&krate, &["trust", "--revoke", "."], &env);
+    assert!(
+        stderr(&out).contains(&format!(
+            "revoked the workspace plugins of `{}`",
+            root.display()
+        )),
+        "{}",
+        stderr(&out)
+    );
+    let out = isobench(&krate, &convert, &env);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
+
+/// `--plugin PATH` is the user's choice: it loads inside a checkout whose own
+/// configuration is not trusted, which still runs nothing.
+#[cfg(unix)]
+#[test]
+fn an_explicit_plugin_still_loads_in_an_untrusted_checkout() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("isobench.toml"),
+        "[[plugins]]\ncommand = [\"sh\", \"-c\", \"touch created\"]\n",
+    )
+    .unwrap();
+    let lib = plugin("isobench_test_plugin");
+    let out = convert_test_plugin_records(tmp.path(), &["--plugin", lib.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).lines().count(),
+        2,
+        "both records converted"
+    );
+    assert!(stderr(&out).contains("is not trusted"), "{}", stderr(&out));
+    assert!(!tmp.path().join("created").exists(), "the command ran");
+}
+
+#[test]
+fn damaged_trust_records_are_a_clear_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let state = tmp.path().join(".isobench-state");
+    std::fs::create_dir_all(&state).unwrap();
+    std::fs::write(state.join("trust.json"), "{\"configs\": [").unwrap();
+    let out = isobench(tmp.path(), &["adapters"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "error: invalid trust records `{}`",
+            state.join("trust.json").display()
+        )) && err.contains("hint: the file is written by `cargo isobench trust`"),
+        "{err}"
+    );
 }

@@ -6,12 +6,17 @@
 //! * program plugins ([`program`]): an executable speaking JSON Lines, named by
 //!   `[[plugins]] command = [...]` or found on `PATH` as `isobench-adapter-<name>`.
 //!
+//! Only what the user chose runs: a found `isobench.toml`'s plugins once the user trusted
+//! the file, workspace plugins as `plugin build` recorded them ([`trust`]); nothing a
+//! checkout brings with it on its own.
+//!
 //! Every plugin adapter is registered next to the built-ins; a name clash is an error.
 
 mod lossless;
 pub mod native;
 pub mod program;
 pub mod scaffold;
+pub mod trust;
 pub mod workspace;
 
 use std::collections::BTreeSet;
@@ -21,7 +26,8 @@ use std::time::Duration;
 use isobench_core::Registry;
 use isobench_core::adapter::{NameClash, ViewAdapter};
 
-use crate::config::Config;
+pub use self::trust::Skipped;
+use crate::config::{Config, PluginEntry};
 use crate::errors::CliError;
 
 /// A plugin that cannot be used.
@@ -123,38 +129,41 @@ impl From<PluginError> for CliError {
     }
 }
 
-/// Loads every plugin the run is given and registers its adapter: `--plugin` paths,
-/// `isobench.toml` entries, plugins built from the current workspace, then programs on
-/// `PATH` (a broken one there is reported and skipped, since nobody named it).
+/// Loads every plugin the user chose and registers its adapter: `--plugin` paths, the
+/// plugins of an `isobench.toml` named with `--config` or trusted (`cargo isobench
+/// trust`), the workspace plugins `cargo isobench plugin build` recorded (while their
+/// libraries are as built), then programs on `PATH` (a broken one there is reported and
+/// skipped, since nobody named it).
+///
+/// Plugins a checkout brings with it and the user did not choose are not loaded: each is
+/// named once on stderr with the remedy, and returned, so that an unknown format can name
+/// them too.
 pub fn register_all(
     registry: &mut Registry,
     flags: &[PathBuf],
     config: &Config,
     cwd: &Path,
-) -> Result<(), CliError> {
+) -> Result<Vec<Skipped>, CliError> {
+    let store = trust::Store::load()?;
+    let mut skipped = Vec::new();
     let mut loaded = BTreeSet::new();
     let mut native_paths: Vec<PathBuf> = flags.iter().map(|p| cwd.join(p)).collect();
     let mut commands = Vec::new();
-    for entry in &config.plugins {
-        match (&entry.path, &entry.command) {
-            (Some(path), None) => native_paths.push(path.clone()),
-            (None, Some(command)) => commands.push((
-                command.clone(),
-                entry
-                    .timeout_secs
-                    .map_or(program::DEFAULT_TIMEOUT, Duration::from_secs),
-            )),
-            _ => {
-                return Err(CliError::usage(
-                    "a `[[plugins]]` entry needs exactly one of `path` (a native plugin) or `command` (a program plugin)",
-                    Some(
-                        "`path = \"target/release/libmy_format.so\"` or `command = [\"python3\", \"my_format.py\"]`",
-                    ),
-                ));
-            }
+    for entry in chosen_config_plugins(config, &store, &mut skipped) {
+        if let Some(path) = &entry.path {
+            native_paths.push(path.clone());
+        } else if let Some(command) = &entry.command {
+            let timeout = entry
+                .timeout_secs
+                .map_or(program::DEFAULT_TIMEOUT, Duration::from_secs);
+            commands.push((command.clone(), timeout));
         }
     }
-    native_paths.extend(workspace::built_plugins(cwd));
+    native_paths.extend(workspace::built_plugins(cwd, &store, &mut skipped));
+    skipped.extend(workspace::target_indexes(cwd));
+    for s in &skipped {
+        eprintln!("warning: not loading {s}\nhint: {}", s.remedy);
+    }
     for path in native_paths {
         let key = path.canonicalize().unwrap_or_else(|_| path.clone());
         if !loaded.insert(key) {
@@ -177,7 +186,29 @@ pub fn register_all(
             Err(e) => eprintln!("warning: {e}; skipped"),
         }
     }
-    Ok(())
+    Ok(skipped)
+}
+
+/// The configuration's `[[plugins]]` when the user chose them: the file was named with
+/// `--config`, or its text is the one they trusted. Otherwise none, and why in `skipped`.
+fn chosen_config_plugins<'c>(
+    config: &'c Config,
+    store: &trust::Store,
+    skipped: &mut Vec<Skipped>,
+) -> &'c [PluginEntry] {
+    let (Some(path), Some(sha256)) = (&config.path, &config.sha256) else {
+        return &config.plugins;
+    };
+    if config.plugins.is_empty() || config.named {
+        return &config.plugins;
+    }
+    match store.config_trust(path, sha256) {
+        trust::ConfigTrust::Trusted => &config.plugins,
+        state => {
+            skipped.push(Skipped::config(path, &config.plugins, state));
+            &[]
+        }
+    }
 }
 
 fn add(registry: &mut Registry, adapter: Box<dyn ViewAdapter>) -> Result<(), PluginError> {

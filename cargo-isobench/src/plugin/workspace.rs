@@ -1,8 +1,11 @@
 //! Workspace plugins: packages of the current cargo workspace marked
 //! `[package.metadata.isobench] plugin = true`, found with `cargo metadata`, built with
-//! `cargo build` (artifact paths read from cargo's JSON messages), and remembered in
-//! `<target-dir>/isobench/plugins.json` so every later command run inside the workspace
-//! loads them without a flag.
+//! `cargo build` (artifact paths read from cargo's JSON messages), and recorded with each
+//! library's sha256 in the user's own state ([`super::trust`]), so every later command run
+//! inside the workspace loads them without a flag, while the library is the one built.
+//!
+//! Nothing under the target directory is trusted: a checkout can bring a `target/` of its
+//! own. An index there (which earlier versions wrote) is named and never read for loading.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -13,15 +16,14 @@ use std::process::{Command, Stdio};
 use cargo_metadata::{Message, Metadata, MetadataCommand, Package};
 
 use super::PluginError;
+use super::trust::{self, BuiltPlugin, Skipped, Store, canonical};
 use crate::cli::{PluginBuildArgs, PluginListArgs};
 use crate::errors::CliError;
 use crate::exit;
 
-/// `{workspace root: {package name: library path}}`.
-type Index = BTreeMap<String, BTreeMap<String, PathBuf>>;
-
-fn in_a_cargo_project(cwd: &Path) -> bool {
-    cwd.ancestors().any(|d| d.join("Cargo.toml").is_file())
+/// Where earlier versions kept their index in the target directory `target`.
+fn target_index(target: &Path) -> PathBuf {
+    target.join("isobench").join("plugins.json")
 }
 
 fn metadata(cwd: &Path) -> Result<Metadata, PluginError> {
@@ -32,18 +34,8 @@ fn metadata(cwd: &Path) -> Result<Metadata, PluginError> {
         .map_err(|e| PluginError::Workspace(format!("cannot read the cargo workspace: {e}")))
 }
 
-fn index_path(meta: &Metadata) -> PathBuf {
-    meta.target_directory
-        .as_std_path()
-        .join("isobench")
-        .join("plugins.json")
-}
-
-fn read_index(meta: &Metadata) -> Index {
-    std::fs::read(index_path(meta))
-        .ok()
-        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
-        .unwrap_or_default()
+fn workspace_root(meta: &Metadata) -> PathBuf {
+    canonical(meta.workspace_root.as_std_path())
 }
 
 /// Whether a package is marked as an isobench plugin.
@@ -58,72 +50,113 @@ fn plugin_packages(meta: &Metadata) -> Vec<&Package> {
         .collect()
 }
 
-/// Where `plugin build` writes its index for the workspace `cwd` is in, when that can be
-/// told without running `cargo metadata` (which costs more than the rest of a short
-/// command): under `CARGO_TARGET_DIR`, else under `target/` beside one of the
-/// `Cargo.toml`s above `cwd`. `None` when a cargo configuration file may move the target
-/// directory elsewhere.
-fn index_candidates(cwd: &Path) -> Option<Vec<PathBuf>> {
-    let index = |target: &Path| target.join("isobench").join("plugins.json");
-    for var in ["CARGO_TARGET_DIR", "CARGO_BUILD_TARGET_DIR"] {
-        if let Some(dir) = std::env::var_os(var) {
-            return Some(vec![index(&cwd.join(dir))]);
-        }
+/// The libraries `plugin build` recorded for the workspace `cwd` is in, each only while
+/// its sha256 is the one recorded; those that changed (or that cannot be read) go to
+/// `skipped` with the remedy. Cargo is asked where the workspace is only when one of the
+/// directories above `cwd` is a workspace with recorded plugins.
+pub fn built_plugins(cwd: &Path, store: &Store, skipped: &mut Vec<Skipped>) -> Vec<PathBuf> {
+    let cwd = canonical(cwd);
+    if !cwd.ancestors().any(|d| store.workspaces.contains_key(d)) {
+        return Vec::new();
     }
-    let cargo_home = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::home_dir().map(|home| home.join(".cargo")));
-    let config_dirs = cwd.ancestors().map(|d| d.join(".cargo")).chain(cargo_home);
-    for dir in config_dirs {
-        if dir.join("config.toml").is_file() || dir.join("config").is_file() {
-            return None;
+    let meta = match metadata(&cwd) {
+        Ok(meta) => meta,
+        Err(e) => {
+            skipped.push(Skipped {
+                plugins: vec!["the workspace plugins built here".to_owned()],
+                reason: e.to_string(),
+                remedy: "fix the workspace's `Cargo.toml`".to_owned(),
+            });
+            return Vec::new();
         }
+    };
+    let root = workspace_root(&meta);
+    let Some(built) = store.workspaces.get(&root) else {
+        return Vec::new();
+    };
+    let members: Vec<&str> = plugin_packages(&meta)
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect();
+    let mut libraries = Vec::new();
+    for (name, plugin) in built
+        .iter()
+        .filter(|(name, _)| members.contains(&name.as_str()))
+    {
+        let reason = match trust::sha256_file(&plugin.library) {
+            Ok(sha256) if sha256 == plugin.sha256 => {
+                libraries.push(plugin.library.clone());
+                continue;
+            }
+            Ok(_) => {
+                "the library changed since `cargo isobench plugin build` recorded it".to_owned()
+            }
+            Err(e) => format!("the library cannot be read: {e}"),
+        };
+        skipped.push(Skipped {
+            plugins: vec![format!(
+                "workspace plugin `{name}` (`{}`)",
+                plugin.library.display()
+            )],
+            reason,
+            remedy: format!(
+                "run `cargo isobench plugin build` in `{}` again, so that what is loaded is what you built",
+                root.display()
+            ),
+        });
     }
-    Some(
-        cwd.ancestors()
-            .filter(|d| d.join("Cargo.toml").is_file())
-            .map(|d| index(&d.join("target")))
-            .collect(),
-    )
+    libraries
 }
 
-/// The libraries `plugin build` built for the workspace `cwd` is in (none outside a
-/// cargo workspace, or before a build).
-pub fn built_plugins(cwd: &Path) -> Vec<PathBuf> {
-    if !in_a_cargo_project(cwd) {
-        return Vec::new();
+/// Indexes of plugins found under `target/` beside a `Cargo.toml` above `cwd`: what they
+/// name is never loaded, and is reported.
+pub fn target_indexes(cwd: &Path) -> Vec<Skipped> {
+    let mut found = Vec::new();
+    for dir in cwd.ancestors().filter(|d| d.join("Cargo.toml").is_file()) {
+        let index = target_index(&dir.join("target"));
+        let Ok(bytes) = std::fs::read(&index) else {
+            continue;
+        };
+        // `{workspace root: {package name: library path}}`
+        let libraries: Vec<String> =
+            serde_json::from_slice::<BTreeMap<String, BTreeMap<String, PathBuf>>>(&bytes)
+                .map(|index| {
+                    index
+                        .into_values()
+                        .flat_map(BTreeMap::into_values)
+                        .map(|lib| format!("native plugin `{}`", lib.display()))
+                        .collect()
+                })
+                .unwrap_or_default();
+        if libraries.is_empty() {
+            continue;
+        }
+        let them = trust::them(&libraries);
+        found.push(Skipped {
+            reason: format!(
+                "`{}` names {them}, and an index inside a target directory is not trusted",
+                index.display()
+            ),
+            remedy: format!(
+                "if you built {them} from the workspace in `{}`, run `cargo isobench plugin build` there: it records what it builds in your own state",
+                dir.display()
+            ),
+            plugins: libraries,
+        });
     }
-    if index_candidates(cwd).is_some_and(|c| !c.iter().any(|p| p.is_file())) {
-        // No `plugin build` ever ran here.
-        return Vec::new();
-    }
-    let Ok(meta) = metadata(cwd) else {
-        return Vec::new();
-    };
-    let root = meta.workspace_root.to_string();
-    let mut index = read_index(&meta);
-    let Some(built) = index.remove(&root) else {
-        return Vec::new();
-    };
-    let members: Vec<String> = plugin_packages(&meta)
-        .iter()
-        .map(|p| p.name.to_string())
-        .collect();
-    built
-        .into_iter()
-        .filter(|(name, _)| members.contains(name))
-        .map(|(_, path)| path)
-        .collect()
+    found
 }
 
 /// `cargo isobench plugin list`.
 pub fn list(cwd: &Path, args: &PluginListArgs) -> Result<i32, CliError> {
     let meta = metadata(cwd)?;
-    let index = read_index(&meta);
-    let built = index.get(meta.workspace_root.as_str());
+    let store = Store::load()?;
+    let built = store.workspaces.get(&workspace_root(&meta));
     let mut rows = Vec::new();
     for package in plugin_packages(&meta) {
-        let library = built.and_then(|b| b.get(package.name.as_str()));
+        let library = built
+            .and_then(|b| b.get(package.name.as_str()))
+            .map(|b| &b.library);
         rows.push(serde_json::json!({
             "package": package.name.as_str(),
             "version": package.version.to_string(),
@@ -234,61 +267,26 @@ pub fn build(cwd: &Path, args: &PluginBuildArgs) -> Result<i32, CliError> {
             .into());
         }
     }
-    let path = index_path(&meta);
-    let mut index = read_index(&meta);
-    index
-        .entry(meta.workspace_root.to_string())
+    let mut store = Store::load()?;
+    let mut recorded = BTreeMap::new();
+    for (name, library) in &libraries {
+        let sha256 = trust::sha256_file(library).map_err(|e| CliError::Read {
+            path: library.clone(),
+            source: e,
+        })?;
+        let library = library.clone();
+        recorded.insert(name.clone(), BuiltPlugin { library, sha256 });
+    }
+    store
+        .workspaces
+        .entry(workspace_root(&meta))
         .or_default()
-        .extend(libraries.clone());
-    let write = |path: &Path| -> std::io::Result<()> {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-        std::fs::write(
-            path,
-            serde_json::to_vec_pretty(&index).expect("the index serialises"),
-        )
-    };
-    write(&path).map_err(|e| CliError::Write {
-        path: path.clone(),
-        source: e,
-    })?;
+        .extend(recorded);
+    store.save()?;
+    // An index earlier versions wrote: no longer read, and named on every run while it is there.
+    let _ = std::fs::remove_file(target_index(meta.target_directory.as_std_path()));
     for (name, lib) in &libraries {
         eprintln!("built plugin {name}: {}", lib.display());
     }
     Ok(exit::OK)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_index_is_looked_for_under_target_beside_each_cargo_toml_above() {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path().join("ws");
-        let src = root.join("member").join("src");
-        std::fs::create_dir_all(&src).unwrap();
-        std::fs::write(root.join("Cargo.toml"), "[workspace]\n").unwrap();
-        std::fs::write(root.join("member").join("Cargo.toml"), "[package]\n").unwrap();
-        let env_set = ["CARGO_TARGET_DIR", "CARGO_BUILD_TARGET_DIR"]
-            .iter()
-            .any(|v| std::env::var_os(v).is_some());
-        match index_candidates(&src) {
-            None => eprintln!(
-                "skipped: a cargo configuration file on this machine may set the target directory"
-            ),
-            Some(candidates) if env_set => assert_eq!(candidates.len(), 1),
-            Some(candidates) => {
-                let index = |d: &Path| d.join("target/isobench/plugins.json");
-                assert_eq!(candidates, [index(&root.join("member")), index(&root)]);
-            }
-        }
-        // A cargo configuration file may move the target directory: ask cargo.
-        std::fs::create_dir_all(root.join(".cargo")).unwrap();
-        std::fs::write(root.join(".cargo/config.toml"), "[build]\n").unwrap();
-        if !env_set {
-            assert_eq!(index_candidates(&src), None);
-        }
-    }
 }

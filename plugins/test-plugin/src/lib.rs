@@ -12,6 +12,9 @@
 //! * `stale`: `import` gives a record without `body` the `body` of the record before;
 //! * `moved-id`: it also declares `id` moved unread into `instance_id`, both ways;
 //! * anything else: a well-behaved `test-plugin` adapter (records pass through `extensions`).
+//!
+//! When `ISOBENCH_TEST_PLUGIN_MARK` names a file, its entry point creates that file: the
+//! proof that the host ran the library's code.
 #![allow(unsafe_code)] // a hand-written ABI, to get it wrong on purpose
 
 use std::sync::Mutex;
@@ -216,6 +219,9 @@ static WRONG_ABI: PluginDescriptor = PluginDescriptor {
 /// The entry point.
 #[unsafe(no_mangle)]
 pub extern "C" fn isobench_plugin_entry() -> *const PluginDescriptor {
+    if let Some(mark) = std::env::var_os("ISOBENCH_TEST_PLUGIN_MARK") {
+        let _ = std::fs::write(mark, "the test plugin's code ran\n");
+    }
     if mode() == "wrong-abi" {
         &raw const WRONG_ABI
     } else {
