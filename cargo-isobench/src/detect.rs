@@ -81,10 +81,20 @@ impl Fit {
         }
     }
 
-    /// The ranking key: smaller is better.
-    fn rank(&self) -> (usize, std::cmp::Reverse<usize>, std::cmp::Reverse<usize>) {
+    /// The ranking key: smaller is better. Fewest undeclared keys, then fewest required
+    /// fields lacking (a format whose consumer the records satisfy fits better), then the
+    /// most required fields, then the most declared keys the records have.
+    fn rank(
+        &self,
+    ) -> (
+        usize,
+        usize,
+        std::cmp::Reverse<usize>,
+        std::cmp::Reverse<usize>,
+    ) {
         (
             self.undeclared.len(),
+            self.missing.len(),
             std::cmp::Reverse(self.required),
             std::cmp::Reverse(self.declared),
         )
@@ -216,5 +226,96 @@ pub fn detect<'r>(
                 "name the format with `--from` (one of {names}); `cargo isobench adapters` lists them"
             )),
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use isobench_core::adapter::{AdapterInfo, ExportOptions};
+    use isobench_core::{CanonicalRecord, Notes, RecordError};
+    use serde_json::json;
+
+    use super::*;
+
+    /// A format declaring the keys `declared`, requiring `required` in its schema, and
+    /// importing any record.
+    #[derive(Debug)]
+    struct Keys {
+        info: AdapterInfo,
+        schema: Value,
+    }
+
+    impl Keys {
+        fn boxed(name: &str, declared: &[&str], required: &[&str]) -> Box<dyn ViewAdapter> {
+            let properties: Map<String, Value> = declared
+                .iter()
+                .map(|k| ((*k).to_owned(), json!({})))
+                .collect();
+            Box::new(Self {
+                info: AdapterInfo::new(name, &[], "test"),
+                schema: json!({"type": "object", "properties": properties, "required": required}),
+            })
+        }
+    }
+
+    impl ViewAdapter for Keys {
+        fn info(&self) -> &AdapterInfo {
+            &self.info
+        }
+        fn schema(&self) -> &Value {
+            &self.schema
+        }
+        fn import(
+            &self,
+            _: Map<String, Value>,
+            _: &mut Notes,
+        ) -> Result<CanonicalRecord, RecordError> {
+            Ok(CanonicalRecord::default())
+        }
+        fn export(
+            &self,
+            _: &CanonicalRecord,
+            _: &ExportOptions,
+            _: &mut Notes,
+        ) -> Result<Map<String, Value>, RecordError> {
+            Ok(Map::new())
+        }
+    }
+
+    fn record(keys: &[&str]) -> Map<String, Value> {
+        keys.iter().map(|k| ((*k).to_owned(), json!("x"))).collect()
+    }
+
+    #[test]
+    fn equal_fits_are_ambiguous() {
+        let mut registry = Registry::default();
+        registry
+            .register(Keys::boxed("left", &["a", "b"], &["a"]))
+            .unwrap();
+        registry
+            .register(Keys::boxed("right", &["a", "b"], &["a"]))
+            .unwrap();
+        let err = choose(&registry, &[record(&["a", "b"])]).unwrap_err();
+        assert_eq!(
+            err,
+            "the first record fit several formats equally well: `left`, `right`"
+        );
+    }
+
+    #[test]
+    fn a_format_whose_requirements_the_records_meet_fits_better() {
+        // `more` requires a field the record lacks; `fewer` requires only what it has.
+        let mut registry = Registry::default();
+        registry
+            .register(Keys::boxed("more", &["a", "b", "c"], &["a", "b", "c"]))
+            .unwrap();
+        registry
+            .register(Keys::boxed("fewer", &["a", "b", "c"], &["a", "b"]))
+            .unwrap();
+        let chosen = choose(&registry, &[record(&["a", "b"])]).unwrap();
+        assert_eq!(chosen.info().name, "fewer");
+        // With every requirement met, the format requiring more fits better.
+        let chosen = choose(&registry, &[record(&["a", "b", "c"])]).unwrap();
+        assert_eq!(chosen.info().name, "more");
     }
 }

@@ -770,6 +770,8 @@ fn gso_base_with_caret_is_resolved() {
             "gso",
             "-i",
             canon.to_str().unwrap(),
+            // The row's `gt_diff` is empty, which GSO's harness would refuse.
+            "--allow-incomplete",
         ],
     );
     assert_eq!(records(&out)[0]["base_commit"], base.to_string());
@@ -934,9 +936,17 @@ fn full_pipeline_mine_timings_strict_and_views() {
             // SWE-Perf's `version` is the release its harness keys on, which git cannot tell.
             "--set",
             "extensions.upstream_version=\"1.0\"",
+            // Nor can it tell the two problem statements of the published columns.
+            "--allow-incomplete",
         ],
     );
     let perf = &records(&out)[0];
+    let said = stderr(&out);
+    assert!(said.contains("incomplete: 1 record(s)"), "{said}");
+    assert!(
+        said.contains("problem_statement_oracle: 1 record(s)"),
+        "{said}"
+    );
     assert_eq!(perf["instance_id"], "octo__sorter-PR-42");
     let changes: Value = serde_json::from_str(perf["duration_changes"].as_str().unwrap()).unwrap();
     assert_eq!(changes[0][large], json!({"base": 2.0, "head": 1.0}));
