@@ -827,11 +827,19 @@ fn records_match_the_view_schemas() {
     let mini_schema = SchemaValidator::new(mini.schema()).unwrap();
     for (what, record) in minisandbox_records() {
         let value = Value::Object(record);
-        assert!(
-            mini_schema.is_valid(&value),
-            "{what}: {:?}",
-            mini_schema.problems(&value)
-        );
+        let problems: Vec<String> = mini_schema
+            .problems(&value)
+            .into_iter()
+            .map(|p| p.pointer)
+            .collect();
+        // The schema requires what MiniSandbox's loader needs (its contract): a record
+        // the import takes without an image is one the sandbox cannot start.
+        let expected: &[&str] = if value.get("image_name").is_some() {
+            &[]
+        } else {
+            &["/image_name"]
+        };
+        assert_eq!(problems, expected, "{what}");
     }
     // MiniSandbox iterates a string F2P character by character: its schema says array.
     let mut stringly = Value::Object(minisandbox_records()[3].1.clone());

@@ -94,13 +94,16 @@ fn real_records_become_harness_rows() {
                     issue["body"].as_str().unwrap()
                 ))
         );
-        // What SWE-bench cannot hold is reported, never invented.
-        let missing: Vec<&str> = notes
+        // What SWE-bench's harness needs and these rows cannot give is left out, never
+        // invented, and its contract names it.
+        let unmet: Vec<String> = swe_bench
+            .info()
+            .contract
+            .check(&row, &|_| None)
             .iter()
-            .filter(|n| n.kind == isobench_plugin_sdk::core::report::NoteKind::Missing)
-            .map(|n| n.field.as_str())
+            .map(|u| u.requirement.key.clone())
             .collect();
-        assert!(missing.contains(&"version"), "{missing:?}");
+        assert!(unmet.iter().any(|k| k == "version"), "{unmet:?}");
         assert!(row.get("version").is_none());
     }
 }
