@@ -270,6 +270,7 @@ fn an_all_empty_list_column_is_a_list_of_strings() {
             "patch": "diff",
             "FAIL_TO_PASS": ["t::a"],
             "PASS_TO_PASS": ["t::b", "t::c"],
+            "image_name": "img",
             "python_version": "3.11",
             "unknown": 1,
         })],
@@ -283,12 +284,16 @@ fn an_all_empty_list_column_is_a_list_of_strings() {
     let back = tmp.path().join("back.jsonl");
     ok(&isobench(
         tmp.path(),
-        &convert_args(
-            "minisandbox",
-            "minisandbox",
-            "out.parquet",
-            back.to_str().unwrap(),
-        ),
+        &[
+            &convert_args(
+                "minisandbox",
+                "minisandbox",
+                "out.parquet",
+                back.to_str().unwrap(),
+            )[..],
+            &["--allow-incomplete"],
+        ]
+        .concat(),
         &[],
     ));
     let want: Vec<Map<String, Value>> = rows

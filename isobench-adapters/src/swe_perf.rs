@@ -858,7 +858,7 @@ fn export_patch_functions(w: &mut Exporter<'_, '_>) {
         kept: c.ext(vocab::PATCH_FUNCTIONS_BY_FILE).cloned(),
     };
     let value = patch_functions_value(&functions).map(|(v, rebuilt)| (Ok(v), rebuilt));
-    put_functions(w, "patch_functions", &functions, patch_functions_of, value)
+    put_functions(w, "patch_functions", &functions, patch_functions_of, value);
 }
 
 fn export_test_functions(w: &mut Exporter<'_, '_>) {
@@ -868,7 +868,7 @@ fn export_test_functions(w: &mut Exporter<'_, '_>) {
         kept: c.ext(vocab::TEST_FUNCTIONS_RAW).cloned(),
     };
     let value = test_functions_value(&functions);
-    put_functions(w, "test_functions", &functions, test_functions_of, value)
+    put_functions(w, "test_functions", &functions, test_functions_of, value);
 }
 
 /// SWE-Perf's own number while the timings are the ones it came with; otherwise SWE-Perf's

@@ -208,10 +208,12 @@ impl Requirement {
 
     /// The key as a JSON pointer (`/FAIL_TO_PASS`, `/base/sha`).
     pub fn pointer(&self) -> String {
-        self.key
-            .split('/')
-            .map(|part| format!("/{}", crate::error::pointer_token(part)))
-            .collect()
+        let mut pointer = String::new();
+        for part in self.key.split('/') {
+            pointer.push('/');
+            pointer.push_str(&crate::error::pointer_token(part));
+        }
+        pointer
     }
 
     /// The remedy for a record that lacks this requirement.
