@@ -338,7 +338,9 @@ pub struct PluginNewArgs {
     /// Directory to create. Default: `./NAME`.
     #[arg(long, value_name = "DIR")]
     pub path: Option<PathBuf>,
-    /// Depend on a local checkout of `isobench-plugin-sdk` instead of the published crate.
+    /// Depend on this local checkout of `isobench-plugin-sdk` (its `plugins/sdk` directory).
+    /// Default: the SDK of the cargo-isobench checkout the crate is created in, else the
+    /// crate published on crates.io.
     #[arg(long, value_name = "DIR")]
     pub sdk_path: Option<PathBuf>,
 }
