@@ -287,7 +287,8 @@ impl RecordWriter {
                 ));
             };
             let file = File::create(&temp).map_err(write_err)?;
-            let out = match crate::parquet::ParquetWriter::new(file, schema) {
+            let spool = temp.with_extension("spool");
+            let out = match crate::parquet::ParquetWriter::new(file, spool, schema) {
                 Ok(out) => out,
                 Err(e) => {
                     let _ = fs::remove_file(&temp);
@@ -378,7 +379,10 @@ impl RecordWriter {
             Sink::File { out, .. } | Sink::Special { out, .. } => {
                 write_one(out, record, style, layout, first)
             }
-            Sink::Parquet { out, .. } => out.write(record.clone(), 0),
+            Sink::Parquet { out, .. } => {
+                out.note_style(style);
+                out.write(record.clone(), 0)
+            }
         };
         result.map_err(|e| CliError::Write {
             path: self.path(),
@@ -421,9 +425,14 @@ impl RecordWriter {
             Sink::File { out, .. } | Sink::Special { out, .. } => {
                 write_raw_one(out, record, layout, first)
             }
-            Sink::Parquet { out, .. } => serde_json::from_slice(record)
-                .map_err(io::Error::other)
-                .and_then(|map| out.write(map, record.len())),
+            Sink::Parquet { out, .. } => {
+                if let Some(style) = crate::input::style_of(record) {
+                    out.note_style(style);
+                }
+                serde_json::from_slice(record)
+                    .map_err(io::Error::other)
+                    .and_then(|map| out.write(map, record.len()))
+            }
         };
         result.map_err(|e| CliError::Write {
             path: self.path(),
