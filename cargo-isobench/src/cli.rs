@@ -4,7 +4,10 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-/// `cargo isobench`: the outer `cargo` layer, which absorbs cargo's `cargo-isobench isobench ...` argv.
+// The outer `cargo` layer: cargo runs a subcommand as `cargo-isobench isobench ...`.
+// `run` adds the `isobench` when the binary is run directly, so this layer's own help and
+// version are never what a user sees.
+/// Convert coding-agent benchmark datasets through the ISO-Bench canonical schema.
 #[derive(Debug, Parser)]
 #[command(name = "cargo", bin_name = "cargo", version, styles = clap::builder::Styles::plain())]
 pub enum Cargo {

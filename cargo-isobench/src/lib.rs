@@ -30,12 +30,10 @@ use crate::errors::CliError;
 /// Runs the command line and returns the exit code.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     let mut args: Vec<OsString> = args.into_iter().collect();
-    // Run as `cargo-isobench convert ...` directly, the `isobench` layer is implied.
-    if args
-        .get(1)
-        .is_some_and(|a| a != "isobench" && !a.to_string_lossy().starts_with('-'))
-    {
-        args.insert(1, "isobench".into());
+    // Run directly (`cargo-isobench convert ...`, `cargo-isobench --help`), the
+    // `isobench` layer cargo adds is implied.
+    if args.get(1).is_none_or(|a| a != "isobench") {
+        args.insert(1.min(args.len()), "isobench".into());
     }
     let Cargo::Isobench(cli) = match Cargo::try_parse_from(args) {
         Ok(cli) => cli,

@@ -93,6 +93,36 @@ fn runs_as_cargo_subcommand_and_directly() {
 }
 
 #[test]
+fn the_binary_run_directly_shows_its_own_help_and_version() {
+    let direct = |args: &[&str]| Command::new(BIN).args(args).output().unwrap();
+    let via_cargo = run_in(Path::new("."), &["--help"], None);
+    for args in [&["--help"][..], &["-h"], &["help"]] {
+        let out = direct(args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        let help = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            help.contains("Usage: cargo isobench [OPTIONS] <COMMAND>") && help.contains("convert"),
+            "{args:?}: {help}"
+        );
+        assert!(!help.contains("argv") && !help.contains("Usage: cargo <COMMAND>"));
+    }
+    assert_eq!(direct(&["--help"]).stdout, via_cargo.stdout);
+    for args in [&["--version"][..], &["-V"], &["isobench", "--version"]] {
+        let out = direct(args);
+        assert_eq!(out.status.code(), Some(0));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            format!("cargo-isobench {}\n", env!("CARGO_PKG_VERSION")),
+            "{args:?}"
+        );
+    }
+    // No argument at all: the subcommands, as a usage error.
+    let out = direct(&[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Usage: cargo isobench"));
+}
+
+#[test]
 fn every_builtin_adapter_is_linked_into_the_binary() {
     let dir = tempfile::tempdir().unwrap();
     let out = run_in(dir.path(), &["adapters", "--json"], None);
