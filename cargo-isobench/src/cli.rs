@@ -114,6 +114,9 @@ pub struct ConvertArgs {
     /// Repeatable; default stdin.
     #[arg(short, long = "input", value_name = "PATH")]
     pub inputs: Vec<PathBuf>,
+    /// Paths given without `-i`: refused with a hint (inputs are named with `-i`).
+    #[arg(hide = true, value_name = "PATH")]
+    pub stray_inputs: Vec<PathBuf>,
     /// Output file (`.jsonl`, `.json` or `.parquet`, by extension; `-` for stdout). Default
     /// stdout (JSONL). Parquet columns are typed from the `--to` format's schema.
     #[arg(short, long, value_name = "PATH")]

@@ -31,7 +31,7 @@ pub enum CliError {
         hint: Option<String>,
     },
     /// An input could not be read.
-    #[error("cannot read `{}`: {source}", path.display())]
+    #[error("cannot read `{}`: {}", path.display(), reason(source))]
     Read {
         /// The input.
         path: PathBuf,
@@ -51,6 +51,18 @@ pub enum CliError {
     Record(String, Option<String>),
 }
 
+/// An I/O error in words, the same for a missing file wherever it is found missing.
+fn reason(e: &std::io::Error) -> String {
+    if e.kind() == std::io::ErrorKind::NotFound {
+        "no such file".to_owned()
+    } else {
+        e.to_string()
+    }
+}
+
+/// File types, which `-o`'s extension chooses, mistaken for formats.
+const FILE_TYPES: [&str; 6] = ["parquet", "jsonl", "json", "gz", "zst", "csv"];
+
 impl CliError {
     /// The exit code this error ends the command with.
     pub fn exit_code(&self) -> i32 {
@@ -67,10 +79,20 @@ impl CliError {
     /// The `hint:` line printed after the error, if any.
     pub fn hint(&self) -> Option<String> {
         match self {
-            Self::UnknownFormat { known, .. } => Some(format!(
-                "known formats: {}; `cargo isobench adapters` lists them with their aliases",
-                known.join(", ")
-            )),
+            Self::UnknownFormat { name, known } => {
+                let known = known.join(", ");
+                Some(
+                    if FILE_TYPES.contains(&name.to_ascii_lowercase().as_str()) {
+                        format!(
+                            "`{name}` is a file type, not a record format: a file's type comes from its extension (`-i in.{name}`, `-o out.{name}`), and `--from`/`--to` name the records' format ({known})"
+                        )
+                    } else {
+                        format!(
+                            "known formats: {known}; `cargo isobench adapters` lists them with their aliases. A format from a plugin needs the plugin loaded: `--plugin PATH`, `[[plugins]]` in `isobench.toml`, or `cargo isobench plugin build` in its cargo workspace (Multi-SWE-bench: `plugins/multi-swe-bench` of the cargo-isobench repository)"
+                        )
+                    },
+                )
+            }
             Self::OutputExists(_) => Some("pass `--overwrite` to replace it".into()),
             Self::OutputIsInput(_) => Some("write to another file, then move it into place".into()),
             Self::Usage { hint, .. } | Self::Record(_, hint) => hint.clone(),

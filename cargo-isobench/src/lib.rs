@@ -50,6 +50,9 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     let result = Session::open(&cli).and_then(|session| {
         let registry = &session.registry;
         match &cli.command {
+            Command::Convert(args) if !args.stray_inputs.is_empty() => {
+                Err(stray_inputs(&args.stray_inputs))
+            }
             Command::Convert(args) => convert::run(
                 registry,
                 args,
@@ -106,6 +109,21 @@ fn plugin_command(command: &cli::PluginCommand) -> Result<i32, CliError> {
         cli::PluginCommand::List(args) => plugin::workspace::list(&cwd, args),
         cli::PluginCommand::Build(args) => plugin::workspace::build(&cwd, args),
         cli::PluginCommand::New(args) => plugin::scaffold::run(&cwd, args),
+    }
+}
+
+/// The error for paths given to `convert` without `-i`.
+fn stray_inputs(paths: &[std::path::PathBuf]) -> CliError {
+    let given: Vec<String> = paths
+        .iter()
+        .map(|p| format!("-i {}", p.display()))
+        .collect();
+    CliError::Usage {
+        message: format!(
+            "`convert` takes its inputs with `-i`, not as bare arguments (`{}`)",
+            paths[0].display()
+        ),
+        hint: Some(format!("write `{}`", given.join(" "))),
     }
 }
 
