@@ -47,7 +47,7 @@ pub fn manifest(name: &str, sdk: &Sdk, in_workspace: bool) -> String {
         Sdk::Registry => format!("\"{}\"", env!("CARGO_PKG_VERSION")),
     };
     let workspace = if in_workspace {
-        "\n# A workspace of its own, not a member of the one around it (to build it with that\n# workspace instead, delete these two lines and add the crate to its `members`).\n[workspace]\n"
+        "\n# A workspace of its own, not a member of the one around it (to build it with that\n# workspace instead, delete `[workspace]` and add the crate to its `members`).\n[workspace]\n"
     } else {
         ""
     };
