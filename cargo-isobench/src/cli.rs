@@ -4,7 +4,10 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-/// `cargo isobench`: the outer `cargo` layer, which absorbs cargo's `cargo-isobench isobench ...` argv.
+// The outer `cargo` layer: cargo runs a subcommand as `cargo-isobench isobench ...`.
+// `run` adds the `isobench` when the binary is run directly, so this layer's own help and
+// version are never what a user sees.
+/// Convert coding-agent benchmark datasets through the ISO-Bench canonical schema.
 #[derive(Debug, Parser)]
 #[command(name = "cargo", bin_name = "cargo", version, styles = clap::builder::Styles::plain())]
 pub enum Cargo {
@@ -116,6 +119,9 @@ pub struct ConvertArgs {
     /// Repeatable; default stdin.
     #[arg(short, long = "input", value_name = "PATH")]
     pub inputs: Vec<PathBuf>,
+    /// Paths given without `-i`: refused with a hint (inputs are named with `-i`).
+    #[arg(hide = true, value_name = "PATH")]
+    pub stray_inputs: Vec<PathBuf>,
     /// Output file (`.jsonl`, `.json` or `.parquet`, by extension; `-` for stdout). Default
     /// stdout (JSONL). Parquet columns are typed from the `--to` format's schema.
     #[arg(short, long, value_name = "PATH")]
@@ -371,7 +377,9 @@ pub struct PluginNewArgs {
     /// Directory to create. Default: `./NAME`.
     #[arg(long, value_name = "DIR")]
     pub path: Option<PathBuf>,
-    /// Depend on a local checkout of `isobench-plugin-sdk` instead of the published crate.
+    /// Depend on this local checkout of `isobench-plugin-sdk` (its `plugins/sdk` directory).
+    /// Default: the SDK of the cargo-isobench checkout the crate is created in, else the
+    /// crate published on crates.io.
     #[arg(long, value_name = "DIR")]
     pub sdk_path: Option<PathBuf>,
 }

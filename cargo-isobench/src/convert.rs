@@ -54,6 +54,11 @@ pub fn run(
     let profile = Profile::from(args.profile);
     let assignments = assign::parse_all(&args.set)?;
     let sources: Vec<Source> = if args.inputs.is_empty() {
+        if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+            eprintln!(
+                "reading records from stdin, which is a terminal: paste JSON Lines and end with Ctrl-D, or give files with `-i FILE`"
+            );
+        }
         vec![Source::Stdin]
     } else {
         crate::hf::sources(&args.inputs)?

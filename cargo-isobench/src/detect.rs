@@ -203,16 +203,34 @@ pub fn detect<'r>(
         ));
     }
     let mut records = Vec::with_capacity(SAMPLE);
+    // The first item that is not a record: what to say when none is.
+    let mut first_bad: Option<String> = None;
     for source in sources {
         input::for_each_item(source, |item| {
-            if let Ok(Value::Object(map)) = item.record {
-                records.push(map);
+            match item.record {
+                Ok(Value::Object(map)) => records.push(map),
+                Ok(_) => {}
+                Err(bad) => {
+                    first_bad.get_or_insert_with(|| {
+                        format!("{}:{}: {}", source.display(), item.line, bad.message)
+                    });
+                }
             }
             Ok(records.len() < SAMPLE)
         })?;
         if records.len() >= SAMPLE {
             break;
         }
+    }
+    if records.is_empty()
+        && let Some(bad) = first_bad
+    {
+        return Err(CliError::Usage {
+            message: format!("`--from auto`: the input is not JSON records: {bad}"),
+            hint: Some(
+                "inputs are JSON Lines (`.jsonl`), a JSON array (`.json`) or Parquet (`.parquet`); CSV and other formats are not read".into(),
+            ),
+        });
     }
     let names = registry.names().join(", ");
     match choose(registry, &records) {

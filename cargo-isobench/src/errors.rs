@@ -33,7 +33,7 @@ pub enum CliError {
         hint: Option<String>,
     },
     /// An input could not be read.
-    #[error("cannot read `{}`: {source}", path.display())]
+    #[error("cannot read `{}`: {}", path.display(), reason(source))]
     Read {
         /// The input.
         path: PathBuf,
@@ -53,6 +53,18 @@ pub enum CliError {
     Record(String, Option<String>),
 }
 
+/// An I/O error in words, the same for a missing file wherever it is found missing.
+fn reason(e: &std::io::Error) -> String {
+    if e.kind() == std::io::ErrorKind::NotFound {
+        "no such file".to_owned()
+    } else {
+        e.to_string()
+    }
+}
+
+/// File types, which `-o`'s extension chooses, mistaken for formats.
+const FILE_TYPES: [&str; 6] = ["parquet", "jsonl", "json", "gz", "zst", "csv"];
+
 impl CliError {
     /// The exit code this error ends the command with.
     pub fn exit_code(&self) -> i32 {
@@ -69,11 +81,21 @@ impl CliError {
     /// The `hint:` line printed after the error, if any.
     pub fn hint(&self) -> Option<String> {
         match self {
-            Self::UnknownFormat { known, skipped, .. } => {
-                let mut hint = format!(
-                    "known formats: {}; `cargo isobench adapters` lists them with their aliases",
-                    known.join(", ")
-                );
+            Self::UnknownFormat {
+                name,
+                known,
+                skipped,
+            } => {
+                let known = known.join(", ");
+                let mut hint = if FILE_TYPES.contains(&name.to_ascii_lowercase().as_str()) {
+                    format!(
+                        "`{name}` is a file type, not a record format: a file's type comes from its extension (`-i in.{name}`, `-o out.{name}`), and `--from`/`--to` name the records' format ({known})"
+                    )
+                } else {
+                    format!(
+                        "known formats: {known}; `cargo isobench adapters` lists them with their aliases. A format from a plugin needs the plugin loaded: `--plugin PATH`, `[[plugins]]` in `isobench.toml`, or `cargo isobench plugin build` in its cargo workspace (Multi-SWE-bench: `plugins/multi-swe-bench` of the cargo-isobench repository)"
+                    )
+                };
                 for s in skipped {
                     hint.push_str("\nhint: it may come from a plugin this run did not load: ");
                     hint.push_str(s);

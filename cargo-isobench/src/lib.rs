@@ -31,12 +31,10 @@ use crate::errors::CliError;
 /// Runs the command line and returns the exit code.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     let mut args: Vec<OsString> = args.into_iter().collect();
-    // Run as `cargo-isobench convert ...` directly, the `isobench` layer is implied.
-    if args
-        .get(1)
-        .is_some_and(|a| a != "isobench" && !a.to_string_lossy().starts_with('-'))
-    {
-        args.insert(1, "isobench".into());
+    // Run directly (`cargo-isobench convert ...`, `cargo-isobench --help`), the
+    // `isobench` layer cargo adds is implied.
+    if args.get(1).is_none_or(|a| a != "isobench") {
+        args.insert(1.min(args.len()), "isobench".into());
     }
     let Cargo::Isobench(cli) = match Cargo::try_parse_from(args) {
         Ok(cli) => cli,
@@ -53,6 +51,9 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     let result = Session::open(&cli).and_then(|session| {
         let registry = &session.registry;
         let result = match &cli.command {
+            Command::Convert(args) if !args.stray_inputs.is_empty() => {
+                Err(stray_inputs(&args.stray_inputs))
+            }
             Command::Convert(args) => convert::run(
                 registry,
                 args,
@@ -131,6 +132,21 @@ fn plugin_command(cwd: &std::path::Path, command: &cli::PluginCommand) -> Result
         cli::PluginCommand::List(args) => plugin::workspace::list(cwd, args),
         cli::PluginCommand::Build(args) => plugin::workspace::build(cwd, args),
         cli::PluginCommand::New(args) => plugin::scaffold::run(cwd, args),
+    }
+}
+
+/// The error for paths given to `convert` without `-i`.
+fn stray_inputs(paths: &[std::path::PathBuf]) -> CliError {
+    let given: Vec<String> = paths
+        .iter()
+        .map(|p| format!("-i {}", p.display()))
+        .collect();
+    CliError::Usage {
+        message: format!(
+            "`convert` takes its inputs with `-i`, not as bare arguments (`{}`)",
+            paths[0].display()
+        ),
+        hint: Some(format!("write `{}`", given.join(" "))),
     }
 }
 

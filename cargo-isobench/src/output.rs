@@ -5,7 +5,7 @@
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
+use std::sync::{Mutex, MutexGuard, Once, PoisonError, mpsc};
 
 use isobench_core::codec::JsonStyle;
 use serde_json::{Map, Value};
@@ -193,6 +193,54 @@ impl Write for Encoder {
     }
 }
 
+/// The temporary files of the outputs being written, removed if the process is
+/// interrupted (`SIGINT`, `SIGTERM`, `SIGHUP`) as they are when a run fails.
+static LIVE_TEMPS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn live_temps() -> MutexGuard<'static, Vec<PathBuf>> {
+    LIVE_TEMPS.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Notes a temporary file to remove on interruption.
+fn track(temp: &Path) {
+    remove_temps_on_interrupt();
+    live_temps().push(temp.to_owned());
+}
+
+/// The temporary file was renamed into place or removed.
+fn untrack(temp: &Path) {
+    live_temps().retain(|t| t != temp);
+}
+
+/// Once per process: a thread that waits for an interrupting signal, removes the
+/// temporary files being written, then ends the process as the signal would have.
+#[cfg(unix)]
+fn remove_temps_on_interrupt() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    static INSTALLED: Once = Once::new();
+    INSTALLED.call_once(|| {
+        let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+            return;
+        };
+        std::thread::spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                // Held until the end: no new temporary file starts meanwhile.
+                let temps = live_temps();
+                for temp in temps.iter() {
+                    let _ = fs::remove_file(temp);
+                }
+                let _ = signal_hook::low_level::emulate_default_handler(signal);
+                std::process::exit(128 + signal);
+            }
+        });
+    });
+}
+
+/// Elsewhere, an interrupted run leaves its temporary file to the next run (see
+/// [`remove_stale_temps`]).
+#[cfg(not(unix))]
+fn remove_temps_on_interrupt() {}
+
 /// The temporary file an output is written to before the rename.
 pub fn temp_path(dest: &Path) -> PathBuf {
     let name = dest
@@ -287,10 +335,13 @@ impl RecordWriter {
                 ));
             };
             let file = File::create(&temp).map_err(write_err)?;
-            let out = match crate::parquet::ParquetWriter::new(file, schema) {
+            track(&temp);
+            let spool = temp.with_extension("spool");
+            let out = match crate::parquet::ParquetWriter::new(file, spool, schema) {
                 Ok(out) => out,
                 Err(e) => {
                     let _ = fs::remove_file(&temp);
+                    untrack(&temp);
                     return Err(write_err(e));
                 }
             };
@@ -306,10 +357,12 @@ impl RecordWriter {
             });
         }
         let file = File::create(&temp).map_err(write_err)?;
+        track(&temp);
         let out = match Encoder::new(file, Compression::of(dest), true) {
             Ok(out) => out,
             Err(e) => {
                 let _ = fs::remove_file(&temp);
+                untrack(&temp);
                 return Err(write_err(e));
             }
         };
@@ -378,7 +431,10 @@ impl RecordWriter {
             Sink::File { out, .. } | Sink::Special { out, .. } => {
                 write_one(out, record, style, layout, first)
             }
-            Sink::Parquet { out, .. } => out.write(record.clone(), 0),
+            Sink::Parquet { out, .. } => {
+                out.note_style(style);
+                out.write(record.clone(), 0)
+            }
         };
         result.map_err(|e| CliError::Write {
             path: self.path(),
@@ -421,9 +477,14 @@ impl RecordWriter {
             Sink::File { out, .. } | Sink::Special { out, .. } => {
                 write_raw_one(out, record, layout, first)
             }
-            Sink::Parquet { out, .. } => serde_json::from_slice(record)
-                .map_err(io::Error::other)
-                .and_then(|map| out.write(map, record.len())),
+            Sink::Parquet { out, .. } => {
+                if let Some(style) = crate::input::style_of(record) {
+                    out.note_style(style);
+                }
+                serde_json::from_slice(record)
+                    .map_err(io::Error::other)
+                    .and_then(|map| out.write(map, record.len()))
+            }
         };
         result.map_err(|e| CliError::Write {
             path: self.path(),
@@ -458,6 +519,7 @@ impl RecordWriter {
                 if done.is_err() {
                     let _ = fs::remove_file(&temp);
                 }
+                untrack(&temp);
                 done.map_err(err)
             }
             Sink::Special { mut out, .. } => close(&mut out, layout, empty)
@@ -472,6 +534,7 @@ impl RecordWriter {
                 if done.is_err() {
                     let _ = fs::remove_file(&temp);
                 }
+                untrack(&temp);
                 done.map_err(err)
             }
         }
@@ -484,6 +547,7 @@ impl Drop for RecordWriter {
     fn drop(&mut self) {
         if let Sink::File { temp, .. } | Sink::Parquet { temp, .. } = &self.sink {
             let _ = fs::remove_file(temp);
+            untrack(temp);
         }
     }
 }

@@ -93,6 +93,36 @@ fn runs_as_cargo_subcommand_and_directly() {
 }
 
 #[test]
+fn the_binary_run_directly_shows_its_own_help_and_version() {
+    let direct = |args: &[&str]| Command::new(BIN).args(args).output().unwrap();
+    let via_cargo = run_in(Path::new("."), &["--help"], None);
+    for args in [&["--help"][..], &["-h"], &["help"]] {
+        let out = direct(args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        let help = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            help.contains("Usage: cargo isobench [OPTIONS] <COMMAND>") && help.contains("convert"),
+            "{args:?}: {help}"
+        );
+        assert!(!help.contains("argv") && !help.contains("Usage: cargo <COMMAND>"));
+    }
+    assert_eq!(direct(&["--help"]).stdout, via_cargo.stdout);
+    for args in [&["--version"][..], &["-V"], &["isobench", "--version"]] {
+        let out = direct(args);
+        assert_eq!(out.status.code(), Some(0));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            format!("cargo-isobench {}\n", env!("CARGO_PKG_VERSION")),
+            "{args:?}"
+        );
+    }
+    // No argument at all: the subcommands, as a usage error.
+    let out = direct(&[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Usage: cargo isobench"));
+}
+
+#[test]
 fn every_builtin_adapter_is_linked_into_the_binary() {
     let dir = tempfile::tempdir().unwrap();
     let out = run_in(dir.path(), &["adapters", "--json"], None);
@@ -476,4 +506,179 @@ fn schema_prints_the_profiles() {
     let gso = run_in(dir.path(), &["schema", "gso"], None);
     let value: Value = serde_json::from_slice(&gso.stdout).unwrap();
     assert_eq!(value["additionalProperties"], false);
+}
+
+#[test]
+fn ordinary_mistakes_get_errors_that_say_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let stderr = |out: &Output| String::from_utf8_lossy(&out.stderr).into_owned();
+    // A missing file: one wording, whichever command meets it.
+    for args in [
+        &[
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            "canonical",
+            "-i",
+            "absent.jsonl",
+        ][..],
+        &[
+            "convert",
+            "--from",
+            "auto",
+            "--to",
+            "canonical",
+            "-i",
+            "absent.jsonl",
+        ],
+        &["validate", "--format", "swe-bench", "absent.jsonl"],
+    ] {
+        let out = run_in(dir.path(), args, None);
+        assert_eq!(out.status.code(), Some(3), "{args:?}");
+        assert_eq!(
+            stderr(&out),
+            "error: cannot read `absent.jsonl`: no such file\n",
+            "{args:?}"
+        );
+    }
+    // CSV to `--from auto` is not JSON, rather than "no record".
+    fs::write(
+        dir.path().join("table.csv"),
+        "repo,instance_id\no/r,o__r-1\n",
+    )
+    .unwrap();
+    let out = run_in(
+        dir.path(),
+        &[
+            "convert",
+            "--from",
+            "auto",
+            "--to",
+            "canonical",
+            "-i",
+            "table.csv",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("the input is not JSON records: table.csv:1: malformed JSON")
+            && stderr(&out).contains("CSV and other formats are not read"),
+        "{}",
+        stderr(&out)
+    );
+    // Inputs given without `-i`.
+    let out = run_in(
+        dir.path(),
+        &[
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            "canonical",
+            "table.csv",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        "error: `convert` takes its inputs with `-i`, not as bare arguments (`table.csv`)\nhint: write `-i table.csv`\n"
+    );
+    // A file type given as a format.
+    let out = run_in(
+        dir.path(),
+        &[
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            "parquet",
+            "-i",
+            "table.csv",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("`parquet` is a file type, not a record format")
+            && stderr(&out).contains("`-o out.parquet`"),
+        "{}",
+        stderr(&out)
+    );
+    // A plugin's format without the plugin.
+    let out = run_in(
+        dir.path(),
+        &[
+            "convert",
+            "--from",
+            "multi-swe-bench",
+            "--to",
+            "swe-bench",
+            "-i",
+            "table.csv",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("`--plugin PATH`")
+            && stderr(&out).contains("`cargo isobench plugin build`")
+            && stderr(&out).contains("plugins/multi-swe-bench"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn reading_a_terminal_says_so() {
+    // A pseudo-terminal as stdin, made with Python's standard library: a line is typed,
+    // then Ctrl-D, until the command ends.
+    let script = r#"
+import os, pty, subprocess, sys
+leader, follower = pty.openpty()
+child = subprocess.Popen(sys.argv[1:], stdin=follower, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+os.close(follower)
+for typed in [b'{"repo": "o/r"}\n'] + [b"\x04"] * 20:
+    os.write(leader, typed)
+    try:
+        child.wait(timeout=1)
+        break
+    except subprocess.TimeoutExpired:
+        pass
+else:
+    child.kill()
+sys.stderr.write(child.stderr.read().decode())
+"#;
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            script,
+            BIN,
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            "canonical",
+        ])
+        .output();
+    let Ok(out) = out else {
+        eprintln!("skipped: python3 is not available to make a pseudo-terminal");
+        return;
+    };
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with(
+            "reading records from stdin, which is a terminal: paste JSON Lines and end with Ctrl-D, or give files with `-i FILE`\n"
+        ),
+        "{err}"
+    );
+    // Not a terminal: nothing said.
+    let out = run_in(
+        Path::new("."),
+        &["convert", "--from", "swe-bench", "--to", "canonical"],
+        Some(b""),
+    );
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("terminal"));
 }

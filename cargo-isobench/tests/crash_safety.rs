@@ -47,6 +47,16 @@ fn temps(dir: &Path) -> Vec<String> {
 }
 
 fn kill_mid_write(dir: &Path, extra: &[&str]) {
+    stop_mid_write(dir, extra, |child| child.kill().unwrap()); // SIGKILL on Unix
+}
+
+/// Starts a conversion of `big.jsonl` to `out.jsonl` (or the output `extra` names), waits
+/// until its temporary output holds data, stops it with `stop`, and returns how it ended.
+fn stop_mid_write(
+    dir: &Path,
+    extra: &[&str],
+    stop: impl FnOnce(&mut std::process::Child),
+) -> std::process::ExitStatus {
     let mut child = Command::new(BIN)
         .args([
             "isobench",
@@ -59,9 +69,12 @@ fn kill_mid_write(dir: &Path, extra: &[&str]) {
             "1",
             "-i",
             "big.jsonl",
-            "-o",
-            "out.jsonl",
         ])
+        .args(if extra.contains(&"-o") {
+            &[][..]
+        } else {
+            &["-o", "out.jsonl"]
+        })
         .args(extra)
         .current_dir(dir)
         .stdout(Stdio::null())
@@ -71,9 +84,10 @@ fn kill_mid_write(dir: &Path, extra: &[&str]) {
     // Wait until the temporary output holds data, then kill without warning.
     let started = Instant::now();
     loop {
-        let written = temps(dir)
-            .iter()
-            .any(|t| fs::metadata(dir.join(t)).is_ok_and(|m| m.len() > 0));
+        // A Parquet output is written at its end: its temporary file is there from the start.
+        let written = temps(dir).iter().any(|t| {
+            t.contains(".parquet.") || fs::metadata(dir.join(t)).is_ok_and(|m| m.len() > 0)
+        });
         if written {
             break;
         }
@@ -87,8 +101,42 @@ fn kill_mid_write(dir: &Path, extra: &[&str]) {
         );
         std::thread::sleep(Duration::from_millis(5));
     }
-    child.kill().unwrap(); // SIGKILL on Unix
-    child.wait().unwrap();
+    stop(&mut child);
+    child.wait().unwrap()
+}
+
+#[cfg(unix)]
+#[test]
+fn an_interrupted_run_removes_its_temporary_file_and_leaves_no_output() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().unwrap();
+    big_input(&dir.path().join("big.jsonl"), 64);
+    for (signal, number, output) in [
+        ("INT", 2, "out.jsonl"),
+        ("TERM", 15, "out.jsonl"),
+        ("TERM", 15, "out.parquet"),
+    ] {
+        let status = stop_mid_write(dir.path(), &["-o", output], |child| {
+            let sent = Command::new("sh")
+                .arg("-c")
+                .arg(format!("kill -{signal} {}", child.id()))
+                .status()
+                .unwrap();
+            assert!(sent.success());
+        });
+        // Ended by the signal, as without the clean-up.
+        assert_eq!(status.signal(), Some(number), "SIG{signal}: {status:?}");
+        assert!(!dir.path().join(output).exists(), "SIG{signal}: an output");
+        let left: Vec<String> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with('.'))
+            .collect();
+        assert!(
+            left.is_empty(),
+            "SIG{signal}, {output}: {left:?} left behind"
+        );
+    }
 }
 
 #[test]

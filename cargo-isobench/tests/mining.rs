@@ -1222,3 +1222,34 @@ fn enrich_gives_a_d6_version_to_records_without_one() {
         "python==3.10;arch=x86_64;image=latest;install_sha=e3b0c442"
     );
 }
+
+#[test]
+fn an_origin_on_a_local_path_names_the_repository_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let (fx, _base, _head) = perf_repo(dir.path());
+    let repo = fx.path.to_str().unwrap();
+    let mine = |dir: &Path| run(dir, &["mine", "--repo", repo, "--head", "HEAD"]);
+    // A clone's `origin` on this machine: named after its last two directories, with a
+    // warning saying so and how to name it.
+    let local = dir.path().join("mirrors/acme/sorter");
+    fx.repo.remote("origin", local.to_str().unwrap()).unwrap();
+    let out = mine(dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(records(&out)[0]["repo"], "acme/sorter");
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "warning: the `origin` of `{repo}` is the local path `{}`: the records name the repository `acme/sorter` after its last two directories",
+            local.display()
+        )) && err.contains("hint: give the repository's real name with `--repo-name OWNER/NAME`"),
+        "{err}"
+    );
+    // A hosted `origin`: no warning.
+    fx.repo
+        .remote_set_url("origin", "https://github.com/acme/sorter.git")
+        .unwrap();
+    let out = mine(dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(records(&out)[0]["repo"], "acme/sorter");
+    assert!(!stderr(&out).contains("warning"), "{}", stderr(&out));
+}

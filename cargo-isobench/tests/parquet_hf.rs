@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, RecordBatch, StringArray};
+use arrow_array::{Array, ArrayRef, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema};
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
@@ -253,15 +253,13 @@ fn an_all_empty_list_column_is_a_list_of_strings() {
             "{column}"
         );
     }
-    // Declared columns are typed even when no record has them.
-    assert_eq!(
-        schema
-            .field_with_name("python_version")
-            .unwrap()
-            .data_type(),
-        &DataType::Utf8
-    );
-    // Another file of the same format, with other data, has the same schema.
+    // A declared column no record has is not written, nor is `__extra` when no record
+    // needs it (`__keys` is: these records' keys are not in the schema's order).
+    for absent in ["python_version", "__extra"] {
+        assert!(schema.field_with_name(absent).is_err(), "{absent}");
+    }
+    // Another file of the same format types the same columns the same way, and has the
+    // columns its records need.
     write_jsonl(
         &tmp.path().join("other.jsonl"),
         &[json!({
@@ -280,7 +278,24 @@ fn an_all_empty_list_column_is_a_list_of_strings() {
         &convert_args("minisandbox", "minisandbox", "other.jsonl", "other.parquet"),
         &[],
     ));
-    assert_eq!(parquet_schema(&tmp.path().join("other.parquet")), schema);
+    let other = parquet_schema(&tmp.path().join("other.parquet"));
+    for column in [
+        "instance_id",
+        "repo",
+        "patch",
+        "FAIL_TO_PASS",
+        "PASS_TO_PASS",
+    ] {
+        assert_eq!(
+            other.field_with_name(column).unwrap(),
+            schema.field_with_name(column).unwrap()
+        );
+    }
+    assert_eq!(
+        other.field_with_name("python_version").unwrap().data_type(),
+        &DataType::Utf8
+    );
+    assert!(other.field_with_name("__extra").is_ok());
     let back = tmp.path().join("back.jsonl");
     ok(&isobench(
         tmp.path(),
@@ -704,4 +719,200 @@ fn from_auto_prefers_a_format_whose_requirements_are_met_and_fails_clearly_on_un
         err.contains("the closest is `canonical` (missing `instance_id`)"),
         "{err}"
     );
+}
+
+/// A column's name and string cells.
+type StringColumn = (String, Vec<Option<String>>);
+
+/// The string cells of a Parquet file, column by column, and its schema.
+fn string_columns(path: &Path) -> (Arc<Schema>, Vec<StringColumn>) {
+    let builder = ParquetRecordBatchReaderBuilder::try_new(File::open(path).unwrap()).unwrap();
+    let schema = Arc::clone(builder.schema());
+    let mut columns: Vec<StringColumn> = schema
+        .fields()
+        .iter()
+        .map(|f| (f.name().clone(), Vec::new()))
+        .collect();
+    for batch in builder.build().unwrap() {
+        let batch = batch.unwrap();
+        for (column, array) in columns.iter_mut().zip(batch.columns()) {
+            let strings = array
+                .as_any()
+                .downcast_ref::<StringArray>()
+                .unwrap_or_else(|| panic!("{}: {}", column.0, array.data_type()));
+            column.1.extend(
+                (0..strings.len())
+                    .map(|i| strings.is_valid(i).then(|| strings.value(i).to_owned())),
+            );
+        }
+    }
+    (schema, columns)
+}
+
+/// SWE-bench through Parquet as Hugging Face publishes it: one `string` column per field
+/// the records have, in their order, the test lists as the JSON text of the list, the
+/// `huggingface` features; and back to the same bytes with the default style.
+fn assert_hugging_face_layout(dir: &Path, input: &Path) {
+    let name = input.file_stem().unwrap().to_string_lossy();
+    let parquet = dir.join(format!("{name}.parquet"));
+    let back = dir.join(format!("{name}.back.jsonl"));
+    let (i, p, b) = (
+        input.to_str().unwrap(),
+        parquet.to_str().unwrap(),
+        back.to_str().unwrap(),
+    );
+    ok(&isobench(
+        dir,
+        &convert_args("swe-bench", "swe-bench", i, p),
+        &[],
+    ));
+    let rows = records(input);
+    let (schema, columns) = string_columns(&parquet);
+    let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+    // The records' fields in their order; `__extra` only for what SWE-bench does not
+    // declare, or test lists given as arrays; never `__keys` (the order is the columns').
+    let fields: Vec<&str> = names.iter().copied().filter(|n| *n != "__extra").collect();
+    assert_eq!(
+        fields,
+        rows[0].keys().map(String::as_str).collect::<Vec<_>>()[..fields.len()],
+        "{name}"
+    );
+    for field in schema.fields() {
+        assert_eq!(
+            field.data_type(),
+            &DataType::Utf8,
+            "{name}: {}",
+            field.name()
+        );
+        assert_eq!(
+            field.metadata().is_empty(),
+            field.name() != "__extra",
+            "{name}"
+        );
+    }
+    let hf: Value = serde_json::from_str(&schema.metadata()["huggingface"]).unwrap();
+    let features = hf["info"]["features"].as_object().unwrap();
+    assert_eq!(features.keys().collect::<Vec<_>>(), names, "{name}");
+    for feature in features.values() {
+        assert_eq!(feature, &json!({"dtype": "string", "_type": "Value"}));
+    }
+    // `json.loads` of a test-list cell gives the list, whether the input held it as a
+    // JSON-encoded string or as an array.
+    for list in ["FAIL_TO_PASS", "PASS_TO_PASS"] {
+        let cells = &columns.iter().find(|(n, _)| n == list).unwrap().1;
+        for (cell, row) in cells.iter().zip(&rows) {
+            let parsed: Value = serde_json::from_str(cell.as_deref().unwrap()).unwrap();
+            assert!(parsed.as_array().unwrap().iter().all(Value::is_string));
+            let want = match &row[list] {
+                Value::String(text) => serde_json::from_str(text).unwrap(),
+                other => other.clone(),
+            };
+            assert_eq!(parsed, want, "{name}: {list}");
+        }
+    }
+    ok(&isobench(
+        dir,
+        &convert_args("swe-bench", "swe-bench", p, b),
+        &[],
+    ));
+    assert!(
+        fs::read(input).unwrap() == fs::read(&back).unwrap(),
+        "{name}: jsonl -> parquet -> jsonl is not byte-identical"
+    );
+}
+
+#[test]
+fn swe_bench_parquet_follows_the_hugging_face_layout_and_comes_back_identical() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sample = Path::new(WORKSPACE).join("examples/data/swe-bench-verified.sample.jsonl");
+    assert_hugging_face_layout(tmp.path(), &sample);
+    // Thirteen columns, as in Hugging Face's SWE-bench Verified.
+    let (schema, _) = string_columns(&tmp.path().join("swe-bench-verified.sample.parquet"));
+    assert_eq!(schema.fields().len(), 13);
+    for dir in ["swebench-verified", "swebench-lite", "swebench-full"] {
+        for file in real_files(dir).unwrap_or_default() {
+            assert_hugging_face_layout(tmp.path(), &file);
+        }
+    }
+}
+
+#[test]
+fn columns_no_record_has_are_left_out_of_files_of_many_row_groups() {
+    let tmp = tempfile::tempdir().unwrap();
+    // More rows than a row group holds; `difficulty` only in the last row, no record with
+    // the other optional fields, one with an undeclared key, one in another key order.
+    let n = 2 * 1024 + 10;
+    let rows: Vec<Value> = (1..=n)
+        .map(|i| {
+            let mut row = json!({
+                "repo": "o/r",
+                "instance_id": format!("o__r-{i}"),
+                "base_commit": "abc",
+                "patch": "diff",
+                "test_patch": "diff",
+                "problem_statement": "p",
+                "version": "1.0",
+                "FAIL_TO_PASS": "[\"t::a\"]",
+                "PASS_TO_PASS": "[]",
+            });
+            if i == n {
+                row["difficulty"] = json!("<15 min fix");
+            }
+            row
+        })
+        .collect();
+    write_jsonl(&tmp.path().join("plain.jsonl"), &rows);
+    let mut odd = rows.clone();
+    odd[1500]["note"] = json!({"k": 1});
+    let moved = odd[1600].as_object_mut().unwrap().remove("repo").unwrap();
+    odd[1600]["repo"] = moved;
+    write_jsonl(&tmp.path().join("odd.jsonl"), &odd);
+
+    for (name, want_extra) in [("plain", false), ("odd", true)] {
+        let input = format!("{name}.jsonl");
+        let parquet = format!("{name}.parquet");
+        let back = format!("{name}.back.jsonl");
+        ok(&isobench(
+            tmp.path(),
+            &convert_args("swe-bench", "swe-bench", &input, &parquet),
+            &[],
+        ));
+        let path = tmp.path().join(&parquet);
+        let builder = ParquetRecordBatchReaderBuilder::try_new(File::open(&path).unwrap()).unwrap();
+        assert!(builder.metadata().num_row_groups() >= 3, "{name}");
+        let schema = Arc::clone(builder.schema());
+        let mut names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+        assert_eq!(
+            names.last(),
+            Some(&if want_extra { "__keys" } else { "difficulty" })
+        );
+        if want_extra {
+            names.truncate(names.len() - 2);
+            assert!(schema.field_with_name("__extra").is_ok());
+        }
+        let mut want: Vec<&str> = rows[0]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        want.push("difficulty");
+        assert_eq!(names, want, "{name}");
+        ok(&isobench(
+            tmp.path(),
+            &convert_args("swe-bench", "swe-bench", &parquet, &back),
+            &[],
+        ));
+        assert!(
+            fs::read(tmp.path().join(&input)).unwrap() == fs::read(tmp.path().join(&back)).unwrap(),
+            "{name}: not byte-identical"
+        );
+    }
+    // No spool file is left beside the output.
+    let left: Vec<_> = fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }

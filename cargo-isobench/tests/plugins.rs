@@ -8,7 +8,7 @@ use serde_json::Value;
 
 mod common;
 
-use common::{BIN, WORKSPACE, plugin, plugin_target_dir};
+use common::{BIN, WORKSPACE, cargo_build, plugin, plugin_target_dir};
 
 const STATE_DIR: &str = "ISOBENCH_STATE_DIR";
 const REAL_MSWE: &str = concat!(
@@ -832,8 +832,11 @@ fn a_scaffolded_crate_builds_is_found_in_its_workspace_and_converts() {
     let out = isobench(&krate, &["plugin", "list"], &env);
     assert!(out.status.success(), "{}", stderr(&out));
     let listed = String::from_utf8(out.stdout).unwrap();
+    // Not recorded by `plugin build` yet (the shared target directory may hold a library
+    // a plain `cargo build` of an earlier run left).
     assert!(
-        listed.starts_with("my-bench 0.1.0") && listed.contains("not built"),
+        listed.starts_with("my-bench 0.1.0")
+            && (listed.contains("not built") || listed.contains("(built by `cargo build`")),
         "{listed}"
     );
 
@@ -1244,4 +1247,193 @@ fn damaged_trust_records_are_a_clear_error() {
         )) && err.contains("hint: the file is written by `cargo isobench trust`"),
         "{err}"
     );
+}
+
+/// Runs cargo in `dir`; panics with its stderr when it fails.
+fn cargo(dir: &Path, args: &[&str]) -> Output {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = Command::new(cargo)
+        .current_dir(dir)
+        .args(args)
+        .env_remove("CARGO_TARGET_DIR")
+        .output()
+        .expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "cargo {args:?} failed: {}",
+        stderr(&out)
+    );
+    out
+}
+
+#[test]
+fn a_new_plugin_builds_against_the_sdk_as_cargo_package_ships_it() {
+    let version = env!("CARGO_PKG_VERSION");
+    let target = plugin_target_dir();
+    // The SDK and the core crate it re-exports, packaged as `cargo publish` would upload them.
+    cargo(
+        Path::new(WORKSPACE),
+        &[
+            "package",
+            "-p",
+            "isobench-core",
+            "-p",
+            "isobench-plugin-sdk",
+            "--no-verify",
+            "--allow-dirty",
+            "--offline",
+            "--target-dir",
+            target.to_str().unwrap(),
+        ],
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let unpacked = tmp.path().join("unpacked");
+    std::fs::create_dir(&unpacked).unwrap();
+    for krate in ["isobench-core", "isobench-plugin-sdk"] {
+        let file = target.join(format!("package/{krate}-{version}.crate"));
+        let status = Command::new("tar")
+            .arg("-xzf")
+            .arg(&file)
+            .arg("-C")
+            .arg(&unpacked)
+            .status()
+            .expect("tar runs");
+        assert!(status.success(), "cannot unpack {}", file.display());
+    }
+
+    // Outside any checkout, the new crate depends on the published SDK by version, and
+    // says what to do if that cannot be resolved.
+    let out = isobench(tmp.path(), &["plugin", "new", "packaged-bench"], &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out)
+            .contains("hint: if `cargo build` finds no package named `isobench-plugin-sdk`")
+            && stderr(&out).contains("--sdk-path"),
+        "{}",
+        stderr(&out)
+    );
+    let krate = tmp.path().join("packaged-bench");
+    let manifest = std::fs::read_to_string(krate.join("Cargo.toml")).unwrap();
+    assert!(
+        manifest.contains(&format!("isobench-plugin-sdk = \"{version}\"")),
+        "{manifest}"
+    );
+    assert!(!manifest.contains("[workspace]"), "{manifest}");
+    // `isobench-plugin-sdk` (and the core crate) from the unpacked `.crate` files stand for
+    // the published ones.
+    let patch = format!(
+        "\n[patch.crates-io]\nisobench-core = {{ path = \"{0}/isobench-core-{version}\" }}\nisobench-plugin-sdk = {{ path = \"{0}/isobench-plugin-sdk-{version}\" }}\n",
+        unpacked.display()
+    );
+    std::fs::write(krate.join("Cargo.toml"), manifest + &patch).unwrap();
+    std::fs::copy(
+        Path::new(WORKSPACE).join("Cargo.lock"),
+        krate.join("Cargo.lock"),
+    )
+    .unwrap();
+    let libraries = cargo_build(&krate, &["--offline"]);
+    let library = libraries["packaged_bench"].to_str().unwrap();
+
+    let out = isobench(
+        &krate,
+        &[
+            "--plugin",
+            library,
+            "convert",
+            "--from",
+            "packaged-bench",
+            "--to",
+            "swe-bench",
+            "-i",
+            "sample.jsonl",
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let record: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(record["instance_id"], "octo__widgets-7");
+    assert!(
+        record["FAIL_TO_PASS"]
+            .as_str()
+            .unwrap()
+            .contains("tests/test_w.py::test_empty")
+    );
+}
+
+#[test]
+fn a_new_plugin_inside_the_checkout_uses_its_sdk_and_is_a_workspace_of_its_own() {
+    let scratch = Path::new(env!("CARGO_TARGET_TMPDIR")).join("plugin-new-inside");
+    let workspace = Path::new(WORKSPACE).canonicalize().unwrap();
+    if !scratch.starts_with(&workspace) {
+        eprintln!(
+            "skipped: the target directory is outside the checkout, so no scratch directory inside it"
+        );
+        return;
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(&scratch).unwrap();
+    let out = isobench(&scratch, &["plugin", "new", "inside-bench"], &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let krate = scratch.join("inside-bench");
+    let manifest = std::fs::read_to_string(krate.join("Cargo.toml")).unwrap();
+    let depth = krate.strip_prefix(&workspace).unwrap().components().count();
+    let sdk = format!("{}plugins/sdk", "../".repeat(depth));
+    assert!(
+        manifest.contains(&format!("isobench-plugin-sdk = {{ path = \"{sdk}\" }}")),
+        "{manifest}"
+    );
+    assert!(manifest.contains("\n[workspace]\n"), "{manifest}");
+    // The workspace's lock file, so that the dependencies resolve offline.
+    std::fs::copy(workspace.join("Cargo.lock"), krate.join("Cargo.lock")).unwrap();
+    // Cargo reads it as its own workspace (not as a stray member of the checkout's) and
+    // finds the SDK at that path.
+    let out = cargo(&krate, &["metadata", "--format-version", "1", "--offline"]);
+    let meta: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let sdk_manifest = meta["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "isobench-plugin-sdk")
+        .map(|p| PathBuf::from(p["manifest_path"].as_str().unwrap()))
+        .unwrap();
+    assert_eq!(
+        sdk_manifest.canonicalize().unwrap(),
+        workspace.join("plugins/sdk/Cargo.toml")
+    );
+    assert_eq!(
+        meta["workspace_root"].as_str().map(PathBuf::from),
+        Some(krate.clone())
+    );
+
+    // Once built with plain cargo, `plugin list` shows the library and how to load it.
+    let out = isobench(&krate, &["plugin", "list"], &[]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("not built"));
+    let library = krate.join(format!(
+        "target/debug/{}inside_bench{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    ));
+    std::fs::create_dir_all(library.parent().unwrap()).unwrap();
+    std::fs::write(&library, b"").unwrap();
+    let out = isobench(&krate, &["plugin", "list"], &[]);
+    let listed = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        listed.contains(&format!(
+            "library: {} (built by `cargo build`: load it with `--plugin",
+            library.display()
+        )) && listed.contains("`cargo isobench plugin build`"),
+        "{listed}"
+    );
+
+    // An existing directory is refused with a hint that names real flags.
+    let out = isobench(&scratch, &["plugin", "new", "inside-bench"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("already exists")
+            && stderr(&out).contains("hint: choose another directory with `--path DIR`")
+            && !stderr(&out).contains("--overwrite"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::remove_dir_all(&scratch).unwrap();
 }

@@ -729,13 +729,12 @@ impl<'a> Parser<'a> {
             i += 1;
         }
         // A marker after the hunk's last line belongs to it.
-        if self.starts(i, "\\") {
-            if let Some(last) = items.last_mut() {
-                if last.marker.is_none() {
-                    last.marker = Some(i);
-                    i += 1;
-                }
-            }
+        if self.starts(i, "\\")
+            && let Some(last) = items.last_mut()
+            && last.marker.is_none()
+        {
+            last.marker = Some(i);
+            i += 1;
         }
         // A line has one marker at most: a second one follows no diff line.
         if self.starts(i, "\\") {
@@ -980,10 +979,10 @@ type Acceptor<'f> = &'f dyn Fn(&str, &str) -> bool;
 /// opening quote. Otherwise a unique separator is used, and with several candidates the
 /// first one accepted by the earliest acceptor.
 fn split_pair(rest: &str, sep: &str, accept: &[Acceptor<'_>]) -> Option<usize> {
-    if let Some((_, len)) = unquote_prefix(rest) {
-        if rest.get(len..).is_some_and(|t| t.starts_with(sep)) {
-            return Some(len);
-        }
+    if let Some((_, len)) = unquote_prefix(rest)
+        && rest.get(len..).is_some_and(|t| t.starts_with(sep))
+    {
+        return Some(len);
     }
     let candidates: Vec<usize> = rest.match_indices(sep).map(|(p, _)| p).collect();
     let halves = |p: usize| rest.get(..p).zip(rest.get(p + sep.len()..));

@@ -192,7 +192,9 @@ pub fn run_mine(session: &Session, args: &MineArgs) -> Result<i32, CliError> {
         ));
     }
     let repo_name = match &args.repo_name {
-        Some(name) if name.split('/').count() == 2 && !name.starts_with('/') && !name.ends_with('/') => {
+        Some(name)
+            if name.split('/').count() == 2 && !name.starts_with('/') && !name.ends_with('/') =>
+        {
             name.clone()
         }
         Some(name) => {
@@ -201,15 +203,24 @@ pub fn run_mine(session: &Session, args: &MineArgs) -> Result<i32, CliError> {
                 None,
             ));
         }
-        None => repo.origin_owner_name().ok_or_else(|| {
-            CliError::usage(
-                format!(
-                    "the `owner/name` of `{}` is unknown (no `origin` remote with a GitHub-style URL)",
+        None => {
+            let name = repo.origin_owner_name().ok_or_else(|| {
+                CliError::usage(
+                    format!(
+                        "the `owner/name` of `{}` is unknown (no `origin` remote with a GitHub-style URL)",
+                        args.repo.display()
+                    ),
+                    Some("give it with `--repo-name OWNER/NAME`"),
+                )
+            })?;
+            if let Some(url) = repo.origin_url().filter(|u| repo::is_local_url(u)) {
+                eprintln!(
+                    "warning: the `origin` of `{}` is the local path `{url}`: the records name the repository `{name}` after its last two directories\nhint: give the repository's real name with `--repo-name OWNER/NAME`",
                     args.repo.display()
-                ),
-                Some("give it with `--repo-name OWNER/NAME`"),
-            )
-        })?,
+                );
+            }
+            name
+        }
     };
     let mut tasks = Vec::new();
     let base = args

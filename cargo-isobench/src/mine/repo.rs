@@ -211,9 +211,24 @@ impl Repo {
     /// The `owner/name` of the `origin` remote when it is a GitHub-style URL
     /// (`https://host/owner/name(.git)` or `git@host:owner/name(.git)`).
     pub fn origin_owner_name(&self) -> Option<String> {
-        let remote = self.git.find_remote("origin").ok()?;
-        owner_name_from_url(remote.url()?)
+        owner_name_from_url(&self.origin_url()?)
     }
+
+    /// The URL of the `origin` remote.
+    pub fn origin_url(&self) -> Option<String> {
+        let remote = self.git.find_remote("origin").ok()?;
+        remote.url().map(str::to_owned)
+    }
+}
+
+/// Whether a remote URL is a path on this machine (`/src/requests`, `../requests`,
+/// `file:///src/requests`) rather than a hosted repository's address.
+pub fn is_local_url(url: &str) -> bool {
+    url.starts_with("file://")
+        || !(url.contains("://")
+            || url
+                .split_once(':')
+                .is_some_and(|(host, _)| !host.contains('/') && host.len() > 1))
 }
 
 /// `owner/name` from the last two path components of a clone URL.
@@ -242,5 +257,26 @@ mod tests {
             Some("psf/requests")
         );
         assert_eq!(owner_name_from_url("requests"), None);
+    }
+
+    #[test]
+    fn local_paths_are_told_from_hosted_urls() {
+        for local in [
+            "/src/psf/requests",
+            "../psf/requests",
+            "file:///src/psf/requests",
+            "C:/src/psf/requests",
+            "./x:y/requests",
+        ] {
+            assert!(is_local_url(local), "{local}");
+        }
+        for hosted in [
+            "https://github.com/psf/requests.git",
+            "git@github.com:psf/requests",
+            "ssh://git@example.org/psf/requests",
+            "github.com:psf/requests",
+        ] {
+            assert!(!is_local_url(hosted), "{hosted}");
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! `cargo isobench plugin new NAME`: a new adapter crate, made from the
 //! `examples/custom-adapter` crate with its names replaced, that builds and loads as is.
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use crate::cli::PluginNewArgs;
 use crate::errors::CliError;
@@ -29,11 +29,27 @@ pub fn render(template: &str, name: &str) -> String {
         .replace("custom_adapter", &name.replace('-', "_"))
 }
 
-/// The new crate's `Cargo.toml`.
-pub fn manifest(name: &str, sdk_path: Option<&Path>) -> String {
-    let sdk = match sdk_path {
-        Some(path) => format!("{{ path = {} }}", toml_string(&path.display().to_string())),
-        None => format!("\"{}\"", env!("CARGO_PKG_VERSION")),
+/// Where the new crate takes `isobench-plugin-sdk` from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Sdk {
+    /// A local checkout of the SDK (`--sdk-path`, or the `plugins/sdk` of the
+    /// cargo-isobench workspace the crate is created in), as written in the manifest.
+    Path(String),
+    /// The published crate, by version.
+    Registry,
+}
+
+/// The new crate's `Cargo.toml`. `in_workspace`: the crate is created under another cargo
+/// workspace, of which it is not a member, so it is made a workspace of its own.
+pub fn manifest(name: &str, sdk: &Sdk, in_workspace: bool) -> String {
+    let sdk = match sdk {
+        Sdk::Path(path) => format!("{{ path = {} }}", toml_string(path)),
+        Sdk::Registry => format!("\"{}\"", env!("CARGO_PKG_VERSION")),
+    };
+    let workspace = if in_workspace {
+        "\n# A workspace of its own, not a member of the one around it (to build it with that\n# workspace instead, delete `[workspace]` and add the crate to its `members`).\n[workspace]\n"
+    } else {
+        ""
     };
     format!(
         r#"[package]
@@ -53,8 +69,48 @@ plugin = true
 [dependencies]
 isobench-plugin-sdk = {sdk}
 serde_json = {{ version = "1", features = ["preserve_order"] }}
-"#
+{workspace}"#
     )
+}
+
+/// The `plugins/sdk` of the cargo-isobench workspace `dir` lies in, as a path relative to
+/// `dir`: a plugin made inside a checkout of this repository builds against its SDK.
+fn workspace_sdk(dir: &Path) -> Option<String> {
+    let mut up = String::new();
+    for ancestor in dir.ancestors().skip(1) {
+        up.push_str("../");
+        let manifest = ancestor.join("plugins/sdk/Cargo.toml");
+        if std::fs::read_to_string(&manifest)
+            .is_ok_and(|text| text.contains("name = \"isobench-plugin-sdk\""))
+        {
+            return Some(format!("{up}plugins/sdk"));
+        }
+    }
+    None
+}
+
+/// `path` without `.` and `..` components (`a/b/../c` is `a/c`), so that its ancestors
+/// are the directories it lies in.
+fn lexically_normal(path: &Path) -> PathBuf {
+    let mut normal = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                normal.pop();
+            }
+            other => normal.push(other),
+        }
+    }
+    normal
+}
+
+/// Whether a cargo workspace root lies above `dir`.
+fn under_a_workspace(dir: &Path) -> bool {
+    dir.ancestors().skip(1).any(|d| {
+        std::fs::read_to_string(d.join("Cargo.toml"))
+            .is_ok_and(|text| text.lines().any(|l| l.trim() == "[workspace]"))
+    })
 }
 
 fn toml_string(s: &str) -> String {
@@ -80,22 +136,30 @@ pub fn run(cwd: &Path, args: &PluginNewArgs) -> Result<i32, CliError> {
             ),
         ));
     }
-    let dir = cwd.join(
-        args.path
-            .clone()
-            .unwrap_or_else(|| PathBuf::from(&args.name)),
+    let dir = lexically_normal(
+        &cwd.join(
+            args.path
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(&args.name)),
+        ),
     );
     if dir.exists() {
-        return Err(CliError::OutputExists(dir));
+        return Err(CliError::usage(
+            format!("`{}` already exists", dir.display()),
+            Some("choose another directory with `--path DIR`, or remove that one first"),
+        ));
     }
-    let sdk_path = args.sdk_path.as_ref().map(|p| {
-        let p = cwd.join(p);
-        p.canonicalize().unwrap_or(p)
-    });
+    let sdk = match &args.sdk_path {
+        Some(p) => {
+            let p = cwd.join(p);
+            Sdk::Path(p.canonicalize().unwrap_or(p).display().to_string())
+        }
+        None => workspace_sdk(&dir).map_or(Sdk::Registry, Sdk::Path),
+    };
     let files = [
         (
             dir.join("Cargo.toml"),
-            manifest(&args.name, sdk_path.as_deref()),
+            manifest(&args.name, &sdk, under_a_workspace(&dir)),
         ),
         (dir.join("src").join("lib.rs"), render(LIB, &args.name)),
         (dir.join("sample.jsonl"), render(SAMPLE, &args.name)),
@@ -112,11 +176,25 @@ pub fn run(cwd: &Path, args: &PluginNewArgs) -> Result<i32, CliError> {
             source: e,
         })?;
     }
+    let library = format!(
+        "target/release/{}{}{}",
+        std::env::consts::DLL_PREFIX,
+        args.name.replace('-', "_"),
+        std::env::consts::DLL_SUFFIX
+    );
     eprintln!(
-        "created {}: edit the mapping in src/lib.rs, `cargo build --release`, then `cargo isobench --plugin <the cdylib> convert --from {} ...`",
+        "created {}: edit the mapping in src/lib.rs, `cargo build --release`, then `cargo isobench --plugin {library} convert --from {} ...`",
         dir.display(),
         args.name
     );
+    match &sdk {
+        Sdk::Path(path) => eprintln!("isobench-plugin-sdk: the local checkout at `{path}`"),
+        Sdk::Registry => eprintln!(
+            "isobench-plugin-sdk: version {} from crates.io\nhint: if `cargo build` finds no package named `isobench-plugin-sdk`, build against a checkout of cargo-isobench instead: `cargo isobench plugin new {} --sdk-path CHECKOUT/plugins/sdk` (or run `plugin new` inside the checkout)",
+            env!("CARGO_PKG_VERSION"),
+            args.name
+        ),
+    }
     Ok(exit::OK)
 }
 

@@ -162,6 +162,7 @@ pub fn list(cwd: &Path, args: &PluginListArgs) -> Result<i32, CliError> {
             "version": package.version.to_string(),
             "manifest": package.manifest_path.as_str(),
             "library": library,
+            "cargo_built": cargo_built(&meta, package),
         }));
     }
     let mut out = std::io::stdout().lock();
@@ -181,9 +182,7 @@ pub fn list(cwd: &Path, args: &PluginListArgs) -> Result<i32, CliError> {
                 r["package"].as_str().unwrap_or_default(),
                 r["version"].as_str().unwrap_or_default(),
                 r["manifest"].as_str().unwrap_or_default(),
-                r["library"]
-                    .as_str()
-                    .unwrap_or("(not built: run `cargo isobench plugin build`)"),
+                library_line(r),
             );
         }
         text
@@ -194,6 +193,36 @@ pub fn list(cwd: &Path, args: &PluginListArgs) -> Result<i32, CliError> {
             source: e,
         })?;
     Ok(exit::OK)
+}
+
+/// The package's library as a plain `cargo build` leaves it (release first), if there.
+fn cargo_built(meta: &Metadata, package: &Package) -> Option<PathBuf> {
+    let file = format!(
+        "{}{}{}",
+        std::env::consts::DLL_PREFIX,
+        package.name.replace('-', "_"),
+        std::env::consts::DLL_SUFFIX
+    );
+    ["release", "debug"]
+        .iter()
+        .map(|profile| {
+            meta.target_directory
+                .as_std_path()
+                .join(profile)
+                .join(&file)
+        })
+        .find(|path| path.is_file())
+}
+
+/// What `plugin list` says of a package's library.
+fn library_line(row: &serde_json::Value) -> String {
+    match (row["library"].as_str(), row["cargo_built"].as_str()) {
+        (Some(library), _) => library.to_owned(),
+        (None, Some(built)) => format!(
+            "{built} (built by `cargo build`: load it with `--plugin {built}`, or run `cargo isobench plugin build` so that commands in this workspace load it by themselves)"
+        ),
+        (None, None) => "(not built: run `cargo isobench plugin build`)".to_owned(),
+    }
 }
 
 /// `cargo isobench plugin build`.
