@@ -1212,3 +1212,204 @@ fn enrich_gives_a_d6_version_to_records_without_one() {
         "python==3.10;arch=x86_64;image=latest;install_sha=e3b0c442"
     );
 }
+
+/// A SWE-bench row of the shipped sample, renamed to `instance` of `repo` at `base`.
+fn swe_bench_row(repo: &str, instance: &str, base: Oid) -> Value {
+    let mut row: serde_json::Map<String, Value> = serde_json::from_str(
+        fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../examples/data/swe-bench-verified.sample.jsonl"),
+        )
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap(),
+    )
+    .unwrap();
+    row.insert("repo".into(), repo.into());
+    row.insert("instance_id".into(), instance.into());
+    row.insert("base_commit".into(), base.to_string().into());
+    Value::Object(row)
+}
+
+#[test]
+fn the_head_commit_descends_from_the_base_and_prefers_the_mainline_over_a_backport() {
+    let dir = tempfile::tempdir().unwrap();
+    let repos = dir.path().join("repos");
+    let fx = Fixture::new(&repos.join("octo/lib"));
+    let v = |n: u32| format!("def f():\n    return {n}\n");
+    let root = fx.commit(&[("lib/a.py", v(0).as_bytes())], &[], "root\n", 1_000, 0);
+    let base = fx.commit(&[("lib/a.py", v(1).as_bytes())], &[root], "one\n", 2_000, 0);
+    // Pull request #5, merged on main.
+    let fix = fx.commit(
+        &[("lib/a.py", v(5).as_bytes())],
+        &[base],
+        "Fix f\n",
+        3_000,
+        0,
+    );
+    let merge = fx.commit(
+        &[("lib/a.py", v(5).as_bytes())],
+        &[base, fix],
+        "Merge pull request #5 from alice/fix\n",
+        4_000,
+        0,
+    );
+    // Pull request #6, squashed twice on main (landed, reverted, landed again).
+    let six = fx.commit(
+        &[("lib/a.py", v(6).as_bytes())],
+        &[merge],
+        "Six (#6)\n",
+        5_000,
+        0,
+    );
+    let revert = fx.commit(
+        &[("lib/a.py", v(5).as_bytes())],
+        &[six],
+        "Revert \"Six (#6)\"\n",
+        6_000,
+        0,
+    );
+    let six_again = fx.commit(
+        &[("lib/a.py", v(6).as_bytes())],
+        &[revert],
+        "Six again (#6)\n",
+        7_000,
+        0,
+    );
+    fx.branch("main", six_again);
+    // Backports of #5, newer than the merge: `1.x` forked before the base, `2.x` at it.
+    let old_backport = fx.commit(
+        &[("lib/a.py", v(5).as_bytes())],
+        &[root],
+        "Fix f (#5)\n",
+        8_000,
+        0,
+    );
+    fx.branch("1.x", old_backport);
+    let new_backport = fx.commit(
+        &[("lib/a.py", v(5).as_bytes()), ("NEWS", b"5\n")],
+        &[base],
+        "Fix f (#5)\n",
+        9_000,
+        0,
+    );
+    fx.branch("2.x", new_backport);
+    // Pull request #7 exists only on `1.x`, which does not descend from the base.
+    let seven = fx.commit(
+        &[("lib/a.py", v(7).as_bytes())],
+        &[old_backport],
+        "Seven (#7)\n",
+        10_000,
+        0,
+    );
+    fx.branch("1.x", seven);
+    fx.repo.set_head("refs/heads/1.x").unwrap();
+    fx.repo
+        .reference_symbolic("refs/remotes/origin/HEAD", "refs/heads/main", true, "test")
+        .unwrap();
+
+    let input = dir.path().join("sb.jsonl");
+    let rows: Vec<String> = ["octo__lib-5", "octo__lib-6", "octo__lib-7"]
+        .iter()
+        .map(|id| swe_bench_row("octo/lib", id, base).to_string())
+        .collect();
+    fs::write(&input, rows.join("\n") + "\n").unwrap();
+    let report = dir.path().join("report.json");
+    let out = run(
+        dir.path(),
+        &[
+            "enrich",
+            "--from",
+            "swe-bench",
+            "-i",
+            input.to_str().unwrap(),
+            "--repos",
+            repos.to_str().unwrap(),
+            "--report",
+            report.to_str().unwrap(),
+        ],
+    );
+    let recs = records(&out);
+    assert_eq!(
+        recs[0]["head_commit"],
+        merge.to_string(),
+        "the mainline merge"
+    );
+    assert_eq!(recs[0]["extensions"]["mining"]["pr_number"], 5);
+    // Both squashes of #6 qualify: the oldest is picked and both are named.
+    assert_eq!(recs[1]["head_commit"], six.to_string());
+    assert_eq!(
+        recs[1]["extensions"]["mining"]["head_commit_candidates"],
+        json!([six.to_string(), six_again.to_string()])
+    );
+    assert_eq!(recs[1]["extensions"]["mining"]["pr_number"], 6);
+    assert!(recs[2].get("head_commit").is_none());
+    let report: Value = serde_json::from_str(&fs::read_to_string(report).unwrap()).unwrap();
+    assert_eq!(report["derived"]["head_commit"]["records"], 2);
+    let rule = report["derived"]["head_commit"]["detail"].as_str().unwrap();
+    assert!(!rule.contains("#5") && !rule.contains("#6"), "{rule}");
+    // Only #7 is missing: a derived head is not also counted missing.
+    assert_eq!(report["missing"]["head_commit"]["records"], 1);
+    let warnings: Vec<(&str, &str)> = report["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["field"] == "head_commit")
+        .map(|w| {
+            (
+                w["instance_id"].as_str().unwrap(),
+                w["message"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert_eq!(warnings[0].0, "octo__lib-6");
+    assert!(
+        warnings[0].1.contains("2 commits of pull request #6")
+            && warnings[0].1.contains(&six.to_string()[..10])
+            && warnings[0].1.contains(&six_again.to_string()[..10]),
+        "{}",
+        warnings[0].1
+    );
+    assert_eq!(warnings[1].0, "octo__lib-7");
+    assert!(
+        warnings[1].1.contains("do not descend from base_commit")
+            && warnings[1].1.contains(&seven.to_string()[..10]),
+        "{}",
+        warnings[1].1
+    );
+}
+
+#[test]
+fn a_reversed_or_empty_range_exits_1_with_a_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    let (fx, base, head) = perf_repo(dir.path());
+    let repo = fx.path.to_str().unwrap();
+    let mine = |range: &str| {
+        run(
+            dir.path(),
+            &[
+                "mine",
+                "--repo",
+                repo,
+                "--repo-name",
+                "o/r",
+                "--range",
+                range,
+            ],
+        )
+    };
+    let out = mine(&format!("{head}..{base}"));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).is_empty());
+    let err = stderr(&out);
+    assert!(
+        err.contains("holds no commit") && err.contains("hint:") && err.contains("reversed"),
+        "{err}"
+    );
+    let out = mine("main..main");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("the same commit"), "{}", stderr(&out));
+    assert_eq!(records(&mine(&format!("{base}..{head}"))).len(), 1);
+}

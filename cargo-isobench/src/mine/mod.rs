@@ -4,6 +4,7 @@
 pub mod commit;
 pub mod enrich;
 pub mod functions;
+pub mod heads;
 pub mod repo;
 pub mod timings;
 
@@ -230,19 +231,23 @@ pub fn run_mine(session: &Session, args: &MineArgs) -> Result<i32, CliError> {
                 None,
             ));
         };
-        let from = repo.commit(from)?.id();
-        let to = repo.commit(to)?.id();
-        let mut walk = repo.git.revwalk().map_err(|e| repo.err(e))?;
-        walk.set_sorting(Sort::TOPOLOGICAL | Sort::REVERSE)
-            .map_err(|e| repo.err(e))?;
-        walk.push(to).map_err(|e| repo.err(e))?;
-        walk.hide(from).map_err(|e| repo.err(e))?;
-        for oid in walk {
-            tasks.push(Task {
-                head: oid.map_err(|e| repo.err(e))?,
-                base: None,
-            });
+        let (from_id, to_id) = (repo.commit(from)?.id(), repo.commit(to)?.id());
+        let commits = range_commits(&repo, from_id, to_id)?;
+        if commits.is_empty() {
+            let reversed = range_commits(&repo, to_id, from_id)?.len();
+            let hint = if reversed > 0 {
+                format!(
+                    "`{from}..{to}` lists the commits reachable from `{to}` and not from `{from}`; the range looks reversed: `{to}..{from}` has {reversed} commit(s)"
+                )
+            } else {
+                format!("`{from}` and `{to}` are the same commit")
+            };
+            return Err(CliError::Record(
+                format!("`--range {range}` holds no commit: nothing to mine"),
+                Some(hint),
+            ));
         }
+        tasks.extend(commits.into_iter().map(|head| Task { head, base: None }));
     }
     let single = tasks.len() == 1;
     let settings = MineSettings {
@@ -291,6 +296,17 @@ pub fn run_mine(session: &Session, args: &MineArgs) -> Result<i32, CliError> {
         let _ = writeln!(err, "  skipped {count}: {reason}");
     }
     Ok(exit::OK)
+}
+
+/// The commits reachable from `to` and not from `from`, oldest first (parents before
+/// children).
+fn range_commits(repo: &Repo, from: Oid, to: Oid) -> Result<Vec<Oid>, RepoError> {
+    let mut walk = repo.git.revwalk().map_err(|e| repo.err(e))?;
+    walk.set_sorting(Sort::TOPOLOGICAL | Sort::REVERSE)
+        .map_err(|e| repo.err(e))?;
+    walk.push(to).map_err(|e| repo.err(e))?;
+    walk.hide(from).map_err(|e| repo.err(e))?;
+    walk.map(|oid| oid.map_err(|e| repo.err(e))).collect()
 }
 
 /// Mines `tasks` on `jobs` threads (each with its own repository handle and parser) and
