@@ -161,7 +161,7 @@ def main():
     args = ap.parse_args()
 
     _, files = stdlib_files(args.files)
-    lines = sum(len(v) for v in files.values())
+    imported, lines = len(files), sum(len(v) for v in files.values())
     repo = os.path.join(args.work, "repo")
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
@@ -169,7 +169,7 @@ def main():
     first = sh("git", "-C", repo, "rev-list", "--max-parents=0", "main").strip()
     commits = int(sh("git", "-C", repo, "rev-list", "--count", f"{first}..main"))
     print(
-        f"history: {len(files)} files ({lines} lines) of the Python {sys.version.split()[0]} "
+        f"history: {imported} files ({lines} lines) of the Python {sys.version.split()[0]} "
         f"standard library, then {commits} commits of edits"
     )
 
