@@ -230,6 +230,11 @@ pub struct MineArgs {
     /// Mine every commit of a range, oldest first (repeatable).
     #[arg(long, value_name = "A..B")]
     pub range: Vec<String>,
+    /// How the diff is split: `default` (every file; test files by the `[test-files]`
+    /// rules) or `swe-bench` (SWE-bench's published choices: its test files, other `.py`
+    /// files, nothing else, no `index` lines).
+    #[arg(long, value_name = "NAME", default_value = "default")]
+    pub preset: String,
     /// Keep only commits whose non-test part is not empty.
     #[arg(long)]
     pub only_source: bool,

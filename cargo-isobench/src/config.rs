@@ -12,7 +12,7 @@
 //! [repos]
 //! "astropy/astropy" = "/src/astropy"
 //!
-//! # Test-file rules (decision D8); the seed's rules when absent.
+//! # Test-file rules (decision D8); the seed's, `testing/` and `conftest.py` when absent.
 //! [test-files]
 //! rules = ["dir:tests", "dir:test", "name:test_*.py", "name:*_test.py", "name:conftest.py"]
 //!
@@ -157,10 +157,11 @@ impl Config {
         Ok(config)
     }
 
-    /// The test-file rules: configured, or the seed's.
+    /// The test-file rules: configured, or mining's default (the seed's, `testing/` and
+    /// `conftest.py`).
     pub fn test_file_rules(&self) -> Result<TestFileRules, CliError> {
         match &self.test_files {
-            None => Ok(TestFileRules::seed_default()),
+            None => Ok(TestFileRules::mining_default()),
             Some(t) => TestFileRules::from_patterns(&t.rules).map_err(|e| {
                 let file = self
                     .path

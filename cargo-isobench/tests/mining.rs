@@ -1253,3 +1253,631 @@ fn an_origin_on_a_local_path_names_the_repository_with_a_warning() {
     assert_eq!(records(&out)[0]["repo"], "acme/sorter");
     assert!(!stderr(&out).contains("warning"), "{}", stderr(&out));
 }
+
+/// A SWE-bench row of the shipped sample, renamed to `instance` of `repo` at `base`.
+fn swe_bench_row(repo: &str, instance: &str, base: Oid) -> Value {
+    let mut row: serde_json::Map<String, Value> = serde_json::from_str(
+        fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../examples/data/swe-bench-verified.sample.jsonl"),
+        )
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap(),
+    )
+    .unwrap();
+    row.insert("repo".into(), repo.into());
+    row.insert("instance_id".into(), instance.into());
+    row.insert("base_commit".into(), base.to_string().into());
+    Value::Object(row)
+}
+
+#[test]
+fn the_head_commit_descends_from_the_base_and_prefers_the_mainline_over_a_backport() {
+    let dir = tempfile::tempdir().unwrap();
+    let repos = dir.path().join("repos");
+    let fx = Fixture::new(&repos.join("octo/lib"));
+    let v = |n: u32| format!("def f():\n    return {n}\n");
+    let root = fx.commit(&[("lib/a.py", v(0).as_bytes())], &[], "root\n", 1_000, 0);
+    let base = fx.commit(&[("lib/a.py", v(1).as_bytes())], &[root], "one\n", 2_000, 0);
+    // Pull request #5, merged on main.
+    let fix = fx.commit(
+        &[("lib/a.py", v(5).as_bytes())],
+        &[base],
+        "Fix f\n",
+        3_000,
+        0,
+    );
+    let merge = fx.commit(
+        &[("lib/a.py", v(5).as_bytes())],
+        &[base, fix],
+        "Merge pull request #5 from alice/fix\n",
+        4_000,
+        0,
+    );
+    // Pull request #6, squashed twice on main (landed, reverted, landed again).
+    let six = fx.commit(
+        &[("lib/a.py", v(6).as_bytes())],
+        &[merge],
+        "Six (#6)\n",
+        5_000,
+        0,
+    );
+    let revert = fx.commit(
+        &[("lib/a.py", v(5).as_bytes())],
+        &[six],
+        "Revert \"Six (#6)\"\n",
+        6_000,
+        0,
+    );
+    let six_again = fx.commit(
+        &[("lib/a.py", v(6).as_bytes())],
+        &[revert],
+        "Six again (#6)\n",
+        7_000,
+        0,
+    );
+    fx.branch("main", six_again);
+    // Backports of #5, newer than the merge: `1.x` forked before the base, `2.x` at it.
+    let old_backport = fx.commit(
+        &[("lib/a.py", v(5).as_bytes())],
+        &[root],
+        "Fix f (#5)\n",
+        8_000,
+        0,
+    );
+    fx.branch("1.x", old_backport);
+    let new_backport = fx.commit(
+        &[("lib/a.py", v(5).as_bytes()), ("NEWS", b"5\n")],
+        &[base],
+        "Fix f (#5)\n",
+        9_000,
+        0,
+    );
+    fx.branch("2.x", new_backport);
+    // Pull request #7 exists only on `1.x`, which does not descend from the base.
+    let seven = fx.commit(
+        &[("lib/a.py", v(7).as_bytes())],
+        &[old_backport],
+        "Seven (#7)\n",
+        10_000,
+        0,
+    );
+    fx.branch("1.x", seven);
+    fx.repo.set_head("refs/heads/1.x").unwrap();
+    fx.repo
+        .reference_symbolic("refs/remotes/origin/HEAD", "refs/heads/main", true, "test")
+        .unwrap();
+
+    let input = dir.path().join("sb.jsonl");
+    let rows: Vec<String> = ["octo__lib-5", "octo__lib-6", "octo__lib-7"]
+        .iter()
+        .map(|id| swe_bench_row("octo/lib", id, base).to_string())
+        .collect();
+    fs::write(&input, rows.join("\n") + "\n").unwrap();
+    let report = dir.path().join("report.json");
+    let out = run(
+        dir.path(),
+        &[
+            "enrich",
+            "--from",
+            "swe-bench",
+            "-i",
+            input.to_str().unwrap(),
+            "--repos",
+            repos.to_str().unwrap(),
+            "--report",
+            report.to_str().unwrap(),
+        ],
+    );
+    let recs = records(&out);
+    assert_eq!(
+        recs[0]["head_commit"],
+        merge.to_string(),
+        "the mainline merge"
+    );
+    assert_eq!(recs[0]["extensions"]["mining"]["pr_number"], 5);
+    // Both squashes of #6 qualify: the oldest is picked and both are named.
+    assert_eq!(recs[1]["head_commit"], six.to_string());
+    assert_eq!(
+        recs[1]["extensions"]["mining"]["head_commit_candidates"],
+        json!([six.to_string(), six_again.to_string()])
+    );
+    assert_eq!(recs[1]["extensions"]["mining"]["pr_number"], 6);
+    assert!(recs[2].get("head_commit").is_none());
+    let report: Value = serde_json::from_str(&fs::read_to_string(report).unwrap()).unwrap();
+    assert_eq!(report["derived"]["head_commit"]["records"], 2);
+    let rule = report["derived"]["head_commit"]["detail"].as_str().unwrap();
+    assert!(!rule.contains("#5") && !rule.contains("#6"), "{rule}");
+    // Only #7 is missing: a derived head is not also counted missing.
+    assert_eq!(report["missing"]["head_commit"]["records"], 1);
+    let warnings: Vec<(&str, &str)> = report["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["field"] == "head_commit")
+        .map(|w| {
+            (
+                w["instance_id"].as_str().unwrap(),
+                w["message"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert_eq!(warnings[0].0, "octo__lib-6");
+    assert!(
+        warnings[0].1.contains("2 commits of pull request #6")
+            && warnings[0].1.contains(&six.to_string()[..10])
+            && warnings[0].1.contains(&six_again.to_string()[..10]),
+        "{}",
+        warnings[0].1
+    );
+    assert_eq!(warnings[1].0, "octo__lib-7");
+    assert!(
+        warnings[1].1.contains("do not descend from base_commit")
+            && warnings[1].1.contains(&seven.to_string()[..10]),
+        "{}",
+        warnings[1].1
+    );
+}
+
+#[test]
+fn a_reversed_or_empty_range_exits_1_with_a_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    let (fx, base, head) = perf_repo(dir.path());
+    let repo = fx.path.to_str().unwrap();
+    let mine = |range: &str| {
+        run(
+            dir.path(),
+            &[
+                "mine",
+                "--repo",
+                repo,
+                "--repo-name",
+                "o/r",
+                "--range",
+                range,
+            ],
+        )
+    };
+    let out = mine(&format!("{head}..{base}"));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).is_empty());
+    let err = stderr(&out);
+    assert!(
+        err.contains("holds no commit") && err.contains("hint:") && err.contains("reversed"),
+        "{err}"
+    );
+    let out = mine("main..main");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("the same commit"), "{}", stderr(&out));
+    assert_eq!(records(&mine(&format!("{base}..{head}"))).len(), 1);
+}
+
+fn as_bytes<'a>(files: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a [u8])> {
+    files.iter().map(|(p, c)| (*p, c.as_bytes())).collect()
+}
+
+/// Mines one commit turning `base` into `head` (file lists) with the test-file `rules`
+/// (the default rules when empty) and `extra` arguments; returns the record.
+fn mine_change(
+    base: &[(&str, &str)],
+    head: &[(&str, &str)],
+    rules: &[&str],
+    extra: &[&str],
+) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    if !rules.is_empty() {
+        fs::write(
+            dir.path().join("isobench.toml"),
+            format!("[test-files]\nrules = {}\n", json!(rules)),
+        )
+        .unwrap();
+    }
+    let fx = Fixture::new(&dir.path().join("r"));
+    let b = fx.commit(&as_bytes(base), &[], "base\n", 1_000, 0);
+    let h = fx.commit(&as_bytes(head), &[b], "change (#1)\n", 2_000, 0);
+    let head_rev = h.to_string();
+    let mut args = vec![
+        "mine",
+        "--repo",
+        fx.path.to_str().unwrap(),
+        "--repo-name",
+        "o/r",
+        "--head",
+        &head_rev,
+    ];
+    args.extend_from_slice(extra);
+    let out = run(dir.path(), &args);
+    records(&out).remove(0)
+}
+
+#[test]
+fn a_decorator_only_change_belongs_to_the_decorated_function() {
+    let base = "import pytest\n\n\n@pytest.mark.parametrize(\"v\", [1])\ndef test_v(v):\n    assert v\n\n\ndef test_other():\n    assert True\n";
+    let head = base.replace("[1]", "[1, 2]");
+    let r = mine_change(
+        &[("tests/test_v.py", base)],
+        &[("tests/test_v.py", &head)],
+        &[],
+        &[],
+    );
+    assert_eq!(r["test_functions"], json!(["tests/test_v.py::test_v"]));
+}
+
+#[test]
+fn nested_functions_are_named_outer_inner_with_their_decorators() {
+    let base = "import functools\n\n\ndef outer(f):\n    @functools.wraps(f)\n    def inner(*a):\n        return f(*a)\n    return inner\n\n\nclass TestNested:\n    def test_uses_a_helper(self):\n        def helper(x):\n            return x\n        assert helper(1) == 1\n";
+    let head = base
+        .replace("@functools.wraps(f)", "@functools.wraps(f, updated=())")
+        .replace("return x\n", "return x * 1\n");
+    let r = mine_change(
+        &[("pkg/deco.py", base), ("tests/test_nested.py", base)],
+        &[("pkg/deco.py", &head), ("tests/test_nested.py", &head)],
+        &[],
+        &[],
+    );
+    // In a source file, the innermost definition; in a test file, the test it is in.
+    assert_eq!(
+        r["patch_functions"],
+        json!([
+            "pkg/deco.py::outer.inner",
+            "pkg/deco.py::TestNested.test_uses_a_helper.helper"
+        ])
+    );
+    assert_eq!(
+        r["test_functions"],
+        json!(["tests/test_nested.py::TestNested.test_uses_a_helper"])
+    );
+}
+
+/// The rules the language tests use: the seed's and the usual ones of each ecosystem.
+const LANGUAGE_RULES: [&str; 5] = [
+    "dir:tests",
+    "dir:test",
+    "name:*_test.go",
+    "name:*.test.js",
+    "name:*Test.java",
+];
+
+#[test]
+fn java_methods_constructors_nested_classes_and_annotated_tests() {
+    let base = "package com.x;\n\npublic class Parser {\n    private final int n;\n\n    public Parser(int n) {\n        this.n = n;\n    }\n\n    @Override\n    public String toString() {\n        return \"p\";\n    }\n\n    static class Inner {\n        int size() {\n            return 1;\n        }\n    }\n}\n";
+    let head = base
+        .replace("this.n = n;", "this.n = n + 1;")
+        .replace("@Override", "@Override\n    @Deprecated")
+        .replace("return 1;", "return 2;");
+    let test_base = "package com.x;\n\nimport org.junit.jupiter.api.Test;\n\nclass ParserTest {\n    @Test\n    void parsesEmpty() {\n        assert new Parser(0) != null;\n    }\n\n    private int helper() {\n        return 0;\n    }\n}\n";
+    let test_head = test_base
+        .replace("new Parser(0)", "new Parser(1)")
+        .replace("return 0;", "return 1;");
+    let r = mine_change(
+        &[
+            ("src/main/java/com/x/Parser.java", base),
+            ("src/test/java/com/x/ParserTest.java", test_base),
+        ],
+        &[
+            ("src/main/java/com/x/Parser.java", &head),
+            ("src/test/java/com/x/ParserTest.java", &test_head),
+        ],
+        &LANGUAGE_RULES,
+        &[],
+    );
+    let p = "src/main/java/com/x/Parser.java";
+    // Functions with removed lines first, then those with added lines only (the new
+    // annotation line).
+    assert_eq!(
+        r["patch_functions"],
+        json!([
+            format!("{p}::Parser.Parser"),
+            format!("{p}::Parser.Inner.size"),
+            format!("{p}::Parser.toString")
+        ])
+    );
+    // `helper` changed too, but it is not a test.
+    assert_eq!(
+        r["test_functions"],
+        json!(["src/test/java/com/x/ParserTest.java::ParserTest.parsesEmpty"])
+    );
+    assert_eq!(
+        r["extensions"]["mining"]["functions"][format!("{p}::Parser.toString")],
+        "java-ast"
+    );
+}
+
+#[test]
+fn go_functions_and_methods_with_their_receiver() {
+    let base = "package srv\n\ntype Server struct{ n int }\n\nfunc (s *Server) Serve() error {\n\ts.n++\n\treturn nil\n}\n\nfunc helper() int {\n\treturn 1\n}\n";
+    let head = base
+        .replace("s.n++", "s.n += 2")
+        .replace("return 1", "return 2");
+    let test_base = "package srv\n\nimport \"testing\"\n\nfunc TestServe(t *testing.T) {\n\t_ = (&Server{}).Serve()\n}\n\nfunc setup() {}\n";
+    let test_head = test_base
+        .replace(
+            "_ = (&Server{}).Serve()",
+            "if (&Server{}).Serve() != nil {\n\t\tt.Fatal()\n\t}",
+        )
+        .replace("func setup() {}", "func setup() { _ = 1 }");
+    let r = mine_change(
+        &[("srv/server.go", base), ("srv/server_test.go", test_base)],
+        &[("srv/server.go", &head), ("srv/server_test.go", &test_head)],
+        &LANGUAGE_RULES,
+        &[],
+    );
+    assert_eq!(
+        r["patch_functions"],
+        json!(["srv/server.go::Server.Serve", "srv/server.go::helper"])
+    );
+    assert_eq!(
+        r["test_functions"],
+        json!(["srv/server_test.go::TestServe"])
+    );
+    assert_eq!(
+        r["extensions"]["mining"]["functions"]["srv/server.go::helper"],
+        "go-ast"
+    );
+}
+
+#[test]
+fn javascript_functions_classes_and_describe_it_tests() {
+    let base = "function sum(a, b) {\n  return a + b;\n}\n\nconst twice = (x) => {\n  return x * 2;\n};\n\nclass Calc {\n  add(a) {\n    return a;\n  }\n}\n\nmodule.exports = { sum, twice, Calc };\n";
+    let head = base
+        .replace("a + b", "b + a")
+        .replace("x * 2", "x + x")
+        .replace("return a;", "return a + 0;");
+    let test_base = "const { sum } = require('./sum');\n\ndescribe('sum', () => {\n  it('adds', () => {\n    expect(sum(1, 2)).toBe(3);\n  });\n  it('is stable', () => {\n    expect(sum(0, 0)).toBe(0);\n  });\n});\n";
+    let test_head = test_base.replace("sum(1, 2)).toBe(3)", "sum(2, 2)).toBe(4)");
+    let r = mine_change(
+        &[("lib/sum.js", base), ("lib/sum.test.js", test_base)],
+        &[("lib/sum.js", &head), ("lib/sum.test.js", &test_head)],
+        &LANGUAGE_RULES,
+        &[],
+    );
+    assert_eq!(
+        r["patch_functions"],
+        json!([
+            "lib/sum.js::sum",
+            "lib/sum.js::twice",
+            "lib/sum.js::Calc.add"
+        ])
+    );
+    assert_eq!(r["test_functions"], json!(["lib/sum.test.js::sum.adds"]));
+    assert_eq!(
+        r["extensions"]["mining"]["functions"]["lib/sum.js::sum"],
+        "javascript-ast"
+    );
+}
+
+#[test]
+fn typescript_decorated_methods_and_tsx_components() {
+    let base = "export class App {\n  @Memo()\n  run(n: number): number {\n    return n;\n  }\n}\n\nexport function start(): void {\n  new App().run(1);\n}\n";
+    let head = base
+        .replace("@Memo()", "@Memo({ size: 2 })")
+        .replace("run(1)", "run(2)");
+    let tsx_base =
+        "export const Badge = (props: { n: number }) => {\n  return <span>{props.n}</span>;\n};\n";
+    let tsx_head = tsx_base.replace("{props.n}", "{props.n + 1}");
+    let r = mine_change(
+        &[("web/app.ts", base), ("web/Badge.tsx", tsx_base)],
+        &[("web/app.ts", &head), ("web/Badge.tsx", &tsx_head)],
+        &LANGUAGE_RULES,
+        &[],
+    );
+    assert_eq!(
+        r["patch_functions"],
+        json!([
+            "web/Badge.tsx::Badge",
+            "web/app.ts::App.run",
+            "web/app.ts::start"
+        ])
+    );
+    assert_eq!(
+        r["extensions"]["mining"]["functions"]["web/app.ts::App.run"],
+        "typescript-ast"
+    );
+}
+
+#[test]
+fn rust_functions_impls_and_attributed_tests() {
+    let base = "pub struct Parser;\n\nimpl Parser {\n    pub fn parse(&self, s: &str) -> usize {\n        s.len()\n    }\n}\n\nfn helper() -> u8 {\n    1\n}\n";
+    let head = base
+        .replace("s.len()", "s.chars().count()")
+        .replace("    1\n", "    2\n");
+    let test_base = "use lib::Parser;\n\n#[test]\nfn parses_empty() {\n    assert_eq!(Parser.parse(\"\"), 0);\n}\n\nfn fixture() -> &'static str {\n    \"\"\n}\n";
+    let test_head = test_base
+        .replace("#[test]\n", "#[test]\n#[ignore = \"slow\"]\n")
+        .replace("    \"\"\n", "    \"x\"\n");
+    let r = mine_change(
+        &[("src/lib.rs", base), ("tests/parse.rs", test_base)],
+        &[("src/lib.rs", &head), ("tests/parse.rs", &test_head)],
+        &LANGUAGE_RULES,
+        &[],
+    );
+    assert_eq!(
+        r["patch_functions"],
+        json!(["src/lib.rs::Parser.parse", "src/lib.rs::helper"])
+    );
+    // The new attribute line belongs to the test; `fixture` is not a test.
+    assert_eq!(r["test_functions"], json!(["tests/parse.rs::parses_empty"]));
+    assert_eq!(
+        r["extensions"]["mining"]["functions"]["src/lib.rs::helper"],
+        "rust-ast"
+    );
+}
+
+#[test]
+fn default_rules_take_testing_and_conftest_and_the_swe_bench_preset_leaves_docs_out() {
+    let base: [(&str, &str); 5] = [
+        ("src/_pytest/python.py", "def collect():\n    return 1\n"),
+        (
+            "testing/conftest.py",
+            "def pytest_configure(config):\n    pass\n",
+        ),
+        (
+            "testing/python/integration.py",
+            "def test_it():\n    assert 1\n",
+        ),
+        ("AUTHORS", "Ada\n"),
+        ("doc/en/changelog.rst", "Changes\n=======\n"),
+    ];
+    let head: Vec<(&str, String)> = base
+        .iter()
+        .map(|(p, c)| (*p, format!("{c}# touched\n")))
+        .collect();
+    let head: Vec<(&str, &str)> = head.iter().map(|(p, c)| (*p, c.as_str())).collect();
+    let r = mine_change(&base, &head, &[], &[]);
+    let files = &r["extensions"]["mining"]["test_files"];
+    assert_eq!(files["testing/conftest.py"], "dir:testing");
+    assert_eq!(files["testing/python/integration.py"], "dir:testing");
+    assert_eq!(files["AUTHORS"], Value::Null);
+    assert!(r["patch"].as_str().unwrap().contains("\nindex "));
+
+    let r = mine_change(&base, &head, &[], &["--preset", "swe-bench"]);
+    let patch = r["patch"].as_str().unwrap();
+    let test_patch = r["test_patch"].as_str().unwrap();
+    assert!(
+        patch.starts_with("diff --git a/src/_pytest/python.py b/src/_pytest/python.py\n--- a/")
+    );
+    assert!(
+        !patch.contains("AUTHORS") && !patch.contains("changelog"),
+        "{patch}"
+    );
+    assert!(!patch.contains("\nindex ") && !test_patch.contains("\nindex "));
+    assert!(test_patch.contains("testing/conftest.py") && test_patch.contains("integration.py"));
+    assert_eq!(
+        r["extensions"]["mining"]["left_out"],
+        json!(["AUTHORS", "doc/en/changelog.rst"])
+    );
+    assert_eq!(r["extensions"]["mining"]["preset"], "swe-bench");
+
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(
+        dir.path(),
+        &[
+            "mine",
+            "--repo",
+            ".",
+            "--repo-name",
+            "o/r",
+            "--head",
+            "HEAD",
+            "--preset",
+            "nope",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn the_swe_bench_preset_rebuilds_every_real_swe_bench_split() {
+    let mut total = 0;
+    let mut identical = 0;
+    let mut differences = Vec::new();
+    let preset = isobench_core::testfiles::SplitPreset::swe_bench();
+    for file in isobench_tests::SWE_BENCH_FILES {
+        let Some(records) = isobench_tests::read_jsonl(file) else {
+            return;
+        };
+        for (_, record) in records {
+            let patch = record["patch"].as_str().unwrap();
+            let test_patch = record["test_patch"].as_str().unwrap();
+            // The union of both diffs is what the pull request changed (as far as the
+            // record kept it); the preset must split it back the same way.
+            let split = preset.split(&format!("{patch}{test_patch}")).unwrap();
+            total += 1;
+            if split.patch == patch && split.test_patch == test_patch && split.left_out.is_empty() {
+                identical += 1;
+            } else {
+                differences.push(record["instance_id"].as_str().unwrap().to_owned());
+            }
+        }
+    }
+    eprintln!("swe-bench preset: {identical} of {total} real records split identically");
+    assert!(total >= 600, "{total} records read");
+    assert_eq!(differences, Vec::<String>::new());
+}
+
+#[test]
+fn java_functions_of_real_multi_swe_bench_test_files() {
+    let Some(records) = isobench_tests::read_jsonl("multi-swe-bench/multi_swe_bench_java.jsonl")
+    else {
+        return;
+    };
+    let (mut checked, mut f2p_classes) = (0, 0);
+    for (_, record) in records {
+        let id = record["instance_id"].as_str().unwrap();
+        let test_patch = record["test_patch"].as_str().unwrap();
+        let parsed = isobench_core::diff::parse(test_patch).unwrap();
+        for file in &parsed.files {
+            // A file the test patch creates holds its whole text: mine its creation.
+            let Some(path) = file
+                .new_path
+                .as_deref()
+                .filter(|p| Path::new(p).extension().is_some_and(|e| e == "java"))
+            else {
+                continue;
+            };
+            if file.old_path.is_some() {
+                continue;
+            }
+            let mut text = String::new();
+            for line in file.hunks.iter().flat_map(|h| &h.lines) {
+                text.push_str(&line.content);
+                text.push('\n');
+            }
+            let r = mine_change(
+                &[("README", "x\n")],
+                &[("README", "x\n"), (path, &text)],
+                &["dir:test", "name:*Test.java"],
+                &[],
+            );
+            let found: Vec<String> = r["test_functions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_str().unwrap().rsplit("::").next().unwrap().to_owned())
+                .collect();
+            // Every test method (`@Test`-annotated, or a JUnit 3 `public void test*()`) is
+            // found, qualified by its class; the class is the file's name.
+            let class = path.rsplit('/').next().unwrap().trim_end_matches(".java");
+            let mut annotated = 0;
+            let mut pending = false;
+            for line in text.lines().map(str::trim) {
+                if line == "@Test"
+                    || line.starts_with("@Test(")
+                    || line.starts_with("@ParameterizedTest")
+                {
+                    pending = true;
+                } else if let Some(at) = line.find("void ").filter(|_| line.contains('(')) {
+                    if pending || line[at + 5..].starts_with("test") {
+                        annotated += 1;
+                    }
+                    pending = false;
+                }
+            }
+            assert!(annotated > 0, "{id}: {path} has no test method");
+            assert!(
+                found.len() >= annotated,
+                "{id}: {path}: {annotated} @Test methods, found {found:?}"
+            );
+            assert!(
+                found.iter().all(|f| f.starts_with(&format!("{class}."))),
+                "{id}: {found:?}"
+            );
+            // The record's failing-then-passing test class is this file's class.
+            let f2p = record["f2p_tests"].as_object();
+            if f2p.is_some_and(|m| m.keys().any(|t| t.ends_with(&format!(".{class}")))) {
+                f2p_classes += 1;
+            }
+            checked += 1;
+        }
+    }
+    eprintln!(
+        "java: {checked} new test files of real multi-swe-bench records mined, {f2p_classes} of them a FAIL_TO_PASS class"
+    );
+    assert!(
+        checked >= 10 && f2p_classes >= 5,
+        "{checked}, {f2p_classes}"
+    );
+}

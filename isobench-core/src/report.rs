@@ -61,8 +61,12 @@ impl Notes {
         self.push(NoteKind::Dropped, field, detail);
     }
 
-    /// `field` was derived by `rule`.
+    /// `field` was derived by `rule`; an earlier note that it is missing is withdrawn (a
+    /// field is never both missing and derived).
     pub fn derived(&mut self, field: impl Into<String>, rule: impl Into<String>) {
+        let field = field.into();
+        self.notes
+            .retain(|n| !(n.kind == NoteKind::Missing && n.field == field));
         self.push(NoteKind::Derived, field, rule);
     }
 
@@ -71,9 +75,16 @@ impl Notes {
         self.push(NoteKind::Defaulted, field, rule);
     }
 
-    /// The required `field` is absent.
+    /// The required `field` is absent (unless it was derived already).
     pub fn missing(&mut self, field: impl Into<String>, detail: impl Into<String>) {
-        self.push(NoteKind::Missing, field, detail);
+        let field = field.into();
+        if !self
+            .notes
+            .iter()
+            .any(|n| n.kind == NoteKind::Derived && n.field == field)
+        {
+            self.push(NoteKind::Missing, field, detail);
+        }
     }
 
     /// Something worth saying about `field`.
@@ -427,5 +438,27 @@ mod tests {
         assert_eq!(report.warning_count, 2);
         assert_eq!(report.warnings[1].line, 4);
         assert!(report.summary().contains("head_commit: 2 record(s)"));
+    }
+
+    #[test]
+    fn a_derived_field_is_not_also_missing() {
+        let mut notes = Notes::new();
+        notes.missing("head_commit", "not in a SWE-bench record");
+        notes.missing("created_at", "absent");
+        notes.derived("head_commit", "from the pull request");
+        notes.missing("head_commit", "said after the derivation");
+        let kinds: Vec<(NoteKind, &str)> =
+            notes.iter().map(|n| (n.kind, n.field.as_str())).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                (NoteKind::Missing, "created_at"),
+                (NoteKind::Derived, "head_commit")
+            ]
+        );
+        let mut report = ConversionReport::new("swe-bench", "canonical", "lossless");
+        report.record_converted(&CanonicalRecord::default(), &notes, "f.jsonl", 1);
+        assert!(!report.missing.contains_key("head_commit"));
+        assert_eq!(report.derived["head_commit"].records, 1);
     }
 }

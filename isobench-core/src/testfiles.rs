@@ -137,7 +137,29 @@ const EXTENDED: [&str; 9] = [
     "name:*.spec.js",
 ];
 
+/// What `mine` adds to the seed's rules when none are configured.
+const MINING: [&str; 2] = ["dir:testing", "name:conftest.py"];
+
+/// The test files of SWE-bench's published records: a directory `tests`, `test`,
+/// `testing` or `e2e`, or a file named `test_*.py`, `*_test.py`, `conftest.py`, `tests.py`.
+const SWE_BENCH: [&str; 8] = [
+    "dir:tests",
+    "dir:test",
+    "dir:testing",
+    "dir:e2e",
+    "name:test_*.py",
+    "name:*_test.py",
+    "name:conftest.py",
+    "name:tests.py",
+];
+
 impl TestFileRules {
+    /// `mine`'s rules when none are configured: the seed's, then `dir:testing` and
+    /// `name:conftest.py` (pytest's own layout and its fixtures files).
+    pub fn mining_default() -> Self {
+        Self::from_patterns(&[&SEED[..], &MINING[..]].concat()).expect("the mining rules are valid")
+    }
+
     /// The ISO-Bench seed's rules: `dir:tests`, `name:test_*.py`, `name:*_test.py`.
     pub fn seed_default() -> Self {
         Self::from_patterns(&SEED).expect("the seed rules are valid")
@@ -170,6 +192,144 @@ impl TestFileRules {
     }
 }
 
+/// Where a preset puts a file of a diff.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement<'r> {
+    /// In `test_patch`, by this rule.
+    Test(&'r TestRule),
+    /// In `patch`.
+    Source,
+    /// In neither (documentation, changelogs, authors: not code the preset keeps).
+    LeftOut,
+}
+
+/// How a whole-commit diff becomes `patch` and `test_patch`: the test-file rules, which
+/// other files are kept, and whether `index` header lines stay.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SplitPreset {
+    /// The preset's name (`default`, `swe-bench`).
+    pub name: &'static str,
+    /// The test-file rules.
+    pub rules: TestFileRules,
+    /// The extensions (without the dot) a non-test file must have to be kept in `patch`;
+    /// `None` keeps every file.
+    pub source_extensions: Option<&'static [&'static str]>,
+    /// Whether `index <old>..<new>` header lines are kept.
+    pub index_lines: bool,
+}
+
+impl SplitPreset {
+    /// The names [`SplitPreset::named`] knows.
+    pub const NAMES: [&'static str; 2] = ["default", "swe-bench"];
+
+    /// Every file kept, split by `rules`, headers as git writes them.
+    pub fn with_rules(rules: TestFileRules) -> Self {
+        Self {
+            name: "default",
+            rules,
+            source_extensions: None,
+            index_lines: true,
+        }
+    }
+
+    /// SWE-bench's published choices: its test files (see [`SWE_BENCH`]) in `test_patch`
+    /// whatever their type, the other `.py` files in `patch`, every other file (docs,
+    /// changelogs, `AUTHORS`, configuration) left out, and no `index` lines.
+    pub fn swe_bench() -> Self {
+        Self {
+            name: "swe-bench",
+            rules: TestFileRules::from_patterns(&SWE_BENCH).expect("the SWE-bench rules are valid"),
+            source_extensions: Some(&["py"]),
+            index_lines: false,
+        }
+    }
+
+    /// The preset called `name`, with `rules` for `default`.
+    pub fn named(name: &str, rules: TestFileRules) -> Option<Self> {
+        match name {
+            "default" => Some(Self::with_rules(rules)),
+            "swe-bench" => Some(Self::swe_bench()),
+            _ => None,
+        }
+    }
+
+    /// Where the file with these paths goes; a renamed file is a test file when either of
+    /// its paths is, and is kept when either path has a kept extension.
+    pub fn place(&self, old_path: Option<&str>, new_path: Option<&str>) -> Placement<'_> {
+        let paths = [new_path, old_path];
+        if let Some(rule) = paths
+            .into_iter()
+            .flatten()
+            .find_map(|p| self.rules.classify(p))
+        {
+            return Placement::Test(rule);
+        }
+        let Some(extensions) = self.source_extensions else {
+            return Placement::Source;
+        };
+        let kept = paths.into_iter().flatten().any(|p| {
+            let name = p.rsplit('/').next().unwrap_or(p);
+            name.rsplit_once('.')
+                .is_some_and(|(stem, ext)| !stem.is_empty() && extensions.contains(&ext))
+        });
+        if kept {
+            Placement::Source
+        } else {
+            Placement::LeftOut
+        }
+    }
+
+    /// Splits a whole-commit diff.
+    pub fn split(&self, diff: &str) -> Result<SplitPatch, DiffError> {
+        let parsed = diff::parse(diff)?;
+        let mut split = SplitPatch {
+            patch: String::new(),
+            test_patch: String::new(),
+            classified: Vec::with_capacity(parsed.files.len()),
+            left_out: Vec::new(),
+        };
+        for file in &parsed.files {
+            let path = file.path().unwrap_or_default().to_owned();
+            let part = match self.place(file.old_path.as_deref(), file.new_path.as_deref()) {
+                Placement::LeftOut => {
+                    split.left_out.push(path);
+                    continue;
+                }
+                Placement::Test(rule) => {
+                    split.classified.push((path, Some(rule.name.clone())));
+                    &mut split.test_patch
+                }
+                Placement::Source => {
+                    split.classified.push((path, None));
+                    &mut split.patch
+                }
+            };
+            if self.index_lines {
+                part.push_str(file.text());
+            } else {
+                push_without_index_lines(part, file.text());
+            }
+        }
+        Ok(split)
+    }
+}
+
+/// Appends a file's section of a diff to `out`, without the `index` lines of its header.
+pub fn push_without_index_lines(out: &mut String, section: &str) {
+    let mut rest = section;
+    while let Some(end) = rest.find('\n') {
+        let line = &rest[..=end];
+        if line.starts_with("--- ") || line.starts_with("@@") || line.starts_with("Binary files ") {
+            break;
+        }
+        if !line.starts_with("index ") {
+            out.push_str(line);
+        }
+        rest = &rest[end + 1..];
+    }
+    out.push_str(rest);
+}
+
 /// A diff split into its non-test and test parts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SplitPatch {
@@ -177,34 +337,16 @@ pub struct SplitPatch {
     pub patch: String,
     /// The test files' sections, in their original order.
     pub test_patch: String,
-    /// Every file, with the rule that made it a test file (`None`: not a test file).
+    /// Every file kept, with the rule that made it a test file (`None`: not a test file).
     pub classified: Vec<(String, Option<String>)>,
+    /// The files the preset left out of both parts.
+    pub left_out: Vec<String>,
 }
 
 /// Splits a whole-commit diff by `rules`; a renamed file is a test file when either of
 /// its paths is.
 pub fn split_patch(diff: &str, rules: &TestFileRules) -> Result<SplitPatch, DiffError> {
-    let parsed = diff::parse(diff)?;
-    let mut split = SplitPatch {
-        patch: String::new(),
-        test_patch: String::new(),
-        classified: Vec::with_capacity(parsed.files.len()),
-    };
-    for file in &parsed.files {
-        let rule = [&file.new_path, &file.old_path]
-            .into_iter()
-            .flatten()
-            .find_map(|p| rules.classify(p));
-        let path = file.path().unwrap_or_default().to_owned();
-        if let Some(rule) = rule {
-            split.test_patch.push_str(file.text());
-            split.classified.push((path, Some(rule.name.clone())));
-        } else {
-            split.patch.push_str(file.text());
-            split.classified.push((path, None));
-        }
-    }
-    Ok(split)
+    SplitPreset::with_rules(rules.clone()).split(diff)
 }
 
 #[cfg(test)]
@@ -274,6 +416,47 @@ mod tests {
     }
 
     #[test]
+    fn mining_default_adds_testing_and_conftest() {
+        let rules = TestFileRules::mining_default();
+        assert_eq!(
+            rule_for(&rules, "testing/python/integration.py").as_deref(),
+            Some("dir:testing")
+        );
+        assert_eq!(
+            rule_for(&rules, "src/pkg/conftest.py").as_deref(),
+            Some("name:conftest.py")
+        );
+        assert_eq!(rule_for(&rules, "src/_pytest/python.py"), None);
+    }
+
+    #[test]
+    fn swe_bench_preset_places_files_and_drops_index_lines() {
+        let preset = SplitPreset::swe_bench();
+        let place = |p: &str| match preset.place(Some(p), Some(p)) {
+            Placement::Test(rule) => rule.name.clone(),
+            Placement::Source => "patch".into(),
+            Placement::LeftOut => "left out".into(),
+        };
+        assert_eq!(place("src/_pytest/python.py"), "patch");
+        assert_eq!(place("testing/conftest.py"), "dir:testing");
+        assert_eq!(place("tests/data/expected.json"), "dir:tests");
+        assert_eq!(place("changelog/7982.bugfix.rst"), "left out");
+        assert_eq!(place("AUTHORS"), "left out");
+        assert_eq!(place("docs/conf.py"), "patch");
+        assert_eq!(place(".py"), "left out");
+        let source = "diff --git a/lib/a.py b/lib/a.py\nindex 1111111..2222222 100644\n--- a/lib/a.py\n+++ b/lib/a.py\n@@ -1 +1 @@\n-index x\n+index y\n";
+        let docs = "diff --git a/AUTHORS b/AUTHORS\nindex 3333333..4444444 100644\n--- a/AUTHORS\n+++ b/AUTHORS\n@@ -1 +1,2 @@\n Ada\n+Bob\n";
+        let split = preset.split(&format!("{docs}{source}")).unwrap();
+        assert_eq!(
+            split.patch,
+            "diff --git a/lib/a.py b/lib/a.py\n--- a/lib/a.py\n+++ b/lib/a.py\n@@ -1 +1 @@\n-index x\n+index y\n",
+            "the header's `index` line goes, a changed line reading `index` stays"
+        );
+        assert_eq!(split.test_patch, "");
+        assert_eq!(split.left_out, vec!["AUTHORS".to_owned()]);
+    }
+
+    #[test]
     fn path_rules_and_errors() {
         let rules = TestFileRules::from_patterns(&["path:benchmarks/**/*.py"]).unwrap();
         assert!(rules.classify("benchmarks/a/b/run.py").is_some());
@@ -300,5 +483,6 @@ mod tests {
                 ("lib/a.py".to_owned(), None)
             ]
         );
+        assert!(split.left_out.is_empty());
     }
 }

@@ -1,13 +1,12 @@
 //! Mining one commit (against a base) into a canonical record.
 
-use git2::Oid;
-use isobench_core::diff;
+use git2::{Delta, Diff, DiffFormat, Oid};
 use isobench_core::mining::{git_time, instance_id, pr_number};
-use isobench_core::testfiles::{TestFileRules, split_patch};
+use isobench_core::testfiles::{Placement, SplitPreset, push_without_index_lines};
 use isobench_core::{CanonicalRecord, envsig};
 use serde_json::{Map, Value};
 
-use super::functions::{PythonParser, Touched, from_hunk_headers};
+use super::functions::{FunctionFinder, HunkRange, Lang, Side, Touched, from_hunk_headers};
 use super::repo::{Repo, RepoError};
 
 /// The environment a mined record's `version` signature (D6) is computed from.
@@ -39,8 +38,8 @@ pub struct Filters {
 pub struct MineSettings {
     /// `owner/name`.
     pub repo_name: String,
-    /// The D8 rules.
-    pub rules: TestFileRules,
+    /// The split: test-file rules (D8), files kept, header lines.
+    pub preset: SplitPreset,
     /// The D6 environment, when given.
     pub env: Option<EnvSpec>,
     /// Filters.
@@ -61,10 +60,152 @@ pub enum Mined {
     },
 }
 
+/// One file of a commit's diff, as the single pass over libgit2's patch output sees it.
+#[derive(Debug, Default)]
+struct Section {
+    /// The path reported (the new path; the old one for a deletion).
+    path: String,
+    /// The test-file rule that matched (`None`: a source file).
+    rule: Option<String>,
+    /// Left out of both parts by the preset.
+    left_out: bool,
+    /// Whether its diff goes to `test_patch`.
+    is_test: bool,
+    binary: bool,
+    old_blob: Option<Oid>,
+    new_blob: Option<Oid>,
+    old_lines: Vec<usize>,
+    new_lines: Vec<usize>,
+    hunks: Vec<HunkRange>,
+    contexts: Vec<String>,
+}
+
+/// The two parts of a commit's diff and its files.
+#[derive(Debug, Default)]
+struct Parts {
+    patch: Vec<u8>,
+    test_patch: Vec<u8>,
+    sections: Vec<Section>,
+}
+
+/// Writes the diff's text once, straight into `patch` or `test_patch` by the preset, and
+/// notes each file's changed lines, hunks and blobs on the way.
+fn split_diff(repo: &Repo, diff: &Diff<'_>, preset: &SplitPreset) -> Result<Parts, RepoError> {
+    let mut parts = Parts::default();
+    diff.print(DiffFormat::Patch, |delta, hunk, line| {
+        let origin = line.origin();
+        if origin == 'F' {
+            let path_of =
+                |f: git2::DiffFile<'_>| f.path().map(|p| p.to_string_lossy().into_owned());
+            let old_path = (delta.status() != Delta::Added)
+                .then(|| path_of(delta.old_file()))
+                .flatten();
+            let new_path = (delta.status() != Delta::Deleted)
+                .then(|| path_of(delta.new_file()))
+                .flatten();
+            let blob = |f: git2::DiffFile<'_>| (!f.id().is_zero()).then(|| f.id());
+            let mut section = Section {
+                path: new_path
+                    .clone()
+                    .or_else(|| old_path.clone())
+                    .unwrap_or_default(),
+                binary: delta.flags().is_binary(),
+                old_blob: old_path.as_ref().and_then(|_| blob(delta.old_file())),
+                new_blob: new_path.as_ref().and_then(|_| blob(delta.new_file())),
+                ..Section::default()
+            };
+            match preset.place(old_path.as_deref(), new_path.as_deref()) {
+                Placement::Test(rule) => {
+                    section.rule = Some(rule.name.clone());
+                    section.is_test = true;
+                }
+                Placement::Source => {}
+                Placement::LeftOut => section.left_out = true,
+            }
+            parts.sections.push(section);
+        }
+        let Some(section) = parts.sections.last_mut() else {
+            return true;
+        };
+        if section.left_out {
+            return true;
+        }
+        let out = if section.is_test {
+            &mut parts.test_patch
+        } else {
+            &mut parts.patch
+        };
+        match origin {
+            'F' if !preset.index_lines => {
+                let header = String::from_utf8_lossy(line.content());
+                let mut kept = String::with_capacity(header.len());
+                push_without_index_lines(&mut kept, &header);
+                out.extend_from_slice(kept.as_bytes());
+                return true;
+            }
+            'H' => {
+                if let Some(h) = hunk {
+                    let n = |v: u32| v as usize;
+                    section.hunks.push((
+                        n(h.old_start()),
+                        n(h.old_lines()),
+                        n(h.new_start()),
+                        n(h.new_lines()),
+                    ));
+                    let header = String::from_utf8_lossy(h.header());
+                    if let Some(context) = header.splitn(3, "@@").nth(2) {
+                        section.contexts.push(context.trim().to_owned());
+                    }
+                }
+            }
+            '+' => section
+                .new_lines
+                .extend(line.new_lineno().map(|l| l as usize)),
+            '-' => section
+                .old_lines
+                .extend(line.old_lineno().map(|l| l as usize)),
+            _ => {}
+        }
+        if matches!(origin, '+' | '-' | ' ') {
+            out.push(origin as u8);
+        }
+        out.extend_from_slice(line.content());
+        true
+    })
+    .map_err(|e| repo.err(e))?;
+    Ok(parts)
+}
+
+fn into_text(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// The functions a file's change touches: parsed when its language has a grammar, else
+/// from its hunk headers.
+fn touched(repo: &Repo, finder: &mut FunctionFinder, section: &Section) -> Vec<Touched> {
+    let Some(lang) = Lang::of_path(&section.path) else {
+        return from_hunk_headers(section.contexts.iter().map(String::as_str));
+    };
+    let load =
+        |oid: Option<Oid>| oid.and_then(|oid| repo.git.find_blob(oid).ok().map(|b| (oid, b)));
+    let (old, new) = (load(section.old_blob), load(section.new_blob));
+    let old_side = old.as_ref().map(|(oid, b)| Side {
+        blob: *oid,
+        content: b.content(),
+        lines: &section.old_lines,
+    });
+    let new_side = new.as_ref().map(|(oid, b)| Side {
+        blob: *oid,
+        content: b.content(),
+        lines: &section.new_lines,
+    });
+    finder.touched(lang, old_side, new_side, &section.hunks)
+}
+
 /// Mines `head` against `base` (its first parent when `None`).
 pub fn mine(
     repo: &Repo,
-    parser: &mut PythonParser,
+    finder: &mut FunctionFinder,
     settings: &MineSettings,
     head: Oid,
     base: Option<Oid>,
@@ -107,12 +248,8 @@ pub fn mine(
             return skip("touches none of the `--path` prefixes".into());
         }
     }
-    let text = repo.diff_text(&git_diff)?;
-    let split = split_patch(&text, &settings.rules).map_err(|e| RepoError::Git {
-        path: repo.path.clone(),
-        source: git2::Error::from_str(&format!("the diff of {} does not parse: {e}", head.id())),
-    })?;
-    if settings.filters.only_source && split.patch.is_empty() {
+    let parts = split_diff(repo, &git_diff, &settings.preset)?;
+    if settings.filters.only_source && parts.patch.is_empty() {
         return skip("touches only test files (`--only-source`)".into());
     }
 
@@ -123,48 +260,42 @@ pub fn mine(
     let time = head.time();
     let (created_at, created_at_local) = git_time(time.seconds(), time.offset_minutes());
 
-    // Functions: parse each file of each part.
     let mut patch_functions = Vec::new();
     let mut test_functions = Vec::new();
     let mut methods = Map::new();
-    for (part, is_test) in [(&split.patch, false), (&split.test_patch, true)] {
-        let parsed = diff::parse(part).map_err(|e| RepoError::Git {
-            path: repo.path.clone(),
-            source: git2::Error::from_str(&e.to_string()),
-        })?;
-        for file in &parsed.files {
-            if file.is_binary {
+    let mut test_files = Map::new();
+    let mut left_out = Vec::new();
+    for section in &parts.sections {
+        if section.left_out {
+            left_out.push(Value::from(section.path.clone()));
+            continue;
+        }
+        test_files.insert(
+            section.path.clone(),
+            section.rule.clone().map_or(Value::Null, Value::String),
+        );
+        if section.binary {
+            continue;
+        }
+        for t in touched(repo, finder, section) {
+            let name = if section.is_test {
+                // In a test file, the test the change is in.
+                match t.test {
+                    Some(test) => test,
+                    None => continue,
+                }
+            } else {
+                t.name
+            };
+            let qualified = format!("{}::{name}", section.path);
+            if methods.contains_key(&qualified) {
                 continue;
             }
-            let Some(path) = file.path() else { continue };
-            let touched: Vec<Touched> = if std::path::Path::new(path)
-                .extension()
-                .is_some_and(|e| e.eq_ignore_ascii_case("py"))
-            {
-                let old = file
-                    .old_path
-                    .as_deref()
-                    .and_then(|p| repo.file_text(&base_tree, p));
-                let new = file
-                    .new_path
-                    .as_deref()
-                    .and_then(|p| repo.file_text(&head_tree, p));
-                parser.touched(file, old.as_deref(), new.as_deref())
+            methods.insert(qualified.clone(), t.method.as_str().into());
+            if section.is_test {
+                test_functions.push(qualified);
             } else {
-                from_hunk_headers(file)
-            };
-            for t in touched {
-                let last = t.name.rsplit('.').next().unwrap_or(&t.name);
-                if is_test && !last.starts_with("test") {
-                    continue;
-                }
-                let qualified = format!("{path}::{}", t.name);
-                methods.insert(qualified.clone(), t.method.as_str().into());
-                if is_test {
-                    test_functions.push(qualified);
-                } else {
-                    patch_functions.push(qualified);
-                }
+                patch_functions.push(qualified);
             }
         }
     }
@@ -175,8 +306,8 @@ pub fn mine(
         created_at: Some(created_at),
         base_commit: Some(base.id().to_string()),
         head_commit: Some(head_sha),
-        patch: Some(split.patch),
-        test_patch: Some(split.test_patch),
+        patch: Some(into_text(parts.patch)),
+        test_patch: Some(into_text(parts.test_patch)),
         patch_functions: Some(patch_functions),
         test_functions: Some(test_functions),
         gt_commit_message: Some(message),
@@ -191,12 +322,12 @@ pub fn mine(
         ));
         record.install_commands = Some(env.install.clone());
     }
-    let mut test_files = Map::new();
-    for (path, rule) in split.classified {
-        test_files.insert(path, rule.map_or(Value::Null, Value::String));
-    }
     let mut mining = Map::new();
     mining.insert("test_files".into(), test_files.into());
+    if settings.preset.name != "default" {
+        mining.insert("preset".into(), settings.preset.name.into());
+        mining.insert("left_out".into(), left_out.into());
+    }
     mining.insert("functions".into(), methods.into());
     mining.insert("pr_number".into(), pr.map_or(Value::Null, Value::from));
     mining.insert("created_at_local".into(), created_at_local.into());

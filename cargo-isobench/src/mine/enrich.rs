@@ -5,11 +5,12 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-use git2::{Diff, Oid, Sort};
-use isobench_core::mining::{pr_from_instance_id, pr_number};
+use git2::{Diff, Oid};
+use isobench_core::mining::pr_from_instance_id;
 use isobench_core::vocab::{self, Source};
 use isobench_core::{CanonicalRecord, Notes, RecordError};
 
+use super::heads::{HeadChoice, PrIndex};
 use super::repo::{Repo, RepoError};
 use super::timings;
 
@@ -50,7 +51,7 @@ pub struct Enricher {
 
 struct Entry {
     repo: Repo,
-    prs: Option<HashMap<u64, Oid>>,
+    prs: Option<PrIndex>,
 }
 
 impl std::fmt::Debug for Enricher {
@@ -208,33 +209,20 @@ impl Enricher {
         if record.head_commit.is_none()
             && let Some(n) = record.instance_id.as_deref().and_then(pr_from_instance_id)
         {
-            let prs = match &mut entry.prs {
-                Some(prs) => prs,
+            let index = match &mut entry.prs {
+                Some(index) => index,
                 None => entry
                     .prs
-                    .insert(pr_index(&entry.repo).map_err(|e| repo_error(&e))?),
+                    .insert(PrIndex::build(&entry.repo).map_err(|e| repo_error(&e))?),
             };
-            if let Some(oid) = prs.get(&n) {
-                record.head_commit = Some(oid.to_string());
-                notes.derived(
-                    "head_commit",
-                    format!(
-                        "the commit of pull request #{n} in the clone's history (`Merge pull request #{n}` or a subject ending in `(#{n})`)"
-                    ),
-                );
-            } else {
-                let detail = format!(
-                    "pull request #{n} has no merge or squash commit in the history of `{}`{}",
-                    entry.repo.path.display(),
-                    if entry.repo.git.is_shallow() {
-                        " (the clone is shallow: it may be cut off)"
-                    } else {
-                        ""
-                    }
-                );
-                notes.warn("head_commit", detail.clone());
-                notes.missing("head_commit", detail);
-            }
+            let base = record
+                .base_commit
+                .as_deref()
+                .and_then(|sha| Oid::from_str(sha).ok());
+            let choice = index
+                .choose(&entry.repo, n, base)
+                .map_err(|e| repo_error(&e))?;
+            head_from_choice(&entry.repo, index, n, choice, record, notes);
         }
         Ok(())
     }
@@ -272,6 +260,99 @@ impl Enricher {
     }
 }
 
+/// The rule a derived `head_commit` follows (the same for every record: the record's own
+/// pull request is in `extensions.mining.pr_number`).
+const HEAD_RULE: &str = "the commit of the pull request the instance_id ends in (`Merge pull request #N` or a subject ending in `(#N)`) that descends from base_commit, first-parent history of the default branch first; of several, the oldest";
+
+/// Sets `head_commit` (and `extensions.mining`) from a head-commit search, with notes.
+fn head_from_choice(
+    repo: &Repo,
+    index: &PrIndex,
+    n: u64,
+    choice: HeadChoice,
+    record: &mut CanonicalRecord,
+    notes: &mut Notes,
+) {
+    let short = |oids: &[Oid]| {
+        oids.iter()
+            .map(|o| o.to_string()[..10].to_owned())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let shallow = if repo.git.is_shallow() {
+        " (the clone is shallow: it may be cut off)"
+    } else {
+        ""
+    };
+    let mut mining = serde_json::Map::new();
+    mining.insert("pr_number".into(), n.into());
+    let (head, on_mainline) = match choice {
+        HeadChoice::Found { head, on_mainline } => (head, on_mainline),
+        HeadChoice::Ambiguous {
+            head,
+            candidates,
+            on_mainline,
+        } => {
+            notes.warn(
+                "head_commit",
+                format!(
+                    "{} commits of pull request #{n} descend from base_commit{}: {}; picked {head}, the oldest",
+                    candidates.len(),
+                    if on_mainline {
+                        " on the default branch's first-parent history"
+                    } else {
+                        ""
+                    },
+                    short(&candidates)
+                ),
+            );
+            mining.insert(
+                "head_commit_candidates".into(),
+                candidates
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .into(),
+            );
+            (head, on_mainline)
+        }
+        HeadChoice::NotDescendants(named) => {
+            let detail = format!(
+                "the commits of pull request #{n} ({}) do not descend from base_commit{shallow}",
+                short(&named)
+            );
+            notes.warn("head_commit", detail.clone());
+            notes.missing("head_commit", detail);
+            return;
+        }
+        HeadChoice::NoCommit => {
+            let detail = format!(
+                "pull request #{n} has no merge or squash commit in the history of `{}`{shallow}",
+                repo.path.display()
+            );
+            notes.warn("head_commit", detail.clone());
+            notes.missing("head_commit", detail);
+            return;
+        }
+    };
+    if !on_mainline {
+        notes.warn(
+            "head_commit",
+            format!(
+                "{head} (pull request #{n}) is not on the first-parent history of the default branch{}",
+                index
+                    .default_branch
+                    .as_deref()
+                    .map(|b| format!(" `{b}`"))
+                    .unwrap_or_default()
+            ),
+        );
+    }
+    record.head_commit = Some(head.to_string());
+    record.set_ext("mining", mining);
+    notes.derived("head_commit", HEAD_RULE);
+}
+
 /// Fails when `sha` is not a commit of the clone, saying whether the clone is shallow.
 fn check_commit(repo: &Repo, field: &str, sha: &str) -> Result<(), RecordError> {
     let found = Oid::from_str(sha)
@@ -294,27 +375,6 @@ fn check_commit(repo: &Repo, field: &str, sha: &str) -> Result<(), RecordError> 
             "fetch the commit into the clone (`git fetch origin <sha>`), or check the record"
         },
     ))
-}
-
-/// Every pull-request number named by a merge or squash subject on any branch or tag,
-/// mapped to the newest such commit.
-fn pr_index(repo: &Repo) -> Result<HashMap<u64, Oid>, RepoError> {
-    let mut walk = repo.git.revwalk().map_err(|e| repo.err(e))?;
-    walk.set_sorting(Sort::TIME).map_err(|e| repo.err(e))?;
-    if repo.git.head().is_ok() {
-        walk.push_head().map_err(|e| repo.err(e))?;
-    }
-    walk.push_glob("refs/heads/*").map_err(|e| repo.err(e))?;
-    walk.push_glob("refs/remotes/*").map_err(|e| repo.err(e))?;
-    let mut index = HashMap::new();
-    for oid in walk {
-        let oid = oid.map_err(|e| repo.err(e))?;
-        let commit = repo.find(oid)?;
-        if let Some(n) = pr_number(&String::from_utf8_lossy(commit.message_bytes())) {
-            index.entry(n).or_insert(oid);
-        }
-    }
-    Ok(index)
 }
 
 /// D10: the test patch restores what the mirror branch's last commit ("Remove F2P Tests")

@@ -1,15 +1,94 @@
-//! The functions a change touches: Python files are parsed with tree-sitter at base and
-//! head; other languages fall back to the hunk-header context git writes.
+//! The functions a change touches. Python, Java, Go, JavaScript, TypeScript and Rust files
+//! (chosen by extension) are parsed with tree-sitter; for every changed line, the
+//! enclosing definition is found by walking up from the line's node, and named with its
+//! enclosing classes, types and functions joined by `.` (`Class.method`,
+//! `outer.inner`, `Type.Method` for a Go method, `describe.it` for a JavaScript test).
+//! Other languages fall back to the hunk-header context git writes.
+//!
+//! Lines of a decorator (`@...` in Python, annotations in Java and TypeScript, `#[...]`
+//! attributes in Rust) belong to the definition they decorate.
+//!
+//! Speed: a blob is parsed once and kept (by its id) for the commits that follow, where it
+//! is usually the base side of the next change to the file; the head side is parsed
+//! incrementally from the base tree edited by the diff's hunks.
 
-use isobench_core::diff::FileDiff;
-use isobench_core::mining::{changed_lines, hunk_header_functions};
-use tree_sitter::{Node, Parser};
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+
+use git2::Oid;
+use isobench_core::mining::function_in_context;
+use tree_sitter::{InputEdit, Language, Node, Parser, Point, Tree};
+
+/// A language a parser is bundled for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Lang {
+    /// `.py`, `.pyi`.
+    Python,
+    /// `.java`.
+    Java,
+    /// `.go`.
+    Go,
+    /// `.js`, `.jsx`, `.mjs`, `.cjs`.
+    JavaScript,
+    /// `.ts`, `.mts`, `.cts`.
+    TypeScript,
+    /// `.tsx`.
+    Tsx,
+    /// `.rs`.
+    Rust,
+}
+
+impl Lang {
+    const ALL: [Lang; 7] = [
+        Lang::Python,
+        Lang::Java,
+        Lang::Go,
+        Lang::JavaScript,
+        Lang::TypeScript,
+        Lang::Tsx,
+        Lang::Rust,
+    ];
+
+    /// The language of a path, by its extension.
+    pub fn of_path(path: &str) -> Option<Self> {
+        let (_, ext) = path.rsplit('/').next()?.rsplit_once('.')?;
+        Some(match ext {
+            "py" | "pyi" => Self::Python,
+            "java" => Self::Java,
+            "go" => Self::Go,
+            "js" | "jsx" | "mjs" | "cjs" => Self::JavaScript,
+            "ts" | "mts" | "cts" => Self::TypeScript,
+            "tsx" => Self::Tsx,
+            "rs" => Self::Rust,
+            _ => return None,
+        })
+    }
+
+    fn grammar(self) -> Language {
+        match self {
+            Self::Python => tree_sitter_python::LANGUAGE.into(),
+            Self::Java => tree_sitter_java::LANGUAGE.into(),
+            Self::Go => tree_sitter_go::LANGUAGE.into(),
+            Self::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
+            Self::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+            Self::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
+            Self::Rust => tree_sitter_rust::LANGUAGE.into(),
+        }
+    }
+
+    fn index(self) -> usize {
+        Self::ALL
+            .iter()
+            .position(|&l| l == self)
+            .expect("ALL lists every language")
+    }
+}
 
 /// How a function name was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Method {
-    /// A tree-sitter parse of the Python source at base and head.
-    PythonAst,
+    /// A tree-sitter parse of the source at base and head.
+    Ast(Lang),
     /// The `@@ ... @@ <context>` text of a hunk header.
     HunkHeader,
 }
@@ -18,7 +97,12 @@ impl Method {
     /// The name written in records and reports.
     pub fn as_str(self) -> &'static str {
         match self {
-            Self::PythonAst => "python-ast",
+            Self::Ast(Lang::Python) => "python-ast",
+            Self::Ast(Lang::Java) => "java-ast",
+            Self::Ast(Lang::Go) => "go-ast",
+            Self::Ast(Lang::JavaScript) => "javascript-ast",
+            Self::Ast(Lang::TypeScript | Lang::Tsx) => "typescript-ast",
+            Self::Ast(Lang::Rust) => "rust-ast",
             Self::HunkHeader => "hunk-header",
         }
     }
@@ -31,182 +115,619 @@ pub struct Touched {
     pub name: String,
     /// How it was found.
     pub method: Method,
+    /// The qualified name of the innermost enclosing test (the function itself, or the
+    /// test a nested helper is defined in), by the language's convention: a Python
+    /// `test*` function, a Java `@Test`-like or `test*` method, a Go `Test*`/`Benchmark*`/
+    /// `Fuzz*`/`Example*` function, a Rust `#[test]`-like or `test*` function, a
+    /// JavaScript/TypeScript `it`/`test` call or `test*` function; from a hunk header, a
+    /// `test*` name.
+    pub test: Option<String>,
 }
 
-/// A Python parser, reused across files.
-pub struct PythonParser {
-    parser: Parser,
+/// One side of a changed file: its blob and the changed lines (1-based) on that side.
+#[derive(Debug, Clone, Copy)]
+pub struct Side<'a> {
+    /// The blob's id (the cache key).
+    pub blob: Oid,
+    /// The blob's content.
+    pub content: &'a [u8],
+    /// Lines removed (base side) or added (head side).
+    pub lines: &'a [usize],
 }
 
-impl std::fmt::Debug for PythonParser {
+/// A hunk's line ranges: `(old_start, old_lines, new_start, new_lines)` as in its header.
+pub type HunkRange = (usize, usize, usize, usize);
+
+/// A parsed blob, kept for later commits.
+struct Parsed {
+    tree: Tree,
+    source: Vec<u8>,
+}
+
+/// The most parsed blobs kept.
+const CACHE_ENTRIES: usize = 256;
+
+/// Parsers for every language, reused across files, and the parsed blobs.
+pub struct FunctionFinder {
+    parsers: Vec<Option<Parser>>,
+    cache: HashMap<(Lang, Oid), Arc<Parsed>>,
+    order: VecDeque<(Lang, Oid)>,
+}
+
+impl std::fmt::Debug for FunctionFinder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("PythonParser")
+        f.debug_struct("FunctionFinder")
+            .field("cached", &self.cache.len())
+            .finish_non_exhaustive()
     }
 }
 
-/// One definition: its qualified name and its 1-based line span.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Def {
-    name: String,
-    start: usize,
-    end: usize,
-}
-
-impl PythonParser {
-    /// A parser for Python.
-    pub fn new() -> Self {
-        let mut parser = Parser::new();
-        parser
-            .set_language(&tree_sitter_python::LANGUAGE.into())
-            .expect("the bundled Python grammar matches the tree-sitter version");
-        Self { parser }
-    }
-
-    /// The function definitions of `source`, with qualified names.
-    fn definitions(&mut self, source: &str) -> Vec<Def> {
-        let Some(tree) = self.parser.parse(source, None) else {
-            return Vec::new();
-        };
-        let mut defs = Vec::new();
-        collect(
-            tree.root_node(),
-            source.as_bytes(),
-            &mut Vec::new(),
-            &mut defs,
-        );
-        defs
-    }
-
-    /// The functions of a Python file whose definitions hold a changed line: removed lines
-    /// in the base source, added lines in the head source. (A pure insertion is found on
-    /// the head side, where the inserted lines are.)
-    pub fn touched(
-        &mut self,
-        file: &FileDiff,
-        base_source: Option<&str>,
-        head_source: Option<&str>,
-    ) -> Vec<Touched> {
-        let lines = changed_lines(file);
-        let mut names: Vec<String> = Vec::new();
-        let mut add = |defs: &[Def], line: usize| {
-            if let Some(def) = innermost(defs, line)
-                && !names.contains(&def.name)
-            {
-                names.push(def.name.clone());
-            }
-        };
-        if let Some(source) = base_source {
-            let defs = self.definitions(source);
-            for &line in &lines.old {
-                add(&defs, line);
-            }
-        }
-        if let Some(source) = head_source {
-            let defs = self.definitions(source);
-            for &line in &lines.new {
-                add(&defs, line);
-            }
-        }
-        names
-            .into_iter()
-            .map(|name| Touched {
-                name,
-                method: Method::PythonAst,
-            })
-            .collect()
-    }
-}
-
-impl Default for PythonParser {
+impl Default for FunctionFinder {
     fn default() -> Self {
         Self::new()
     }
 }
 
-/// The functions a non-Python file's hunk headers name.
-pub fn from_hunk_headers(file: &FileDiff) -> Vec<Touched> {
-    hunk_header_functions(file)
-        .into_iter()
-        .map(|name| Touched {
-            name,
-            method: Method::HunkHeader,
+impl FunctionFinder {
+    /// A finder with no parser built yet (each is built on first use).
+    pub fn new() -> Self {
+        Self {
+            parsers: Lang::ALL.iter().map(|_| None).collect(),
+            cache: HashMap::new(),
+            order: VecDeque::new(),
+        }
+    }
+
+    fn parse(&mut self, lang: Lang, source: &[u8], old: Option<&Tree>) -> Option<Tree> {
+        let parser = self.parsers[lang.index()].get_or_insert_with(|| {
+            let mut parser = Parser::new();
+            parser
+                .set_language(&lang.grammar())
+                .expect("the bundled grammars match the tree-sitter version");
+            parser
+        });
+        parser.parse(source, old)
+    }
+
+    fn remember(&mut self, key: (Lang, Oid), parsed: Arc<Parsed>) {
+        if self.order.len() == CACHE_ENTRIES
+            && let Some(old) = self.order.pop_front()
+        {
+            self.cache.remove(&old);
+        }
+        self.order.push_back(key);
+        self.cache.insert(key, parsed);
+    }
+
+    /// The parse of `side`: from the cache, else incrementally from `base` edited by
+    /// `hunks` when given, else from scratch.
+    fn parsed(
+        &mut self,
+        lang: Lang,
+        side: Side<'_>,
+        base: Option<(&Parsed, &[HunkRange])>,
+    ) -> Option<Arc<Parsed>> {
+        if let Some(hit) = self.cache.get(&(lang, side.blob)) {
+            return Some(Arc::clone(hit));
+        }
+        let edited = base.map(|(base, hunks)| {
+            let mut tree = base.tree.clone();
+            for edit in edits(&base.source, side.content, hunks) {
+                tree.edit(&edit);
+            }
+            tree
+        });
+        let tree = self.parse(lang, side.content, edited.as_ref())?;
+        let parsed = Arc::new(Parsed {
+            tree,
+            source: side.content.to_vec(),
+        });
+        self.remember((lang, side.blob), Arc::clone(&parsed));
+        Some(parsed)
+    }
+
+    /// The functions of a `lang` file holding a changed line: removed lines in the base
+    /// source, added lines in the head source, in that order, each once.
+    pub fn touched(
+        &mut self,
+        lang: Lang,
+        base: Option<Side<'_>>,
+        head: Option<Side<'_>>,
+        hunks: &[HunkRange],
+    ) -> Vec<Touched> {
+        // The base is parsed when its lines are looked up, or when it is at hand anyway
+        // (kept from an earlier commit) to parse the head incrementally.
+        let base_parsed = base
+            .filter(|side| !side.lines.is_empty() || self.cache.contains_key(&(lang, side.blob)))
+            .and_then(|side| self.parsed(lang, side, None));
+        let head_parsed = head.and_then(|side| {
+            let from = base_parsed.as_deref().map(|b| (b, hunks));
+            self.parsed(lang, side, from)
+        });
+        let mut found: Vec<Touched> = Vec::new();
+        for (side, parsed) in [(base, &base_parsed), (head, &head_parsed)] {
+            let (Some(side), Some(parsed)) = (side, parsed) else {
+                continue;
+            };
+            let lines = LineIndex::new(&parsed.source);
+            for &line in side.lines {
+                let Some((start, end)) = lines.span(line) else {
+                    continue;
+                };
+                let root = parsed.tree.root_node();
+                let Some(node) = root.descendant_for_point_range(start, end) else {
+                    continue;
+                };
+                if let Some((name, test)) = enclosing(lang, node, &parsed.source)
+                    && !found.iter().any(|t| t.name == name)
+                {
+                    found.push(Touched {
+                        name,
+                        method: Method::Ast(lang),
+                        test,
+                    });
+                }
+            }
+        }
+        found
+    }
+}
+
+/// The functions the hunk-header contexts of a file give (for languages without a parser).
+pub fn from_hunk_headers<'a>(contexts: impl IntoIterator<Item = &'a str>) -> Vec<Touched> {
+    let mut found: Vec<Touched> = Vec::new();
+    for context in contexts {
+        if let Some(name) = function_in_context(context)
+            && !found.iter().any(|t| t.name == name)
+        {
+            found.push(Touched {
+                test: name.starts_with("test").then(|| name.clone()),
+                name,
+                method: Method::HunkHeader,
+            });
+        }
+    }
+    found
+}
+
+/// Byte offsets of line starts.
+struct LineIndex<'s> {
+    source: &'s [u8],
+    starts: Vec<usize>,
+}
+
+impl<'s> LineIndex<'s> {
+    fn new(source: &'s [u8]) -> Self {
+        let mut starts = Vec::with_capacity(source.len() / 32 + 1);
+        starts.push(0);
+        starts.extend(memchr::memchr_iter(b'\n', source).map(|i| i + 1));
+        Self { source, starts }
+    }
+
+    /// The byte offset where 0-based line `row` starts (the end of the source past it).
+    fn offset(&self, row: usize) -> usize {
+        self.starts
+            .get(row)
+            .copied()
+            .unwrap_or(self.source.len())
+            .min(self.source.len())
+    }
+
+    /// The points of 1-based `line` from its first non-blank character to its end (the
+    /// line's start for a blank line).
+    fn span(&self, line: usize) -> Option<(Point, Point)> {
+        let row = line.checked_sub(1)?;
+        let start = *self.starts.get(row)?;
+        let end = self
+            .starts
+            .get(row + 1)
+            .map_or(self.source.len(), |e| e - 1);
+        let text = &self.source[start..end.max(start)];
+        let text = text.strip_suffix(b"\r").unwrap_or(text);
+        let first = text.iter().position(|b| !b.is_ascii_whitespace());
+        let last = text.iter().rposition(|b| !b.is_ascii_whitespace());
+        Some(match (first, last) {
+            (Some(first), Some(last)) => (Point::new(row, first), Point::new(row, last + 1)),
+            _ => (Point::new(row, 0), Point::new(row, 0)),
+        })
+    }
+}
+
+/// The edits turning `old` into `new`, one per hunk, last hunk first (so that each edit's
+/// positions are still those of the old text).
+fn edits(old: &[u8], new: &[u8], hunks: &[HunkRange]) -> Vec<InputEdit> {
+    let (old_lines, new_lines) = (LineIndex::new(old), LineIndex::new(new));
+    // A hunk header's start is the line before an empty range.
+    let first_row = |start: usize, count: usize| if count == 0 { start } else { start - 1 };
+    hunks
+        .iter()
+        .rev()
+        .filter(|h| h.0 + h.1 > 0 || h.2 + h.3 > 0)
+        .map(|&(old_start, old_count, new_start, new_count)| {
+            let old_row = first_row(old_start, old_count);
+            let new_row = first_row(new_start, new_count);
+            let start_byte = old_lines.offset(old_row);
+            let old_end_byte = old_lines.offset(old_row + old_count);
+            let new_len = new_lines.offset(new_row + new_count) - new_lines.offset(new_row);
+            InputEdit {
+                start_byte,
+                old_end_byte,
+                new_end_byte: start_byte + new_len,
+                start_position: Point::new(old_row, 0),
+                old_end_position: end_point(&old_lines, old_row + old_count),
+                new_end_position: {
+                    let end = end_point(&new_lines, new_row + new_count);
+                    Point::new(old_row + (end.row - new_row), end.column)
+                },
+            }
         })
         .collect()
 }
 
-/// The innermost definition spanning `line`.
-fn innermost(defs: &[Def], line: usize) -> Option<&Def> {
-    defs.iter()
-        .filter(|d| d.start <= line && line <= d.end)
-        .min_by_key(|d| d.end - d.start)
+/// The point at the start of 0-based `row`, or at the end of a source without a final
+/// newline when `row` is past its last line.
+fn end_point(lines: &LineIndex<'_>, row: usize) -> Point {
+    if row < lines.starts.len() {
+        Point::new(row, 0)
+    } else {
+        let last = lines.starts.len() - 1;
+        Point::new(last, lines.source.len() - lines.starts[last])
+    }
 }
 
-fn collect(node: Node<'_>, source: &[u8], scope: &mut Vec<String>, out: &mut Vec<Def>) {
-    let mut cursor = node.walk();
-    for child in node.children(&mut cursor) {
-        let kind = child.kind();
-        if kind == "function_definition" || kind == "class_definition" {
-            let name = child
-                .child_by_field_name("name")
-                .and_then(|n| n.utf8_text(source).ok())
-                .unwrap_or_default()
-                .to_owned();
-            scope.push(name);
-            if kind == "function_definition" {
-                out.push(Def {
-                    name: scope.join("."),
-                    start: child.start_position().row + 1,
-                    end: child.end_position().row + 1,
-                });
-            }
-            collect(child, source, scope, out);
-            scope.pop();
+fn text<'s>(node: Node<'_>, source: &'s [u8]) -> std::borrow::Cow<'s, str> {
+    String::from_utf8_lossy(&source[node.byte_range()])
+}
+
+fn field_text(node: Node<'_>, field: &str, source: &[u8]) -> Option<String> {
+    node.child_by_field_name(field)
+        .map(|n| text(n, source).into_owned())
+}
+
+/// What a node is to the name of a definition.
+enum Role {
+    /// A function: its name and whether it is a test.
+    Function(String, bool),
+    /// A named scope (class, type, module, `describe` block).
+    Scope(String),
+    /// Neither.
+    Other,
+}
+
+/// The qualified name of the innermost definition enclosing `node`, and that of the
+/// innermost enclosing test.
+fn enclosing(lang: Lang, node: Node<'_>, source: &[u8]) -> Option<(String, Option<String>)> {
+    // Names innermost first; `test_at` is the index of the innermost test's name.
+    let mut names: Vec<String> = Vec::new();
+    let mut test_at = None;
+    let mut current = Some(node);
+    while let Some(at) = current {
+        // Below the definition, a decorator-like node stands for what it decorates; the
+        // walk goes on from the decorator's parent (the definition's own parent).
+        let n = if names.is_empty() {
+            decorated(lang, at)
         } else {
-            collect(child, source, scope, out);
+            at
+        };
+        match role(lang, n, source) {
+            Role::Function(name, test) => {
+                if test && test_at.is_none() {
+                    test_at = Some(names.len());
+                }
+                names.push(name);
+            }
+            Role::Scope(name) if !names.is_empty() => names.push(name),
+            Role::Scope(_) | Role::Other => {}
         }
+        current = at.parent();
     }
+    if names.is_empty() {
+        return None;
+    }
+    let join = |names: &[String]| {
+        names
+            .iter()
+            .rev()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join(".")
+    };
+    Some((join(&names), test_at.map(|i| join(&names[i..]))))
+}
+
+/// The definition a decorator-like node belongs to, or the node itself.
+fn decorated(lang: Lang, node: Node<'_>) -> Node<'_> {
+    match (lang, node.kind()) {
+        // `@decorator` lines: the definition is the decorated_definition's `definition`.
+        (Lang::Python, "decorated_definition") => {
+            node.child_by_field_name("definition").unwrap_or(node)
+        }
+        // `#[test]` attributes, and TypeScript's decorators of class members, are siblings
+        // before the item they apply to.
+        (Lang::Rust, "attribute_item") => {
+            following(node, &["attribute_item", "line_comment", "block_comment"])
+                .filter(|n| n.kind() == "function_item")
+                .unwrap_or(node)
+        }
+        (Lang::JavaScript | Lang::TypeScript | Lang::Tsx, "decorator") => {
+            following(node, &["decorator", "comment"])
+                .filter(|n| n.kind() == "method_definition")
+                .unwrap_or(node)
+        }
+        _ => node,
+    }
+}
+
+/// The first named sibling after `node` that is not of one of the `skipped` kinds.
+fn following<'t>(node: Node<'t>, skipped: &[&str]) -> Option<Node<'t>> {
+    let mut next = node.next_named_sibling();
+    while let Some(n) = next {
+        if !skipped.contains(&n.kind()) {
+            return Some(n);
+        }
+        next = n.next_named_sibling();
+    }
+    None
+}
+
+fn role(lang: Lang, node: Node<'_>, source: &[u8]) -> Role {
+    let named = |field: &str| field_text(node, field, source).unwrap_or_default();
+    match (lang, node.kind()) {
+        (Lang::Python, "function_definition")
+        | (
+            Lang::JavaScript | Lang::TypeScript | Lang::Tsx,
+            "function_declaration" | "generator_function_declaration" | "method_definition",
+        ) => {
+            let name = named("name");
+            let test = name.starts_with("test");
+            Role::Function(name, test)
+        }
+        (Lang::Python, "class_definition")
+        | (Lang::Rust, "trait_item" | "mod_item")
+        | (
+            Lang::Java,
+            "class_declaration"
+            | "interface_declaration"
+            | "enum_declaration"
+            | "record_declaration"
+            | "annotation_type_declaration",
+        ) => Role::Scope(named("name")),
+        (Lang::Java, "method_declaration" | "constructor_declaration") => {
+            let name = named("name");
+            let test = name.starts_with("test") || java_test_annotation(node, source);
+            Role::Function(name, test)
+        }
+        (Lang::Go, "function_declaration") => {
+            let name = named("name");
+            let test = ["Test", "Benchmark", "Fuzz", "Example"]
+                .iter()
+                .any(|p| name.starts_with(p));
+            Role::Function(name, test)
+        }
+        (Lang::Go, "method_declaration") => {
+            let receiver = node
+                .child_by_field_name("receiver")
+                .and_then(|r| r.named_child(0))
+                .and_then(|p| p.child_by_field_name("type"))
+                .map(|t| go_type_name(t, source));
+            let name = named("name");
+            match receiver {
+                Some(receiver) => Role::Function(format!("{receiver}.{name}"), false),
+                None => Role::Function(name, false),
+            }
+        }
+        (
+            Lang::JavaScript | Lang::TypeScript | Lang::Tsx,
+            "arrow_function" | "function_expression",
+        ) => {
+            // A function bound to a name: `const f = () => ...`, `{ f: function () ... }`.
+            let parent = node.parent();
+            let name = parent.and_then(|p| match p.kind() {
+                "variable_declarator" => field_text(p, "name", source),
+                "pair" => field_text(p, "key", source),
+                "public_field_definition" | "field_definition" => {
+                    field_text(p, "name", source).or_else(|| field_text(p, "property", source))
+                }
+                _ => None,
+            });
+            match name {
+                Some(name) => Role::Function(name, false),
+                None => Role::Other,
+            }
+        }
+        (
+            Lang::JavaScript | Lang::TypeScript | Lang::Tsx,
+            "class_declaration" | "abstract_class_declaration" | "class" | "interface_declaration",
+        ) => match field_text(node, "name", source) {
+            Some(name) => Role::Scope(name),
+            None => Role::Other,
+        },
+        (Lang::JavaScript | Lang::TypeScript | Lang::Tsx, "call_expression") => {
+            js_test_call(node, source)
+        }
+        (Lang::Rust, "function_item" | "function_signature_item") => {
+            let name = named("name");
+            let test = name.starts_with("test") || rust_test_attribute(node, source);
+            Role::Function(name, test)
+        }
+        (Lang::Rust, "impl_item") => Role::Scope(
+            node.child_by_field_name("type")
+                .map(|t| rust_type_name(t, source))
+                .unwrap_or_default(),
+        ),
+        _ => Role::Other,
+    }
+}
+
+/// Whether a Java method carries `@Test`, `@ParameterizedTest`, `@RepeatedTest`,
+/// `@TestFactory` or `@TestTemplate` (qualified or not).
+fn java_test_annotation(method: Node<'_>, source: &[u8]) -> bool {
+    let mut cursor = method.walk();
+    let Some(modifiers) = method
+        .children(&mut cursor)
+        .find(|c| c.kind() == "modifiers")
+    else {
+        return false;
+    };
+    let mut cursor = modifiers.walk();
+    modifiers.children(&mut cursor).any(|a| {
+        matches!(a.kind(), "marker_annotation" | "annotation")
+            && a.child_by_field_name("name").is_some_and(|n| {
+                let name = text(n, source);
+                let last = name.rsplit('.').next().unwrap_or(&name);
+                matches!(
+                    last,
+                    "Test" | "ParameterizedTest" | "RepeatedTest" | "TestFactory" | "TestTemplate"
+                )
+            })
+    })
+}
+
+/// Whether a Rust item has an attribute whose path ends in `test` (`#[test]`,
+/// `#[tokio::test]`, `#[rstest]`).
+fn rust_test_attribute(item: Node<'_>, source: &[u8]) -> bool {
+    let mut previous = item.prev_named_sibling();
+    while let Some(p) = previous {
+        match p.kind() {
+            "attribute_item" => {
+                let attribute = text(p, source);
+                let path = attribute
+                    .trim_start_matches("#[")
+                    .split(['(', ']', '='])
+                    .next()
+                    .unwrap_or_default()
+                    .trim();
+                if path
+                    .rsplit("::")
+                    .next()
+                    .is_some_and(|l| l.ends_with("test"))
+                {
+                    return true;
+                }
+            }
+            "line_comment" | "block_comment" => {}
+            _ => return false,
+        }
+        previous = p.prev_named_sibling();
+    }
+    false
+}
+
+/// `describe("name", ...)` is a scope, `it("name", ...)` and `test("name", ...)` are tests
+/// (also `.only`, `.skip`, `.each(...)` forms).
+fn js_test_call(call: Node<'_>, source: &[u8]) -> Role {
+    let Some(function) = call.child_by_field_name("function") else {
+        return Role::Other;
+    };
+    let callee = text(function, source);
+    let head = callee.split(['.', '(']).next().unwrap_or_default();
+    let Some(title) = call
+        .child_by_field_name("arguments")
+        .and_then(|a| a.named_child(0))
+        .filter(|a| matches!(a.kind(), "string" | "template_string"))
+        .map(|a| {
+            text(a, source)
+                .trim_matches(|c| c == '"' || c == '\'' || c == '`')
+                .to_owned()
+        })
+    else {
+        return Role::Other;
+    };
+    match head {
+        "describe" | "context" | "suite" => Role::Scope(title),
+        "it" | "test" => Role::Function(title, true),
+        _ => Role::Other,
+    }
+}
+
+/// A Go receiver's type name without pointer or type arguments: `*Server[T]` -> `Server`.
+fn go_type_name(node: Node<'_>, source: &[u8]) -> String {
+    let t = text(node, source);
+    let t = t.trim_start_matches('*');
+    t.split('[').next().unwrap_or(t).trim().to_owned()
+}
+
+/// A Rust impl's type name without type arguments: `Parser<'a, T>` -> `Parser`.
+fn rust_type_name(node: Node<'_>, source: &[u8]) -> String {
+    let t = text(node, source);
+    t.split('<').next().unwrap_or(&t).trim().to_owned()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use isobench_core::diff;
+
+    /// The functions of `source` (a new file: every line added).
+    fn all(lang: Lang, source: &str) -> Vec<(String, Option<String>)> {
+        let lines: Vec<usize> = (1..=source.lines().count()).collect();
+        let head = Side {
+            blob: Oid::hash_object(git2::ObjectType::Blob, source.as_bytes()).unwrap(),
+            content: source.as_bytes(),
+            lines: &lines,
+        };
+        FunctionFinder::new()
+            .touched(lang, None, Some(head), &[])
+            .into_iter()
+            .map(|t| (t.name, t.test))
+            .collect()
+    }
+
+    fn names(found: &[(String, Option<String>)]) -> Vec<&str> {
+        found.iter().map(|(n, _)| n.as_str()).collect()
+    }
 
     #[test]
-    fn qualified_names_of_nested_definitions() {
-        let source = "import os\n\nclass Table:\n    @property\n    def size(self):\n        return 1\n\n    def sort(self):\n        def key(x):\n            return x\n        return sorted(self, key=key)\n\n\ndef helper():\n    pass\n";
-        let defs = PythonParser::new().definitions(source);
-        let names: Vec<(&str, usize, usize)> = defs
-            .iter()
-            .map(|d| (d.name.as_str(), d.start, d.end))
-            .collect();
+    fn python_nested_and_decorated_definitions() {
+        let source = "import os\n\nclass Table:\n    @property\n    def size(self):\n        return 1\n\n    def sort(self):\n        @cache\n        def key(x):\n            return x\n        return sorted(self, key=key)\n\n\ndef helper():\n    pass\n";
         assert_eq!(
-            names,
-            vec![
-                ("Table.size", 5, 6),
-                ("Table.sort", 8, 11),
-                ("Table.sort.key", 9, 10),
-                ("helper", 14, 15)
-            ]
+            names(&all(Lang::Python, source)),
+            ["Table.size", "Table.sort", "Table.sort.key", "helper"]
         );
     }
 
     #[test]
-    fn touched_functions_on_both_sides() {
+    fn languages_by_extension() {
+        assert_eq!(Lang::of_path("a/b.py"), Some(Lang::Python));
+        assert_eq!(Lang::of_path("A.java"), Some(Lang::Java));
+        assert_eq!(Lang::of_path("x_test.go"), Some(Lang::Go));
+        assert_eq!(Lang::of_path("w/app.spec.ts"), Some(Lang::TypeScript));
+        assert_eq!(Lang::of_path("w/App.tsx"), Some(Lang::Tsx));
+        assert_eq!(Lang::of_path("w/app.mjs"), Some(Lang::JavaScript));
+        assert_eq!(Lang::of_path("src/lib.rs"), Some(Lang::Rust));
+        assert_eq!(Lang::of_path("native/sort.c"), None);
+        assert_eq!(Lang::of_path("Makefile"), None);
+        assert_eq!(Lang::of_path("dir.py/README"), None);
+    }
+
+    #[test]
+    fn incremental_edits_give_the_fresh_parse() {
         let base = "def a():\n    return 1\n\n\ndef b():\n    return 2\n";
-        let head = "def a():\n    return 1\n\n\ndef b():\n    x = 2\n    return x\n";
-        let text = "diff --git a/m.py b/m.py\n--- a/m.py\n+++ b/m.py\n@@ -5,2 +5,3 @@ def a():\n def b():\n-    return 2\n+    x = 2\n+    return x\n";
-        let patch = diff::parse(text).unwrap();
-        let touched = PythonParser::new().touched(&patch.files[0], Some(base), Some(head));
-        assert_eq!(
-            touched,
-            vec![Touched {
-                name: "b".into(),
-                method: Method::PythonAst
-            }]
-        );
-        // The hunk header names `a` (the line git found above the hunk): the fallback
-        // would be wrong here, which is why Python is parsed.
-        assert_eq!(from_hunk_headers(&patch.files[0])[0].name, "a");
+        let head =
+            "def a():\n    return 1\n\n\ndef b():\n    x = 2\n    return x\n\n\ndef c():\n    pass";
+        let hunks = [(5, 2, 5, 7)];
+        let mut finder = FunctionFinder::new();
+        let base_side = Side {
+            blob: Oid::hash_object(git2::ObjectType::Blob, base.as_bytes()).unwrap(),
+            content: base.as_bytes(),
+            lines: &[6],
+        };
+        let head_side = Side {
+            blob: Oid::hash_object(git2::ObjectType::Blob, head.as_bytes()).unwrap(),
+            content: head.as_bytes(),
+            lines: &[6, 7, 8, 9, 10, 11],
+        };
+        let found = finder.touched(Lang::Python, Some(base_side), Some(head_side), &hunks);
+        let names: Vec<&str> = found.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["b", "c"]);
+        let incremental = finder.cache[&(Lang::Python, head_side.blob)]
+            .tree
+            .root_node()
+            .to_sexp();
+        let fresh = FunctionFinder::new()
+            .parse(Lang::Python, head.as_bytes(), None)
+            .unwrap()
+            .root_node()
+            .to_sexp();
+        assert_eq!(incremental, fresh);
     }
 }

@@ -4,6 +4,7 @@
 pub mod commit;
 pub mod enrich;
 pub mod functions;
+pub mod heads;
 pub mod repo;
 pub mod timings;
 
@@ -15,6 +16,7 @@ use std::sync::mpsc;
 
 use git2::{Oid, Sort};
 use isobench_core::codec::JsonStyle;
+use isobench_core::testfiles::SplitPreset;
 use serde_json::Value;
 
 use crate::cli::{EnrichArgs, MineArgs, TimingsArgs};
@@ -25,7 +27,7 @@ use crate::{Session, exit};
 pub use enrich::{EnrichConfig, Enricher};
 
 use commit::{EnvSpec, Filters, MineSettings, Mined};
-use functions::PythonParser;
+use functions::FunctionFinder;
 use repo::{Repo, RepoError};
 
 impl From<RepoError> for CliError {
@@ -241,24 +243,38 @@ pub fn run_mine(session: &Session, args: &MineArgs) -> Result<i32, CliError> {
                 None,
             ));
         };
-        let from = repo.commit(from)?.id();
-        let to = repo.commit(to)?.id();
-        let mut walk = repo.git.revwalk().map_err(|e| repo.err(e))?;
-        walk.set_sorting(Sort::TOPOLOGICAL | Sort::REVERSE)
-            .map_err(|e| repo.err(e))?;
-        walk.push(to).map_err(|e| repo.err(e))?;
-        walk.hide(from).map_err(|e| repo.err(e))?;
-        for oid in walk {
-            tasks.push(Task {
-                head: oid.map_err(|e| repo.err(e))?,
-                base: None,
-            });
+        let (from_id, to_id) = (repo.commit(from)?.id(), repo.commit(to)?.id());
+        let commits = range_commits(&repo, from_id, to_id)?;
+        if commits.is_empty() {
+            let reversed = range_commits(&repo, to_id, from_id)?.len();
+            let hint = if reversed > 0 {
+                format!(
+                    "`{from}..{to}` lists the commits reachable from `{to}` and not from `{from}`; the range looks reversed: `{to}..{from}` has {reversed} commit(s)"
+                )
+            } else {
+                format!("`{from}` and `{to}` are the same commit")
+            };
+            return Err(CliError::Record(
+                format!("`--range {range}` holds no commit: nothing to mine"),
+                Some(hint),
+            ));
         }
+        tasks.extend(commits.into_iter().map(|head| Task { head, base: None }));
     }
     let single = tasks.len() == 1;
     let settings = MineSettings {
         repo_name,
-        rules: session.config.test_file_rules()?,
+        preset: SplitPreset::named(&args.preset, session.config.test_file_rules()?).ok_or_else(
+            || {
+                CliError::usage(
+                    format!("unknown `--preset {}`", args.preset),
+                    Some(&format!(
+                        "the presets are `{}`",
+                        SplitPreset::NAMES.join("`, `")
+                    )),
+                )
+            },
+        )?,
         env: args.python.as_ref().map(|python| EnvSpec {
             python: python.clone(),
             arch: args.arch.clone(),
@@ -304,9 +320,23 @@ pub fn run_mine(session: &Session, args: &MineArgs) -> Result<i32, CliError> {
     Ok(exit::OK)
 }
 
-/// Mines `tasks` on `jobs` threads (each with its own repository handle and parser) and
-/// hands the outcomes to `take` in task order. At most a few outcomes per thread wait in
-/// memory.
+/// The commits reachable from `to` and not from `from`, oldest first (parents before
+/// children).
+fn range_commits(repo: &Repo, from: Oid, to: Oid) -> Result<Vec<Oid>, RepoError> {
+    let mut walk = repo.git.revwalk().map_err(|e| repo.err(e))?;
+    walk.set_sorting(Sort::TOPOLOGICAL | Sort::REVERSE)
+        .map_err(|e| repo.err(e))?;
+    walk.push(to).map_err(|e| repo.err(e))?;
+    walk.hide(from).map_err(|e| repo.err(e))?;
+    walk.map(|oid| oid.map_err(|e| repo.err(e))).collect()
+}
+
+/// How many consecutive commits a thread takes at a time: a file's head blob is often
+/// the base blob of a later commit, and a thread keeps the blobs it parsed.
+const CHUNK: usize = 16;
+
+/// Mines `tasks` on `jobs` threads (each with its own repository handle and parsers, taking
+/// runs of [`CHUNK`] consecutive commits) and hands the outcomes to `take` in task order.
 fn mine_parallel(
     path: &std::path::Path,
     settings: &MineSettings,
@@ -316,7 +346,7 @@ fn mine_parallel(
     mut take: impl FnMut(Mined) -> Result<(), CliError>,
 ) -> Result<(), CliError> {
     let next = AtomicUsize::new(0);
-    let window = jobs * 8;
+    let window = jobs * CHUNK * 2;
     std::thread::scope(|scope| {
         let (tx, rx) = mpsc::sync_channel::<(usize, Result<Mined, RepoError>)>(window);
         for _ in 0..jobs {
@@ -326,24 +356,31 @@ fn mine_parallel(
                 let repo = match Repo::open(path) {
                     Ok(r) => r,
                     Err(e) => {
-                        let _ = tx.send((next.fetch_add(1, Ordering::SeqCst), Err(e)));
+                        let _ = tx.send((next.fetch_add(CHUNK, Ordering::SeqCst), Err(e)));
                         return;
                     }
                 };
-                let mut parser = PythonParser::new();
+                let mut finder = FunctionFinder::new();
                 loop {
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(task) = tasks.get(i) else { break };
-                    let mut outcome =
-                        commit::mine(&repo, &mut parser, settings, task.head, task.base);
-                    if !strict_root && let Err(RepoError::RootCommit { commit, .. }) = &outcome {
-                        outcome = Ok(Mined::Skipped {
-                            commit: commit.clone(),
-                            reason: "a root commit (no parent to diff against)".into(),
-                        });
-                    }
-                    if tx.send((i, outcome)).is_err() {
+                    let start = next.fetch_add(CHUNK, Ordering::SeqCst);
+                    if start >= tasks.len() {
                         break;
+                    }
+                    let end = (start + CHUNK).min(tasks.len());
+                    for (i, task) in tasks[start..end].iter().enumerate() {
+                        let i = start + i;
+                        let mut outcome =
+                            commit::mine(&repo, &mut finder, settings, task.head, task.base);
+                        if !strict_root && let Err(RepoError::RootCommit { commit, .. }) = &outcome
+                        {
+                            outcome = Ok(Mined::Skipped {
+                                commit: commit.clone(),
+                                reason: "a root commit (no parent to diff against)".into(),
+                            });
+                        }
+                        if tx.send((i, outcome)).is_err() {
+                            return;
+                        }
                     }
                 }
             });

@@ -198,16 +198,6 @@ impl Repo {
             .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
     }
 
-    /// The text of the blob at `path` in `tree`, if it exists and is UTF-8 text.
-    pub fn file_text(&self, tree: &Tree<'_>, path: &str) -> Option<String> {
-        let entry = tree.get_path(Path::new(path)).ok()?;
-        let blob = self.git.find_blob(entry.id()).ok()?;
-        if blob.is_binary() {
-            return None;
-        }
-        String::from_utf8(blob.content().to_vec()).ok()
-    }
-
     /// The `owner/name` of the `origin` remote when it is a GitHub-style URL
     /// (`https://host/owner/name(.git)` or `git@host:owner/name(.git)`).
     pub fn origin_owner_name(&self) -> Option<String> {
