@@ -263,14 +263,41 @@ impl<'r, 'n> Exporter<'r, 'n> {
                 .get("extra")
                 .and_then(Value::as_object)
         {
-            for key in extra.keys() {
-                self.notes.dropped(
-                    format!("extensions.source.extra.{key}"),
-                    format!("a `{from}` field {} has no place for", self.format),
-                );
+            for (key, value) in extra {
+                let detail = match self.test_list_holding(value) {
+                    Some(key) => format!(
+                        "a `{from}` field {} has no place for; its test names are written, as `{key}`, \
+                         only what it says of each test (statuses, results) is not",
+                        self.format,
+                    ),
+                    None => format!("a `{from}` field {} has no place for", self.format),
+                };
+                self.notes
+                    .dropped(format!("extensions.source.extra.{key}"), detail);
             }
         }
         self.out
+    }
+}
+
+impl Exporter<'_, '_> {
+    /// The written test list (`FAIL_TO_PASS`, `PASS_TO_PASS`) that holds every key of
+    /// `value`, an object keyed by test name (Multi-SWE-bench's `f2p_tests`): such a
+    /// field's names are carried, only its per-test details are dropped.
+    fn test_list_holding(&self, value: &Value) -> Option<&'static str> {
+        let names = value.as_object().filter(|names| !names.is_empty())?;
+        [
+            ("FAIL_TO_PASS", vocab::FAIL_TO_PASS),
+            ("PASS_TO_PASS", vocab::PASS_TO_PASS),
+        ]
+        .into_iter()
+        .filter(|(key, _)| self.out.contains_key(*key))
+        .find(|(_, list)| {
+            self.record
+                .ext_list(list)
+                .is_some_and(|items| names.keys().all(|name| items.contains(name)))
+        })
+        .map(|(key, _)| key)
     }
 }
 

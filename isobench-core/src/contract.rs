@@ -179,13 +179,7 @@ impl Requirement {
             (Kind::Integer, Value::Number(n)) => (n.is_i64() || n.is_u64(), false),
             _ => (false, false),
         };
-        if !fits {
-            Some(Problem::WrongType)
-        } else if empty && self.non_empty {
-            Some(Problem::Empty)
-        } else {
-            None
-        }
+        self.verdict(fits, empty)
     }
 
     /// What is wrong with a passed value, judged by its JSON text.
@@ -197,6 +191,11 @@ impl Requirement {
             _ => false,
         };
         let empty = matches!(text, b"\"\"" | b"[]" | b"\"[]\"");
+        self.verdict(fits, empty)
+    }
+
+    /// The problem of a value that `fits` the kind or not, and is `empty` or not.
+    fn verdict(&self, fits: bool, empty: bool) -> Option<Problem> {
         if !fits {
             Some(Problem::WrongType)
         } else if empty && self.non_empty {
