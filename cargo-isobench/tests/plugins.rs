@@ -157,10 +157,11 @@ fn real_multi_swe_bench_records_round_trip_through_the_native_plugin() {
     // What SWE-bench cannot hold, and what its harness misses, is said in the report.
     let report = stderr(&out);
     assert!(report.contains("incomplete: 34 record(s)"), "{report}");
-    // The names of `f2p_tests` are written as FAIL_TO_PASS: only their statuses are dropped.
+    // The names of `fixed_tests` are written as FAIL_TO_PASS: only their statuses are
+    // dropped.
     assert!(
         report.contains(
-            "extensions.source.extra.f2p_tests: 34 record(s); a `multi-swe-bench` field swe-bench has no place for; its test names are written, as `FAIL_TO_PASS`"
+            "extensions.source.extra.fixed_tests: 34 record(s); a `multi-swe-bench` field swe-bench has no place for; its test names are written, as `FAIL_TO_PASS`"
         ),
         "{report}"
     );
