@@ -1354,6 +1354,9 @@ fn a_new_plugin_builds_against_the_sdk_as_cargo_package_ships_it() {
             "swe-bench",
             "-i",
             "sample.jsonl",
+            // The sample has no `created_at`, `version` or `environment_setup_commit`,
+            // which SWE-bench's harness needs.
+            "--allow-incomplete",
         ],
         &[],
     );
