@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use isobench_core::adapter::{ExportOptions, ViewAdapter};
 use isobench_core::codec::JsonStyle;
 use isobench_core::passthrough::{self, Passed};
-use isobench_core::report::{Covered, MAX_LISTED, RecordWarning, Rejection};
+use isobench_core::report::{Covered, MAX_LISTED, NoteKind, RecordWarning, Rejection};
 use isobench_core::{Contract, ConversionReport, Notes, Profile, RecordError, Registry};
 use serde_json::{Map, Value};
 
@@ -929,7 +929,11 @@ impl Job<'_> {
         if self.shared.allow_incomplete {
             for u in &unmet {
                 let r = u.requirement;
-                self.notes.missing(
+                // Pushed as it is: the target's key is missing from what is written even
+                // where a canonical field of the same name was derived (a GSO `version`
+                // signature is no SWE-bench release).
+                self.notes.push(
+                    NoteKind::Missing,
                     &r.key,
                     format!(
                         "{} needs it ({}); written without it (`--allow-incomplete`): supply it with {}",
