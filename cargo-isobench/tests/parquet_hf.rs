@@ -851,9 +851,12 @@ fn columns_no_record_has_are_left_out_of_files_of_many_row_groups() {
                 "patch": "diff",
                 "test_patch": "diff",
                 "problem_statement": "p",
+                "hints_text": "",
+                "created_at": "2024-01-02T03:04:05Z",
                 "version": "1.0",
                 "FAIL_TO_PASS": "[\"t::a\"]",
                 "PASS_TO_PASS": "[]",
+                "environment_setup_commit": "abc",
             });
             if i == n {
                 row["difficulty"] = json!("<15 min fix");
