@@ -907,7 +907,15 @@ impl Job<'_> {
         if contract.is_empty() {
             return Ok(());
         }
-        for filled in contract.fill_none_values(out) {
+        // A format's own "none" stands in only for a concept the source format lacks: a
+        // record of the target's own format without the key is incomplete, not empty.
+        let same_format = self.shared.from.info().name == target.name;
+        let filled = if same_format {
+            Vec::new()
+        } else {
+            contract.fill_none_values(out)
+        };
+        for filled in filled {
             self.notes.defaulted(
                 &filled.key,
                 format!(
@@ -917,11 +925,7 @@ impl Job<'_> {
                 ),
             );
         }
-        let text_of = |s: &str| {
-            passthrough::index_of(s)
-                .and_then(|index| passed.text(raw, index))
-                .map(<[u8]>::to_vec)
-        };
+        let text_of = |s: &str| passthrough::index_of(s).and_then(|index| passed.text(raw, index));
         let unmet = contract.check(out, &text_of);
         let Some(first) = unmet.first() else {
             return Ok(());

@@ -178,11 +178,13 @@ fn every_pair_writes_what_the_target_accepts_or_refuses_with_a_remedy() {
     // A few cells whose outcome is known, so that a matrix of refusals cannot pass.
     let at = |from: &str, to: &str| -> Vec<&str> {
         let column = TARGETS.iter().position(|t| *t == to).unwrap();
-        cells
+        let found: Vec<&str> = cells
             .iter()
             .filter(|(_, f, _)| *f == from)
             .map(|(_, _, row)| row[column].as_str())
-            .collect()
+            .collect();
+        assert!(!found.is_empty(), "no {from} source");
+        found
     };
     for to in ["canonical", "swe-bench", "minisandbox"] {
         assert!(
@@ -341,4 +343,81 @@ fn allow_incomplete_reports_what_each_record_lacks() {
         said.contains("\"FAIL_TO_PASS\" is a required property"),
         "{said}"
     );
+}
+
+#[test]
+fn validate_shows_the_first_problems_and_names_the_format_the_records_match() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = Path::new(EXAMPLES).join("swe-bench-verified.sample.jsonl");
+    let canonical = dir.path().join("canonical.jsonl");
+    let out = convert("swe-bench", "canonical", &input, &canonical, &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // Canonical records checked as SWE-bench rows (the file given twice, as an argument
+    // and with `-i`): every record lacks five of SWE-bench's keys, 30 problems in all.
+    let path = canonical.to_str().unwrap();
+    let out = isobench(&["validate", "--format", "swe-bench", path, "-i", path]);
+    assert_eq!(out.status.code(), Some(1));
+    let shown = text(&out.stdout);
+    assert_eq!(shown.lines().count(), 20, "{shown}");
+    let said = text(&out.stderr);
+    assert!(
+        said.contains("... and 10 more problem(s), not shown"),
+        "{said}"
+    );
+    assert!(
+        said.contains(
+            "6 record(s) checked against `swe-bench`: 0 valid, 6 invalid (30 problem(s))"
+        ),
+        "{said}"
+    );
+    assert!(
+        said.contains(
+            "hint: the records read as `canonical`: check them with `--format canonical`"
+        ),
+        "{said}"
+    );
+}
+
+#[test]
+fn a_record_of_the_target_format_lacking_a_key_is_not_given_the_none_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let sample =
+        std::fs::read_to_string(Path::new(EXAMPLES).join("swe-bench-verified.sample.jsonl"))
+            .unwrap();
+    let mut row: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(sample.lines().next().unwrap()).unwrap();
+    row.shift_remove("hints_text");
+    let input = dir.path().join("no-hints.jsonl");
+    std::fs::write(&input, serde_json::Value::Object(row).to_string() + "\n").unwrap();
+    // SWE-bench itself has hints: a SWE-bench row without them is incomplete, not empty.
+    let out = convert(
+        "swe-bench",
+        "swe-bench",
+        &input,
+        &dir.path().join("out.jsonl"),
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("it needs `hints_text`"),
+        "{}",
+        text(&out.stderr)
+    );
+    // From a format without the concept, SWE-bench's own "none" is written, and said.
+    let canonical = dir.path().join("canonical.jsonl");
+    let out = convert(
+        "swe-bench",
+        "canonical",
+        &input,
+        &canonical,
+        &["--allow-incomplete"],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let back = dir.path().join("back.jsonl");
+    let out = convert("canonical", "swe-bench", &canonical, &back, &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("hints_text: 1 record(s); written as \"\""));
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&back).unwrap()).unwrap();
+    assert_eq!(written["hints_text"], "");
 }

@@ -293,9 +293,12 @@ impl Exporter<'_, '_> {
         .into_iter()
         .filter(|(key, _)| self.out.contains_key(*key))
         .find(|(_, list)| {
-            self.record
-                .ext_list(list)
-                .is_some_and(|items| names.keys().all(|name| items.contains(name)))
+            let Some(Value::Array(items)) = self.record.ext(list) else {
+                return false;
+            };
+            let items: std::collections::HashSet<&str> =
+                items.iter().filter_map(Value::as_str).collect();
+            names.keys().all(|name| items.contains(name.as_str()))
         })
         .map(|(key, _)| key)
     }

@@ -150,14 +150,18 @@ impl Requirement {
     ///
     /// `passed` gives the JSON text a marker string stands for (see
     /// [`crate::passthrough`]): such a value is judged by that text.
-    fn problem(&self, value: &Value, passed: &dyn Fn(&str) -> Option<Vec<u8>>) -> Option<Problem> {
+    fn problem<'t>(
+        &self,
+        value: &Value,
+        passed: &dyn Fn(&str) -> Option<&'t [u8]>,
+    ) -> Option<Problem> {
         let text = match value {
             Value::String(s) => passed(s),
             Value::Array(items) if items.len() == 1 => items[0].as_str().and_then(passed),
             _ => None,
         };
         if let Some(text) = text {
-            return self.text_problem(&text);
+            return self.text_problem(text);
         }
         let (fits, empty) = match (self.kind, value) {
             (Kind::String | Kind::StringOrNull, Value::String(s)) => (true, s.trim().is_empty()),
@@ -314,10 +318,10 @@ impl Contract {
 
     /// Every requirement `record` does not meet, in the contract's order. `passed` gives
     /// the JSON text a passed-through marker stands for (`|_| None` when nothing passed).
-    pub fn check<'c>(
+    pub fn check<'c, 't>(
         &'c self,
         record: &Map<String, Value>,
-        passed: &dyn Fn(&str) -> Option<Vec<u8>>,
+        passed: &dyn Fn(&str) -> Option<&'t [u8]>,
     ) -> Vec<Unmet<'c>> {
         self.requires
             .iter()
@@ -468,7 +472,7 @@ mod tests {
         map
     }
 
-    fn none(_: &str) -> Option<Vec<u8>> {
+    fn none(_: &str) -> Option<&'static [u8]> {
         None
     }
 
@@ -522,9 +526,9 @@ mod tests {
     fn a_passed_value_is_judged_by_its_text() {
         let c = contract();
         let texts = |s: &str| match s {
-            "\0empty" => Some(b"\"\"".to_vec()),
-            "\0list" => Some(b"[\"a\"]".to_vec()),
-            "\0nolist" => Some(b"[]".to_vec()),
+            "\0empty" => Some(&b"\"\""[..]),
+            "\0list" => Some(&b"[\"a\"]"[..]),
+            "\0nolist" => Some(&b"[]"[..]),
             _ => None,
         };
         let record = map(json!({

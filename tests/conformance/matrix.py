@@ -23,7 +23,6 @@ same matrix is checked against `validate --format` by `cargo-isobench/tests/cont
 """
 
 import argparse
-import json
 import os
 import re
 import subprocess
