@@ -299,7 +299,7 @@ struct Shared<'a> {
     /// `--repos` / `enrich` enrichment; each worker builds its own enricher from it.
     enrich: Option<crate::mine::EnrichConfig>,
     /// The input keys whose values go to the output as they were read.
-    passing: Vec<PassKey>,
+    passing: Vec<PassKey<'a>>,
     /// Batch buffers, given back once used.
     buffers: Buffers,
 }
@@ -340,12 +340,12 @@ impl Buffers {
 /// moves them unread into canonical fields that `to` writes unread. Never the
 /// `instance_id`, which the conversion reads (repeated ids, rejected records), whatever
 /// the adapters declare.
-pub fn passing_keys(from: &dyn ViewAdapter, to: &dyn ViewAdapter) -> Vec<PassKey> {
+pub fn passing_keys<'a>(from: &'a dyn ViewAdapter, to: &dyn ViewAdapter) -> Vec<PassKey<'a>> {
     from.verbatim_imports()
         .iter()
-        .filter(|&&(key, field)| key != "instance_id" && field != "instance_id")
+        .filter(|(key, field)| key != "instance_id" && field != "instance_id")
         .filter(|(_, field)| to.verbatim_exports().contains(field))
-        .map(|&(key, field)| PassKey {
+        .map(|(key, field)| PassKey {
             key,
             list: passthrough::is_list_field(field),
         })

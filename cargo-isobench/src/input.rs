@@ -389,9 +389,9 @@ fn read_lines(
 /// An input key whose value may pass from input to output unparsed (see
 /// [`isobench_core::passthrough`]): a string, or, for a `list` key, a list of strings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PassKey {
+pub struct PassKey<'k> {
     /// The input key.
-    pub key: &'static str,
+    pub key: &'k str,
     /// Whether the canonical field it lands in holds a list of strings.
     pub list: bool,
 }
@@ -400,19 +400,19 @@ pub struct PassKey {
 #[derive(Debug, Clone, Copy)]
 pub struct Passing<'k> {
     /// The keys.
-    pub keys: &'k [PassKey],
+    pub keys: &'k [PassKey<'k>],
     /// The output's style, which a passed list's text must be in.
     pub style: JsonStyle,
 }
 
-impl Passing<'_> {
+impl<'k> Passing<'k> {
     /// Nothing passes.
     pub const NONE: Passing<'static> = Passing {
         keys: &[],
         style: JsonStyle::Compact,
     };
 
-    fn get(&self, key: &str) -> Option<PassKey> {
+    fn get(&self, key: &str) -> Option<PassKey<'k>> {
         self.keys.iter().find(|k| k.key == key).copied()
     }
 }
@@ -1146,8 +1146,8 @@ impl<'de> Visitor<'de> for SkimPassing<'_> {
 /// An object key, read as its hash and, when it passes, how.
 struct KeyHashIn<'k>(Passing<'k>);
 
-impl<'de> DeserializeSeed<'de> for KeyHashIn<'_> {
-    type Value = (u64, Option<PassKey>);
+impl<'de, 'k> DeserializeSeed<'de> for KeyHashIn<'k> {
+    type Value = (u64, Option<PassKey<'k>>);
 
     fn deserialize<D: serde::Deserializer<'de>>(
         self,
@@ -1157,8 +1157,8 @@ impl<'de> DeserializeSeed<'de> for KeyHashIn<'_> {
     }
 }
 
-impl Visitor<'_> for KeyHashIn<'_> {
-    type Value = (u64, Option<PassKey>);
+impl<'k> Visitor<'_> for KeyHashIn<'k> {
+    type Value = (u64, Option<PassKey<'k>>);
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("an object key")

@@ -82,7 +82,7 @@ fn same_either_way(registry: &Registry, lines: &[String]) -> usize {
     passed
 }
 
-fn names(keys: &[PassKey]) -> Vec<&str> {
+fn names<'k>(keys: &[PassKey<'k>]) -> Vec<&'k str> {
     keys.iter().map(|k| k.key).collect()
 }
 

@@ -1,5 +1,7 @@
 //! The canonical ISO-Bench v1 record itself, in either profile.
 
+use std::sync::OnceLock;
+
 use isobench_core::adapter::{AdapterInfo, AdapterRegistration, ExportOptions, ViewAdapter};
 use isobench_core::contract::{Contract, Kind, Requirement};
 use isobench_core::record::V1_FIELDS;
@@ -67,24 +69,32 @@ impl ViewAdapter for Canonical {
         Profile::Lossless.schema()
     }
 
-    fn verbatim_imports(&self) -> &[(&'static str, &'static str)] {
-        &[
-            ("patch", "patch"),
-            ("test_patch", "test_patch"),
-            ("gt_commit_message", "gt_commit_message"),
-        ]
+    fn verbatim_imports(&self) -> &[(String, String)] {
+        static PAIRS: OnceLock<Vec<(String, String)>> = OnceLock::new();
+        crate::common::owned_pairs(
+            &PAIRS,
+            &[
+                ("patch", "patch"),
+                ("test_patch", "test_patch"),
+                ("gt_commit_message", "gt_commit_message"),
+            ],
+        )
     }
 
-    fn verbatim_exports(&self) -> &[&'static str] {
-        &[
-            "patch",
-            "test_patch",
-            "gt_commit_message",
-            "extensions.problem_statement",
-            "extensions.hints_text",
-            "extensions.fail_to_pass",
-            "extensions.pass_to_pass",
-        ]
+    fn verbatim_exports(&self) -> &[String] {
+        static FIELDS: OnceLock<Vec<String>> = OnceLock::new();
+        crate::common::owned(
+            &FIELDS,
+            &[
+                "patch",
+                "test_patch",
+                "gt_commit_message",
+                "extensions.problem_statement",
+                "extensions.hints_text",
+                "extensions.fail_to_pass",
+                "extensions.pass_to_pass",
+            ],
+        )
     }
 
     fn import(

@@ -444,7 +444,7 @@ fn contract() -> Contract {
     )
 }
 
-fn export_hints(w: &mut Exporter<'_, '_>) {
+fn export_hints(w: &mut Exporter<'_, '_, '_>) {
     let c = w.record;
     if let Some(hints) = c.ext_str(vocab::HINTS_TEXT) {
         w.put("hints_text", hints);
@@ -463,7 +463,7 @@ fn export_hints(w: &mut Exporter<'_, '_>) {
 }
 
 /// `YYYY-MM-DD HH:MM:SS`, the source's own text when it still denotes the record's time.
-fn export_created_at(w: &mut Exporter<'_, '_>) {
+fn export_created_at(w: &mut Exporter<'_, '_, '_>) {
     let Some(created_at) = w.record.created_at.as_deref() else {
         return;
     };
@@ -512,7 +512,7 @@ fn join_diffs(patch: &str, test_patch: &str) -> String {
 
 /// The kept `gt_diff` while its split equals the record's `patch`/`test_patch`; else
 /// `patch` followed by `test_patch`.
-fn export_gt_diff(w: &mut Exporter<'_, '_>) {
+fn export_gt_diff(w: &mut Exporter<'_, '_, '_>) {
     let c = w.record;
     let kept = c.ext_str(vocab::GT_DIFF);
     if let Some(diff) = kept {

@@ -36,7 +36,6 @@ mod swe_smith;
 pub use canonical::Canonical;
 pub use gso::Gso;
 pub use minisandbox::MiniSandbox;
-pub use swe_bench::SweBench;
 pub use swe_perf::SwePerf;
 pub use swe_smith::SweSmith;
 

@@ -146,15 +146,20 @@ impl ViewAdapter for MiniSandbox {
         })
     }
 
-    fn verbatim_imports(&self) -> &[(&'static str, &'static str)] {
-        &[
-            ("problem_statement", "extensions.problem_statement"),
-            ("test_patch", "test_patch"),
-        ]
+    fn verbatim_imports(&self) -> &[(String, String)] {
+        static PAIRS: OnceLock<Vec<(String, String)>> = OnceLock::new();
+        crate::common::owned_pairs(
+            &PAIRS,
+            &[
+                ("problem_statement", "extensions.problem_statement"),
+                ("test_patch", "test_patch"),
+            ],
+        )
     }
 
-    fn verbatim_exports(&self) -> &[&'static str] {
-        &["extensions.problem_statement", "test_patch"]
+    fn verbatim_exports(&self) -> &[String] {
+        static FIELDS: OnceLock<Vec<String>> = OnceLock::new();
+        crate::common::owned(&FIELDS, &["extensions.problem_statement", "test_patch"])
     }
 
     fn import(

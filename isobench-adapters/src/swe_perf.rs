@@ -154,12 +154,14 @@ impl ViewAdapter for SwePerf {
         })
     }
 
-    fn verbatim_imports(&self) -> &[(&'static str, &'static str)] {
-        &[("patch", "patch"), ("test_patch", "test_patch")]
+    fn verbatim_imports(&self) -> &[(String, String)] {
+        static PAIRS: OnceLock<Vec<(String, String)>> = OnceLock::new();
+        crate::common::owned_pairs(&PAIRS, &[("patch", "patch"), ("test_patch", "test_patch")])
     }
 
-    fn verbatim_exports(&self) -> &[&'static str] {
-        &["patch", "test_patch"]
+    fn verbatim_exports(&self) -> &[String] {
+        static FIELDS: OnceLock<Vec<String>> = OnceLock::new();
+        crate::common::owned(&FIELDS, &["patch", "test_patch"])
     }
 
     fn import(
@@ -312,7 +314,7 @@ inventory::submit! {
 
 /// `version` is a string in SWE-Perf. A number (a lossy reader turned `0.20` into `0.2`)
 /// is taken as its text with a warning, and kept for the round trip.
-fn import_version(r: &mut Importer<'_>) -> Result<String, RecordError> {
+fn import_version(r: &mut Importer<'_, '_>) -> Result<String, RecordError> {
     match r.value("version") {
         None => Err(r.missing("version")),
         Some(Value::String(version)) => Ok(version),
@@ -364,7 +366,7 @@ fn runs_value(per_test: &[TestTimings], tests: &[String]) -> Result<Value, Timin
 }
 
 fn import_timings(
-    r: &mut Importer<'_>,
+    r: &mut Importer<'_, '_>,
     c: &mut CanonicalRecord,
     tests: &[String],
 ) -> Result<(), RecordError> {
@@ -467,7 +469,7 @@ fn quoted_list<S: AsRef<str>>(items: &[S]) -> String {
 
 /// SWE-Perf's number is kept verbatim; canonical gets the speedup of the timings.
 fn import_human_performance(
-    r: &mut Importer<'_>,
+    r: &mut Importer<'_, '_>,
     c: &mut CanonicalRecord,
 ) -> Result<(), RecordError> {
     match r.value("human_performance") {
@@ -660,7 +662,7 @@ fn test_functions_value(f: &Functions) -> Option<(Result<Value, String>, bool)> 
 /// into canonical, the map kept beside it. `Importer::json` remembers the text's style and
 /// keeps the text when encoding the map again would not give it back.
 fn import_patch_functions(
-    r: &mut Importer<'_>,
+    r: &mut Importer<'_, '_>,
     c: &mut CanonicalRecord,
 ) -> Result<(), RecordError> {
     let Some(decoded) = r.json("patch_functions")? else {
@@ -680,7 +682,7 @@ fn import_patch_functions(
     Ok(())
 }
 
-fn import_test_functions(r: &mut Importer<'_>, c: &mut CanonicalRecord) {
+fn import_test_functions(r: &mut Importer<'_, '_>, c: &mut CanonicalRecord) {
     let Some(original) = r.value("test_functions") else {
         return;
     };
@@ -754,7 +756,7 @@ fn export_tests(
     Ok(Some(tests))
 }
 
-fn export_created_at(w: &mut Exporter<'_, '_>) {
+fn export_created_at(w: &mut Exporter<'_, '_, '_>) {
     let Some(created_at) = w.record.created_at.as_deref() else {
         return;
     };
@@ -769,7 +771,7 @@ fn export_created_at(w: &mut Exporter<'_, '_>) {
 
 /// SWE-Perf's `version` is the repository release, a key of the harness's spec table
 /// (left out when the record has none: the contract asks for it).
-fn export_version(w: &mut Exporter<'_, '_>) {
+fn export_version(w: &mut Exporter<'_, '_, '_>) {
     let Some(version) = release(w.record) else {
         return;
     };
@@ -784,7 +786,7 @@ fn export_version(w: &mut Exporter<'_, '_>) {
 }
 
 fn export_timings(
-    w: &mut Exporter<'_, '_>,
+    w: &mut Exporter<'_, '_, '_>,
     tests: &[String],
     per_test: Option<&[TestTimings]>,
 ) -> Result<(), RecordError> {
@@ -822,7 +824,7 @@ fn export_timings(
 /// Writes a JSON-valued field from canonical `Functions`: the original text while it still
 /// decodes to them, else the value in the source's style (Python's by default).
 fn put_functions(
-    w: &mut Exporter<'_, '_>,
+    w: &mut Exporter<'_, '_, '_>,
     key: &str,
     functions: &Functions,
     of: fn(&Value) -> Functions,
@@ -851,7 +853,7 @@ fn put_functions(
     }
 }
 
-fn export_patch_functions(w: &mut Exporter<'_, '_>) {
+fn export_patch_functions(w: &mut Exporter<'_, '_, '_>) {
     let c = w.record;
     let functions = Functions {
         list: c.patch_functions.clone(),
@@ -861,7 +863,7 @@ fn export_patch_functions(w: &mut Exporter<'_, '_>) {
     put_functions(w, "patch_functions", &functions, patch_functions_of, value);
 }
 
-fn export_test_functions(w: &mut Exporter<'_, '_>) {
+fn export_test_functions(w: &mut Exporter<'_, '_, '_>) {
     let c = w.record;
     let functions = Functions {
         list: c.test_functions.clone(),
@@ -873,7 +875,7 @@ fn export_test_functions(w: &mut Exporter<'_, '_>) {
 
 /// SWE-Perf's own number while the timings are the ones it came with; otherwise SWE-Perf's
 /// metric computed from the timings (D5).
-fn export_human_performance(w: &mut Exporter<'_, '_>, per_test: Option<&[TestTimings]>) {
+fn export_human_performance(w: &mut Exporter<'_, '_, '_>, per_test: Option<&[TestTimings]>) {
     let c = w.record;
     let speedup = per_test.and_then(timing::speedup);
     let unchanged = c.human_performance.as_ref().and_then(Number::as_f64) == speedup;

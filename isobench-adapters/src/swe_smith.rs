@@ -199,7 +199,7 @@ fn is_owner_name(repo: &str) -> bool {
 /// a plain `owner/name` is an expected value (SWE-MiniSandbox) or deserves a warning
 /// (SWE-smith). Returns whether `repo` was a mirror name.
 pub(crate) fn import_repo(
-    importer: &mut Importer<'_>,
+    importer: &mut Importer<'_, '_>,
     record: &mut CanonicalRecord,
     repo: String,
     plain_is_normal: bool,
@@ -231,7 +231,7 @@ pub(crate) fn import_repo(
 /// Reads the bug-introducing `patch` of a SWE-smith or SWE-MiniSandbox record and returns the
 /// fix (its reverse, D9). When reversing the fix does not give back the original byte for
 /// byte, the original is kept for the round trip, with a warning.
-pub(crate) fn import_bug_patch(importer: &mut Importer<'_>) -> Result<String, RecordError> {
+pub(crate) fn import_bug_patch(importer: &mut Importer<'_, '_>) -> Result<String, RecordError> {
     let bug = importer.required_string("patch")?;
     let fix = diff::reverse(&bug).map_err(|e| {
         RecordError::invalid(
@@ -255,7 +255,7 @@ const BUG_PATCH_FORMATS: [&str; 2] = [NAME, crate::minisandbox::NAME];
 /// Writes the keys SWE-smith rows and `MiniSandbox` records begin with: `instance_id`, the
 /// bug-introducing `patch`, and the test lists as real arrays.
 pub(crate) fn export_task_head(
-    w: &mut Exporter<'_, '_>,
+    w: &mut Exporter<'_, '_, '_>,
     c: &CanonicalRecord,
     bug_patch: Option<&str>,
 ) {
@@ -306,7 +306,7 @@ pub(crate) fn export_bug_patch(record: &CanonicalRecord) -> Result<Option<String
 /// Reads a list the format wants as a real array: any encoding is accepted (and
 /// remembered, for the round trip), but a string gets a warning.
 pub(crate) fn import_array_list(
-    importer: &mut Importer<'_>,
+    importer: &mut Importer<'_, '_>,
     key: &str,
     format: &str,
 ) -> Result<Vec<String>, RecordError> {
@@ -329,7 +329,7 @@ pub(crate) fn import_array_list(
 impl SweSmith {
     /// Writes `repo`: the mirror, by the rules in the module documentation; nothing when
     /// the record cannot name one (the contract then asks for `extensions.mirror_repo`).
-    fn export_repo(w: &mut Exporter<'_, '_>, c: &CanonicalRecord) {
+    fn export_repo(w: &mut Exporter<'_, '_, '_>, c: &CanonicalRecord) {
         if let Some(mirror) = c.ext_str(vocab::MIRROR_REPO) {
             w.put("repo", mirror);
             return;
@@ -378,12 +378,17 @@ impl ViewAdapter for SweSmith {
         })
     }
 
-    fn verbatim_imports(&self) -> &[(&'static str, &'static str)] {
-        &[("problem_statement", "extensions.problem_statement")]
+    fn verbatim_imports(&self) -> &[(String, String)] {
+        static PAIRS: OnceLock<Vec<(String, String)>> = OnceLock::new();
+        crate::common::owned_pairs(
+            &PAIRS,
+            &[("problem_statement", "extensions.problem_statement")],
+        )
     }
 
-    fn verbatim_exports(&self) -> &[&'static str] {
-        &["extensions.problem_statement"]
+    fn verbatim_exports(&self) -> &[String] {
+        static FIELDS: OnceLock<Vec<String>> = OnceLock::new();
+        crate::common::owned(&FIELDS, &["extensions.problem_statement"])
     }
 
     fn import(

@@ -8,6 +8,7 @@ use crate::error::RecordError;
 use crate::record::{CanonicalRecord, V1_FIELDS};
 use crate::report::Notes;
 use crate::schema::Profile;
+use crate::table::Table;
 use crate::vocab;
 
 /// What an adapter says about itself: its names, what it reads and writes.
@@ -113,6 +114,13 @@ impl AdapterInfo {
         }
         dropped
     }
+
+    /// Notes as dropped the fields of `record` this format cannot hold.
+    pub fn note_dropped(&self, record: &CanonicalRecord, notes: &mut Notes) {
+        for field in self.dropped_from(record) {
+            notes.dropped(field, format!("{} has no field for it", self.name));
+        }
+    }
 }
 
 /// Options of an export.
@@ -174,15 +182,20 @@ pub trait ViewAdapter: Send + Sync + std::fmt::Debug {
     /// the list: an array `import` moves, or a string it decodes with
     /// [`codec::decode_list`](crate::codec::decode_list) and whose items it moves; the
     /// caller may hand either as a marker. None by default.
-    fn verbatim_imports(&self) -> &[(&'static str, &'static str)] {
+    fn verbatim_imports(&self) -> &[(String, String)] {
         &[]
     }
 
     /// The canonical fields whose values (strings, or lists of strings written as
     /// arrays) `export` moves, unread, into its output, under the same promise as
     /// [`ViewAdapter::verbatim_imports`]. None by default.
-    fn verbatim_exports(&self) -> &[&'static str] {
+    fn verbatim_exports(&self) -> &[String] {
         &[]
+    }
+
+    /// The field table the format is declared by, when it is (see [`crate::table`]).
+    fn table(&self) -> Option<&Table> {
+        None
     }
 
     /// Whether [`ViewAdapter::import_text`] reads only the text. A caller holding a

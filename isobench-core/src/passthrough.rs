@@ -109,6 +109,20 @@ pub(crate) fn encoded_list_of(s: &str) -> Option<(String, Encoding)> {
     Some((marker.to_owned(), Encoding::parse(encoding)?))
 }
 
+/// The canonical fields that may pass at all: the bulk of a record (patches, texts,
+/// test lists), which nothing between import and export reads. A [`crate::table::Table`]
+/// passes such a field when it maps it straight across; an identifier or a commit, which
+/// the pipeline and hooks read, never passes.
+pub const BULK_FIELDS: [&str; 7] = [
+    "patch",
+    "test_patch",
+    "gt_commit_message",
+    "extensions.problem_statement",
+    "extensions.hints_text",
+    "extensions.fail_to_pass",
+    "extensions.pass_to_pass",
+];
+
 /// The canonical fields holding a list of strings that may pass as a whole: nothing
 /// between import and export counts their items (`efficiency_test`'s length is checked
 /// against `duration_changes`', so it does not pass).

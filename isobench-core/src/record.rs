@@ -317,6 +317,109 @@ impl CanonicalRecord {
     pub fn set_ext(&mut self, key: &str, value: impl Into<Value>) {
         self.extensions.insert(key.to_owned(), value.into());
     }
+
+    /// The string in the field `name`: a v1 field, or `extensions.<key>`.
+    pub fn field_str(&self, name: &str) -> Option<&str> {
+        if let Some(key) = name.strip_prefix("extensions.") {
+            return self.ext_str(key);
+        }
+        match name {
+            "repo" => self.repo.as_deref(),
+            "instance_id" => self.instance_id.as_deref(),
+            "created_at" => self.created_at.as_deref(),
+            "base_commit" => self.base_commit.as_deref(),
+            "head_commit" => self.head_commit.as_deref(),
+            "patch" => self.patch.as_deref(),
+            "test_patch" => self.test_patch.as_deref(),
+            "version" => self.version.as_deref(),
+            "api" => self.api.as_deref(),
+            "gt_commit_message" => self.gt_commit_message.as_deref(),
+            "notes" => self.notes.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// The list of strings in the field `name`: a v1 field, or `extensions.<key>`.
+    pub fn field_list(&self, name: &str) -> Option<Vec<String>> {
+        if let Some(key) = name.strip_prefix("extensions.") {
+            return self.ext_list(key);
+        }
+        match name {
+            "patch_functions" => self.patch_functions.clone(),
+            "test_functions" => self.test_functions.clone(),
+            "efficiency_test" => self.efficiency_test.clone(),
+            "setup_commands" => self.setup_commands.clone(),
+            "install_commands" => self.install_commands.clone(),
+            _ => None,
+        }
+    }
+
+    /// The value of the field `name` (a v1 field, or `extensions.<key>`) as JSON.
+    pub fn field_value(&self, name: &str) -> Option<Value> {
+        if let Some(key) = name.strip_prefix("extensions.") {
+            return self.ext(key).cloned();
+        }
+        match name {
+            "human_performance" => self.human_performance.clone().map(Value::Number),
+            "problem_statement_oracle" => self.problem_statement_oracle.clone(),
+            "problem_statement_realistic" => self.problem_statement_realistic.clone(),
+            _ => self
+                .field_str(name)
+                .map(|s| Value::String(s.to_owned()))
+                .or_else(|| {
+                    self.field_list(name)
+                        .map(|items| items.into_iter().map(Value::String).collect())
+                }),
+        }
+    }
+
+    /// Sets the field `name` (a v1 field, or `extensions.<key>`) from a JSON value of
+    /// its type; gives the value back when the field cannot hold it.
+    pub fn set_field(&mut self, name: &str, value: Value) -> Result<(), Value> {
+        if let Some(key) = name.strip_prefix("extensions.") {
+            self.extensions.insert(key.to_owned(), value);
+            return Ok(());
+        }
+        let string = |value: Value| match value {
+            Value::String(s) => Ok(Some(s)),
+            other => Err(other),
+        };
+        let list = |value: Value| match value {
+            Value::Array(items) => items
+                .iter()
+                .map(|v| v.as_str().map(str::to_owned))
+                .collect::<Option<Vec<_>>>()
+                .map(Some)
+                .ok_or(Value::Array(items)),
+            other => Err(other),
+        };
+        match name {
+            "repo" => self.repo = string(value)?,
+            "instance_id" => self.instance_id = string(value)?,
+            "created_at" => self.created_at = string(value)?,
+            "base_commit" => self.base_commit = string(value)?,
+            "head_commit" => self.head_commit = string(value)?,
+            "patch" => self.patch = string(value)?,
+            "test_patch" => self.test_patch = string(value)?,
+            "version" => self.version = string(value)?,
+            "api" => self.api = string(value)?,
+            "gt_commit_message" => self.gt_commit_message = string(value)?,
+            "notes" => self.notes = string(value)?,
+            "patch_functions" => self.patch_functions = list(value)?,
+            "test_functions" => self.test_functions = list(value)?,
+            "efficiency_test" => self.efficiency_test = list(value)?,
+            "setup_commands" => self.setup_commands = list(value)?,
+            "install_commands" => self.install_commands = list(value)?,
+            "problem_statement_oracle" => self.problem_statement_oracle = Some(value),
+            "problem_statement_realistic" => self.problem_statement_realistic = Some(value),
+            "human_performance" => match value {
+                Value::Number(n) => self.human_performance = Some(n),
+                other => return Err(other),
+            },
+            _ => return Err(value),
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -101,7 +101,7 @@ fn object<'t>(text: &'t str, mut entry: impl FnMut(&'t str, usize) -> Option<usi
 fn value(
     text: &str,
     at: usize,
-    pass: Option<PassKey>,
+    pass: Option<PassKey<'_>>,
     passing: Passing<'_>,
     passed: &mut Passed,
 ) -> Option<(Value, usize)> {

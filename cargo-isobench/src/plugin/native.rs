@@ -31,8 +31,8 @@ pub struct NativeAdapter {
     descriptor: &'static PluginDescriptor,
     path: PathBuf,
     /// From the manifest, kept for the life of the process as the trait wants.
-    verbatim_imports: &'static [(&'static str, &'static str)],
-    verbatim_exports: &'static [&'static str],
+    verbatim_imports: Vec<(String, String)>,
+    verbatim_exports: Vec<String>,
     /// The size of the last export request, to size the next one's buffer.
     request_size: AtomicUsize,
 }
@@ -52,8 +52,8 @@ pub fn load(path: &Path) -> Result<NativeAdapter, PluginError> {
         descriptor,
         path: path.to_owned(),
         request_size: AtomicUsize::new(1024),
-        verbatim_imports: &[],
-        verbatim_exports: &[],
+        verbatim_imports: Vec::new(),
+        verbatim_exports: Vec::new(),
     };
     let (status, bytes) = plugin.call(
         |out| {
@@ -99,24 +99,12 @@ pub fn load(path: &Path) -> Result<NativeAdapter, PluginError> {
         path: shown,
         what: format!("a record schema that does not compile: {e}"),
     })?;
-    // Plugins are never unloaded: what describes them lives as long.
-    let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
-    let verbatim_imports = manifest
-        .verbatim_imports
-        .into_iter()
-        .map(|(key, field)| (leak(key), leak(field)))
-        .collect::<Vec<_>>();
-    let verbatim_exports = manifest
-        .verbatim_exports
-        .into_iter()
-        .map(leak)
-        .collect::<Vec<_>>();
     Ok(NativeAdapter {
         info,
         schema: manifest.schema,
         validator: Some(validator),
-        verbatim_imports: Box::leak(verbatim_imports.into_boxed_slice()),
-        verbatim_exports: Box::leak(verbatim_exports.into_boxed_slice()),
+        verbatim_imports: manifest.verbatim_imports,
+        verbatim_exports: manifest.verbatim_exports,
         ..plugin
     })
 }
@@ -396,12 +384,12 @@ impl ViewAdapter for NativeAdapter {
         self.import_text(record, &bytes, notes)
     }
 
-    fn verbatim_imports(&self) -> &[(&'static str, &'static str)] {
-        self.verbatim_imports
+    fn verbatim_imports(&self) -> &[(String, String)] {
+        &self.verbatim_imports
     }
 
-    fn verbatim_exports(&self) -> &[&'static str] {
-        self.verbatim_exports
+    fn verbatim_exports(&self) -> &[String] {
+        &self.verbatim_exports
     }
 
     fn imports_from_text(&self) -> bool {

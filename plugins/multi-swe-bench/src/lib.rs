@@ -182,12 +182,18 @@ impl ViewAdapter for MultiSweBench {
     }
 
     // The patches are moved, never read: a host may send them as markers.
-    fn verbatim_imports(&self) -> &[(&'static str, &'static str)] {
-        &[("fix_patch", "patch"), ("test_patch", "test_patch")]
+    fn verbatim_imports(&self) -> &[(String, String)] {
+        static PAIRS: OnceLock<Vec<(String, String)>> = OnceLock::new();
+        PAIRS.get_or_init(|| {
+            [("fix_patch", "patch"), ("test_patch", "test_patch")]
+                .map(|(k, f)| (k.to_owned(), f.to_owned()))
+                .to_vec()
+        })
     }
 
-    fn verbatim_exports(&self) -> &[&'static str] {
-        &["patch", "test_patch"]
+    fn verbatim_exports(&self) -> &[String] {
+        static FIELDS: OnceLock<Vec<String>> = OnceLock::new();
+        FIELDS.get_or_init(|| vec!["patch".to_owned(), "test_patch".to_owned()])
     }
 
     fn import(

@@ -306,16 +306,8 @@ pub mod __private {
                     sdk: env!("CARGO_PKG_VERSION").to_owned(),
                     info: a.info().clone(),
                     schema: a.schema().clone(),
-                    verbatim_imports: a
-                        .verbatim_imports()
-                        .iter()
-                        .map(|&(key, field)| (key.to_owned(), field.to_owned()))
-                        .collect(),
-                    verbatim_exports: a
-                        .verbatim_exports()
-                        .iter()
-                        .map(|&field| field.to_owned())
-                        .collect(),
+                    verbatim_imports: a.verbatim_imports().to_vec(),
+                    verbatim_exports: a.verbatim_exports().to_vec(),
                 };
                 (STATUS_OK, encode(&manifest))
             })

@@ -17,6 +17,8 @@
 //! proof that the host ran the library's code.
 #![allow(unsafe_code)] // a hand-written ABI, to get it wrong on purpose
 
+use std::sync::OnceLock;
+
 use std::sync::Mutex;
 
 use isobench_plugin_sdk::abi::{
@@ -94,12 +96,21 @@ impl ViewAdapter for TestPlugin {
         }
     }
 
-    fn verbatim_imports(&self) -> &[(&'static str, &'static str)] {
-        &MOVED[..moved()]
+    fn verbatim_imports(&self) -> &[(String, String)] {
+        static PAIRS: OnceLock<Vec<(String, String)>> = OnceLock::new();
+        let pairs = PAIRS.get_or_init(|| {
+            MOVED
+                .iter()
+                .map(|&(k, f)| (k.to_owned(), f.to_owned()))
+                .collect()
+        });
+        &pairs[..moved()]
     }
 
-    fn verbatim_exports(&self) -> &[&'static str] {
-        &MOVED_TO[..moved()]
+    fn verbatim_exports(&self) -> &[String] {
+        static FIELDS: OnceLock<Vec<String>> = OnceLock::new();
+        let fields = FIELDS.get_or_init(|| MOVED_TO.iter().map(|&f| f.to_owned()).collect());
+        &fields[..moved()]
     }
 
     fn export(

@@ -1,0 +1,234 @@
+//! [`TableAdapter`]: a [`ViewAdapter`] made from a [`Table`] and its [`Hooks`].
+
+use serde_json::{Map, Value};
+
+use super::io::{Exporter, Importer};
+use super::{Field, FieldType, Table, TableError};
+use crate::adapter::{AdapterInfo, ExportOptions, ViewAdapter};
+use crate::error::{RecordError, pointer_token};
+use crate::record::CanonicalRecord;
+use crate::report::Notes;
+
+/// What a table cannot say, done in code: functions of the adapter that receive decoded
+/// values. The table has already moved every field it maps (those not marked
+/// [`Field::hook`]) when a hook runs.
+///
+/// A hook reads the fields marked `hook` (and any other key it knows) from the
+/// [`Importer`], and writes them with the [`Exporter`]. Whatever it leaves in the
+/// importer is kept for the round trip.
+pub trait Hooks: Send + Sync + std::fmt::Debug {
+    /// Reads what the table left into `record`.
+    fn import(&self, from: &mut Importer<'_, '_>, record: &mut CanonicalRecord) -> HookResult {
+        let _ = (from, record);
+        Ok(())
+    }
+
+    /// Writes what the table does not.
+    fn export(&self, record: &CanonicalRecord, to: &mut Exporter<'_, '_, '_>) -> HookResult {
+        let _ = (record, to);
+        Ok(())
+    }
+}
+
+/// What a hook gives back.
+pub type HookResult = Result<(), RecordError>;
+
+/// No hooks: the table says everything.
+impl Hooks for () {}
+
+/// A format declared by a [`Table`], with [`Hooks`] for what the table cannot say.
+#[derive(Debug)]
+pub struct TableAdapter {
+    table: Table,
+    info: AdapterInfo,
+    schema: Value,
+    verbatim_imports: Vec<(String, String)>,
+    verbatim_exports: Vec<String>,
+    /// Whether a record from another format needs its keys put in table order after the
+    /// hooks wrote theirs.
+    reorder: bool,
+    hooks: Box<dyn Hooks>,
+}
+
+impl TableAdapter {
+    /// The adapter of `table`, once [`Table::check`] accepts it.
+    pub fn new(table: Table, hooks: impl Hooks + 'static) -> Result<Self, TableError> {
+        table.check()?;
+        Ok(Self {
+            info: table.info(),
+            schema: table.schema(),
+            verbatim_imports: table.verbatim_imports(),
+            verbatim_exports: table.verbatim_exports(),
+            reorder: table.fields.iter().any(|f| f.hook),
+            table,
+            hooks: Box::new(hooks),
+        })
+    }
+
+    /// Sets where the adapter comes from (a plugin's path, a TOML file).
+    #[must_use]
+    pub fn with_origin(mut self, origin: String) -> Self {
+        self.info.origin = origin;
+        self
+    }
+}
+
+impl ViewAdapter for TableAdapter {
+    fn info(&self) -> &AdapterInfo {
+        &self.info
+    }
+
+    fn schema(&self) -> &Value {
+        &self.schema
+    }
+
+    fn table(&self) -> Option<&Table> {
+        Some(&self.table)
+    }
+
+    fn verbatim_imports(&self) -> &[(String, String)] {
+        &self.verbatim_imports
+    }
+
+    fn verbatim_exports(&self) -> &[String] {
+        &self.verbatim_exports
+    }
+
+    fn import(
+        &self,
+        record: Map<String, Value>,
+        notes: &mut Notes,
+    ) -> Result<CanonicalRecord, RecordError> {
+        let mut from = Importer::new(&self.table.name, record, notes);
+        if let Some(absent) = self
+            .table
+            .fields
+            .iter()
+            .find(|f| f.required && !from.has(&f.key))
+        {
+            return Err(from.missing(&absent.key));
+        }
+        let mut c = CanonicalRecord::default();
+        for field in self.table.fields.iter().filter(|f| !f.hook) {
+            import_field(field, &mut from, &mut c)?;
+        }
+        self.hooks.import(&mut from, &mut c)?;
+        from.finish(&mut c);
+        Ok(c)
+    }
+
+    fn export(
+        &self,
+        c: &CanonicalRecord,
+        _options: &ExportOptions,
+        notes: &mut Notes,
+    ) -> Result<Map<String, Value>, RecordError> {
+        self.info.note_dropped(c, notes);
+        let mut to = Exporter::new(&self.table.name, c, notes);
+        for field in self.table.fields.iter().filter(|f| !f.hook) {
+            export_field(field, c, &mut to);
+        }
+        self.hooks.export(c, &mut to)?;
+        let same_format = to.same_format();
+        let out = to.finish();
+        if same_format || !self.reorder {
+            return Ok(out);
+        }
+        Ok(self.in_table_order(out))
+    }
+}
+
+impl TableAdapter {
+    /// `out` with the table's keys first, in the table's order.
+    fn in_table_order(&self, mut out: Map<String, Value>) -> Map<String, Value> {
+        let mut ordered = Map::with_capacity(out.len());
+        for field in &self.table.fields {
+            if let Some(value) = out.shift_remove(&field.key) {
+                ordered.insert(field.key.clone(), value);
+            }
+        }
+        ordered.extend(out);
+        ordered
+    }
+}
+
+fn pointer(key: &str) -> String {
+    format!("/{}", pointer_token(key))
+}
+
+/// Moves one field the table maps from the foreign record into `c`.
+fn import_field(
+    field: &Field,
+    from: &mut Importer<'_, '_>,
+    c: &mut CanonicalRecord,
+) -> Result<(), RecordError> {
+    let key = field.key.as_str();
+    let Some(to) = field.to.as_deref() else {
+        // A `null` column: taken when it holds null, kept for the round trip otherwise.
+        if field.kind == FieldType::Null && from.peek(key).is_some_and(Value::is_null) {
+            from.value(key);
+        }
+        return Ok(());
+    };
+    let value = match field.kind {
+        FieldType::String => from.string(key)?.map(Value::String),
+        FieldType::Timestamp => from.timestamp(key, str::to_owned)?.map(Value::String),
+        FieldType::List => from
+            .list(key)?
+            .map(|items| Value::Array(items.into_iter().map(Value::String).collect())),
+        FieldType::Integer | FieldType::Number | FieldType::Boolean => match from.value(key) {
+            Some(value) if fits(field.kind, &value) => Some(value),
+            Some(other) => {
+                let wanted = match field.kind {
+                    FieldType::Integer => "an integer",
+                    FieldType::Number => "a number",
+                    _ => "true or false",
+                };
+                return Err(RecordError::wrong_type(pointer(key), wanted, &other));
+            }
+            None => None,
+        },
+        FieldType::Json | FieldType::Null => from.value(key),
+    };
+    match value.map(|value| c.set_field(to, value)) {
+        Some(Err(refused)) => Err(RecordError::wrong_type(
+            pointer(key),
+            &format!("a value canonical `{to}` can hold"),
+            &refused,
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn fits(kind: FieldType, value: &Value) -> bool {
+    match kind {
+        FieldType::Integer => value.as_number().is_some_and(|n| n.is_i64() || n.is_u64()),
+        FieldType::Number => value.is_number(),
+        FieldType::Boolean => value.is_boolean(),
+        _ => true,
+    }
+}
+
+/// Writes one field the table maps from `c` into the foreign record.
+fn export_field(field: &Field, c: &CanonicalRecord, to: &mut Exporter<'_, '_, '_>) {
+    let key = field.key.as_str();
+    let Some(from) = field.to.as_deref() else {
+        let kept = to
+            .source
+            .as_ref()
+            .is_some_and(|s| s.extra.contains_key(key));
+        if field.kind == FieldType::Null && !kept {
+            to.put(key, Value::Null);
+        }
+        return;
+    };
+    match field.kind {
+        FieldType::String => to.string(key, c.field_str(from)),
+        FieldType::Timestamp => to.timestamp(key, c.field_str(from), str::to_owned),
+        FieldType::List => to.list(key, c.field_list(from), field.list_encoding()),
+        FieldType::Integer | FieldType::Number | FieldType::Boolean | FieldType::Json => {
+            to.put_some(key, c.field_value(from).filter(|v| fits(field.kind, v)));
+        }
+        FieldType::Null => {}
+    }
+}

@@ -1,0 +1,320 @@
+//! Reading a foreign record field by field, and writing one back the same way: the
+//! bookkeeping behind exact round trips (key order, encodings, original values a
+//! normalisation cannot give back, unknown fields), shared by every adapter.
+
+use serde_json::{Map, Value};
+
+use crate::codec::{self, DecodedList, Encoding};
+use crate::error::{RecordError, pointer_token};
+use crate::record::CanonicalRecord;
+use crate::report::Notes;
+use crate::timestamp;
+use crate::vocab::{self, Source};
+
+fn pointer(key: &str) -> String {
+    format!("/{}", pointer_token(key))
+}
+
+/// Reads a foreign record field by field. What is left at the end is kept verbatim in
+/// `extensions.source.extra`.
+#[derive(Debug)]
+pub struct Importer<'f, 'n> {
+    format: &'f str,
+    record: Map<String, Value>,
+    source: Source,
+    /// Where warnings and drops are noted.
+    pub notes: &'n mut Notes,
+}
+
+impl<'f, 'n> Importer<'f, 'n> {
+    /// Starts reading `record`, a record of `format`.
+    pub fn new(format: &'f str, record: Map<String, Value>, notes: &'n mut Notes) -> Self {
+        let source = Source::new(format, &record);
+        Self {
+            format,
+            record,
+            source,
+            notes,
+        }
+    }
+
+    /// Whether the record has `key`.
+    pub fn has(&self, key: &str) -> bool {
+        self.record.contains_key(key)
+    }
+
+    /// The value of `key`, left where it is.
+    pub fn peek(&self, key: &str) -> Option<&Value> {
+        self.record.get(key)
+    }
+
+    /// Takes a value of any type.
+    pub fn value(&mut self, key: &str) -> Option<Value> {
+        self.record.shift_remove(key)
+    }
+
+    /// Takes an optional string.
+    pub fn string(&mut self, key: &str) -> Result<Option<String>, RecordError> {
+        codec::take_string(&mut self.record, key)
+    }
+
+    /// Takes a string the format requires.
+    pub fn required_string(&mut self, key: &str) -> Result<String, RecordError> {
+        codec::require_string(&mut self.record, key, self.format)
+    }
+
+    /// Takes an optional list of strings in any encoding, remembering the encoding.
+    pub fn list(&mut self, key: &str) -> Result<Option<Vec<String>>, RecordError> {
+        let Some(value) = self.record.shift_remove(key) else {
+            return Ok(None);
+        };
+        let DecodedList {
+            items,
+            encoding,
+            reproducible,
+        } = codec::decode_list(&value, &pointer(key))?;
+        self.remember_encoding(key, encoding, reproducible, value);
+        Ok(Some(items))
+    }
+
+    /// Takes a list the format requires.
+    pub fn required_list(&mut self, key: &str) -> Result<Vec<String>, RecordError> {
+        if !self.record.contains_key(key) {
+            return Err(self.missing(key));
+        }
+        Ok(self.list(key)?.unwrap_or_default())
+    }
+
+    /// Takes an optional JSON value that may be stored as a JSON-encoded string.
+    pub fn json(&mut self, key: &str) -> Result<Option<Value>, RecordError> {
+        let Some(value) = self.record.shift_remove(key) else {
+            return Ok(None);
+        };
+        let (decoded, encoding, reproducible) = codec::decode_json(&value, &pointer(key))?;
+        self.remember_encoding(key, encoding, reproducible, value);
+        Ok(Some(decoded))
+    }
+
+    /// Records how `key` was encoded, and keeps the original when encoding the decoded
+    /// value again would not give it back.
+    pub fn remember_encoding(
+        &mut self,
+        key: &str,
+        encoding: Encoding,
+        reproducible: bool,
+        original: Value,
+    ) {
+        self.source
+            .encodings
+            .insert(key.to_owned(), encoding.as_str().into());
+        if !reproducible {
+            self.source.raw.insert(key.to_owned(), original);
+        }
+    }
+
+    /// Keeps `original` for `key`: a normalisation cannot give it back.
+    pub fn keep_raw(&mut self, key: &str, original: Value) {
+        self.source.raw.insert(key.to_owned(), original);
+    }
+
+    /// Takes a timestamp: with a zone it becomes RFC 3339 UTC, without one it keeps its
+    /// wall-clock value (decision D4). The original is kept when `render`, the format's
+    /// own way of writing the canonical value, would not give it back.
+    pub fn timestamp(
+        &mut self,
+        key: &str,
+        render: impl Fn(&str) -> String,
+    ) -> Result<Option<String>, RecordError> {
+        let Some(text) = self.string(key)? else {
+            return Ok(None);
+        };
+        let (normal, parsed) = timestamp::normalize(&text);
+        match parsed {
+            None => self.notes.warn(
+                "created_at",
+                format!("`{}` is not a date-time; kept verbatim", codec::shorten(&text, 40)),
+            ),
+            Some(ts) if !ts.utc => self.notes.warn(
+                "created_at",
+                "the source gives no time zone; the wall-clock time is kept and no zone is invented",
+            ),
+            Some(_) => {}
+        }
+        if render(&normal) != text {
+            self.source.raw.insert(key.to_owned(), Value::String(text));
+        }
+        Ok(Some(normal))
+    }
+
+    /// The error for a required field that is absent.
+    pub fn missing(&self, key: &str) -> RecordError {
+        RecordError::missing(
+            pointer(key),
+            format!(
+                "required field `{key}` is missing (every {} record has it)",
+                self.format
+            ),
+        )
+    }
+
+    /// Stores the remaining fields and the source block into `record.extensions`.
+    pub fn finish(mut self, record: &mut CanonicalRecord) {
+        self.source.extra = std::mem::take(&mut self.record);
+        record
+            .extensions
+            .insert(vocab::SOURCE.to_owned(), self.source.to_value());
+    }
+}
+
+/// Writes a foreign record field by field. When the canonical record came from the same
+/// format, the original key order, encodings, untouched original values and unknown
+/// fields are restored, so that `export(import(r)) == r`.
+///
+/// A field the record lacks is left out: whether the target's consumer can do without it
+/// is its [`Contract`](crate::Contract)'s to say, checked by the caller on the finished record.
+#[derive(Debug)]
+pub struct Exporter<'f, 'r, 'n> {
+    format: &'f str,
+    /// The record being written.
+    pub record: &'r CanonicalRecord,
+    /// Its `extensions.source` block, when it came from this same format.
+    pub source: Option<Source>,
+    out: Map<String, Value>,
+    /// Where warnings and drops are noted.
+    pub notes: &'n mut Notes,
+}
+
+impl<'f, 'r, 'n> Exporter<'f, 'r, 'n> {
+    /// Starts writing `record` as a record of `format`.
+    pub fn new(format: &'f str, record: &'r CanonicalRecord, notes: &'n mut Notes) -> Self {
+        Self {
+            format,
+            record,
+            source: Source::of_format(&record.extensions, format),
+            out: Map::new(),
+            notes,
+        }
+    }
+
+    /// Whether the record was imported from this same format.
+    pub fn same_format(&self) -> bool {
+        self.source.is_some()
+    }
+
+    /// The encoding the source used for `key`, or `default` for records from elsewhere.
+    pub fn encoding(&self, key: &str, default: Encoding) -> Encoding {
+        self.source
+            .as_ref()
+            .and_then(|s| s.encoding(key))
+            .and_then(Encoding::parse)
+            .unwrap_or(default)
+    }
+
+    /// The original value of `key`, if the source kept one.
+    pub fn raw(&self, key: &str) -> Option<&Value> {
+        self.source.as_ref()?.raw.get(key)
+    }
+
+    /// Writes a value.
+    pub fn put(&mut self, key: &str, value: impl Into<Value>) {
+        self.out.insert(key.to_owned(), value.into());
+    }
+
+    /// Writes an optional value; absent stays absent.
+    pub fn put_some(&mut self, key: &str, value: Option<Value>) {
+        if let Some(v) = value {
+            self.put(key, v);
+        }
+    }
+
+    /// Writes an optional string; absent stays absent.
+    pub fn string(&mut self, key: &str, value: Option<&str>) {
+        if let Some(v) = value {
+            self.put(key, v);
+        }
+    }
+
+    /// Writes a list in the source's encoding (or `default`), restoring the original text
+    /// when the items are unchanged.
+    pub fn list(&mut self, key: &str, items: Option<Vec<String>>, default: Encoding) {
+        let Some(items) = items else { return };
+        if let Some(raw) = self.raw(key)
+            && codec::decode_list(raw, "").is_ok_and(|d| d.items == items)
+        {
+            let raw = raw.clone();
+            self.put(key, raw);
+            return;
+        }
+        let encoding = self.encoding(key, default);
+        self.put(key, codec::encode_list(&items, encoding));
+    }
+
+    /// Writes a timestamp: the source's original text when it still denotes the canonical
+    /// value, else `render` of the canonical value.
+    pub fn timestamp(&mut self, key: &str, value: Option<&str>, render: impl Fn(&str) -> String) {
+        let Some(value) = value else { return };
+        if let Some(Value::String(raw)) = self.raw(key)
+            && timestamp::normalize(raw).0 == value
+        {
+            let raw = raw.clone();
+            self.put(key, raw);
+            return;
+        }
+        let rendered = render(value);
+        self.put(key, rendered);
+    }
+
+    /// The finished record: unknown fields of a same-format source restored, keys in the
+    /// source's order.
+    pub fn finish(mut self) -> Map<String, Value> {
+        if let Some(source) = self.source.take() {
+            for (k, v) in &source.extra {
+                self.out.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+            return source.order(self.out);
+        }
+        if let Some(from) = Source::format_of(&self.record.extensions)
+            && let Some(extra) = self.record.extensions[vocab::SOURCE]
+                .get("extra")
+                .and_then(Value::as_object)
+        {
+            for (key, value) in extra {
+                let detail = match self.test_list_holding(value) {
+                    Some(key) => format!(
+                        "a `{from}` field {} has no place for; its test names are written, as `{key}`, \
+                         only what it says of each test (statuses, results) is not",
+                        self.format,
+                    ),
+                    None => format!("a `{from}` field {} has no place for", self.format),
+                };
+                self.notes
+                    .dropped(format!("extensions.source.extra.{key}"), detail);
+            }
+        }
+        self.out
+    }
+}
+
+impl Exporter<'_, '_, '_> {
+    /// The written test list (`FAIL_TO_PASS`, `PASS_TO_PASS`) that holds every key of
+    /// `value`, an object keyed by test name (Multi-SWE-bench's `f2p_tests`): such a
+    /// field's names are carried, only its per-test details are dropped.
+    fn test_list_holding(&self, value: &Value) -> Option<&'static str> {
+        let names = value.as_object().filter(|names| !names.is_empty())?;
+        [
+            ("FAIL_TO_PASS", vocab::FAIL_TO_PASS),
+            ("PASS_TO_PASS", vocab::PASS_TO_PASS),
+        ]
+        .into_iter()
+        .filter(|(key, _)| self.out.contains_key(*key))
+        .find(|(_, list)| {
+            let Some(Value::Array(items)) = self.record.ext(list) else {
+                return false;
+            };
+            let items: std::collections::HashSet<&str> =
+                items.iter().filter_map(Value::as_str).collect();
+            names.keys().all(|name| items.contains(name.as_str()))
+        })
+        .map(|(key, _)| key)
+    }
+}

@@ -1,0 +1,684 @@
+//! A format as a declaration: its field table.
+//!
+//! Most benchmark formats are SWE-bench rows under other names plus a few columns of
+//! their own. A [`Table`] says, once, for each key of the format: the canonical field
+//! (or shared-vocabulary key) it maps to, how its value is encoded, whether an import
+//! needs it, and whether the format's own consumer needs it. Everything an adapter
+//! would otherwise write by hand is derived from it:
+//!
+//! - [`AdapterInfo`] (what the format fills and carries) and its [`Contract`];
+//! - the format's JSON Schema ([`Table::schema`]);
+//! - import and export ([`TableAdapter`]), with key order, encodings and unknown fields
+//!   kept for exact round trips, and drop notes for what the target cannot hold;
+//! - which fields pass through as the JSON text they were read as
+//!   ([`crate::passthrough`]): those the table maps straight across.
+//!
+//! What a table cannot say (SWE-smith's reversed patches, SWE-Perf's timing layout,
+//! GSO's `^` commits) is done by [`Hooks`]: functions that receive decoded values.
+//!
+//! A table is plain data (`serde`), so the same declaration is written in Rust by a
+//! built-in adapter, in TOML by a user (`--adapter my-format.toml`), or sent in a
+//! plugin's manifest.
+
+mod adapter;
+pub mod io;
+
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+pub use adapter::{HookResult, Hooks, TableAdapter};
+
+use crate::adapter::AdapterInfo;
+use crate::codec::Encoding;
+use crate::contract::{Contract, Kind, Requirement};
+use crate::record::V1_FIELDS;
+use crate::vocab;
+
+/// How a field's value is written in the foreign record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum FieldType {
+    /// A JSON string.
+    #[default]
+    String,
+    /// A date-time string: read into RFC 3339 (UTC when it has a zone), written back as
+    /// the source had it.
+    Timestamp,
+    /// A list of strings, as [`Field::encoding`] says (an array by default); an import
+    /// reads any of the encodings.
+    List,
+    /// A JSON integer.
+    Integer,
+    /// A JSON number.
+    Number,
+    /// `true` or `false`.
+    Boolean,
+    /// Any JSON value (an object, an array), moved as it is.
+    Json,
+    /// Always `null`: a column the format has but never fills.
+    Null,
+}
+
+impl FieldType {
+    /// The JSON Schema of a value of this type.
+    fn schema(self, encoding: Encoding) -> Value {
+        match self {
+            Self::String | Self::Timestamp => json!({ "type": "string" }),
+            Self::List if encoding == Encoding::Native => {
+                json!({ "type": "array", "items": { "type": "string" } })
+            }
+            Self::List => json!({ "type": ["string", "array"], "items": { "type": "string" } }),
+            Self::Integer => json!({ "type": "integer" }),
+            Self::Number => json!({ "type": "number" }),
+            Self::Boolean => json!({ "type": "boolean" }),
+            Self::Json => json!({}),
+            Self::Null => json!({ "type": "null" }),
+        }
+    }
+
+    /// The contract kind a consumer needs a value of this type in.
+    fn kind(self, encoding: Encoding) -> Kind {
+        match self {
+            Self::String | Self::Timestamp | Self::Boolean | Self::Json | Self::Null => {
+                Kind::String
+            }
+            Self::List if encoding == Encoding::Native => Kind::List,
+            Self::List => Kind::ListOrEncoded,
+            Self::Integer => Kind::Integer,
+            Self::Number => Kind::Number,
+        }
+    }
+}
+
+/// A list's encoding, as a table names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ListEncoding {
+    /// A JSON array.
+    #[default]
+    Array,
+    /// A string holding compact JSON (`["a","b"]`).
+    Json,
+    /// A string holding JSON as Python's `json.dumps` writes it (`["a", "b"]`).
+    JsonSpaced,
+    /// A string holding a Python literal (`['a', 'b']`).
+    PythonRepr,
+}
+
+impl From<ListEncoding> for Encoding {
+    fn from(encoding: ListEncoding) -> Self {
+        match encoding {
+            ListEncoding::Array => Self::Native,
+            ListEncoding::Json => Self::Json,
+            ListEncoding::JsonSpaced => Self::JsonSpaced,
+            ListEncoding::PythonRepr => Self::PythonRepr,
+        }
+    }
+}
+
+/// What the format's own consumer needs of a field (see [`Contract`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Need {
+    /// Where the consumer needs it: its file and function.
+    pub evidence: String,
+    /// Whether an empty value is refused too.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub non_empty: bool,
+    /// Another way to supply it, beyond `--set`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remedy: Option<String>,
+    /// The value the format itself uses to mean "none", written for a record whose
+    /// source has no such concept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub none_value: Option<Value>,
+}
+
+/// One key of a format.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Field {
+    /// The key in the foreign record.
+    pub key: String,
+    /// The canonical field it maps to: a v1 field (`patch`), or `extensions.<key>`
+    /// (shared vocabulary such as `extensions.fail_to_pass`, or a key of the format's
+    /// own). Without one, the value is kept for the round trip only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    /// How its value is written.
+    #[serde(rename = "type", default)]
+    pub kind: FieldType,
+    /// For a list: how it is written for a record from another format.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub encoding: ListEncoding,
+    /// Whether an import refuses a record without it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub required: bool,
+    /// Whether the adapter's [`Hooks`] read and write it instead of the table.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hook: bool,
+    /// What the format's consumer needs of it, if anything.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub consumer: Option<Need>,
+}
+
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
+}
+
+impl Field {
+    /// A string field `key` mapped to the canonical `to`.
+    pub fn new(key: &str, to: &str) -> Self {
+        Self {
+            key: key.to_owned(),
+            to: (!to.is_empty()).then(|| to.to_owned()),
+            kind: FieldType::String,
+            encoding: ListEncoding::Array,
+            required: false,
+            hook: false,
+            consumer: None,
+        }
+    }
+
+    /// Sets the field's type.
+    #[must_use]
+    pub fn kind(mut self, kind: FieldType) -> Self {
+        self.kind = kind;
+        self
+    }
+
+    /// Makes the field a list written in `encoding`.
+    #[must_use]
+    pub fn list(mut self, encoding: ListEncoding) -> Self {
+        self.kind = FieldType::List;
+        self.encoding = encoding;
+        self
+    }
+
+    /// Makes an import refuse a record without the field.
+    #[must_use]
+    pub fn required(mut self) -> Self {
+        self.required = true;
+        self
+    }
+
+    /// Leaves the field to the adapter's hooks.
+    #[must_use]
+    pub fn hook(mut self) -> Self {
+        self.hook = true;
+        self
+    }
+
+    /// Declares that the format's consumer needs the field, as `evidence` shows.
+    #[must_use]
+    pub fn consumer(mut self, evidence: &str) -> Self {
+        self.consumer = Some(Need {
+            evidence: evidence.to_owned(),
+            ..Need::default()
+        });
+        self
+    }
+
+    /// The consumer also refuses an empty value (after [`Field::consumer`]).
+    #[must_use]
+    pub fn non_empty(mut self) -> Self {
+        if let Some(need) = &mut self.consumer {
+            need.non_empty = true;
+        }
+        self
+    }
+
+    /// The format's own "none" value (after [`Field::consumer`]).
+    #[must_use]
+    pub fn none_value(mut self, value: impl Into<Value>) -> Self {
+        if let Some(need) = &mut self.consumer {
+            need.none_value = Some(value.into());
+        }
+        self
+    }
+
+    /// Another way to supply the value (after [`Field::consumer`]).
+    #[must_use]
+    pub fn remedy(mut self, remedy: &str) -> Self {
+        if let Some(need) = &mut self.consumer {
+            need.remedy = Some(remedy.to_owned());
+        }
+        self
+    }
+
+    /// The encoding a list is written in.
+    pub fn list_encoding(&self) -> Encoding {
+        self.encoding.into()
+    }
+
+    /// The canonical field, when the table moves the value straight between it and the
+    /// key and it is one of the bulk fields that may pass through as JSON text
+    /// ([`crate::passthrough::BULK_FIELDS`]).
+    fn straight(&self) -> Option<&str> {
+        self.to
+            .as_deref()
+            .filter(|to| !self.hook && crate::passthrough::BULK_FIELDS.contains(to))
+    }
+
+    /// The contract requirement the field's [`Need`] makes.
+    fn requirement(&self) -> Option<Requirement> {
+        let need = self.consumer.as_ref()?;
+        Some(Requirement {
+            key: self.key.clone(),
+            kind: self.kind.kind(self.list_encoding()),
+            non_empty: need.non_empty,
+            field: self.to.clone().unwrap_or_default(),
+            none_value: need.none_value.clone(),
+            evidence: need.evidence.clone(),
+            remedy: need.remedy.clone(),
+        })
+    }
+}
+
+/// A format, declared: its names and its fields.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Table {
+    /// The name used on the command line.
+    pub name: String,
+    /// Other accepted names.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aliases: Vec<String>,
+    /// One line saying what the format is.
+    pub description: String,
+    /// Who reads the format's records (`swebench 4.x harness`), for the contract.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub consumer: String,
+    /// The format's keys, in the order a record from another format is written in.
+    pub fields: Vec<Field>,
+    /// What the consumer needs of keys the hooks write that no field declares (nested
+    /// keys such as `base/sha`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub requires: Vec<Requirement>,
+    /// Canonical fields the hooks fill beyond the fields' own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hook_fills: Vec<String>,
+    /// Canonical fields the hooks write beyond the fields' own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hook_carries: Vec<String>,
+}
+
+/// A table that says something impossible.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}{message}", .field.as_ref().map(|(i, key)| format!("field {} (`{key}`): ", i + 1)).unwrap_or_default())]
+pub struct TableError {
+    /// The field at fault: its index in [`Table::fields`] and its key.
+    pub field: Option<(usize, String)>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl Table {
+    /// A table for `name`, with no fields yet.
+    pub fn new(name: &str, aliases: &[&str], description: &str) -> Self {
+        Self {
+            name: name.to_owned(),
+            aliases: aliases.iter().map(|&a| a.to_owned()).collect(),
+            description: description.to_owned(),
+            consumer: String::new(),
+            fields: Vec::new(),
+            requires: Vec::new(),
+            hook_fills: Vec::new(),
+            hook_carries: Vec::new(),
+        }
+    }
+
+    /// Sets who reads the format's records.
+    #[must_use]
+    pub fn consumer(mut self, consumer: &str) -> Self {
+        self.consumer = consumer.to_owned();
+        self
+    }
+
+    /// Sets the fields.
+    #[must_use]
+    pub fn fields(mut self, fields: Vec<Field>) -> Self {
+        self.fields = fields;
+        self
+    }
+
+    /// Adds canonical fields the hooks fill beyond the fields' own.
+    #[must_use]
+    pub fn fills_also(mut self, fields: &[&str]) -> Self {
+        self.hook_fills.extend(fields.iter().map(|&f| f.to_owned()));
+        self
+    }
+
+    /// Adds canonical fields the hooks write beyond the fields' own.
+    #[must_use]
+    pub fn carries_also(mut self, fields: &[&str]) -> Self {
+        self.hook_carries
+            .extend(fields.iter().map(|&f| f.to_owned()));
+        self
+    }
+
+    /// The field of `key`.
+    pub fn field(&self, key: &str) -> Option<&Field> {
+        self.fields.iter().find(|f| f.key == key)
+    }
+
+    /// Checks that the table can be used: names, unique keys and targets, and each
+    /// field's type fitting its canonical field.
+    pub fn check(&self) -> Result<(), TableError> {
+        let whole = |message: String| TableError {
+            field: None,
+            message,
+        };
+        if self.name.trim().is_empty() {
+            return Err(whole("`name` is empty".to_owned()));
+        }
+        if self.fields.is_empty() {
+            return Err(whole("`fields` is empty: declare at least one".to_owned()));
+        }
+        for (i, field) in self.fields.iter().enumerate() {
+            let fail = |message: String| TableError {
+                field: Some((i, field.key.clone())),
+                message,
+            };
+            if field.key.is_empty() {
+                return Err(fail("`key` is empty".to_owned()));
+            }
+            if self.fields[..i].iter().any(|f| f.key == field.key) {
+                return Err(fail("the key is declared twice".to_owned()));
+            }
+            let Some(to) = &field.to else { continue };
+            if let Some(earlier) = self.fields[..i].iter().find(|f| f.to.as_ref() == Some(to)) {
+                return Err(fail(format!(
+                    "`{to}` is already the field of `{}`",
+                    earlier.key
+                )));
+            }
+            if field.kind == FieldType::Null {
+                return Err(fail(
+                    "a `null` field holds nothing to map: leave out `to`".to_owned(),
+                ));
+            }
+            if let Some(problem) = target_problem(to, field.kind) {
+                return Err(fail(problem));
+            }
+        }
+        Ok(())
+    }
+
+    /// What the format says about itself, derived from the fields.
+    pub fn info(&self) -> AdapterInfo {
+        let mapped = || self.fields.iter().filter_map(|f| f.to.clone());
+        let mut info = AdapterInfo::new(&self.name, &[], &self.description);
+        info.aliases.clone_from(&self.aliases);
+        info.fills = mapped().chain(self.hook_fills.iter().cloned()).collect();
+        info.carries = mapped().chain(self.hook_carries.iter().cloned()).collect();
+        info.contract = self.contract();
+        info
+    }
+
+    /// What the format's consumer requires, from the fields' [`Need`]s and
+    /// [`Table::requires`].
+    pub fn contract(&self) -> Contract {
+        let requires = self
+            .fields
+            .iter()
+            .filter_map(Field::requirement)
+            .chain(self.requires.iter().cloned())
+            .collect();
+        Contract::new(&self.consumer, requires)
+    }
+
+    /// The JSON Schema of one record: every declared key with its type, the keys an
+    /// import requires, then what the consumer requires
+    /// ([`Contract::apply_to_schema`]) for the published form.
+    pub fn schema(&self) -> Value {
+        let mut properties = Map::new();
+        for field in &self.fields {
+            let mut property = field.kind.schema(field.list_encoding());
+            if let Some(to) = &field.to {
+                property["description"] = Value::String(format!("canonical `{to}`"));
+            }
+            properties.insert(field.key.clone(), property);
+        }
+        let mut required: Vec<Value> = self
+            .fields
+            .iter()
+            .filter(|f| f.required)
+            .map(|f| Value::String(f.key.clone()))
+            .collect();
+        let mut schema = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": self.name,
+            "description": self.description,
+            "type": "object",
+            "properties": properties,
+        });
+        self.contract().apply_to_schema(&mut schema);
+        // The contract's keys replace `required`; an import's own needs stay too.
+        if let Some(Value::Array(contract)) = schema.get_mut("required") {
+            required.retain(|key| !contract.contains(key));
+            contract.extend(required);
+        }
+        schema
+    }
+
+    /// The input keys whose values the table moves, unread, into a canonical field
+    /// (see [`crate::ViewAdapter::verbatim_imports`]).
+    pub fn verbatim_imports(&self) -> Vec<(String, String)> {
+        self.fields
+            .iter()
+            .filter_map(|f| Some((f, f.straight()?)))
+            .filter(|(f, to)| match f.kind {
+                FieldType::String => true,
+                FieldType::List => crate::passthrough::is_list_field(to),
+                _ => false,
+            })
+            .map(|(f, to)| (f.key.clone(), to.to_owned()))
+            .collect()
+    }
+
+    /// The canonical fields the table writes, unread, into the output (see
+    /// [`crate::ViewAdapter::verbatim_exports`]): strings, and lists written as arrays.
+    pub fn verbatim_exports(&self) -> Vec<String> {
+        self.fields
+            .iter()
+            .filter_map(|f| Some((f, f.straight()?)))
+            .filter(|(f, to)| match f.kind {
+                FieldType::String => true,
+                FieldType::List => {
+                    f.encoding == ListEncoding::Array && crate::passthrough::is_list_field(to)
+                }
+                _ => false,
+            })
+            .map(|(_, to)| to.to_owned())
+            .collect()
+    }
+
+    /// The table as Markdown: one row per key, for docs and `adapters --table`.
+    pub fn markdown(&self) -> String {
+        let mut text = String::from(
+            "| key | canonical field | type | import needs | consumer needs |\n|---|---|---|---|---|\n",
+        );
+        for f in &self.fields {
+            let kind = match f.kind {
+                FieldType::List => format!("list ({})", Encoding::from(f.encoding).as_str()),
+                other => serde_json::to_value(other)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default(),
+            };
+            let consumer = f.consumer.as_ref().map_or(String::new(), |n| {
+                if n.non_empty {
+                    "non-empty".to_owned()
+                } else {
+                    "yes".to_owned()
+                }
+            });
+            let _ = writeln!(
+                text,
+                "| `{}` | {} | {kind} | {} | {consumer} |",
+                f.key,
+                f.to.as_deref().map_or("-".to_owned(), |t| format!("`{t}`")),
+                if f.required { "yes" } else { "" },
+            );
+        }
+        text
+    }
+}
+
+/// The v1 fields holding a string.
+const STRING_FIELDS: [&str; 11] = [
+    "repo",
+    "instance_id",
+    "created_at",
+    "base_commit",
+    "head_commit",
+    "patch",
+    "test_patch",
+    "version",
+    "api",
+    "gt_commit_message",
+    "notes",
+];
+
+/// The v1 fields holding a list of strings.
+const LIST_FIELDS: [&str; 5] = [
+    "patch_functions",
+    "test_functions",
+    "efficiency_test",
+    "setup_commands",
+    "install_commands",
+];
+
+/// Why the canonical field `to` cannot take a value of type `kind`, if it cannot.
+fn target_problem(to: &str, kind: FieldType) -> Option<String> {
+    if let Some(key) = to.strip_prefix("extensions.") {
+        if key.is_empty() || key == vocab::SOURCE {
+            return Some(format!("`{to}` is not an extension a table can fill"));
+        }
+        return None;
+    }
+    let fits = match kind {
+        FieldType::String => STRING_FIELDS.contains(&to),
+        FieldType::Timestamp => to == "created_at",
+        FieldType::List => LIST_FIELDS.contains(&to),
+        FieldType::Number => to == "human_performance",
+        FieldType::Json => matches!(
+            to,
+            "problem_statement_oracle" | "problem_statement_realistic"
+        ),
+        FieldType::Integer | FieldType::Boolean | FieldType::Null => false,
+    };
+    if fits {
+        return None;
+    }
+    if V1_FIELDS.contains(&to) {
+        Some(format!(
+            "canonical `{to}` cannot hold a value of this type{}",
+            if to == "duration_changes" || to == "extensions" {
+                " (it takes a hook)"
+            } else {
+                ""
+            }
+        ))
+    } else {
+        Some(format!(
+            "`{to}` is no canonical field: use a v1 field or `extensions.<key>`"
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table() -> Table {
+        Table::new("t", &["tee"], "a test format")
+            .consumer("t's harness")
+            .fields(vec![
+                Field::new("id", "instance_id")
+                    .required()
+                    .consumer("harness.load")
+                    .non_empty(),
+                Field::new("diff", "patch"),
+                Field::new("tests", "extensions.fail_to_pass").list(ListEncoding::JsonSpaced),
+                Field::new("also", "extensions.pass_to_pass").list(ListEncoding::Array),
+                Field::new("when", "created_at").kind(FieldType::Timestamp),
+                Field::new("ver", "version").hook(),
+                Field::new("pad", "").kind(FieldType::Null),
+            ])
+    }
+
+    #[test]
+    fn what_a_table_derives() {
+        let t = table();
+        t.check().unwrap();
+        let info = t.info();
+        assert_eq!(info.aliases, ["tee"]);
+        assert_eq!(
+            info.fills,
+            [
+                "instance_id",
+                "patch",
+                "extensions.fail_to_pass",
+                "extensions.pass_to_pass",
+                "created_at",
+                "version"
+            ]
+        );
+        assert_eq!(info.contract.requires.len(), 1);
+        assert_eq!(info.contract.requires[0].field, "instance_id");
+        assert!(info.contract.requires[0].non_empty);
+        // Only bulk fields pass, never a hook's; an encoded list passes in, not out.
+        assert_eq!(
+            t.verbatim_imports(),
+            [
+                ("diff".to_owned(), "patch".to_owned()),
+                ("tests".to_owned(), "extensions.fail_to_pass".to_owned()),
+                ("also".to_owned(), "extensions.pass_to_pass".to_owned()),
+            ]
+        );
+        assert_eq!(t.verbatim_exports(), ["patch", "extensions.pass_to_pass"]);
+        let schema = t.schema();
+        assert_eq!(schema["required"], json!(["id"]));
+        assert_eq!(schema["properties"]["id"]["minLength"], 1);
+        assert_eq!(schema["properties"]["pad"]["type"], "null");
+        assert_eq!(schema["properties"]["also"]["type"], "array");
+    }
+
+    #[test]
+    fn impossible_tables_are_refused_naming_the_field() {
+        let bad = |f: Field| {
+            let mut t = table();
+            t.fields.push(f);
+            t.check().unwrap_err().to_string()
+        };
+        assert_eq!(
+            bad(Field::new("id", "repo")),
+            "field 8 (`id`): the key is declared twice"
+        );
+        assert_eq!(
+            bad(Field::new("d2", "patch")),
+            "field 8 (`d2`): `patch` is already the field of `diff`"
+        );
+        assert_eq!(
+            bad(Field::new("n", "repo").kind(FieldType::Integer)),
+            "field 8 (`n`): canonical `repo` cannot hold a value of this type"
+        );
+        assert_eq!(
+            bad(Field::new("t", "timings").kind(FieldType::Json)),
+            "field 8 (`t`): `timings` is no canonical field: use a v1 field or `extensions.<key>`"
+        );
+        assert_eq!(
+            bad(Field::new("t", "duration_changes").kind(FieldType::Json)),
+            "field 8 (`t`): canonical `duration_changes` cannot hold a value of this type (it takes a hook)"
+        );
+        assert_eq!(
+            bad(Field::new("s", "extensions.source")),
+            "field 8 (`s`): `extensions.source` is not an extension a table can fill"
+        );
+    }
+}
