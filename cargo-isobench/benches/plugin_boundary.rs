@@ -211,7 +211,7 @@ fn main() {
         bytes as f64 / 1e6
     );
 
-    let builtin = custom_adapter::CustomAdapter::default();
+    let builtin = custom_adapter::adapter();
     let lib = build_native();
     let plugin = native::load(&lib).expect("the plugin loads");
 

@@ -27,6 +27,9 @@ pub struct Isobench {
     /// Load a native plugin (a `cdylib` built with `isobench-plugin-sdk`); repeatable.
     #[arg(long = "plugin", global = true, value_name = "PATH")]
     pub plugins: Vec<PathBuf>,
+    /// Load an adapter declared by a field table in a TOML file; repeatable.
+    #[arg(long = "adapter", global = true, value_name = "PATH.toml")]
+    pub adapters: Vec<PathBuf>,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,

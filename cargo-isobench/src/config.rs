@@ -49,6 +49,9 @@ pub struct Config {
     /// Plugins to load (`[[plugins]]`).
     #[serde(default)]
     pub plugins: Vec<PluginEntry>,
+    /// Adapters declared by table files (`[[adapters]]`).
+    #[serde(default)]
+    pub adapters: Vec<AdapterEntry>,
     /// Where the configuration was read from (`None`: defaults).
     #[serde(skip)]
     pub path: Option<PathBuf>,
@@ -71,6 +74,15 @@ pub struct PluginEntry {
     pub command: Option<Vec<String>>,
     /// How long a program plugin may take to answer one request (default 30).
     pub timeout_secs: Option<u64>,
+}
+
+/// One `[[adapters]]` entry: a format declared by a table file, which runs no code and so
+/// needs no trust.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AdapterEntry {
+    /// The table file (relative paths are relative to the configuration file).
+    pub path: PathBuf,
 }
 
 /// `[test-files]`.
@@ -145,6 +157,11 @@ impl Config {
         for plugin in &mut config.plugins {
             if let Some(path) = plugin.path.as_mut().filter(|p| p.is_relative()) {
                 *path = base.join(&*path);
+            }
+        }
+        for adapter in &mut config.adapters {
+            if adapter.path.is_relative() {
+                adapter.path = base.join(&adapter.path);
             }
         }
         for repo in config.repos.values_mut() {

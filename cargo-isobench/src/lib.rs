@@ -7,6 +7,7 @@ pub mod assign;
 pub mod cli;
 pub mod config;
 pub mod convert;
+pub mod declared;
 pub mod detect;
 pub mod errors;
 pub mod exit;
@@ -113,6 +114,8 @@ impl Session {
         isobench_adapters::link();
         let mut registry = Registry::builtin();
         // `plugin` and `trust` manage plugins: a broken one must not stop them.
+        let configured: Vec<_> = config.adapters.iter().map(|a| a.path.clone()).collect();
+        declared::register_all(&mut registry, &cli.adapters, &configured, &cwd)?;
         let skipped = if matches!(cli.command, Command::Plugin(_) | Command::Trust(_)) {
             Vec::new()
         } else {
@@ -184,6 +187,9 @@ fn list_adapters(registry: &Registry, args: &AdaptersArgs) -> Result<i32, CliErr
                 let info = a.info();
                 let mut value = serde_json::to_value(info).expect("adapter info serialises");
                 value["cannot_carry"] = info.cannot_carry().into();
+                if let Some(table) = a.table() {
+                    value["table"] = serde_json::to_value(table).expect("a table serialises");
+                }
                 value
             })
             .collect();
@@ -191,42 +197,100 @@ fn list_adapters(registry: &Registry, args: &AdaptersArgs) -> Result<i32, CliErr
         writeln!(out).map_err(stdout_error)?;
         return Ok(exit::OK);
     }
-    for adapter in registry.iter() {
-        let info = adapter.info();
-        let text = format!(
-            "{name}{aliases}  [{origin}]\n  {description}\n  requires:     {requires}\n  carries:      {carries}\n  cannot carry: {cannot}\n\n",
-            name = info.name,
-            aliases = if info.aliases.is_empty() {
-                String::new()
-            } else {
-                format!(" (aliases: {})", info.aliases.join(", "))
-            },
-            origin = info.origin,
-            description = info.description,
-            requires = requires(&info.contract),
-            carries = info.carries.join(", "),
-            cannot = or_none(&info.cannot_carry()),
-        );
-        out.write_all(text.as_bytes()).map_err(stdout_error)?;
-    }
+    out.write_all(adapters_table(registry).as_bytes())
+        .map_err(stdout_error)?;
     Ok(exit::OK)
 }
 
-/// The keys a format's consumer requires, and who that is.
-fn requires(contract: &isobench_core::Contract) -> String {
-    if contract.is_empty() {
-        return "(nothing declared)".into();
+/// `adapters`: one table of the canonical fields by format, saying for each what the
+/// format's import fills and needs, what its export writes, and what its consumer
+/// requires; then each format's names, origin and description.
+fn adapters_table(registry: &Registry) -> String {
+    use std::fmt::Write as _;
+    let adapters: Vec<&dyn isobench_core::ViewAdapter> = registry.iter().collect();
+    let mut rows: Vec<String> = isobench_core::record::V1_FIELDS
+        .iter()
+        .filter(|f| **f != "extensions")
+        .map(|f| (*f).to_owned())
+        .chain(
+            isobench_core::vocab::SHARED_KEYS
+                .iter()
+                .map(|k| format!("extensions.{k}")),
+        )
+        .collect();
+    for adapter in &adapters {
+        let info = adapter.info();
+        for field in info.fills.iter().chain(&info.carries) {
+            if !rows.contains(field) {
+                rows.push(field.clone());
+            }
+        }
     }
-    let keys: Vec<&str> = contract.requires.iter().map(|r| r.key.as_str()).collect();
-    format!("{}  (consumer: {})", keys.join(", "), contract.consumer)
-}
-
-fn or_none(list: &[String]) -> String {
-    if list.is_empty() {
-        "(nothing)".into()
-    } else {
-        list.join(", ")
+    let cell = |adapter: &dyn isobench_core::ViewAdapter, field: &str| {
+        let info = adapter.info();
+        let needs = adapter.table().is_some_and(|t| {
+            t.fields
+                .iter()
+                .any(|f| f.required && f.to.as_deref() == Some(field))
+        });
+        let mut cell = String::new();
+        for (mark, on) in [
+            ('r', info.fills.iter().any(|f| f == field)),
+            ('n', needs),
+            ('w', info.carries.iter().any(|f| f == field)),
+            ('!', info.contract.requires.iter().any(|r| r.field == field)),
+        ] {
+            if on {
+                cell.push(mark);
+            }
+        }
+        if cell.is_empty() {
+            cell.push('-');
+        }
+        cell
+    };
+    let first = rows.iter().map(String::len).max().unwrap_or(0);
+    let widths: Vec<usize> = adapters
+        .iter()
+        .map(|a| a.info().name.len().max(4))
+        .collect();
+    let mut text = format!("{:first$}", "canonical field");
+    for (adapter, width) in adapters.iter().zip(&widths) {
+        let _ = write!(text, "  {:width$}", adapter.info().name);
     }
+    text = text.trim_end().to_owned();
+    text.push('\n');
+    for row in &rows {
+        let mut line = format!("{row:first$}");
+        for (adapter, width) in adapters.iter().zip(&widths) {
+            let _ = write!(line, "  {:width$}", cell(*adapter, row));
+        }
+        text.push_str(line.trim_end());
+        text.push('\n');
+    }
+    text.push_str(
+        "\nr: an import fills it   n: an import needs it   w: an export writes it   !: the format's consumer requires it   -: the format has no place for it\n\n",
+    );
+    for adapter in &adapters {
+        let info = adapter.info();
+        let aliases = if info.aliases.is_empty() {
+            String::new()
+        } else {
+            format!(" (aliases: {})", info.aliases.join(", "))
+        };
+        let consumer = if info.contract.consumer.is_empty() {
+            String::new()
+        } else {
+            format!("; consumer: {}", info.contract.consumer)
+        };
+        let _ = writeln!(
+            text,
+            "{}{aliases}  [{}]\n  {}{consumer}",
+            info.name, info.origin, info.description
+        );
+    }
+    text.push_str("\n`cargo isobench adapters --json` gives each format's full field table.\n");
+    text
 }
 
 fn print_schema(registry: &Registry, args: &SchemaArgs) -> Result<i32, CliError> {

@@ -1,0 +1,177 @@
+//! Adapters with no code: a format declared by its field table in a TOML file, loaded
+//! with `--adapter PATH.toml` or `[[adapters]] path = "..."` in `isobench.toml`.
+//!
+//! ```toml
+//! name = "swe-bench-extra"
+//! description = "nebius/SWE-bench-extra rows"
+//!
+//! [[fields]]
+//! key = "instance_id"
+//! to = "instance_id"
+//! required = true
+//! consumer = { evidence = "the harness loads a task by its id", non_empty = true }
+//!
+//! [[fields]]
+//! key = "FAIL_TO_PASS"
+//! to = "extensions.fail_to_pass"
+//! type = "list"          # encoding = "array" (default), "json", "json-spaced", "python-repr"
+//! ```
+//!
+//! The keys are those of [`isobench_core::table::Table`] and
+//! [`isobench_core::table::Field`]. A file runs no code, so it needs no trust; it cannot
+//! declare hooks. An error names the file, line and column.
+
+use std::path::{Path, PathBuf};
+
+use isobench_core::Registry;
+use isobench_core::table::{Table, TableAdapter};
+use serde::Deserialize;
+
+use crate::errors::CliError;
+
+const HINT: &str = "see the README's adapter guide for the keys a table file takes";
+
+/// Registers the adapter of every table file named with `--adapter` (relative to `cwd`)
+/// or by `[[adapters]]` in the configuration (already relative to it).
+pub fn register_all(
+    registry: &mut Registry,
+    flags: &[PathBuf],
+    configured: &[PathBuf],
+    cwd: &Path,
+) -> Result<(), CliError> {
+    for path in flags
+        .iter()
+        .map(|p| cwd.join(p))
+        .chain(configured.iter().cloned())
+    {
+        let adapter = load(&path)?;
+        registry.register(Box::new(adapter)).map_err(|e| {
+            CliError::usage(e.to_string(), Some("rename the format in one of the two"))
+        })?;
+    }
+    Ok(())
+}
+
+/// The adapter a table file declares.
+pub fn load(path: &Path) -> Result<TableAdapter, CliError> {
+    let text = std::fs::read_to_string(path).map_err(|e| CliError::Read {
+        path: path.to_owned(),
+        source: e,
+    })?;
+    let table = parse(&text, path)?;
+    let origin = path.display().to_string();
+    TableAdapter::new(table, ())
+        .map(|adapter| adapter.with_origin(origin))
+        .map_err(|e| invalid(path, &text, None, &e.to_string()))
+}
+
+/// The table `text` (read from `path`) declares, checked.
+pub fn parse(text: &str, path: &Path) -> Result<Table, CliError> {
+    let table: Table = toml::from_str(text).map_err(|e| {
+        let at = e.span().map(|span| span.start);
+        invalid(path, text, at, e.message())
+    })?;
+    // Where each `[[fields]]` entry starts, to name the line of a field at fault.
+    let entry_at = |index: usize| {
+        toml::from_str::<Entries>(text)
+            .ok()
+            .and_then(|entries| entries.fields.get(index).map(|e| e.span().start))
+    };
+    if let Some(index) = table.fields.iter().position(|f| f.hook) {
+        let key = &table.fields[index].key;
+        return Err(invalid(
+            path,
+            text,
+            entry_at(index),
+            &format!(
+                "field `{key}`: `hook = true` needs code, and a table file runs none; write a plugin with a hook, or map the key straight"
+            ),
+        ));
+    }
+    if !table.requires.is_empty() || !table.hook_fills.is_empty() || !table.hook_carries.is_empty()
+    {
+        return Err(invalid(
+            path,
+            text,
+            None,
+            "`requires`, `hook_fills` and `hook_carries` describe hooks, and a table file has none: declare each key as a field",
+        ));
+    }
+    table.check().map_err(|e| {
+        let at = e.field.as_ref().and_then(|(index, _)| entry_at(*index));
+        invalid(path, text, at, &e.to_string())
+    })?;
+    Ok(table)
+}
+
+/// The `[[fields]]` entries with where each starts.
+#[derive(Deserialize)]
+struct Entries {
+    #[serde(default)]
+    fields: Vec<toml::Spanned<toml::Table>>,
+}
+
+/// The usage error for a table file, naming its line and column when known.
+fn invalid(path: &Path, text: &str, at: Option<usize>, message: &str) -> CliError {
+    let place = at.map_or_else(String::new, |at| {
+        let at = at.min(text.len());
+        let line = text[..at].matches('\n').count() + 1;
+        let column = at - text[..at].rfind('\n').map_or(0, |i| i + 1) + 1;
+        format!(":{line}:{column}")
+    });
+    CliError::usage(
+        format!(
+            "invalid adapter table `{}{place}`: {}",
+            path.display(),
+            message.trim_end()
+        ),
+        Some(HINT),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error(text: &str) -> String {
+        match parse(text, Path::new("f.toml")) {
+            Err(CliError::Usage { message, .. }) => message,
+            other => panic!("expected a usage error, got {other:?}"),
+        }
+    }
+
+    const HEAD: &str = "name = \"x\"\ndescription = \"d\"\n";
+
+    #[test]
+    fn errors_name_the_line_and_column() {
+        // A key the table does not know.
+        let text = format!("{HEAD}[[fields]]\nkey = \"a\"\nto = \"repo\"\nencodng = \"json\"\n");
+        assert_eq!(
+            error(&text),
+            "invalid adapter table `f.toml:6:1`: unknown field `encodng`, expected one of `key`, `to`, `type`, `encoding`, `required`, `hook`, `consumer`"
+        );
+        // A value of the wrong kind.
+        let text = format!("{HEAD}[[fields]]\nkey = \"a\"\ntype = \"lists\"\n");
+        assert!(
+            error(&text).starts_with("invalid adapter table `f.toml:5:8`: unknown variant `lists`"),
+            "{}",
+            error(&text)
+        );
+        // A table that says something impossible: the field's entry is named.
+        let text = format!(
+            "{HEAD}[[fields]]\nkey = \"a\"\nto = \"repo\"\n\n[[fields]]\nkey = \"b\"\nto = \"repo\"\n"
+        );
+        assert_eq!(
+            error(&text),
+            "invalid adapter table `f.toml:7:1`: field 2 (`b`): `repo` is already the field of `a`"
+        );
+        let text = format!("{HEAD}[[fields]]\nkey = \"a\"\nto = \"repo\"\nhook = true\n");
+        assert!(error(&text).starts_with(
+            "invalid adapter table `f.toml:3:1`: field `a`: `hook = true` needs code"
+        ));
+        assert_eq!(
+            error(HEAD),
+            "invalid adapter table `f.toml:1:1`: missing field `fields`"
+        );
+    }
+}

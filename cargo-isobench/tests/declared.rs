@@ -1,0 +1,333 @@
+//! Adapters with no code: the two table files under `examples/adapters` (SWE-bench-extra
+//! and SWEE-Bench), on sample records written in their published shapes.
+//!
+//! Each round-trips byte for byte, directly and through canonical; converts to every
+//! format that can hold its records; and is refused with a remedy where the target's
+//! consumer needs what the records lack. A broken table file is refused naming its line
+//! and column, and `[[adapters]]` in `isobench.toml` loads one without trust.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::BIN;
+
+const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples");
+
+fn table(format: &str) -> PathBuf {
+    Path::new(EXAMPLES).join(format!("adapters/{format}.toml"))
+}
+
+fn sample(format: &str) -> PathBuf {
+    Path::new(EXAMPLES).join(format!("data/{format}.sample.jsonl"))
+}
+
+/// Runs `cargo isobench` with both table files loaded, in a scratch directory.
+fn isobench(dir: &Path, args: &[&str]) -> Output {
+    let mut command = Command::new(BIN);
+    command
+        .current_dir(dir)
+        .arg("isobench")
+        .arg("--adapter")
+        .arg(table("swe-bench-extra"))
+        .arg("--adapter")
+        .arg(table("swee-bench"))
+        .args(args)
+        .env("ISOBENCH_STATE_DIR", dir.join("state"))
+        .env_remove("RUST_LOG");
+    command.output().expect("the binary runs")
+}
+
+fn convert(dir: &Path, from: &str, to: &str, input: &Path, extra: &[&str]) -> (Output, PathBuf) {
+    let output = dir.join(format!("{from}-to-{to}.jsonl"));
+    let mut args = vec![
+        "convert",
+        "--overwrite",
+        "--from",
+        from,
+        "--to",
+        to,
+        "-i",
+        input.to_str().unwrap(),
+        "-o",
+        output.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    (isobench(dir, &args), output)
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+const FORMATS: [&str; 2] = ["swe-bench-extra", "swee-bench"];
+
+#[test]
+fn each_table_file_round_trips_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    for format in FORMATS {
+        let original = std::fs::read(sample(format)).unwrap();
+        let (out, same) = convert(dir.path(), format, format, &sample(format), &[]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_eq!(
+            std::fs::read(same).unwrap(),
+            original,
+            "{format} -> {format}"
+        );
+        let (out, canonical) = convert(dir.path(), format, "canonical", &sample(format), &[]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let (out, back) = convert(dir.path(), "canonical", format, &canonical, &[]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_eq!(
+            std::fs::read(back).unwrap(),
+            original,
+            "{format} -> canonical -> {format}"
+        );
+    }
+}
+
+#[test]
+fn the_tables_map_their_columns_to_canonical_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, canonical) = convert(
+        dir.path(),
+        "swe-bench-extra",
+        "canonical",
+        &sample("swe-bench-extra"),
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let first: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(canonical)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(first["instance_id"], "tidy-tools__csvkit-lite-88");
+    assert_eq!(
+        first["extensions"]["fail_to_pass"],
+        serde_json::json!(["tests/test_sniff.py::test_semicolon"])
+    );
+    assert_eq!(first["extensions"]["meta"]["is_lite"], false);
+    // SWEE-Bench's always-null columns fill nothing; its JSON-encoded lists are decoded.
+    let (out, canonical) = convert(
+        dir.path(),
+        "swee-bench",
+        "canonical",
+        &sample("swee-bench"),
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let first: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(canonical)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert!(first.get("version").is_none(), "{first}");
+    assert_eq!(
+        first["extensions"]["fail_to_fail"],
+        serde_json::json!(["tests/test_grid.py::test_gpu_tiles"])
+    );
+    assert_eq!(first["extensions"]["merged_at"], "2024-06-05T16:20:11Z");
+}
+
+#[test]
+fn they_convert_where_the_target_can_hold_them_and_are_refused_with_a_remedy_elsewhere() {
+    let dir = tempfile::tempdir().unwrap();
+    // SWE-bench-extra rows are SWE-bench rows: SWE-bench's harness gets JSON-encoded
+    // lists, and `meta` is reported as dropped.
+    let (out, written) = convert(
+        dir.path(),
+        "swe-bench-extra",
+        "swe-bench",
+        &sample("swe-bench-extra"),
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("extensions.meta: 2 record(s)"),
+        "{}",
+        stderr(&out)
+    );
+    let row: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(&written)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        row["FAIL_TO_PASS"],
+        "[\"tests/test_sniff.py::test_semicolon\"]"
+    );
+    let out = isobench(
+        dir.path(),
+        &[
+            "validate",
+            "--format",
+            "swe-bench",
+            "-i",
+            written.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+
+    // SWEE-Bench rows carry everything SWE-bench-extra holds but `meta`.
+    let (out, _) = convert(
+        dir.path(),
+        "swee-bench",
+        "swe-bench-extra",
+        &sample("swee-bench"),
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+
+    // SWEE-Bench has no release and no environment commit: SWE-bench's harness needs both.
+    let (out, written) = convert(
+        dir.path(),
+        "swee-bench",
+        "swe-bench",
+        &sample("swee-bench"),
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(!written.exists());
+    let err = stderr(&out);
+    assert!(
+        err.contains("would reject this record: it needs `version`, `environment_setup_commit`")
+            && err.contains("`--set version=VALUE`")
+            && err.contains("`--set extensions.environment_setup_commit=VALUE`"),
+        "{err}"
+    );
+    // Supplied, they convert.
+    let (out, _) = convert(
+        dir.path(),
+        "swee-bench",
+        "swe-bench",
+        &sample("swee-bench"),
+        &[
+            "--set",
+            "version=\"0.1\"",
+            "--set",
+            "extensions.environment_setup_commit={base_commit}",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+
+    // SWE-bench-extra has no install or test commands for SWEE-Bench's rows.
+    let (out, _) = convert(
+        dir.path(),
+        "swe-bench-extra",
+        "swee-bench",
+        &sample("swe-bench-extra"),
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("it needs `install`, `test_commands`, `docker_image_root`")
+            && err.contains("`--set extensions.install=VALUE`"),
+        "{err}"
+    );
+    let (out, written) = convert(
+        dir.path(),
+        "swe-bench-extra",
+        "swee-bench",
+        &sample("swe-bench-extra"),
+        &[
+            "--set",
+            "extensions.install=pip install -e .",
+            "--set",
+            "extensions.test_commands=\"[\\\"pytest -rA\\\"]\"",
+            "--set",
+            "extensions.docker_image_root=swee/{owner}__{name}",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let row: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(&written)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    // Its always-null columns are written as null; its lists JSON-encoded.
+    assert_eq!(row["version"], serde_json::Value::Null);
+    assert_eq!(row["environment_setup_commit"], serde_json::Value::Null);
+    assert_eq!(row["docker_image_root"], "swee/tidy-tools__csvkit-lite");
+    assert_eq!(
+        row["PASS_TO_PASS"],
+        "[\"tests/test_sniff.py::test_comma\", \"tests/test_sniff.py::test_tab\"]"
+    );
+}
+
+#[test]
+fn a_broken_table_file_is_refused_naming_its_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(
+        &bad,
+        "name = \"bad\"\ndescription = \"d\"\n\n[[fields]]\nkey = \"id\"\nto = \"instance_id\"\ntype = \"strng\"\n",
+    )
+    .unwrap();
+    let out = Command::new(BIN)
+        .current_dir(dir.path())
+        .args(["isobench", "--adapter", "bad.toml", "adapters"])
+        .env("ISOBENCH_STATE_DIR", dir.path().join("state"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with(&format!(
+            "error: invalid adapter table `{}:7:8`: unknown variant `strng`",
+            dir.path().join("bad.toml").display()
+        )),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_configuration_loads_table_files_without_trust() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("formats")).unwrap();
+    std::fs::copy(
+        table("swee-bench"),
+        dir.path().join("formats/swee-bench.toml"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("isobench.toml"),
+        "[[adapters]]\npath = \"formats/swee-bench.toml\"\n",
+    )
+    .unwrap();
+    let out = Command::new(BIN)
+        .current_dir(dir.path())
+        .args(["isobench", "adapters", "--json"])
+        .env("ISOBENCH_STATE_DIR", dir.path().join("state"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let listed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let swee = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["name"] == "swee-bench")
+        .expect("listed");
+    assert!(
+        swee["origin"]
+            .as_str()
+            .unwrap()
+            .ends_with("swee-bench.toml")
+    );
+    assert_eq!(swee["table"]["fields"][0]["key"], "repo");
+}
