@@ -16,7 +16,7 @@
 
 use std::fmt::Write as _;
 
-use isobench_core::record::V1_FIELDS;
+use isobench_core::record::{V1_FIELDS, V1_STRING_FIELDS};
 use isobench_core::{CanonicalRecord, Notes, RecordError};
 use serde_json::{Map, Value};
 
@@ -88,6 +88,10 @@ fn parse(set: &str) -> Result<Assignment, CliError> {
     }
     let value = match serde_json::from_str(value) {
         Ok(Value::String(text)) => template(&text, set)?,
+        // A v1 string field takes `--set version=0.1` as the text it is.
+        Ok(Value::Number(_) | Value::Bool(_)) if V1_STRING_FIELDS.contains(&field) => {
+            template(value, set)?
+        }
         Ok(json) => Assigned::Fixed(json),
         Err(_) => template(value, set)?,
     };
@@ -325,6 +329,11 @@ mod tests {
         assert_eq!(c.efficiency_test, Some(vec!["a.py::t".to_owned()]));
         let c = set_one("version=4.3 beta").unwrap();
         assert_eq!(c.version.as_deref(), Some("4.3 beta"));
+        // A number given to a string field is its text; elsewhere it stays a number.
+        let c = set_one("version=0.10").unwrap();
+        assert_eq!(c.version.as_deref(), Some("0.10"));
+        let c = set_one("extensions.difficulty=3").unwrap();
+        assert_eq!(c.ext("difficulty"), Some(&Value::from(3)));
     }
 
     #[test]

@@ -214,7 +214,7 @@ fn they_convert_where_the_target_can_hold_them_and_are_refused_with_a_remedy_els
         &sample("swee-bench"),
         &[
             "--set",
-            "version=\"0.1\"",
+            "version=0.1",
             "--set",
             "extensions.environment_setup_commit={base_commit}",
         ],

@@ -123,6 +123,30 @@ pub const V1_FIELDS: [&str; 21] = [
     "extensions",
 ];
 
+/// The v1 fields holding a string.
+pub const V1_STRING_FIELDS: [&str; 11] = [
+    "repo",
+    "instance_id",
+    "created_at",
+    "base_commit",
+    "head_commit",
+    "patch",
+    "test_patch",
+    "version",
+    "api",
+    "gt_commit_message",
+    "notes",
+];
+
+/// The v1 fields holding a list of strings.
+pub const V1_LIST_FIELDS: [&str; 5] = [
+    "patch_functions",
+    "test_functions",
+    "efficiency_test",
+    "setup_commands",
+    "install_commands",
+];
+
 /// The v1 fields the schema requires.
 pub const V1_REQUIRED: [&str; 11] = [
     "repo",

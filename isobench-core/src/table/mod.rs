@@ -33,7 +33,7 @@ pub use adapter::{HookResult, Hooks, TableAdapter};
 use crate::adapter::AdapterInfo;
 use crate::codec::Encoding;
 use crate::contract::{Contract, Kind, Requirement};
-use crate::record::V1_FIELDS;
+use crate::record::{V1_FIELDS, V1_LIST_FIELDS, V1_STRING_FIELDS};
 use crate::vocab;
 
 /// How a field's value is written in the foreign record.
@@ -529,30 +529,6 @@ impl Table {
     }
 }
 
-/// The v1 fields holding a string.
-const STRING_FIELDS: [&str; 11] = [
-    "repo",
-    "instance_id",
-    "created_at",
-    "base_commit",
-    "head_commit",
-    "patch",
-    "test_patch",
-    "version",
-    "api",
-    "gt_commit_message",
-    "notes",
-];
-
-/// The v1 fields holding a list of strings.
-const LIST_FIELDS: [&str; 5] = [
-    "patch_functions",
-    "test_functions",
-    "efficiency_test",
-    "setup_commands",
-    "install_commands",
-];
-
 /// Why the canonical field `to` cannot take a value of type `kind`, if it cannot.
 fn target_problem(to: &str, kind: FieldType) -> Option<String> {
     if let Some(key) = to.strip_prefix("extensions.") {
@@ -562,9 +538,9 @@ fn target_problem(to: &str, kind: FieldType) -> Option<String> {
         return None;
     }
     let fits = match kind {
-        FieldType::String => STRING_FIELDS.contains(&to),
+        FieldType::String => V1_STRING_FIELDS.contains(&to),
         FieldType::Timestamp => to == "created_at",
-        FieldType::List => LIST_FIELDS.contains(&to),
+        FieldType::List => V1_LIST_FIELDS.contains(&to),
         FieldType::Number => to == "human_performance",
         FieldType::Json => matches!(
             to,
