@@ -21,6 +21,13 @@
 //! same encodings. Exporting to another format is a change of view: the fields that
 //! format has a key for are written, and the report names what it cannot hold.
 //!
+//! # Features
+//!
+//! `schema-validation` (on by default) checks records against a JSON Schema:
+//! [`schema::SchemaValidator`], [`Profile::validator`] and [`validate_record`]. It brings
+//! in `jsonschema` and most of the crate's dependency tree, so the plugin SDK turns it
+//! off: a plugin converts records and the host validates them. The example below needs it.
+//!
 //! ```
 //! use isobench_core::{CanonicalRecord, Profile, validate_record};
 //!
@@ -71,4 +78,6 @@ pub use record::{CanonicalRecord, DurationChange};
 pub use report::{ConversionReport, Notes};
 pub use schema::Profile;
 pub use table::{Field, FieldType, Hooks, ListEncoding, Table, TableAdapter};
-pub use validate::{Problem, validate_record};
+pub use validate::Problem;
+#[cfg(feature = "schema-validation")]
+pub use validate::validate_record;
