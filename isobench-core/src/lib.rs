@@ -6,6 +6,28 @@
 //! The crate does no I/O and contains no `unsafe`, so adapters and plugins can depend on
 //! it cheaply.
 //!
+//! # Formats are views
+//!
+//! A dataset format is a *view* of the canonical record, hence the name [`ViewAdapter`]:
+//! one and the same benchmark instance, seen through another format's keys, key order
+//! and encodings (a list written as a JSON array or as a JSON-encoded string, the fix or
+//! the bug-introducing diff, one timing layout or another). An adapter's `import` moves a
+//! record from its view to the canonical record, and `export` moves a canonical record
+//! into the view. What the view holds that the canonical record has no place for (its
+//! key order, the encoding of each list, unknown keys, original values that a
+//! normalisation cannot give back exactly) is kept in the record's `extensions.source`
+//! block ([`vocab::Source`]), so that exporting to the format a record came from gives
+//! back the record it was read from: `export(import(r)) == r`, same keys, same order,
+//! same encodings. Exporting to another format is a change of view: the fields that
+//! format has a key for are written, and the report names what it cannot hold.
+//!
+//! # Features
+//!
+//! `schema-validation` (on by default) checks records against a JSON Schema:
+//! [`schema::SchemaValidator`], [`Profile::validator`] and [`validate_record`]. It brings
+//! in `jsonschema` and most of the crate's dependency tree, so the plugin SDK turns it
+//! off: a plugin converts records and the host validates them. The example below needs it.
+//!
 //! ```
 //! use isobench_core::{CanonicalRecord, Profile, validate_record};
 //!
@@ -56,4 +78,6 @@ pub use record::{CanonicalRecord, DurationChange};
 pub use report::{ConversionReport, Notes};
 pub use schema::Profile;
 pub use table::{Field, FieldType, Hooks, ListEncoding, Table, TableAdapter};
-pub use validate::{Problem, validate_record};
+pub use validate::Problem;
+#[cfg(feature = "schema-validation")]
+pub use validate::validate_record;

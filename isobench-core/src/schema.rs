@@ -45,6 +45,7 @@ impl Profile {
     }
 
     /// The profile's compiled validator.
+    #[cfg(feature = "schema-validation")]
     pub fn validator(self) -> &'static SchemaValidator {
         static STRICT: OnceLock<SchemaValidator> = OnceLock::new();
         static LOSSLESS: OnceLock<SchemaValidator> = OnceLock::new();
@@ -65,14 +66,17 @@ impl std::fmt::Display for Profile {
 }
 
 /// A compiled JSON Schema.
+#[cfg(feature = "schema-validation")]
 #[derive(Debug)]
 pub struct SchemaValidator(jsonschema::Validator);
 
 /// A schema that does not compile.
+#[cfg(feature = "schema-validation")]
 #[derive(Debug, thiserror::Error)]
 #[error("invalid JSON Schema: {0}")]
 pub struct SchemaError(String);
 
+#[cfg(feature = "schema-validation")]
 impl SchemaValidator {
     /// Compiles a schema (any draft the `$schema` keyword names; 2020-12 by default).
     pub fn new(schema: &Value) -> Result<Self, SchemaError> {

@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+#[cfg(feature = "schema-validation")]
 use crate::schema::Profile;
 
 /// One thing wrong with a record.
@@ -26,6 +27,7 @@ impl std::fmt::Display for Problem {
 
 /// Validates a canonical record (as JSON) against a profile: the schema first, then the
 /// semantic checks (decision D5: one `duration_changes` entry per `efficiency_test`).
+#[cfg(feature = "schema-validation")]
 pub fn validate_record(record: &Value, profile: Profile) -> Vec<Problem> {
     let mut problems = profile.validator().problems(record);
     problems.extend(semantic_problems(record));
@@ -65,7 +67,7 @@ pub fn valid_human_performance(hp: f64) -> bool {
     hp.is_finite() && hp >= 0.0
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "schema-validation"))]
 mod tests {
     use super::*;
     use serde_json::json;
