@@ -2,6 +2,7 @@
 //! chosen by `ISOBENCH_TEST_PLUGIN_MODE` when it is called:
 //!
 //! * `wrong-abi`: its descriptor claims ABI version 999;
+//! * `abi-1`: its descriptor claims ABI version 1, the one before tables;
 //! * `panic`: `import` and `export` panic;
 //! * `garbage`: `import` and `export` answer bytes that are not JSON;
 //! * `invalid`: `import` answers a canonical record without `repo`;
@@ -287,6 +288,17 @@ static GOOD: PluginDescriptor = PluginDescriptor {
     hook_export,
 };
 
+static ABI_1: PluginDescriptor = PluginDescriptor {
+    abi_version: 1,
+    size: DESCRIPTOR_SIZE,
+    manifest,
+    import,
+    export,
+    free,
+    hook_import,
+    hook_export,
+};
+
 static WRONG_ABI: PluginDescriptor = PluginDescriptor {
     abi_version: 999,
     size: DESCRIPTOR_SIZE,
@@ -304,9 +316,9 @@ pub extern "C" fn isobench_plugin_entry() -> *const PluginDescriptor {
     if let Some(mark) = std::env::var_os("ISOBENCH_TEST_PLUGIN_MARK") {
         let _ = std::fs::write(mark, "the test plugin's code ran\n");
     }
-    if mode() == "wrong-abi" {
-        &raw const WRONG_ABI
-    } else {
-        &raw const GOOD
+    match mode().as_str() {
+        "wrong-abi" => &raw const WRONG_ABI,
+        "abi-1" => &raw const ABI_1,
+        _ => &raw const GOOD,
     }
 }
