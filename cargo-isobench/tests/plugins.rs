@@ -761,6 +761,83 @@ fn python() -> bool {
     ok
 }
 
+/// A program declaring a field table (protocol 2) is sent no whole record: the host runs
+/// the table, and the program answers only `hook-import` and `hook-export`, here for a
+/// `level` written `L<n>`. It logs each method it is asked, and is never asked `import`
+/// or `export`, nor sent the patch.
+#[test]
+fn a_program_declared_by_a_table_answers_only_its_hooks() {
+    if !python() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let program = r#"
+import json, sys
+log = open(sys.argv[1], "a")
+table = {"name": "tiny-py", "description": "tiny rows", "fields": [
+    {"key": "id", "to": "instance_id", "required": True},
+    {"key": "repo", "to": "repo", "required": True},
+    {"key": "diff", "to": "patch"},
+    {"key": "level", "to": "extensions.level", "hook": True}]}
+for line in sys.stdin:
+    r = json.loads(line)
+    m = r["method"]
+    log.write(m + (" with patch" if "patch" in json.dumps(r.get("record", {})) else "") + "\n")
+    log.flush()
+    if m == "hello":
+        ok = {"abi": 2, "info": {"name": "tiny-py", "description": "tiny rows"}, "schema": {},
+              "table": table, "hooks": True}
+    elif m == "hook-import":
+        rec, taken = r["record"], []
+        if "level" in r["left"]:
+            rec.setdefault("extensions", {})["level"] = int(r["left"]["level"][1:])
+            taken = ["level"]
+        ok = {"record": rec, "taken": taken, "notes": [{"kind": "derived", "field": "extensions.level", "detail": "from `L<n>`"}]}
+    elif m == "hook-export":
+        level = r["record"].get("extensions", {}).get("level")
+        ok = {"written": {} if level is None else {"level": "L%d" % level}}
+    else:
+        print(json.dumps({"id": r["id"], "error": {"kind": "invalid", "message": "not for a table"}}), flush=True)
+        continue
+    print(json.dumps({"id": r["id"], "ok": ok}), flush=True)
+"#;
+    std::fs::write(tmp.path().join("tiny.py"), program).unwrap();
+    let log = tmp.path().join("calls.log");
+    std::fs::write(
+        tmp.path().join("isobench.toml"),
+        format!(
+            "[[plugins]]\ncommand = [\"python3\", \"tiny.py\", {:?}]\n",
+            log.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    trust(tmp.path());
+    let lines = [
+        r#"{"level":"L3","id":"a-1","diff":"diff --git a/x b/x\n","repo":"o/r","extra":[1]}"#,
+        r#"{"id":"a-2","repo":"o/r"}"#,
+    ];
+    std::fs::write(tmp.path().join("in.jsonl"), lines.join("\n") + "\n").unwrap();
+    let convert = |from: &str, to: &str, input: &str, output: &str| {
+        let args = [
+            "convert", "--from", from, "--to", to, "-i", input, "-o", output,
+        ];
+        let out = isobench(tmp.path(), &args, &[]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        std::fs::read_to_string(tmp.path().join(output)).unwrap()
+    };
+    let canonical = convert("tiny-py", "canonical", "in.jsonl", "c.jsonl");
+    let first: Value = serde_json::from_str(canonical.lines().next().unwrap()).unwrap();
+    assert_eq!(first["extensions"]["level"], 3);
+    assert_eq!(first["patch"], "diff --git a/x b/x\n");
+    let back = convert("canonical", "tiny-py", "c.jsonl", "back.jsonl");
+    assert_eq!(back.lines().collect::<Vec<_>>(), lines);
+    let calls = std::fs::read_to_string(&log).unwrap();
+    let mut asked: Vec<&str> = calls.lines().filter(|m| *m != "hello").collect();
+    asked.sort_unstable();
+    asked.dedup();
+    assert_eq!(asked, ["hook-export", "hook-import"], "{calls}");
+}
+
 #[test]
 fn the_python_program_plugin_round_trips_records() {
     if !python() {
