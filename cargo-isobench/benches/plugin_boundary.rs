@@ -214,6 +214,7 @@ fn main() {
     let builtin = custom_adapter::adapter();
     let lib = build_native();
     let plugin = native::load(&lib).expect("the plugin loads");
+    let plugin = plugin.as_ref();
 
     isobench_adapters::link();
     let registry = isobench_core::Registry::builtin();
@@ -226,12 +227,12 @@ fn main() {
         .collect();
     println!("\nconvert --from custom-adapter --to canonical (parse, import, export, write):");
     let b = report_convert("built in", &builtin, canonical, &lines, 5);
-    let n = report_convert("native plugin (cdylib)", &plugin, canonical, &lines, 5);
+    let n = report_convert("native plugin (cdylib)", plugin, canonical, &lines, 5);
     println!("native plugin / built in: {:.2}x the time", b / n);
 
     println!("\nadapter calls only (import then export, no parsing or writing):");
     let b = report("built in", &builtin, &records, bytes, 5);
-    let n = report("native plugin (cdylib)", &plugin, &records, bytes, 5);
+    let n = report("native plugin (cdylib)", plugin, &records, bytes, 5);
     println!("native plugin / built in: {:.2}x the time", b / n);
 
     let script = Path::new(WORKSPACE).join("plugins/python/example_adapter.py");
@@ -245,7 +246,7 @@ fn main() {
                 .sum();
             let p = report(
                 "Python program (JSON Lines)",
-                &python,
+                python.as_ref(),
                 small,
                 small_bytes,
                 3,

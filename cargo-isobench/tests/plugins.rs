@@ -296,10 +296,106 @@ fn a_plugin_with_another_abi_version_is_refused_before_use() {
     let (out, _tmp) = convert_with_test_plugin("wrong-abi", &[]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("speaks plugin ABI version 999, this cargo-isobench speaks 1"),
+        stderr(&out).contains("speaks plugin ABI version 999, this cargo-isobench speaks 2"),
         "{}",
         stderr(&out)
     );
+}
+
+/// A plugin built against the SDK before tables (ABI 1) is refused with the remedy.
+#[test]
+fn a_plugin_of_the_abi_before_tables_is_refused_with_the_remedy() {
+    let (out, _tmp) = convert_with_test_plugin("abi-1", &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("speaks plugin ABI version 1, this cargo-isobench speaks 2")
+            && err.contains("hint: rebuild the plugin against the isobench-plugin-sdk"),
+        "{err}"
+    );
+}
+
+/// Records `test-plugin -> canonical -> test-plugin` with the plugin in `mode`: the
+/// canonical text and the text back.
+fn round_trip_with_test_plugin(mode: &str, lines: &[&str]) -> (String, String) {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("in.jsonl");
+    std::fs::write(&input, lines.join("\n") + "\n").unwrap();
+    let env = [("ISOBENCH_TEST_PLUGIN_MODE", mode)];
+    let out = convert_file_with_test_plugin(&input, tmp.path(), &env, &[]);
+    assert!(out.status.success(), "{mode}: {}", stderr(&out));
+    let canonical = String::from_utf8(out.stdout).unwrap();
+    let canonical_file = tmp.path().join("canonical.jsonl");
+    std::fs::write(&canonical_file, &canonical).unwrap();
+    let lib = plugin("isobench_test_plugin").to_str().unwrap().to_owned();
+    let args = [
+        "--plugin",
+        &lib,
+        "convert",
+        "--from",
+        "canonical",
+        "--to",
+        "test-plugin",
+        "-i",
+        canonical_file.to_str().unwrap(),
+    ];
+    let out = isobench(tmp.path(), &args, &env);
+    assert!(out.status.success(), "{mode}: {}", stderr(&out));
+    (canonical, String::from_utf8(out.stdout).unwrap())
+}
+
+/// A plugin declared by a table without hooks is run by the host: every per-record
+/// entry point of the `table` mode refuses to work, and records still convert, both
+/// ways, byte for byte.
+#[test]
+fn a_table_plugin_without_hooks_is_never_called_per_record() {
+    let lines = [
+        r#"{"repo":"o/r","id":"a-1","body":"diff --git a/x b/x\n+\"q\" é","tests":["t::a"],"x":1}"#,
+        r#"{"id":"a-2","repo":"o/r","labels":"['p1']"}"#,
+    ];
+    let (canonical, back) = round_trip_with_test_plugin("table", &lines);
+    let first: Value = serde_json::from_str(canonical.lines().next().unwrap()).unwrap();
+    assert_eq!(first["patch"], "diff --git a/x b/x\n+\"q\" é");
+    assert_eq!(
+        first["extensions"]["fail_to_pass"],
+        serde_json::json!(["t::a"])
+    );
+    assert_eq!(back.lines().collect::<Vec<_>>(), lines);
+}
+
+/// A table plugin's hooks run in the plugin, on what the host sends them: a list in a
+/// Python repr and a date-time without a zone come back in the encoding and text they
+/// were read in, the keys in their order, the bulk fields never sent (the hooks panic if
+/// they see one), and the hooks' notes reach the report.
+#[test]
+fn a_table_plugins_hooks_keep_encodings_originals_and_key_order() {
+    let lines = [
+        r#"{"seen":"2024-01-02 03:04:05","labels":"['bug', \"won't fix\"]","body":"the patch","id":"a-1","repo":"o/r","tests":["t::a"],"zz":{"k":[1]}}"#,
+        r#"{"id":"a-2","repo":"o/r","labels":["p1","p2"],"seen":"2024-01-02T03:04:05+02:00"}"#,
+    ];
+    let (canonical, back) = round_trip_with_test_plugin("table-hooks", &lines);
+    let records: Vec<Value> = canonical
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        records[0]["extensions"]["labels"],
+        serde_json::json!(["bug", "won't fix"])
+    );
+    assert_eq!(records[0]["created_at"], "2024-01-02T03:04:05");
+    assert_eq!(records[0]["patch"], "the patch");
+    assert_eq!(records[1]["created_at"], "2024-01-02T01:04:05Z");
+    assert_eq!(back.lines().collect::<Vec<_>>(), lines);
+
+    // The hooks' notes cross; a record the hook refuses is named with its field.
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("bad.jsonl");
+    std::fs::write(&input, "{\"id\":\"a-1\",\"repo\":\"o/r\",\"labels\":7}\n").unwrap();
+    let env = [("ISOBENCH_TEST_PLUGIN_MODE", "table-hooks")];
+    let out = convert_file_with_test_plugin(&input, tmp.path(), &env, &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("bad.jsonl:1: "), "{}", stderr(&out));
+    assert!(stderr(&out).contains("`/labels`"), "{}", stderr(&out));
 }
 
 #[test]
@@ -663,6 +759,83 @@ fn python() -> bool {
         eprintln!("skipped: python3 is not available");
     }
     ok
+}
+
+/// A program declaring a field table (protocol 2) is sent no whole record: the host runs
+/// the table, and the program answers only `hook-import` and `hook-export`, here for a
+/// `level` written `L<n>`. It logs each method it is asked, and is never asked `import`
+/// or `export`, nor sent the patch.
+#[test]
+fn a_program_declared_by_a_table_answers_only_its_hooks() {
+    if !python() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let program = r#"
+import json, sys
+log = open(sys.argv[1], "a")
+table = {"name": "tiny-py", "description": "tiny rows", "fields": [
+    {"key": "id", "to": "instance_id", "required": True},
+    {"key": "repo", "to": "repo", "required": True},
+    {"key": "diff", "to": "patch"},
+    {"key": "level", "to": "extensions.level", "hook": True}]}
+for line in sys.stdin:
+    r = json.loads(line)
+    m = r["method"]
+    log.write(m + (" with patch" if "patch" in json.dumps(r.get("record", {})) else "") + "\n")
+    log.flush()
+    if m == "hello":
+        ok = {"abi": 2, "info": {"name": "tiny-py", "description": "tiny rows"}, "schema": {},
+              "table": table, "hooks": True}
+    elif m == "hook-import":
+        rec, taken = r["record"], []
+        if "level" in r["left"]:
+            rec.setdefault("extensions", {})["level"] = int(r["left"]["level"][1:])
+            taken = ["level"]
+        ok = {"record": rec, "taken": taken, "notes": [{"kind": "derived", "field": "extensions.level", "detail": "from `L<n>`"}]}
+    elif m == "hook-export":
+        level = r["record"].get("extensions", {}).get("level")
+        ok = {"written": {} if level is None else {"level": "L%d" % level}}
+    else:
+        print(json.dumps({"id": r["id"], "error": {"kind": "invalid", "message": "not for a table"}}), flush=True)
+        continue
+    print(json.dumps({"id": r["id"], "ok": ok}), flush=True)
+"#;
+    std::fs::write(tmp.path().join("tiny.py"), program).unwrap();
+    let log = tmp.path().join("calls.log");
+    std::fs::write(
+        tmp.path().join("isobench.toml"),
+        format!(
+            "[[plugins]]\ncommand = [\"python3\", \"tiny.py\", {:?}]\n",
+            log.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    trust(tmp.path());
+    let lines = [
+        r#"{"level":"L3","id":"a-1","diff":"diff --git a/x b/x\n","repo":"o/r","extra":[1]}"#,
+        r#"{"id":"a-2","repo":"o/r"}"#,
+    ];
+    std::fs::write(tmp.path().join("in.jsonl"), lines.join("\n") + "\n").unwrap();
+    let convert = |from: &str, to: &str, input: &str, output: &str| {
+        let args = [
+            "convert", "--from", from, "--to", to, "-i", input, "-o", output,
+        ];
+        let out = isobench(tmp.path(), &args, &[]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        std::fs::read_to_string(tmp.path().join(output)).unwrap()
+    };
+    let canonical = convert("tiny-py", "canonical", "in.jsonl", "c.jsonl");
+    let first: Value = serde_json::from_str(canonical.lines().next().unwrap()).unwrap();
+    assert_eq!(first["extensions"]["level"], 3);
+    assert_eq!(first["patch"], "diff --git a/x b/x\n");
+    let back = convert("canonical", "tiny-py", "c.jsonl", "back.jsonl");
+    assert_eq!(back.lines().collect::<Vec<_>>(), lines);
+    let calls = std::fs::read_to_string(&log).unwrap();
+    let mut asked: Vec<&str> = calls.lines().filter(|m| *m != "hello").collect();
+    asked.sort_unstable();
+    asked.dedup();
+    assert_eq!(asked, ["hook-export", "hook-import"], "{calls}");
 }
 
 #[test]

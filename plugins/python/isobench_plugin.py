@@ -1,9 +1,11 @@
 """Write a cargo-isobench adapter in Python: a program plugin, standard library only.
 
-A program plugin speaks JSON Lines on stdin/stdout (protocol 1). The host sends
-``{"id": 0, "method": "hello", "protocol": 1}`` first, then ``import`` and ``export``
-requests, each with an ``id`` the answer repeats. stderr is free for logs; closing stdin
-asks the program to exit.
+A program plugin speaks JSON Lines on stdin/stdout. The host sends
+``{"id": 0, "method": "hello", "protocol": 2}`` first; this helper answers protocol 1 (an
+adapter written by hand, sent whole records), then ``import`` and ``export`` requests,
+each with an ``id`` the answer repeats. stderr is free for logs; closing stdin asks the
+program to exit. (Protocol 2 also lets a program declare a field table, which the host
+then runs itself; this helper does not offer that.)
 
 Subclass :class:`Adapter`, then call :func:`serve`::
 

@@ -12,6 +12,7 @@
 //!
 //! Every plugin adapter is registered next to the built-ins; a name clash is an error.
 
+pub mod hooks;
 mod lossless;
 pub mod native;
 pub mod program;
@@ -113,7 +114,7 @@ impl PluginError {
                 "a bug in the plugin: report it to its author"
             }
             Self::Program { .. } => {
-                "run the command by hand: it must answer `{\"id\":0,\"method\":\"hello\",\"protocol\":1}` on stdin with a manifest line on stdout"
+                "run the command by hand: it must answer `{\"id\":0,\"method\":\"hello\",\"protocol\":2}` on stdin with a manifest line on stdout"
             }
             Self::Clash(_) => "rename the plugin's adapter, or load only one of the two",
             Self::Workspace(_) => {
@@ -169,17 +170,16 @@ pub fn register_all(
         if !loaded.insert(key) {
             continue;
         }
-        let adapter = native::load(&path)?;
-        add(registry, Box::new(adapter))?;
+        add(registry, native::load(&path)?)?;
     }
     for (command, timeout) in commands {
-        add(registry, Box::new(program::start(&command, timeout)?))?;
+        add(registry, program::start(&command, timeout)?)?;
     }
     for path in programs_on_path() {
         let command = vec![path.display().to_string()];
         match program::start(&command, program::DEFAULT_TIMEOUT) {
             Ok(adapter) => {
-                if let Err(e) = add(registry, Box::new(adapter)) {
+                if let Err(e) = add(registry, adapter) {
                     eprintln!("warning: {e}; skipped");
                 }
             }

@@ -1,5 +1,9 @@
 //! Native plugins: a `cdylib` built with `isobench-plugin-sdk`, loaded with `libloading`.
 //!
+//! A plugin whose manifest carries a field table becomes a [`TableAdapter`] the host runs
+//! itself, calling the plugin only for its hooks ([`super::hooks`]); one written by hand
+//! becomes a [`NativeAdapter`], to which whole records are sent.
+//!
 //! The only `unsafe` of the command line lives here. The library is never unloaded: its
 //! code may be referenced until the process ends.
 
@@ -8,7 +12,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use isobench_core::adapter::{AdapterInfo, ExportOptions, ViewAdapter};
 use isobench_core::schema::SchemaValidator;
-use isobench_core::{CanonicalRecord, Notes, Profile, RecordError, passthrough, validate_record};
+use isobench_core::{
+    CanonicalRecord, Notes, Profile, RecordError, TableAdapter, passthrough, validate_record,
+};
 use isobench_plugin_sdk::abi::{
     ABI_VERSION, DESCRIPTOR_SIZE, ENTRY_SYMBOL, EntryFn, OutBuffer, PluginDescriptor, STATUS_OK,
     STATUS_PANIC, STATUS_RECORD_ERROR,
@@ -17,6 +23,7 @@ use isobench_plugin_sdk::wire::{self, Converted, ExportRequest, Manifest, WireEr
 use serde_json::{Map, Value};
 
 use super::PluginError;
+use super::hooks::{self, HookCall};
 use super::lossless::Lossless;
 
 /// The answer of an `import`, decoded and checked.
@@ -37,9 +44,33 @@ pub struct NativeAdapter {
     request_size: AtomicUsize,
 }
 
-/// Loads the plugin at `path`: checks the ABI version, then reads its manifest.
+/// Loads the plugin at `path`: checks the ABI version, then reads its manifest. A
+/// plugin declared by a table gives a [`TableAdapter`], one written by hand a
+/// [`NativeAdapter`].
+pub fn load(path: &Path) -> Result<Box<dyn ViewAdapter>, PluginError> {
+    let (adapter, table, hooks) = open(path)?;
+    let Some(table) = table else {
+        return Ok(Box::new(adapter));
+    };
+    let shown = path.display().to_string();
+    let origin = adapter.info.origin.clone();
+    let call = hooks.then(|| NativeHooks {
+        descriptor: adapter.descriptor,
+        name: table.name.clone(),
+        path: adapter.path.clone(),
+    });
+    let table: TableAdapter =
+        hooks::table_adapter(table, call, origin).map_err(|e| PluginError::Garbage {
+            path: shown,
+            what: format!("a field table that is not valid: {e}"),
+        })?;
+    Ok(Box::new(table))
+}
+
+/// Opens the plugin at `path` and reads its manifest: the adapter, and its table and
+/// whether it has hooks, if it is declared by one.
 #[allow(unsafe_code)]
-pub fn load(path: &Path) -> Result<NativeAdapter, PluginError> {
+fn open(path: &Path) -> Result<(NativeAdapter, Option<isobench_core::Table>, bool), PluginError> {
     let shown = path.display().to_string();
     if !path.is_file() {
         return Err(PluginError::Missing(path.to_owned()));
@@ -99,14 +130,15 @@ pub fn load(path: &Path) -> Result<NativeAdapter, PluginError> {
         path: shown,
         what: format!("a record schema that does not compile: {e}"),
     })?;
-    Ok(NativeAdapter {
+    let adapter = NativeAdapter {
         info,
         schema: manifest.schema,
         validator: Some(validator),
         verbatim_imports: manifest.verbatim_imports,
         verbatim_exports: manifest.verbatim_exports,
         ..plugin
-    })
+    };
+    Ok((adapter, manifest.table, manifest.hooks))
 }
 
 /// Opens the library, finds the entry point and checks the descriptor's version and size
@@ -160,6 +192,98 @@ fn open_descriptor(path: &Path) -> Result<&'static PluginDescriptor, PluginError
     Ok(unsafe { &*raw })
 }
 
+/// Calls a plugin function that fills an out buffer, reads the answer with `read` while
+/// the buffer is alive, then frees it with the plugin's own `free`.
+#[allow(unsafe_code)]
+fn call<T>(
+    descriptor: &PluginDescriptor,
+    f: impl FnOnce(*mut OutBuffer) -> i32,
+    read: impl FnOnce(i32, &[u8]) -> T,
+) -> T {
+    let mut out = OutBuffer::empty();
+    let status = f(&raw mut out);
+    // SAFETY: the plugin filled `out` (or left it empty) and has not freed it; the slice
+    // is dropped before the buffer is given back.
+    let answer = read(status, unsafe { out.as_slice() });
+    // SAFETY: `out` was filled by this plugin and is given back exactly once.
+    unsafe { (descriptor.free)(out) };
+    answer
+}
+
+/// The hooks of a native plugin declared by a table.
+#[derive(Debug)]
+struct NativeHooks {
+    descriptor: &'static PluginDescriptor,
+    name: String,
+    path: PathBuf,
+}
+
+impl HookCall for NativeHooks {
+    #[allow(unsafe_code)]
+    fn call(&self, export: bool, request: &[u8]) -> Result<Vec<u8>, RecordError> {
+        let (function, what) = if export {
+            (self.descriptor.hook_export, "hook_export")
+        } else {
+            (self.descriptor.hook_import, "hook_import")
+        };
+        call(
+            self.descriptor,
+            |out| {
+                // SAFETY: `request` is valid for `len` bytes during the call and `out` is
+                // a valid, writable buffer; the descriptor was checked at load.
+                unsafe { function(request.as_ptr(), request.len(), out) }
+            },
+            |status, answer| match status {
+                STATUS_OK => Ok(answer.to_vec()),
+                other => Err(refusal(&self.name, &self.path, what, other, answer)),
+            },
+        )
+    }
+
+    fn broken(&self, what: &str) -> RecordError {
+        broken(&self.name, &self.path, what)
+    }
+}
+
+/// The error a plugin's call answered with a status other than [`STATUS_OK`] stands for.
+fn refusal(name: &str, path: &Path, what: &str, status: i32, bytes: &[u8]) -> RecordError {
+    match status {
+        STATUS_RECORD_ERROR => serde_json::from_slice::<WireError>(bytes).map_or_else(
+            |e| {
+                broken(
+                    name,
+                    path,
+                    &format!("returned an unreadable error from `{what}`: {e}"),
+                )
+            },
+            wire::error_from_wire,
+        ),
+        STATUS_PANIC => RecordError::invalid(
+            "",
+            format!(
+                "plugin `{name}` ({}) panicked in `{what}`: {}",
+                path.display(),
+                message_of(bytes)
+            ),
+        )
+        .with_hint("a bug in the plugin: report it to its author with this record"),
+        other => broken(
+            name,
+            path,
+            &format!(
+                "answered `{what}` with status {other}: {}",
+                message_of(bytes)
+            ),
+        ),
+    }
+}
+
+/// The error for a plugin that broke the ABI's promises.
+fn broken(name: &str, path: &Path, what: &str) -> RecordError {
+    RecordError::invalid("", format!("plugin `{name}` ({}) {what}", path.display()))
+        .with_hint("a bug in the plugin: report it to its author with this record")
+}
+
 fn message_of(bytes: &[u8]) -> String {
     serde_json::from_slice::<WireMessage>(bytes).map_or_else(
         |_| String::from_utf8_lossy(bytes).chars().take(200).collect(),
@@ -173,22 +297,12 @@ impl NativeAdapter {
         &self.path
     }
 
-    /// Calls a plugin function that fills an out buffer, reads the answer with `read`
-    /// while the buffer is alive, then frees it with the plugin's own `free`.
-    #[allow(unsafe_code)]
     fn call<T>(
         &self,
         f: impl FnOnce(*mut OutBuffer) -> i32,
         read: impl FnOnce(i32, &[u8]) -> T,
     ) -> T {
-        let mut out = OutBuffer::empty();
-        let status = f(&raw mut out);
-        // SAFETY: the plugin filled `out` (or left it empty) and has not freed it; the
-        // slice is dropped before the buffer is given back.
-        let answer = read(status, unsafe { out.as_slice() });
-        // SAFETY: `out` was filled by this plugin and is given back exactly once.
-        unsafe { (self.descriptor.free)(out) };
-        answer
+        call(self.descriptor, f, read)
     }
 
     /// Calls `import` or `export` with `input` and reads the answer with `read`, once
@@ -244,37 +358,12 @@ impl NativeAdapter {
         match status {
             STATUS_OK => serde_json::from_slice(bytes)
                 .map_err(|e| self.bad(&format!("returned invalid JSON from `{what}`: {e}"))),
-            STATUS_RECORD_ERROR => Err(serde_json::from_slice::<WireError>(bytes).map_or_else(
-                |e| self.bad(&format!("returned an unreadable error from `{what}`: {e}")),
-                wire::error_from_wire,
-            )),
-            STATUS_PANIC => Err(RecordError::invalid(
-                "",
-                format!(
-                    "plugin `{}` ({}) panicked in `{what}`: {}",
-                    self.info.name,
-                    self.path.display(),
-                    message_of(bytes)
-                ),
-            )
-            .with_hint("a bug in the plugin: report it to its author with this record")),
-            other => Err(self.bad(&format!(
-                "answered `{what}` with status {other}: {}",
-                message_of(bytes)
-            ))),
+            other => Err(refusal(&self.info.name, &self.path, what, other, bytes)),
         }
     }
 
     fn bad(&self, what: &str) -> RecordError {
-        RecordError::invalid(
-            "",
-            format!(
-                "plugin `{}` ({}) {what}",
-                self.info.name,
-                self.path.display()
-            ),
-        )
-        .with_hint("a bug in the plugin: report it to its author with this record")
+        broken(&self.info.name, &self.path, what)
     }
 }
 

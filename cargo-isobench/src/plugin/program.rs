@@ -2,13 +2,34 @@
 //!
 //! Protocol (version [`PROTOCOL`]), one JSON object per line:
 //!
-//! * host: `{"id": 0, "method": "hello", "protocol": 1}`;
-//!   program: `{"id": 0, "ok": {"abi": 1, "info": {...}, "schema": {...}}}` (a manifest).
+//! * host: `{"id": 0, "method": "hello", "protocol": 2}`;
+//!   program: `{"id": 0, "ok": {"abi": 2, "info": {...}, "schema": {...}}}` (a manifest;
+//!   a program of protocol 1 answers `"abi": 1`, and is served as such).
+//!
+//! A program written by hand is sent whole records:
+//!
 //! * host: `{"id": N, "method": "import", "record": {...}}`;
 //!   program: `{"id": N, "ok": {"record": {...canonical...}, "notes": [...]}}`
 //!   or `{"id": N, "error": {"pointer": ..., "kind": ..., "message": ...}}`.
 //! * host: `{"id": N, "method": "export", "record": {...canonical...}, "profile": "lossless"}`;
 //!   program: the same kind of answer, with the foreign record.
+//!
+//! A program declared by a field table (protocol 2) puts the table in its manifest,
+//! `"table": {"name": ..., "fields": [...]}` (the shape of `isobench_core::table::Table`),
+//! and `"hooks": true` if it has hooks. The host then runs the table itself, and sends
+//! the program only what the table leaves to the hooks (see
+//! [`isobench_plugin_sdk::hooks`]); a table without hooks is never sent a record.
+//!
+//! * host: `{"id": N, "method": "hook-import", "left": {...hook keys...}, "record": {...}}`,
+//!   the record as the table wrote it without its bulk fields;
+//!   program: `{"id": N, "ok": {"record": {...}, "taken": [...], "encodings": {...},
+//!   "raw": {...}, "notes": [...]}}` (the record after the hooks, the keys of `left` they
+//!   took, what they noted for the round trip) or an `error`.
+//! * host: `{"id": N, "method": "hook-export", "record": {...}, "source": {...}}`, the
+//!   record without its bulk fields and `extensions.source`, and for a record of this
+//!   same format its source block with only the hook keys;
+//!   program: `{"id": N, "ok": {"written": {...}, "notes": [...]}}` (the keys the hooks
+//!   wrote, in order) or an `error`.
 //!
 //! Every answer carries the id of its request. stderr is the program's own, for logs.
 //! Closing stdin asks the program to exit. A program that exits, writes something that
@@ -28,10 +49,11 @@ use isobench_plugin_sdk::wire::{self, Converted, Manifest, WireError};
 use serde_json::{Map, Value, json};
 
 use super::PluginError;
+use super::hooks::{self, HookCall};
 use super::native::{check_export, check_import};
 
 /// The protocol version.
-pub const PROTOCOL: u32 = 1;
+pub const PROTOCOL: u32 = 2;
 
 /// How long a program may take to answer one request, unless configured.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -55,8 +77,31 @@ pub struct ProgramAdapter {
     state: Mutex<Option<Running>>,
 }
 
-/// Starts `command` (program and arguments) and performs the handshake.
-pub fn start(command: &[String], timeout: Duration) -> Result<ProgramAdapter, PluginError> {
+/// Starts `command` (program and arguments) and performs the handshake. A program
+/// declared by a table gives a `TableAdapter` (and is stopped at once when it has no
+/// hooks), one written by hand a [`ProgramAdapter`].
+pub fn start(command: &[String], timeout: Duration) -> Result<Box<dyn ViewAdapter>, PluginError> {
+    let (adapter, table, has_hooks) = handshake(command, timeout)?;
+    let Some(table) = table else {
+        return Ok(Box::new(adapter));
+    };
+    let origin = adapter.info.origin.clone();
+    let shown = adapter.command.clone();
+    let table = hooks::table_adapter(table, has_hooks.then_some(adapter), origin).map_err(|e| {
+        PluginError::Program {
+            command: shown,
+            what: format!("declared a field table that is not valid: {e}"),
+        }
+    })?;
+    Ok(Box::new(table))
+}
+
+/// Starts `command` and reads its manifest: the adapter, and its table and whether it
+/// has hooks, if it is declared by one.
+fn handshake(
+    command: &[String],
+    timeout: Duration,
+) -> Result<(ProgramAdapter, Option<isobench_core::Table>, bool), PluginError> {
     let shown = command.join(" ");
     let Some((program, args)) = command.split_first() else {
         return Err(PluginError::Program {
@@ -112,12 +157,17 @@ pub fn start(command: &[String], timeout: Duration) -> Result<ProgramAdapter, Pl
         command: shown.clone(),
         what: format!("answered the handshake with an invalid manifest: {e}"),
     })?;
-    if manifest.abi != PROTOCOL {
+    if !(1..=PROTOCOL).contains(&manifest.abi) || (manifest.abi < 2 && manifest.table.is_some()) {
         return Err(PluginError::Program {
             command: shown,
             what: format!(
-                "speaks protocol {}, this host speaks {PROTOCOL}",
-                manifest.abi
+                "speaks protocol {}{}, this host speaks 1 to {PROTOCOL}",
+                manifest.abi,
+                if manifest.table.is_some() {
+                    " with a table"
+                } else {
+                    ""
+                }
             ),
         });
     }
@@ -130,7 +180,7 @@ pub fn start(command: &[String], timeout: Duration) -> Result<ProgramAdapter, Pl
     adapter.info = manifest.info;
     adapter.info.origin = format!("program {shown}");
     adapter.schema = manifest.schema;
-    Ok(adapter)
+    Ok((adapter, manifest.table, manifest.hooks))
 }
 
 impl ProgramAdapter {
@@ -278,6 +328,19 @@ impl Drop for ProgramAdapter {
         if let Ok(mut guard) = self.state.lock() {
             stop(guard.take());
         }
+    }
+}
+
+impl HookCall for ProgramAdapter {
+    fn call(&self, export: bool, request: &[u8]) -> Result<Vec<u8>, RecordError> {
+        let body = serde_json::from_slice(request).map_err(|e| self.fail(e))?;
+        let method = if export { "hook-export" } else { "hook-import" };
+        let answer = self.request(method, body)?;
+        serde_json::to_vec(&answer).map_err(|e| self.fail(e))
+    }
+
+    fn broken(&self, what: &str) -> RecordError {
+        self.fail(what)
     }
 }
 

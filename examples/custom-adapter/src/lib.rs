@@ -14,8 +14,10 @@
 //! to (a v1 field, or a shared-vocabulary key such as `extensions.fail_to_pass` so the
 //! concept travels to every format that knows it), its type, and what an import and the
 //! format's own consumer require. Key order, encodings and unknown keys are kept for
-//! exact round trips, and the host moves the patches and texts itself. A format that
-//! needs no code at all can be a TOML file instead (`--adapter my-format.toml`).
+//! exact round trips. The table crosses to the host in the plugin's manifest and the host
+//! runs it, so patches and texts never cross; the hook runs here, on what the table left.
+//! A format that needs no code at all can be a TOML file instead
+//! (`--adapter my-format.toml`).
 //!
 //! Build with `cargo build --release` and load the library with
 //! `cargo isobench --plugin target/release/libcustom_adapter.so convert --from custom-adapter ...`
@@ -26,7 +28,7 @@ use isobench_plugin_sdk::core::table::{
     Field, HookResult, Hooks, ListEncoding, Table, TableAdapter,
 };
 use isobench_plugin_sdk::core::{CanonicalRecord, RecordError};
-use isobench_plugin_sdk::export_plugin;
+use isobench_plugin_sdk::export_table;
 
 /// The format's keys.
 pub fn table() -> Table {
@@ -78,9 +80,9 @@ impl Hooks for SameRepository {
     }
 }
 
-/// The adapter: the table and its hook.
+/// The adapter, as the host builds it from the plugin (for tests in this crate).
 pub fn adapter() -> TableAdapter {
     TableAdapter::new(table(), SameRepository).expect("the table is valid")
 }
 
-export_plugin!(TableAdapter, adapter());
+export_table!(table(), SameRepository);

@@ -38,6 +38,44 @@ impl<'f, 'n> Importer<'f, 'n> {
         }
     }
 
+    /// Resumes reading where another importer stopped: `record` holds the keys it left
+    /// (or some of them) and `source` what it had noted. A plugin's hooks run on such an
+    /// importer, rebuilt from what the host sends them; [`Importer::into_parts`] then
+    /// gives back what they left, and the host's importer [absorbs](Importer::absorb) it.
+    pub fn resume(
+        format: &'f str,
+        record: Map<String, Value>,
+        source: Source,
+        notes: &'n mut Notes,
+    ) -> Self {
+        Self {
+            format,
+            record,
+            source,
+            notes,
+        }
+    }
+
+    /// The keys not taken yet, and what was noted for the round trip.
+    pub fn into_parts(self) -> (Map<String, Value>, Source) {
+        (self.record, self.source)
+    }
+
+    /// Takes in what a [resumed](Importer::resume) importer did elsewhere: the keys it
+    /// took are taken here too, and the encodings and original values it noted are noted.
+    pub fn absorb(
+        &mut self,
+        taken: &[String],
+        encodings: Map<String, Value>,
+        raw: Map<String, Value>,
+    ) {
+        for key in taken {
+            self.record.shift_remove(key);
+        }
+        self.source.encodings.extend(encodings);
+        self.source.raw.extend(raw);
+    }
+
     /// Whether the record has `key`.
     pub fn has(&self, key: &str) -> bool {
         self.record.contains_key(key)
@@ -194,6 +232,29 @@ impl<'f, 'r, 'n> Exporter<'f, 'r, 'n> {
             out: Map::new(),
             notes,
         }
+    }
+
+    /// Starts writing `record` with `source` as its same-format source block (or none):
+    /// how a plugin's hooks write, with the part of the block the host sends them.
+    /// [`Exporter::into_written`] gives back what they wrote.
+    pub fn resume(
+        format: &'f str,
+        record: &'r CanonicalRecord,
+        source: Option<Source>,
+        notes: &'n mut Notes,
+    ) -> Self {
+        Self {
+            format,
+            record,
+            source,
+            out: Map::new(),
+            notes,
+        }
+    }
+
+    /// What was written so far, in order, without [`Exporter::finish`]'s restoring.
+    pub fn into_written(self) -> Map<String, Value> {
+        self.out
     }
 
     /// Whether the record was imported from this same format.

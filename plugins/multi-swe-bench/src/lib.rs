@@ -21,110 +21,97 @@
 //! the five test maps, the three results, unknown keys) stays verbatim in
 //! `extensions.source`, with the key order, so `multi-swe-bench -> canonical ->
 //! multi-swe-bench` gives back the same JSON value with its keys in the same order.
+//!
+//! The format is declared by its field table ([`table`]); what a table cannot say (the
+//! repository split in two keys, `base.sha`, the id rule, issues and test maps) is done
+//! by [`MultiSweBenchHooks`]. Exported with `export_table!`, the host runs the table and
+//! moves the patches itself; only the hook keys cross to this library.
 
-use std::sync::OnceLock;
-
-use isobench_plugin_sdk::core::adapter::{AdapterInfo, ExportOptions, ViewAdapter};
-use isobench_plugin_sdk::core::contract::{Contract, Kind, Requirement};
-use isobench_plugin_sdk::core::vocab::{self, Source};
-use isobench_plugin_sdk::core::{CanonicalRecord, Notes, RecordError};
-use isobench_plugin_sdk::export_plugin;
+use isobench_plugin_sdk::core::contract::{Kind, Requirement};
+use isobench_plugin_sdk::core::table::io::{Exporter, Importer};
+use isobench_plugin_sdk::core::table::{Field, FieldType, HookResult, Hooks, Table, TableAdapter};
+use isobench_plugin_sdk::core::vocab;
+use isobench_plugin_sdk::core::{CanonicalRecord, RecordError};
+use isobench_plugin_sdk::export_table;
 use serde_json::{Map, Value, json};
 
 /// The adapter's name.
 pub const NAME: &str = "multi-swe-bench";
 
-/// The Multi-SWE-bench adapter.
-#[derive(Debug)]
-pub struct MultiSweBench {
-    info: AdapterInfo,
-}
+const PR: &str = "multi_swe_bench.harness.pull_request.PullRequest";
+const DATASET: &str = "multi_swe_bench.harness.dataset.Dataset.__post_init__";
 
-const CARRIES: [&str; 8] = [
-    "repo",
-    "instance_id",
-    "base_commit",
-    "patch",
-    "test_patch",
-    "extensions.fail_to_pass",
-    "extensions.pass_to_pass",
-    "extensions.hints_text",
-];
-
-impl Default for MultiSweBench {
-    fn default() -> Self {
-        let mut fills = CARRIES.to_vec();
-        fills.push("extensions.problem_statement");
-        Self {
-            info: AdapterInfo::new(
-                NAME,
-                &["mswebench", "multi-swe"],
-                "Multi-SWE-bench instances (org/repo/number, base, resolved_issues, fix_patch, test maps, run results)",
-            )
-            .fills(&fills)
-            .carries(&CARRIES)
-            .contract(contract()),
-        }
-    }
-}
-
-/// What Multi-SWE-bench's harness requires of a row: `Dataset.from_dict` builds its
-/// dataclasses from the row (no default for the pull request's fields; the three run
-/// results are checked in `Dataset.__post_init__`), and `gen_report` grades the gold run
-/// from `fixed_tests`.
-fn contract() -> Contract {
-    const PR: &str = "multi_swe_bench.harness.pull_request.PullRequest";
-    const DATASET: &str = "multi_swe_bench.harness.dataset.Dataset.__post_init__";
+/// Multi-SWE-bench's keys, in the order a record from another format is written in, and
+/// what its harness requires of a row: `Dataset.from_dict` builds its dataclasses from
+/// the row (no default for the pull request's fields; the three run results are checked
+/// in `Dataset.__post_init__`), and `gen_report` grades the gold run from `fixed_tests`.
+pub fn table() -> Table {
+    let f = Field::new;
+    let json = |key: &str| Field::new(key, "").kind(FieldType::Json);
     let req = Requirement::new;
-    Contract::new(
-        "multi-swe-bench harness",
-        vec![
-            req("org", Kind::String, "repo", "Repository").non_empty(),
-            req("repo", Kind::String, "repo", "Repository").non_empty(),
-            req(
-                "number",
-                Kind::Integer,
-                "instance_id",
-                "PullRequestBase.__post_init__",
-            ),
-            req("state", Kind::String, "", PR),
-            req("title", Kind::String, "", PR),
-            req("body", Kind::StringOrNull, "", PR),
-            req("base/label", Kind::String, "", "pull_request.Base"),
-            req("base/ref", Kind::String, "", "pull_request.Base"),
-            req("base/sha", Kind::String, "base_commit", "pull_request.Base").non_empty(),
-            req("resolved_issues", Kind::Array, "", PR),
-            req("fix_patch", Kind::String, "patch", PR).non_empty(),
-            req("test_patch", Kind::String, "test_patch", PR),
-            req(
-                "fixed_tests",
-                Kind::Object,
-                "extensions.fail_to_pass",
-                "gen_report: the gold run must fix some test",
-            )
-            .non_empty(),
-            req("run_result", Kind::Object, "", DATASET),
-            req("test_patch_result", Kind::Object, "", DATASET),
-            req("fix_patch_result", Kind::Object, "", DATASET),
-        ],
+    let mut table = Table::new(
+        NAME,
+        &["mswebench", "multi-swe"],
+        "Multi-SWE-bench instances (org/repo/number, base, resolved_issues, fix_patch, test maps, run results)",
     )
+    .consumer("multi-swe-bench harness")
+    .fields(vec![
+        f("org", "").required().hook(),
+        f("repo", "repo").required().hook().consumer("Repository").non_empty(),
+        f("number", "").kind(FieldType::Integer).hook(),
+        f("state", ""),
+        f("title", ""),
+        json("body"),
+        json("base").required().hook(),
+        json("resolved_issues").hook(),
+        f("fix_patch", "patch").required().consumer(PR).non_empty(),
+        f("test_patch", "test_patch").consumer(PR),
+        json("fixed_tests"),
+        f("p2p_tests", "extensions.pass_to_pass").kind(FieldType::Json).hook(),
+        f("f2p_tests", "extensions.fail_to_pass").kind(FieldType::Json).hook(),
+        json("s2p_tests").hook(),
+        json("n2p_tests").hook(),
+        json("run_result"),
+        json("test_patch_result"),
+        json("fix_patch_result"),
+        f("instance_id", "instance_id").hook(),
+        f("hints", "extensions.hints_text"),
+    ])
+    .fills_also(&["base_commit", "extensions.problem_statement"])
+    .carries_also(&["base_commit"]);
+    // Keys whose canonical field is not their own, and nested keys: the hooks write them.
+    table.requires = vec![
+        req("org", Kind::String, "repo", "Repository").non_empty(),
+        req(
+            "number",
+            Kind::Integer,
+            "instance_id",
+            "PullRequestBase.__post_init__",
+        ),
+        req("state", Kind::String, "", PR),
+        req("title", Kind::String, "", PR),
+        req("body", Kind::StringOrNull, "", PR),
+        req("base/label", Kind::String, "", "pull_request.Base"),
+        req("base/ref", Kind::String, "", "pull_request.Base"),
+        req("base/sha", Kind::String, "base_commit", "pull_request.Base").non_empty(),
+        req("resolved_issues", Kind::Array, "", PR),
+        req(
+            "fixed_tests",
+            Kind::Object,
+            "extensions.fail_to_pass",
+            "gen_report: the gold run must fix some test",
+        )
+        .non_empty(),
+        req("run_result", Kind::Object, "", DATASET),
+        req("test_patch_result", Kind::Object, "", DATASET),
+        req("fix_patch_result", Kind::Object, "", DATASET),
+    ];
+    table
 }
 
-fn pointer(key: &str) -> String {
-    format!("/{key}")
-}
-
-fn take_string(record: &mut Map<String, Value>, key: &str) -> Result<Option<String>, RecordError> {
-    match record.shift_remove(key) {
-        None => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s)),
-        Some(other) => Err(RecordError::wrong_type(pointer(key), "a string", &other)),
-    }
-}
-
-fn require_string(record: &mut Map<String, Value>, key: &str) -> Result<String, RecordError> {
-    take_string(record, key)?
-        .ok_or_else(|| RecordError::missing(pointer(key), format!("{NAME} requires `{key}`")))
+/// The Multi-SWE-bench adapter, as the host builds it from the plugin.
+pub fn adapter() -> TableAdapter {
+    TableAdapter::new(table(), MultiSweBenchHooks).expect("Multi-SWE-bench's table is valid")
 }
 
 /// The problem statement composed from `resolved_issues`: each issue's title, a newline
@@ -156,87 +143,54 @@ pub fn problem_statement(issues: &[Value]) -> Result<String, RecordError> {
 }
 
 /// The test names of a `*_tests` map, in their order.
-fn test_names(record: &Map<String, Value>, key: &str) -> Result<Vec<String>, RecordError> {
-    match record.get(key) {
+fn test_names(from: &Importer<'_, '_>, key: &str) -> Result<Vec<String>, RecordError> {
+    match from.peek(key) {
         None => Ok(Vec::new()),
         Some(Value::Object(tests)) => Ok(tests.keys().cloned().collect()),
         Some(other) => Err(RecordError::wrong_type(
-            pointer(key),
+            format!("/{key}"),
             "an object of test name to statuses",
             other,
         )),
     }
 }
 
-impl ViewAdapter for MultiSweBench {
-    fn info(&self) -> &AdapterInfo {
-        &self.info
+/// `base.sha`, the base commit.
+fn base_commit(from: &Importer<'_, '_>) -> Result<String, RecordError> {
+    match from.peek("base") {
+        Some(Value::Object(base)) => match base.get("sha") {
+            Some(Value::String(sha)) => Ok(sha.clone()),
+            Some(other) => Err(RecordError::wrong_type("/base/sha", "a string", other)),
+            None => Err(RecordError::missing(
+                "/base/sha",
+                "the base commit is `base.sha`",
+            )),
+        },
+        Some(other) => Err(RecordError::wrong_type(
+            "/base",
+            "an object {label, ref, sha}",
+            other,
+        )),
+        None => Err(from.missing("base")),
     }
+}
 
-    fn schema(&self) -> &Value {
-        static SCHEMA: OnceLock<Value> = OnceLock::new();
-        SCHEMA.get_or_init(|| {
-            serde_json::from_str(include_str!("schema.json"))
-                .expect("the embedded schema is valid JSON")
-        })
-    }
+/// What Multi-SWE-bench's table cannot say: `org` + `repo`, `base.sha`, the id rule,
+/// the problem statement from the issues, and the test lists from the test maps.
+#[derive(Debug)]
+pub struct MultiSweBenchHooks;
 
-    // The patches are moved, never read: a host may send them as markers.
-    fn verbatim_imports(&self) -> &[(String, String)] {
-        static PAIRS: OnceLock<Vec<(String, String)>> = OnceLock::new();
-        PAIRS.get_or_init(|| {
-            [("fix_patch", "patch"), ("test_patch", "test_patch")]
-                .map(|(k, f)| (k.to_owned(), f.to_owned()))
-                .to_vec()
-        })
-    }
-
-    fn verbatim_exports(&self) -> &[String] {
-        static FIELDS: OnceLock<Vec<String>> = OnceLock::new();
-        FIELDS.get_or_init(|| vec!["patch".to_owned(), "test_patch".to_owned()])
-    }
-
-    fn import(
-        &self,
-        mut record: Map<String, Value>,
-        notes: &mut Notes,
-    ) -> Result<CanonicalRecord, RecordError> {
-        let mut source = Source::new(NAME, &record);
-        let org = require_string(&mut record, "org")?;
-        let name = require_string(&mut record, "repo")?;
-        let base_commit = match record.get("base") {
-            Some(Value::Object(base)) => match base.get("sha") {
-                Some(Value::String(sha)) => sha.clone(),
-                Some(other) => return Err(RecordError::wrong_type("/base/sha", "a string", other)),
-                None => {
-                    return Err(RecordError::missing(
-                        "/base/sha",
-                        "the base commit is `base.sha`",
-                    ));
-                }
-            },
-            Some(other) => {
-                return Err(RecordError::wrong_type(
-                    "/base",
-                    "an object {label, ref, sha}",
-                    other,
-                ));
-            }
-            None => {
-                return Err(RecordError::missing(
-                    "/base",
-                    format!("{NAME} requires `base`"),
-                ));
-            }
-        };
-        let instance_id = if let Some(id) = take_string(&mut record, "instance_id")? {
+impl Hooks for MultiSweBenchHooks {
+    fn import(&self, from: &mut Importer<'_, '_>, c: &mut CanonicalRecord) -> HookResult {
+        let org = from.required_string("org")?;
+        let name = from.required_string("repo")?;
+        c.base_commit = Some(base_commit(from)?);
+        c.instance_id = Some(if let Some(id) = from.string("instance_id")? {
             id
         } else {
-            let number = match record.get("number") {
+            let number = match from.peek("number") {
                 Some(Value::Number(n)) if n.is_u64() => n.to_string(),
-                Some(other) => {
-                    return Err(RecordError::wrong_type("/number", "an integer", other));
-                }
+                Some(other) => return Err(RecordError::wrong_type("/number", "an integer", other)),
                 None => {
                     return Err(RecordError::missing(
                         "/number",
@@ -244,21 +198,14 @@ impl ViewAdapter for MultiSweBench {
                     ));
                 }
             };
-            notes.derived(
+            from.notes.derived(
                 "instance_id",
                 "`org__repo-number`, Multi-SWE-bench's own rule",
             );
             format!("{org}__{name}-{number}")
-        };
-        let mut c = CanonicalRecord {
-            repo: Some(format!("{org}/{name}")),
-            instance_id: Some(instance_id),
-            base_commit: Some(base_commit),
-            patch: Some(require_string(&mut record, "fix_patch")?),
-            test_patch: take_string(&mut record, "test_patch")?,
-            ..CanonicalRecord::default()
-        };
-        if let Some(issues) = record.get("resolved_issues") {
+        });
+        c.repo = Some(format!("{org}/{name}"));
+        if let Some(issues) = from.peek("resolved_issues") {
             let Some(issues) = issues.as_array() else {
                 return Err(RecordError::wrong_type(
                     "/resolved_issues",
@@ -270,34 +217,21 @@ impl ViewAdapter for MultiSweBench {
         }
         let mut f2p = Vec::new();
         for key in ["f2p_tests", "s2p_tests", "n2p_tests"] {
-            for test in test_names(&record, key)? {
+            for test in test_names(from, key)? {
                 if !f2p.contains(&test) {
                     f2p.push(test);
                 }
             }
         }
         c.set_ext(vocab::FAIL_TO_PASS, f2p);
-        c.set_ext(vocab::PASS_TO_PASS, test_names(&record, "p2p_tests")?);
-        if let Some(hints) = take_string(&mut record, "hints")? {
-            c.set_ext(vocab::HINTS_TEXT, hints);
-        }
-        source.extra = record;
-        c.set_ext(vocab::SOURCE, source.to_value());
-        Ok(c)
+        c.set_ext(vocab::PASS_TO_PASS, test_names(from, "p2p_tests")?);
+        Ok(())
     }
 
-    fn export(
-        &self,
-        c: &CanonicalRecord,
-        _options: &ExportOptions,
-        notes: &mut Notes,
-    ) -> Result<Map<String, Value>, RecordError> {
-        for field in self.info.dropped_from(c) {
-            notes.dropped(field, format!("{NAME} has no field for it"));
-        }
+    fn export(&self, c: &CanonicalRecord, to: &mut Exporter<'_, '_, '_>) -> HookResult {
         let needed = |field: &str, value: Option<&String>| {
             value.cloned().ok_or_else(|| {
-                RecordError::cannot_carry(pointer(field), format!("{NAME} requires `{field}`"))
+                RecordError::cannot_carry(format!("/{field}"), format!("{NAME} requires `{field}`"))
             })
         };
         let repo = needed("repo", c.repo.as_ref())?;
@@ -308,86 +242,71 @@ impl ViewAdapter for MultiSweBench {
             ));
         };
         let instance_id = needed("instance_id", c.instance_id.as_ref())?;
-        let base_commit = c.base_commit.clone().unwrap_or_default();
-        let patch = c.patch.clone().unwrap_or_default();
-        let source = Source::of_format(&c.extensions, NAME);
-        let mut out = Map::new();
-        out.insert("org".into(), org.into());
-        out.insert("repo".into(), name.into());
-        if let Some(source) = source {
-            let mut extra = source.extra.clone();
-            if let Some(Value::Object(base)) = extra.get_mut("base") {
-                base.insert("sha".into(), base_commit.into());
+        to.put("org", org);
+        to.put("repo", name);
+        if let Some(source) = &to.source {
+            let base = match source.extra.get("base") {
+                Some(Value::Object(base)) => {
+                    let mut base = base.clone();
+                    base.insert(
+                        "sha".into(),
+                        c.base_commit.clone().unwrap_or_default().into(),
+                    );
+                    Some(base)
+                }
+                _ => None,
+            };
+            let had_id = source.keys.iter().any(|k| k == "instance_id");
+            to.put_some("base", base.map(Value::Object));
+            if had_id {
+                to.put("instance_id", instance_id);
             }
-            if source.keys.iter().any(|k| k == "instance_id") {
-                out.insert("instance_id".into(), instance_id.into());
-            }
-            out.insert("fix_patch".into(), patch.into());
-            if let Some(t) = &c.test_patch {
-                out.insert("test_patch".into(), t.clone().into());
-            }
-            if let Some(h) = c.ext_str(vocab::HINTS_TEXT) {
-                out.insert("hints".into(), h.into());
-            }
-            out.extend(extra);
-            return Ok(source.order(out));
+            return Ok(());
         }
         // From another format: write what can be written, derive what has a rule, and
         // say what is missing rather than invent it.
-        let number = instance_id
+        match instance_id
             .rsplit_once('-')
-            .and_then(|(_, n)| n.parse::<u64>().ok());
-        match number {
+            .and_then(|(_, n)| n.parse::<u64>().ok())
+        {
             Some(n) => {
-                out.insert("number".into(), n.into());
-                notes.derived("number", "the digits after the last `-` of `instance_id`");
+                to.put("number", n);
+                to.notes
+                    .derived("number", "the digits after the last `-` of `instance_id`");
             }
-            None => notes.warn("number", "`instance_id` does not end in `-<PR number>`"),
+            None => to
+                .notes
+                .warn("number", "`instance_id` does not end in `-<PR number>`"),
         }
-        if c.base_commit.is_some() {
-            out.insert("base".into(), json!({ "sha": base_commit }));
-        }
-        if c.ext(vocab::PROBLEM_STATEMENT).is_some() {
-            notes.dropped(
-                "extensions.problem_statement",
-                "Multi-SWE-bench keeps issues as `resolved_issues` {number, title, body}; a flat text cannot be split back",
-            );
-        }
-        if c.patch.is_some() {
-            out.insert("fix_patch".into(), patch.into());
-        }
-        if let Some(t) = &c.test_patch {
-            out.insert("test_patch".into(), t.clone().into());
+        if let Some(sha) = &c.base_commit {
+            to.put("base", json!({ "sha": sha }));
         }
         let statuses = |names: &[String], run: &str| -> Value {
             Value::Object(
                 names
                     .iter()
                     .map(|n| (n.clone(), json!({"run": run, "test": run, "fix": "PASS"})))
-                    .collect(),
+                    .collect::<Map<String, Value>>(),
             )
         };
         let f2p = c.ext_list(vocab::FAIL_TO_PASS).unwrap_or_default();
         let p2p = c.ext_list(vocab::PASS_TO_PASS).unwrap_or_default();
-        out.insert("fixed_tests".into(), statuses(&f2p, "FAIL"));
-        out.insert("p2p_tests".into(), statuses(&p2p, "PASS"));
-        out.insert("f2p_tests".into(), statuses(&f2p, "FAIL"));
-        out.insert("s2p_tests".into(), json!({}));
-        out.insert("n2p_tests".into(), json!({}));
-        notes.derived(
+        to.put("fixed_tests", statuses(&f2p, "FAIL"));
+        to.put("p2p_tests", statuses(&p2p, "PASS"));
+        to.put("f2p_tests", statuses(&f2p, "FAIL"));
+        to.put("s2p_tests", json!({}));
+        to.put("n2p_tests", json!({}));
+        to.notes.derived(
             "f2p_tests",
             "FAIL_TO_PASS tests with statuses run=FAIL, test=FAIL, fix=PASS (the bucket's definition); `fixed_tests` the same",
         );
-        notes.derived(
+        to.notes.derived(
             "p2p_tests",
             "PASS_TO_PASS tests with statuses PASS, PASS, PASS",
         );
-        out.insert("instance_id".into(), instance_id.into());
-        if let Some(h) = c.ext_str(vocab::HINTS_TEXT) {
-            out.insert("hints".into(), h.into());
-        }
-        Ok(out)
+        to.put("instance_id", instance_id);
+        Ok(())
     }
 }
 
-export_plugin!(MultiSweBench);
+export_table!(table(), MultiSweBenchHooks);

@@ -1,6 +1,6 @@
 //! The Multi-SWE-bench adapter on the published Java records.
 
-use isobench_multi_swe_bench::{MultiSweBench, problem_statement};
+use isobench_multi_swe_bench::{adapter as multi_swe_bench, problem_statement};
 use isobench_plugin_sdk::core::adapter::{ExportOptions, ViewAdapter};
 use isobench_plugin_sdk::core::{Notes, Profile, Registry, validate_record};
 use serde_json::{Map, Value, json};
@@ -28,7 +28,7 @@ fn every_real_record_round_trips_exactly() {
         return;
     };
     assert_eq!(records.len(), 34);
-    let adapter = MultiSweBench::default();
+    let adapter = multi_swe_bench();
     for record in records {
         let mut notes = Notes::new();
         let canonical = adapter.import(record.clone(), &mut notes).unwrap();
@@ -53,7 +53,7 @@ fn real_records_become_harness_rows() {
     isobench_adapters::link();
     let registry = Registry::builtin();
     let swe_bench = registry.get("swe-bench").unwrap();
-    let adapter = MultiSweBench::default();
+    let adapter = multi_swe_bench();
     for record in records {
         let mut notes = Notes::new();
         let canonical = adapter.import(record.clone(), &mut notes).unwrap();
@@ -126,7 +126,7 @@ fn missing_instance_id_is_derived_and_not_written_back() {
         "org": "google", "repo": "guava", "number": 6586, "base": {"label": "google:master", "ref": "master", "sha": "abc"},
         "fix_patch": "", "tag": "x"
     });
-    let adapter = MultiSweBench::default();
+    let adapter = multi_swe_bench();
     let mut notes = Notes::new();
     let c = adapter
         .import(record.as_object().unwrap().clone(), &mut notes)

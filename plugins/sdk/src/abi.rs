@@ -6,7 +6,12 @@
 //! they do not match. Every function after them takes and gives JSON bytes only: no Rust
 //! type, trait object or allocation crosses the boundary.
 //!
-//! Each of `manifest`, `import` and `export` writes its answer into an [`OutBuffer`]
+//! Version 2 adds the hook calls: a plugin declared by a field table sends the table in
+//! its manifest, the host runs it, and calls `hook_import`/`hook_export` (see
+//! [`crate::hooks`]) only for what the table leaves to the plugin's hooks. A library of
+//! version 1 is refused with the remedy (rebuild it against this SDK).
+//!
+//! Each of `manifest`, `import`, `export` and the hook calls writes its answer into an [`OutBuffer`]
 //! allocated by the plugin and returns a status ([`STATUS_OK`], ...). The host copies
 //! the bytes out and hands the buffer back to the plugin's `free`: memory is always
 //! released by the side that allocated it.
@@ -14,7 +19,7 @@
 use std::mem::ManuallyDrop;
 
 /// The version of this ABI. A host refuses a plugin whose descriptor says otherwise.
-pub const ABI_VERSION: u32 = 1;
+pub const ABI_VERSION: u32 = 2;
 
 /// The name of the one exported entry point (NUL-terminated, as `dlsym` wants it).
 pub const ENTRY_SYMBOL: &[u8] = b"isobench_plugin_entry\0";
@@ -99,6 +104,14 @@ pub type ImportFn = unsafe extern "C" fn(input: *const u8, len: usize, out: *mut
 /// `export(request, len, out)`: reads a [`crate::wire::ExportRequest`], writes a
 /// [`crate::wire::Converted`] holding the foreign record.
 pub type ExportFn = unsafe extern "C" fn(input: *const u8, len: usize, out: *mut OutBuffer) -> i32;
+/// `hook_import(request, len, out)`: reads a [`crate::hooks::HookImport`], writes a
+/// [`crate::hooks::HookImported`]. A plugin without hooks answers [`STATUS_BAD_REQUEST`].
+pub type HookImportFn =
+    unsafe extern "C" fn(input: *const u8, len: usize, out: *mut OutBuffer) -> i32;
+/// `hook_export(request, len, out)`: reads a [`crate::hooks::HookExport`], writes a
+/// [`crate::hooks::HookExported`]. A plugin without hooks answers [`STATUS_BAD_REQUEST`].
+pub type HookExportFn =
+    unsafe extern "C" fn(input: *const u8, len: usize, out: *mut OutBuffer) -> i32;
 /// `free(buffer)`: releases a buffer the plugin filled.
 pub type FreeFn = unsafe extern "C" fn(buffer: OutBuffer);
 
@@ -119,6 +132,10 @@ pub struct PluginDescriptor {
     pub export: ExportFn,
     /// See [`FreeFn`].
     pub free: FreeFn,
+    /// See [`HookImportFn`] (since version 2).
+    pub hook_import: HookImportFn,
+    /// See [`HookExportFn`] (since version 2).
+    pub hook_export: HookExportFn,
 }
 
 /// The type of the entry point.

@@ -1,109 +1,69 @@
 //! Write a `cargo isobench` adapter as a native plugin.
 //!
-//! Implement [`ViewAdapter`] for a type that has a [`Default`], build the crate as a
-//! `cdylib`, and write one macro call, [`export_plugin!`]. The macro exports the single
-//! C-ABI entry point of [`abi`]; records cross the boundary as JSON bytes, memory is
-//! freed by the side that allocated it, and a panic in the adapter comes back to the
-//! host as an error instead of unwinding into it.
+//! Declare the format by its field table ([`core::table`]): each key, the canonical field
+//! it maps to, its type, what an import and the format's consumer require. Add [`Hooks`]
+//! for what a table cannot say. Build the crate as a `cdylib` and write one macro call,
+//! [`export_table!`]. The table crosses the C ABI ([`abi`]) in the plugin's manifest; the
+//! host runs it itself, so the bulk of a record (patches, texts, test lists) never
+//! crosses, and calls the plugin only for its hooks, with what the table left
+//! ([`hooks`]). A plugin without hooks is never called per record.
 //!
-//! Long strings an adapter only moves, never reads (a patch, an issue text), may be listed
-//! in [`ViewAdapter::verbatim_imports`] and [`ViewAdapter::verbatim_exports`]: the manifest
-//! carries the lists, and the host then sends those strings as short markers and writes
-//! their original text where the markers land, so neither side decodes or encodes them.
-//! The host refuses a record whose answer edited a marker instead of moving it.
+//! An adapter written by hand (a [`ViewAdapter`]) is exported with [`export_plugin!`]
+//! instead: whole records then cross the boundary as JSON bytes. Either way, memory is
+//! freed by the side that allocated it, and a panic in the plugin comes back to the host
+//! as an error instead of unwinding into it.
 //!
-//! Load it with `cargo isobench --plugin path/to/libmy_format.so convert --from my-format ...`,
+//! Load it with `cargo isobench --plugin path/to/libtiny_bench.so convert --from tiny-bench ...`,
 //! or list it in `isobench.toml` (`[[plugins]] path = "..."`).
 //!
 //! A complete plugin (`Cargo.toml` has `crate-type = ["cdylib", "rlib"]` and depends on
-//! this crate, `isobench-core` and `serde_json`):
+//! this crate):
 //!
 //! ```
-//! use isobench_plugin_sdk::core::adapter::{AdapterInfo, ExportOptions, ViewAdapter};
-//! use isobench_plugin_sdk::core::vocab::{self, Source};
-//! use isobench_plugin_sdk::core::{CanonicalRecord, Notes, RecordError};
-//! use isobench_plugin_sdk::export_plugin;
-//! use serde_json::{Map, Value, json};
+//! use isobench_plugin_sdk::core::table::io::Importer;
+//! use isobench_plugin_sdk::core::table::{Field, HookResult, Hooks, ListEncoding, Table};
+//! use isobench_plugin_sdk::core::{CanonicalRecord, RecordError};
+//! use isobench_plugin_sdk::export_table;
 //!
-//! /// Rows `{"id": ..., "repository": ..., "issue": ..., ...}`.
+//! /// Rows `{"id": ..., "repository": ..., "issue": ..., "tests": [...], "level": ...}`.
+//! fn table() -> Table {
+//!     Table::new("tiny-bench", &[], "TinyBench rows").fields(vec![
+//!         Field::new("id", "instance_id").required(),
+//!         Field::new("repository", "repo").required(),
+//!         Field::new("issue", "extensions.problem_statement"),
+//!         Field::new("tests", "extensions.fail_to_pass").list(ListEncoding::Array),
+//!         Field::new("level", "extensions.level").hook(),
+//!     ])
+//! }
+//!
+//! /// `level` is written `L1` to `L3`; the canonical record holds the number.
 //! #[derive(Debug)]
-//! pub struct TinyBench {
-//!     info: AdapterInfo,
-//!     schema: Value,
-//! }
+//! struct Level;
 //!
-//! impl Default for TinyBench {
-//!     fn default() -> Self {
-//!         Self {
-//!             info: AdapterInfo::new("tiny-bench", &[], "TinyBench rows")
-//!                 .fills(&["repo", "instance_id", "extensions.problem_statement"])
-//!                 .carries(&["repo", "instance_id", "extensions.problem_statement"]),
-//!             schema: json!({"type": "object", "required": ["id", "repository"]}),
+//! impl Hooks for Level {
+//!     fn import(&self, from: &mut Importer<'_, '_>, c: &mut CanonicalRecord) -> HookResult {
+//!         if let Some(level) = from.string("level")? {
+//!             let Some(n) = level.strip_prefix('L').and_then(|n| n.parse::<u8>().ok()) else {
+//!                 return Err(RecordError::invalid("/level", format!("`{level}` is not `L<n>`")));
+//!             };
+//!             c.set_ext("level", n);
 //!         }
-//!     }
-//! }
-//!
-//! impl ViewAdapter for TinyBench {
-//!     fn info(&self) -> &AdapterInfo {
-//!         &self.info
-//!     }
-//!
-//!     fn schema(&self) -> &Value {
-//!         &self.schema
-//!     }
-//!
-//!     fn import(
-//!         &self,
-//!         mut record: Map<String, Value>,
-//!         _notes: &mut Notes,
-//!     ) -> Result<CanonicalRecord, RecordError> {
-//!         let mut source = Source::new("tiny-bench", &record);
-//!         let mut take = |key: &str| match record.shift_remove(key) {
-//!             Some(Value::String(s)) => Ok(s),
-//!             Some(other) => Err(RecordError::wrong_type(format!("/{key}"), "a string", &other)),
-//!             None => Err(RecordError::missing(format!("/{key}"), "required by tiny-bench")),
-//!         };
-//!         let mut c = CanonicalRecord {
-//!             instance_id: Some(take("id")?),
-//!             repo: Some(take("repository")?),
-//!             ..CanonicalRecord::default()
-//!         };
-//!         if let Ok(issue) = take("issue") {
-//!             c.set_ext(vocab::PROBLEM_STATEMENT, issue);
-//!         }
-//!         source.extra = record; // whatever is left, verbatim
-//!         c.set_ext(vocab::SOURCE, source.to_value());
-//!         Ok(c)
+//!         Ok(())
 //!     }
 //!
 //!     fn export(
 //!         &self,
 //!         c: &CanonicalRecord,
-//!         _options: &ExportOptions,
-//!         notes: &mut Notes,
-//!     ) -> Result<Map<String, Value>, RecordError> {
-//!         let mut out = Map::new();
-//!         let id = c.instance_id.clone().ok_or_else(|| RecordError::missing("/instance_id", "tiny-bench needs it"))?;
-//!         let repo = c.repo.clone().ok_or_else(|| RecordError::missing("/repo", "tiny-bench needs it"))?;
-//!         out.insert("id".into(), id.into());
-//!         out.insert("repository".into(), repo.into());
-//!         if let Some(issue) = c.ext_str(vocab::PROBLEM_STATEMENT) {
-//!             out.insert("issue".into(), issue.into());
+//!         to: &mut isobench_plugin_sdk::core::table::io::Exporter<'_, '_, '_>,
+//!     ) -> HookResult {
+//!         if let Some(n) = c.ext("level").and_then(|n| n.as_u64()) {
+//!             to.put("level", format!("L{n}"));
 //!         }
-//!         for field in self.info.dropped_from(c) {
-//!             notes.dropped(field, "tiny-bench has no field for it");
-//!         }
-//!         match Source::of_format(&c.extensions, "tiny-bench") {
-//!             Some(source) => {
-//!                 out.extend(source.extra.clone());
-//!                 Ok(source.order(out))
-//!             }
-//!             None => Ok(out),
-//!         }
+//!         Ok(())
 //!     }
 //! }
 //!
-//! export_plugin!(TinyBench);
+//! export_table!(table(), Level);
 //!
 //! // What the host does, without the dynamic loading:
 //! let descriptor = unsafe { &*isobench_plugin_entry() };
@@ -112,12 +72,49 @@
 #![warn(missing_docs)]
 
 pub mod abi;
+pub mod hooks;
 pub mod wire;
 
 pub use isobench_core as core;
-pub use isobench_core::ViewAdapter;
+pub use isobench_core::{Hooks, ViewAdapter};
 
-/// Exports a [`ViewAdapter`] as a native plugin.
+/// Exports a format declared by a [`Table`](core::Table), with or without [`Hooks`], as a
+/// native plugin.
+///
+/// `export_table!(table())` exports a table alone: the host runs it and never calls the
+/// plugin per record. `export_table!(table(), MyHooks)` adds hooks, which the host calls
+/// once per record and direction with what the table left ([`hooks`]). The expressions
+/// are evaluated the first time the host asks. Write it once per `cdylib`, at the crate's
+/// top level: it defines the exported symbol `isobench_plugin_entry`.
+#[macro_export]
+macro_rules! export_table {
+    ($table:expr) => {
+        $crate::export_table!(@with $table, ::core::option::Option::None);
+    };
+    ($table:expr, $hooks:expr) => {
+        $crate::export_table!(@with $table, ::core::option::Option::Some(
+            ::std::boxed::Box::new($hooks) as ::std::boxed::Box<dyn $crate::Hooks>
+        ));
+    };
+    (@with $table:expr, $hooks:expr) => {
+        #[doc(hidden)]
+        fn __isobench_plugin() -> $crate::__private::Exported {
+            static PLUGIN: ::std::sync::OnceLock<$crate::__private::TablePlugin> =
+                ::std::sync::OnceLock::new();
+            $crate::__private::Exported::Table(PLUGIN.get_or_init(|| {
+                $crate::__private::TablePlugin {
+                    table: $table,
+                    hooks: $hooks,
+                }
+            }))
+        }
+        $crate::__export_entry!();
+    };
+}
+
+/// Exports a [`ViewAdapter`] written by hand as a native plugin: whole records cross the
+/// boundary. A format a [`Table`](core::Table) can declare is better exported with
+/// [`export_table!`].
 ///
 /// `export_plugin!(MyAdapter)` builds the adapter with `MyAdapter::default()` the first
 /// time the host asks for it; `export_plugin!(MyAdapter, MyAdapter::new("x"))` uses the
@@ -130,16 +127,24 @@ macro_rules! export_plugin {
     };
     ($adapter:ty, $make:expr) => {
         #[doc(hidden)]
-        fn __isobench_plugin_adapter() -> &'static dyn $crate::ViewAdapter {
+        fn __isobench_plugin() -> $crate::__private::Exported {
             static ADAPTER: ::std::sync::OnceLock<$adapter> = ::std::sync::OnceLock::new();
-            ADAPTER.get_or_init(|| $make)
+            $crate::__private::Exported::View(ADAPTER.get_or_init(|| $make))
         }
+        $crate::__export_entry!();
+    };
+}
 
+/// The entry point and the C functions behind it, calling `__isobench_plugin`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __export_entry {
+    () => {
         #[doc(hidden)]
         #[allow(unsafe_code)]
         unsafe extern "C" fn __isobench_plugin_manifest(out: *mut $crate::abi::OutBuffer) -> i32 {
             // SAFETY: the host passes a valid, writable `OutBuffer` (the ABI's contract).
-            unsafe { $crate::__private::manifest(__isobench_plugin_adapter, out) }
+            unsafe { $crate::__private::manifest(__isobench_plugin, out) }
         }
 
         #[doc(hidden)]
@@ -150,7 +155,7 @@ macro_rules! export_plugin {
             out: *mut $crate::abi::OutBuffer,
         ) -> i32 {
             // SAFETY: the host passes `len` readable bytes at `input` and a writable `out`.
-            unsafe { $crate::__private::import(__isobench_plugin_adapter, input, len, out) }
+            unsafe { $crate::__private::import(__isobench_plugin, input, len, out) }
         }
 
         #[doc(hidden)]
@@ -161,7 +166,29 @@ macro_rules! export_plugin {
             out: *mut $crate::abi::OutBuffer,
         ) -> i32 {
             // SAFETY: the host passes `len` readable bytes at `input` and a writable `out`.
-            unsafe { $crate::__private::export(__isobench_plugin_adapter, input, len, out) }
+            unsafe { $crate::__private::export(__isobench_plugin, input, len, out) }
+        }
+
+        #[doc(hidden)]
+        #[allow(unsafe_code)]
+        unsafe extern "C" fn __isobench_plugin_hook_import(
+            input: *const u8,
+            len: usize,
+            out: *mut $crate::abi::OutBuffer,
+        ) -> i32 {
+            // SAFETY: the host passes `len` readable bytes at `input` and a writable `out`.
+            unsafe { $crate::__private::hook_import(__isobench_plugin, input, len, out) }
+        }
+
+        #[doc(hidden)]
+        #[allow(unsafe_code)]
+        unsafe extern "C" fn __isobench_plugin_hook_export(
+            input: *const u8,
+            len: usize,
+            out: *mut $crate::abi::OutBuffer,
+        ) -> i32 {
+            // SAFETY: the host passes `len` readable bytes at `input` and a writable `out`.
+            unsafe { $crate::__private::hook_export(__isobench_plugin, input, len, out) }
         }
 
         #[doc(hidden)]
@@ -180,6 +207,8 @@ macro_rules! export_plugin {
                 import: __isobench_plugin_import,
                 export: __isobench_plugin_export,
                 free: __isobench_plugin_free,
+                hook_import: __isobench_plugin_hook_import,
+                hook_export: __isobench_plugin_hook_export,
             };
 
         /// The plugin's entry point: its descriptor.
@@ -200,14 +229,55 @@ pub mod __private {
 
     use serde::Serialize;
 
-    use crate::ViewAdapter;
     use crate::abi::{
         ABI_VERSION, OutBuffer, STATUS_BAD_REQUEST, STATUS_OK, STATUS_PANIC, STATUS_RECORD_ERROR,
     };
     use crate::core::codec::{JsonStyle, RecordMap};
+    use crate::core::{Hooks, Table};
     use crate::wire::{self, Manifest, WireMessage};
+    use crate::{ViewAdapter, hooks};
 
-    type Adapter = fn() -> &'static dyn ViewAdapter;
+    /// A format declared by a table, and its hooks if it has any.
+    #[derive(Debug)]
+    pub struct TablePlugin {
+        /// The table.
+        pub table: Table,
+        /// The hooks.
+        pub hooks: Option<Box<dyn Hooks>>,
+    }
+
+    /// What a plugin exports.
+    #[derive(Debug, Clone, Copy)]
+    pub enum Exported {
+        /// An adapter written by hand: whole records cross.
+        View(&'static dyn ViewAdapter),
+        /// A table: the host runs it, and calls the hooks.
+        Table(&'static TablePlugin),
+    }
+
+    type Plugin = fn() -> Exported;
+
+    /// The adapter written by hand, or the answer for a table plugin.
+    fn view(plugin: Plugin) -> Result<&'static dyn ViewAdapter, (i32, Vec<u8>)> {
+        match plugin() {
+            Exported::View(adapter) => Ok(adapter),
+            Exported::Table(_) => Err(bad_request(
+                "this plugin is declared by a table: the host runs the table and calls only the hooks"
+                    .to_owned(),
+            )),
+        }
+    }
+
+    /// The table and hooks of a table plugin with hooks, or the answer for another.
+    fn with_hooks(plugin: Plugin) -> Result<(&'static Table, &'static dyn Hooks), (i32, Vec<u8>)> {
+        match plugin() {
+            Exported::Table(TablePlugin {
+                table,
+                hooks: Some(hooks),
+            }) => Ok((table, hooks.as_ref())),
+            _ => Err(bad_request("this plugin has no hooks to call".to_owned())),
+        }
+    }
 
     fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
         if let Some(s) = payload.downcast_ref::<&str>() {
@@ -296,18 +366,31 @@ pub mod __private {
     ///
     /// # Safety
     /// `out` must be valid for writes.
-    pub unsafe fn manifest(adapter: Adapter, out: *mut OutBuffer) -> i32 {
+    pub unsafe fn manifest(plugin: Plugin, out: *mut OutBuffer) -> i32 {
         // SAFETY: forwarded from the caller.
         unsafe {
             answer(out, || {
-                let a = adapter();
-                let manifest = Manifest {
-                    abi: ABI_VERSION,
-                    sdk: env!("CARGO_PKG_VERSION").to_owned(),
-                    info: a.info().clone(),
-                    schema: a.schema().clone(),
-                    verbatim_imports: a.verbatim_imports().to_vec(),
-                    verbatim_exports: a.verbatim_exports().to_vec(),
+                let manifest = match plugin() {
+                    Exported::View(a) => Manifest {
+                        abi: ABI_VERSION,
+                        sdk: env!("CARGO_PKG_VERSION").to_owned(),
+                        info: a.info().clone(),
+                        schema: a.schema().clone(),
+                        verbatim_imports: a.verbatim_imports().to_vec(),
+                        verbatim_exports: a.verbatim_exports().to_vec(),
+                        table: None,
+                        hooks: false,
+                    },
+                    Exported::Table(TablePlugin { table, hooks }) => Manifest {
+                        abi: ABI_VERSION,
+                        sdk: env!("CARGO_PKG_VERSION").to_owned(),
+                        info: table.info(),
+                        schema: table.schema(),
+                        verbatim_imports: Vec::new(),
+                        verbatim_exports: Vec::new(),
+                        table: Some(table.clone()),
+                        hooks: hooks.is_some(),
+                    },
                 };
                 (STATUS_OK, encode(&manifest))
             })
@@ -318,22 +401,21 @@ pub mod __private {
     ///
     /// # Safety
     /// `len` bytes must be readable at `bytes`, and `out` valid for writes.
-    pub unsafe fn import(
-        adapter: Adapter,
-        bytes: *const u8,
-        len: usize,
-        out: *mut OutBuffer,
-    ) -> i32 {
+    pub unsafe fn import(plugin: Plugin, bytes: *const u8, len: usize, out: *mut OutBuffer) -> i32 {
         // SAFETY: forwarded from the caller.
         let bytes = unsafe { input(bytes, len) };
         // SAFETY: forwarded from the caller.
         unsafe {
             answer(out, || {
+                let adapter = match view(plugin) {
+                    Ok(adapter) => adapter,
+                    Err(answer) => return answer,
+                };
                 // Checked as UTF-8 once, the strings are read without checking each again.
                 let text = std::str::from_utf8(bytes).map_err(serde::de::Error::custom);
                 match text.and_then(serde_json::from_str::<RecordMap>) {
                     Ok(RecordMap(record)) => converted(
-                        wire::run_import(adapter(), record),
+                        wire::run_import(adapter, record),
                         answer_capacity(bytes),
                         |out, record| JsonStyle::Compact.write_record(out, record),
                     ),
@@ -349,8 +431,36 @@ pub mod __private {
     ///
     /// # Safety
     /// `len` bytes must be readable at `bytes`, and `out` valid for writes.
-    pub unsafe fn export(
-        adapter: Adapter,
+    pub unsafe fn export(plugin: Plugin, bytes: *const u8, len: usize, out: *mut OutBuffer) -> i32 {
+        // SAFETY: forwarded from the caller.
+        let bytes = unsafe { input(bytes, len) };
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            answer(out, || {
+                let adapter = match view(plugin) {
+                    Ok(adapter) => adapter,
+                    Err(answer) => return answer,
+                };
+                match serde_json::from_slice::<wire::ExportRequest<crate::core::CanonicalRecord>>(
+                    bytes,
+                ) {
+                    Ok(request) => converted(
+                        wire::run_export(adapter, &request),
+                        answer_capacity(bytes),
+                        |out, record| JsonStyle::Compact.write_object(out, record),
+                    ),
+                    Err(e) => bad_request(format!("the host sent a malformed export request: {e}")),
+                }
+            })
+        }
+    }
+
+    /// `hook_import`.
+    ///
+    /// # Safety
+    /// `len` bytes must be readable at `bytes`, and `out` valid for writes.
+    pub unsafe fn hook_import(
+        plugin: Plugin,
         bytes: *const u8,
         len: usize,
         out: *mut OutBuffer,
@@ -360,15 +470,46 @@ pub mod __private {
         // SAFETY: forwarded from the caller.
         unsafe {
             answer(out, || {
-                match serde_json::from_slice::<wire::ExportRequest<crate::core::CanonicalRecord>>(
-                    bytes,
-                ) {
-                    Ok(request) => converted(
-                        wire::run_export(adapter(), &request),
-                        answer_capacity(bytes),
-                        |out, record| JsonStyle::Compact.write_object(out, record),
-                    ),
-                    Err(e) => bad_request(format!("the host sent a malformed export request: {e}")),
+                let (table, hook) = match with_hooks(plugin) {
+                    Ok(found) => found,
+                    Err(answer) => return answer,
+                };
+                match serde_json::from_slice::<hooks::HookImport>(bytes) {
+                    Ok(request) => match hooks::run_import(table, hook, request) {
+                        Ok(answer) => (STATUS_OK, encode_sized(&answer, answer_capacity(bytes))),
+                        Err(e) => (STATUS_RECORD_ERROR, encode(&e)),
+                    },
+                    Err(e) => bad_request(format!("the host sent a malformed hook request: {e}")),
+                }
+            })
+        }
+    }
+
+    /// `hook_export`.
+    ///
+    /// # Safety
+    /// `len` bytes must be readable at `bytes`, and `out` valid for writes.
+    pub unsafe fn hook_export(
+        plugin: Plugin,
+        bytes: *const u8,
+        len: usize,
+        out: *mut OutBuffer,
+    ) -> i32 {
+        // SAFETY: forwarded from the caller.
+        let bytes = unsafe { input(bytes, len) };
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            answer(out, || {
+                let (table, hook) = match with_hooks(plugin) {
+                    Ok(found) => found,
+                    Err(answer) => return answer,
+                };
+                match serde_json::from_slice::<hooks::HookExport>(bytes) {
+                    Ok(request) => match hooks::run_export(table, hook, &request) {
+                        Ok(answer) => (STATUS_OK, encode_sized(&answer, answer_capacity(bytes))),
+                        Err(e) => (STATUS_RECORD_ERROR, encode(&e)),
+                    },
+                    Err(e) => bad_request(format!("the host sent a malformed hook request: {e}")),
                 }
             })
         }

@@ -6,7 +6,7 @@
 
 use isobench_core::error::ErrorKind;
 use isobench_core::report::{NoteKind, Notes};
-use isobench_core::{AdapterInfo, CanonicalRecord, Profile, RecordError};
+use isobench_core::{AdapterInfo, CanonicalRecord, Profile, RecordError, Table};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -34,6 +34,15 @@ pub struct Manifest {
     /// [`ViewAdapter::verbatim_exports`]: isobench_core::ViewAdapter::verbatim_exports
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub verbatim_exports: Vec<String>,
+    /// The field table the format is declared by (since ABI and protocol version 2). With
+    /// one, the host runs the table itself and never sends the plugin whole records:
+    /// `info`, `schema` and the `verbatim` lists are derived from the table instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<Table>,
+    /// Whether the table comes with hooks: the host then calls `hook_import` and
+    /// `hook_export` once per record ([`crate::hooks`]); without, never.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hooks: bool,
 }
 
 /// The request of an export. `R` is how a side holds the canonical record: the host

@@ -2,6 +2,7 @@
 //! chosen by `ISOBENCH_TEST_PLUGIN_MODE` when it is called:
 //!
 //! * `wrong-abi`: its descriptor claims ABI version 999;
+//! * `abi-1`: its descriptor claims ABI version 1, the one before tables;
 //! * `panic`: `import` and `export` panic;
 //! * `garbage`: `import` and `export` answer bytes that are not JSON;
 //! * `invalid`: `import` answers a canonical record without `repo`;
@@ -11,20 +12,26 @@
 //! * `split`: `import` adds an item to `tests`, a list it declares it moves unread;
 //! * `stale`: `import` gives a record without `body` the `body` of the record before;
 //! * `moved-id`: it also declares `id` moved unread into `instance_id`, both ways;
+//! * `table`: it is declared by a field table without hooks, and every per-record call
+//!   (`import`, `export`, the hooks) is refused: the host must run the table itself;
+//! * `table-hooks`: the same table with hooks for `labels` (a list, in whatever encoding)
+//!   and `seen` (a timestamp), which the host must send across and merge back;
 //! * anything else: a well-behaved `test-plugin` adapter (records pass through `extensions`).
 //!
 //! When `ISOBENCH_TEST_PLUGIN_MARK` names a file, its entry point creates that file: the
 //! proof that the host ran the library's code.
 #![allow(unsafe_code)] // a hand-written ABI, to get it wrong on purpose
 
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
-use std::sync::Mutex;
-
+use isobench_plugin_sdk::__private::{Exported, TablePlugin};
 use isobench_plugin_sdk::abi::{
     ABI_VERSION, DESCRIPTOR_SIZE, OutBuffer, PluginDescriptor, STATUS_OK,
 };
 use isobench_plugin_sdk::core::adapter::{AdapterInfo, ExportOptions, ViewAdapter};
+use isobench_plugin_sdk::core::codec::Encoding;
+use isobench_plugin_sdk::core::table::io::{Exporter, Importer};
+use isobench_plugin_sdk::core::table::{Field, HookResult, Hooks, ListEncoding, Table};
 use isobench_plugin_sdk::core::{CanonicalRecord, Notes, RecordError};
 use serde_json::{Map, Value, json};
 
@@ -161,17 +168,68 @@ fn tamper(body: String) -> String {
     }
 }
 
+/// The same records, declared by a table: `labels` and `seen` are the hooks'.
+fn table() -> Table {
+    Table::new("test-plugin", &[], "a plugin for the host's tests").fields(vec![
+        Field::new("id", "instance_id").required(),
+        Field::new("repo", "repo").required(),
+        Field::new("body", "patch"),
+        Field::new("tests", "extensions.fail_to_pass").list(ListEncoding::Array),
+        Field::new("labels", "extensions.labels").hook(),
+        Field::new("seen", "created_at").hook(),
+    ])
+}
+
+/// `labels`: a list in any encoding, kept in it; `seen`: a date-time, kept as written.
+#[derive(Debug)]
+struct LabelsAndSeen;
+
+impl Hooks for LabelsAndSeen {
+    fn import(&self, from: &mut Importer<'_, '_>, c: &mut CanonicalRecord) -> HookResult {
+        assert!(c.patch.is_none(), "the host sent a bulk field to the hooks");
+        if let Some(labels) = from.list("labels")? {
+            c.set_ext("labels", labels);
+        }
+        c.created_at = from.timestamp("seen", str::to_owned)?;
+        from.notes.derived("labels", "read by the plugin's hook");
+        Ok(())
+    }
+
+    fn export(&self, c: &CanonicalRecord, to: &mut Exporter<'_, '_, '_>) -> HookResult {
+        assert!(c.patch.is_none(), "the host sent a bulk field to the hooks");
+        to.list("labels", c.ext_list("labels"), Encoding::Native);
+        to.timestamp("seen", c.created_at.as_deref(), str::to_owned);
+        Ok(())
+    }
+}
+
 fn adapter() -> &'static dyn ViewAdapter {
-    static ADAPTER: std::sync::OnceLock<TestPlugin> = std::sync::OnceLock::new();
+    static ADAPTER: OnceLock<TestPlugin> = OnceLock::new();
     ADAPTER.get_or_init(|| TestPlugin {
         info: AdapterInfo::new("test-plugin", &[], "a plugin for the host's tests"),
         schema: json!({"type": "object"}),
     })
 }
 
+fn plugin() -> Exported {
+    static BARE: OnceLock<TablePlugin> = OnceLock::new();
+    static HOOKED: OnceLock<TablePlugin> = OnceLock::new();
+    match mode().as_str() {
+        "table" => Exported::Table(BARE.get_or_init(|| TablePlugin {
+            table: table(),
+            hooks: None,
+        })),
+        "table-hooks" => Exported::Table(HOOKED.get_or_init(|| TablePlugin {
+            table: table(),
+            hooks: Some(Box::new(LabelsAndSeen)),
+        })),
+        _ => Exported::View(adapter()),
+    }
+}
+
 unsafe extern "C" fn manifest(out: *mut OutBuffer) -> i32 {
     // SAFETY: the host passes a writable buffer.
-    unsafe { isobench_plugin_sdk::__private::manifest(adapter, out) }
+    unsafe { isobench_plugin_sdk::__private::manifest(plugin, out) }
 }
 
 unsafe fn garbage(out: *mut OutBuffer) -> i32 {
@@ -192,7 +250,7 @@ unsafe extern "C" fn import(input: *const u8, len: usize, out: *mut OutBuffer) -
         return STATUS_OK;
     }
     // SAFETY: the host passes `len` readable bytes and a writable buffer.
-    unsafe { isobench_plugin_sdk::__private::import(adapter, input, len, out) }
+    unsafe { isobench_plugin_sdk::__private::import(plugin, input, len, out) }
 }
 
 unsafe extern "C" fn export(input: *const u8, len: usize, out: *mut OutBuffer) -> i32 {
@@ -201,7 +259,17 @@ unsafe extern "C" fn export(input: *const u8, len: usize, out: *mut OutBuffer) -
         return unsafe { garbage(out) };
     }
     // SAFETY: the host passes `len` readable bytes and a writable buffer.
-    unsafe { isobench_plugin_sdk::__private::export(adapter, input, len, out) }
+    unsafe { isobench_plugin_sdk::__private::export(plugin, input, len, out) }
+}
+
+unsafe extern "C" fn hook_import(input: *const u8, len: usize, out: *mut OutBuffer) -> i32 {
+    // SAFETY: the host passes `len` readable bytes and a writable buffer.
+    unsafe { isobench_plugin_sdk::__private::hook_import(plugin, input, len, out) }
+}
+
+unsafe extern "C" fn hook_export(input: *const u8, len: usize, out: *mut OutBuffer) -> i32 {
+    // SAFETY: the host passes `len` readable bytes and a writable buffer.
+    unsafe { isobench_plugin_sdk::__private::hook_export(plugin, input, len, out) }
 }
 
 unsafe extern "C" fn free(buffer: OutBuffer) {
@@ -216,6 +284,19 @@ static GOOD: PluginDescriptor = PluginDescriptor {
     import,
     export,
     free,
+    hook_import,
+    hook_export,
+};
+
+static ABI_1: PluginDescriptor = PluginDescriptor {
+    abi_version: 1,
+    size: DESCRIPTOR_SIZE,
+    manifest,
+    import,
+    export,
+    free,
+    hook_import,
+    hook_export,
 };
 
 static WRONG_ABI: PluginDescriptor = PluginDescriptor {
@@ -225,6 +306,8 @@ static WRONG_ABI: PluginDescriptor = PluginDescriptor {
     import,
     export,
     free,
+    hook_import,
+    hook_export,
 };
 
 /// The entry point.
@@ -233,9 +316,9 @@ pub extern "C" fn isobench_plugin_entry() -> *const PluginDescriptor {
     if let Some(mark) = std::env::var_os("ISOBENCH_TEST_PLUGIN_MARK") {
         let _ = std::fs::write(mark, "the test plugin's code ran\n");
     }
-    if mode() == "wrong-abi" {
-        &raw const WRONG_ABI
-    } else {
-        &raw const GOOD
+    match mode().as_str() {
+        "wrong-abi" => &raw const WRONG_ABI,
+        "abi-1" => &raw const ABI_1,
+        _ => &raw const GOOD,
     }
 }
