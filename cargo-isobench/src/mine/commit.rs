@@ -186,9 +186,20 @@ fn touched(repo: &Repo, finder: &mut FunctionFinder, section: &Section) -> Vec<T
     let Some(lang) = Lang::of_path(&section.path) else {
         return from_hunk_headers(section.contexts.iter().map(String::as_str));
     };
-    let load =
-        |oid: Option<Oid>| oid.and_then(|oid| repo.git.find_blob(oid).ok().map(|b| (oid, b)));
-    let (old, new) = (load(section.old_blob), load(section.new_blob));
+    // A blob is read only when the finder looks into it: for the lines changed on its
+    // side, or (for a language parsed whole) as the head to keep for the next commit.
+    let load = |oid: Option<Oid>, wanted: bool| {
+        oid.filter(|_| wanted)
+            .and_then(|oid| repo.git.find_blob(oid).ok().map(|b| (oid, b)))
+    };
+    let old = load(
+        section.old_blob,
+        finder.reads_base(lang, section.old_blob, &section.old_lines),
+    );
+    let new = load(
+        section.new_blob,
+        lang != Lang::Python || !section.new_lines.is_empty(),
+    );
     let old_side = old.as_ref().map(|(oid, b)| Side {
         blob: *oid,
         content: b.content(),

@@ -8,8 +8,15 @@
 //! Lines of a decorator (`@...` in Python, annotations in Java and TypeScript, `#[...]`
 //! attributes in Rust) belong to the definition they decorate.
 //!
-//! Speed: a blob is parsed once and kept (by its id) for the commits that follow, where it
-//! is usually the base side of the next change to the file; the head side is parsed
+//! Speed: a Python file is parsed only where its changed lines are: the top-level
+//! definitions holding them, and in a class only the header and the members holding them
+//! (tree-sitter's included ranges; see [`super::python_ranges`]). In valid Python this
+//! gives the names a parse of the whole file gives. Where those parts hold a syntax error
+//! the whole file is parsed instead; where the error lies elsewhere in the file, the parts
+//! are spared tree-sitter's recovery from it, which in a whole-file parse can move the
+//! definitions after it out of their class. Files of the other languages are parsed
+//! whole: a blob is parsed once and kept (by its id) for the commits that follow, where it
+//! is usually the base side of the next change to the file, and the head side is parsed
 //! incrementally from the base tree edited by the diff's hunks.
 
 use std::collections::{HashMap, VecDeque};
@@ -18,6 +25,8 @@ use std::sync::Arc;
 use git2::Oid;
 use isobench_core::mining::function_in_context;
 use tree_sitter::{InputEdit, Language, Node, Parser, Point, Tree};
+
+use super::python_ranges::ranges_for_rows;
 
 /// A language a parser is bundled for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -178,15 +187,39 @@ impl FunctionFinder {
         }
     }
 
-    fn parse(&mut self, lang: Lang, source: &[u8], old: Option<&Tree>) -> Option<Tree> {
-        let parser = self.parsers[lang.index()].get_or_insert_with(|| {
+    fn parser(&mut self, lang: Lang) -> &mut Parser {
+        self.parsers[lang.index()].get_or_insert_with(|| {
             let mut parser = Parser::new();
             parser
                 .set_language(&lang.grammar())
                 .expect("the bundled grammars match the tree-sitter version");
             parser
-        });
-        parser.parse(source, old)
+        })
+    }
+
+    fn parse(&mut self, lang: Lang, source: &[u8], old: Option<&Tree>) -> Option<Tree> {
+        self.parser(lang).parse(source, old)
+    }
+
+    /// A tree of the Python `source` that holds 1-based `lines` as a parse of the whole
+    /// source does: only the definitions around them are parsed, unless they hold a
+    /// syntax error.
+    fn parse_python_around(&mut self, source: &[u8], lines: &[usize]) -> Option<Tree> {
+        let rows = lines.iter().map(|l| l.saturating_sub(1));
+        if let Some(ranges) = ranges_for_rows(source, rows) {
+            let parser = self.parser(Lang::Python);
+            let tree = parser
+                .set_included_ranges(&ranges)
+                .ok()
+                .and_then(|()| parser.parse(source, None));
+            parser
+                .set_included_ranges(&[])
+                .expect("no ranges is the whole source");
+            if let Some(tree) = tree.filter(|t| !t.root_node().has_error()) {
+                return Some(tree);
+            }
+        }
+        self.parse(Lang::Python, source, None)
     }
 
     fn remember(&mut self, key: (Lang, Oid), parsed: Arc<Parsed>) {
@@ -226,6 +259,15 @@ impl FunctionFinder {
         Some(parsed)
     }
 
+    /// Whether [`Self::touched`] reads the base blob `blob` with removed `lines`: when it
+    /// looks them up, or when it parses the head incrementally from the base's kept parse
+    /// (languages parsed whole).
+    pub fn reads_base(&self, lang: Lang, blob: Option<Oid>, lines: &[usize]) -> bool {
+        !lines.is_empty()
+            || (lang != Lang::Python
+                && blob.is_some_and(|blob| self.cache.contains_key(&(lang, blob))))
+    }
+
     /// The functions of a `lang` file holding a changed line: removed lines in the base
     /// source, added lines in the head source, in that order, each once.
     pub fn touched(
@@ -235,41 +277,63 @@ impl FunctionFinder {
         head: Option<Side<'_>>,
         hunks: &[HunkRange],
     ) -> Vec<Touched> {
+        let mut found: Vec<Touched> = Vec::new();
+        if lang == Lang::Python {
+            for side in [base, head].into_iter().flatten() {
+                if side.lines.is_empty() {
+                    continue;
+                }
+                if let Some(tree) = self.parse_python_around(side.content, side.lines) {
+                    find_at(lang, &tree, side.content, side.lines, &mut found);
+                }
+            }
+            return found;
+        }
         // The base is parsed when its lines are looked up, or when it is at hand anyway
         // (kept from an earlier commit) to parse the head incrementally.
         let base_parsed = base
-            .filter(|side| !side.lines.is_empty() || self.cache.contains_key(&(lang, side.blob)))
+            .filter(|side| self.reads_base(lang, Some(side.blob), side.lines))
             .and_then(|side| self.parsed(lang, side, None));
         let head_parsed = head.and_then(|side| {
             let from = base_parsed.as_deref().map(|b| (b, hunks));
             self.parsed(lang, side, from)
         });
-        let mut found: Vec<Touched> = Vec::new();
         for (side, parsed) in [(base, &base_parsed), (head, &head_parsed)] {
-            let (Some(side), Some(parsed)) = (side, parsed) else {
-                continue;
-            };
-            let lines = LineIndex::new(&parsed.source);
-            for &line in side.lines {
-                let Some((start, end)) = lines.span(line) else {
-                    continue;
-                };
-                let root = parsed.tree.root_node();
-                let Some(node) = root.descendant_for_point_range(start, end) else {
-                    continue;
-                };
-                if let Some((name, test)) = enclosing(lang, node, &parsed.source)
-                    && !found.iter().any(|t| t.name == name)
-                {
-                    found.push(Touched {
-                        name,
-                        method: Method::Ast(lang),
-                        test,
-                    });
-                }
+            if let (Some(side), Some(parsed)) = (side, parsed) {
+                find_at(lang, &parsed.tree, &parsed.source, side.lines, &mut found);
             }
         }
         found
+    }
+}
+
+/// The definition enclosing each 1-based line of `lines` in `tree` (parsed from
+/// `source`), named with its enclosing test.
+fn definitions_at(
+    lang: Lang,
+    tree: &Tree,
+    source: &[u8],
+    lines: &[usize],
+) -> impl Iterator<Item = Option<(String, Option<String>)>> {
+    let index = LineIndex::new(source);
+    let root = tree.root_node();
+    lines.iter().map(move |&line| {
+        let (start, end) = index.span(line)?;
+        let node = root.descendant_for_point_range(start, end)?;
+        enclosing(lang, node, source)
+    })
+}
+
+/// Adds to `found` the definitions enclosing `lines` not in it yet.
+fn find_at(lang: Lang, tree: &Tree, source: &[u8], lines: &[usize], found: &mut Vec<Touched>) {
+    for (name, test) in definitions_at(lang, tree, source, lines).flatten() {
+        if !found.iter().any(|t| t.name == name) {
+            found.push(Touched {
+                name,
+                method: Method::Ast(lang),
+                test,
+            });
+        }
     }
 }
 
@@ -701,33 +765,144 @@ mod tests {
 
     #[test]
     fn incremental_edits_give_the_fresh_parse() {
-        let base = "def a():\n    return 1\n\n\ndef b():\n    return 2\n";
-        let head =
-            "def a():\n    return 1\n\n\ndef b():\n    x = 2\n    return x\n\n\ndef c():\n    pass";
-        let hunks = [(5, 2, 5, 7)];
+        let base = "package p\n\nfunc a() int {\n\treturn 1\n}\n\nfunc b() int {\n\treturn 2\n}\n";
+        let head = "package p\n\nfunc a() int {\n\treturn 1\n}\n\nfunc b() int {\n\tx := 2\n\treturn x\n}\n\nfunc c() {\n}";
+        let hunks = [(7, 3, 7, 7)];
         let mut finder = FunctionFinder::new();
         let base_side = Side {
             blob: Oid::hash_object(git2::ObjectType::Blob, base.as_bytes()).unwrap(),
             content: base.as_bytes(),
-            lines: &[6],
+            lines: &[8],
         };
         let head_side = Side {
             blob: Oid::hash_object(git2::ObjectType::Blob, head.as_bytes()).unwrap(),
             content: head.as_bytes(),
-            lines: &[6, 7, 8, 9, 10, 11],
+            lines: &[8, 9, 10, 11, 12, 13],
         };
-        let found = finder.touched(Lang::Python, Some(base_side), Some(head_side), &hunks);
+        let found = finder.touched(Lang::Go, Some(base_side), Some(head_side), &hunks);
         let names: Vec<&str> = found.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, ["b", "c"]);
-        let incremental = finder.cache[&(Lang::Python, head_side.blob)]
+        let incremental = finder.cache[&(Lang::Go, head_side.blob)]
             .tree
             .root_node()
             .to_sexp();
         let fresh = FunctionFinder::new()
-            .parse(Lang::Python, head.as_bytes(), None)
+            .parse(Lang::Go, head.as_bytes(), None)
             .unwrap()
             .root_node()
             .to_sexp();
         assert_eq!(incremental, fresh);
+    }
+
+    /// The `.py` files of the Python standard library of `python3` on this machine
+    /// (site-packages left out), by path; `None` without such an interpreter.
+    fn python_stdlib_files() -> Option<Vec<std::path::PathBuf>> {
+        let out = std::process::Command::new("python3")
+            .args([
+                "-c",
+                "import sysconfig; print(sysconfig.get_paths()['stdlib'])",
+            ])
+            .output()
+            .ok()
+            .filter(|o| o.status.success())?;
+        let root = std::path::PathBuf::from(String::from_utf8(out.stdout).ok()?.trim());
+        let mut files = Vec::new();
+        let mut dirs = vec![root];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).ok()?.flatten() {
+                let path = entry.path();
+                let name = entry.file_name();
+                if path.is_dir() && name != "site-packages" && name != "__pycache__" {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "py") {
+                    files.push(path);
+                }
+            }
+        }
+        files.sort();
+        (!files.is_empty()).then_some(files)
+    }
+
+    /// The ranged parse of Python against the whole-file parse, on real files: for groups
+    /// of one to three lines of every fourth valid file of the standard library (chosen by
+    /// a fixed sequence, decorators and definitions among them), each line's enclosing
+    /// definition and test are the same.
+    #[test]
+    fn python_parts_give_the_whole_file_names_on_the_standard_library() {
+        let Some(files) = python_stdlib_files() else {
+            println!("skipped: no `python3` with a standard library on this machine");
+            return;
+        };
+        let mut finder = FunctionFinder::new();
+        let mut seed: u64 = 19;
+        let mut next = |below: usize| {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            usize::try_from(seed >> 33).unwrap() % below
+        };
+        let (mut groups, mut ranged, mut named, mut lines_compared) = (0, 0, 0, 0);
+        let mut invalid = 0;
+        for path in files.iter().step_by(4) {
+            let Ok(source) = std::fs::read(path) else {
+                continue;
+            };
+            let count = memchr::memchr_iter(b'\n', &source).count() + 1;
+            let full = finder.parse(Lang::Python, &source, None).unwrap();
+            if full.root_node().has_error() {
+                // Not valid Python (the library keeps some on purpose, for its own tests):
+                // the promise is for valid sources (see the module's documentation).
+                invalid += 1;
+                continue;
+            }
+            // Rows of decorators and definitions, and any rows.
+            let marked: Vec<usize> = source
+                .split(|&b| b == b'\n')
+                .enumerate()
+                .filter(|(_, l)| {
+                    let l = l.trim_ascii_start();
+                    l.starts_with(b"@") || l.starts_with(b"def ") || l.starts_with(b"class ")
+                })
+                .map(|(i, _)| i + 1)
+                .collect();
+            for _ in 0..8 {
+                let mut lines: Vec<usize> = (0..=next(3))
+                    .map(|_| {
+                        if !marked.is_empty() && next(2) == 0 {
+                            marked[next(marked.len())]
+                        } else {
+                            1 + next(count)
+                        }
+                    })
+                    .collect();
+                lines.sort_unstable();
+                lines.dedup();
+                let rows = lines.iter().map(|l| l - 1);
+                let parts = ranges_for_rows(&source, rows);
+                let tree = finder.parse_python_around(&source, &lines).unwrap();
+                if parts.is_some_and(|p| tree.included_ranges() == p) {
+                    ranged += 1;
+                }
+                let whole: Vec<_> = definitions_at(Lang::Python, &full, &source, &lines).collect();
+                let part: Vec<_> = definitions_at(Lang::Python, &tree, &source, &lines).collect();
+                for ((line, w), p) in lines.iter().zip(&whole).zip(&part) {
+                    assert_eq!(w, p, "{}:{line}", path.display());
+                    named += usize::from(w.is_some());
+                    lines_compared += 1;
+                }
+                groups += 1;
+            }
+        }
+        println!(
+            "{groups} groups, {ranged} parsed in parts, {lines_compared} lines, {named} in a definition; {invalid} files with a syntax error left out"
+        );
+        assert!(groups >= 400, "{groups} groups");
+        // Most groups were parsed in parts (not the whole file), and many lines compared
+        // lie in a definition: the comparison is not between two whole-file parses.
+        assert!(ranged * 2 > groups, "{ranged} of {groups} parsed in parts");
+        assert!(
+            named * 3 > lines_compared,
+            "{named} of {lines_compared} named"
+        );
     }
 }
