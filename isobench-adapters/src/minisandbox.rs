@@ -26,8 +26,8 @@ use isobench_core::vocab;
 
 use crate::common::{SWE_BENCH_IMAGE_RULE, release, swe_bench_image};
 use crate::smith_family::{
-    IMAGE_TEMPLATE, MINISANDBOX, MirrorName, export_bug_patch, import_array_list, import_bug_patch,
-    import_repo,
+    IMAGE_TEMPLATE, MINISANDBOX, MirrorName, TEST_LISTS, export_bug_patch, import_array_list,
+    import_bug_patch, import_repo,
 };
 
 const BATCH: &str = "sweagent/run/batch_instances.py: SimpleBatchInstance";
@@ -102,10 +102,10 @@ impl Hooks for MiniSandboxHooks {
         let repo = r.required_string("repo")?;
         let mirror = import_repo(r, c, repo, true);
         c.patch = Some(import_bug_patch(r)?);
-        let f2p = import_array_list(r, "FAIL_TO_PASS", "MiniSandbox")?;
-        c.set_ext(vocab::FAIL_TO_PASS, f2p);
-        let p2p = import_array_list(r, "PASS_TO_PASS", "MiniSandbox")?;
-        c.set_ext(vocab::PASS_TO_PASS, p2p);
+        for (key, list) in TEST_LISTS {
+            let items = import_array_list(r, key, "MiniSandbox")?;
+            c.set_ext(list, items);
+        }
         if let Some(image) = r.string("image_name")? {
             c.set_ext(vocab::IMAGE_NAME, image);
         }
@@ -119,10 +119,7 @@ impl Hooks for MiniSandboxHooks {
 
     fn export(&self, c: &CanonicalRecord, w: &mut Exporter<'_, '_, '_>) -> HookResult {
         w.string("patch", export_bug_patch(c)?.as_deref());
-        for (key, list) in [
-            ("FAIL_TO_PASS", vocab::FAIL_TO_PASS),
-            ("PASS_TO_PASS", vocab::PASS_TO_PASS),
-        ] {
+        for (key, list) in TEST_LISTS {
             w.list(key, c.ext_list(list), ListEncoding::Array.into());
         }
         match (c.ext_str(vocab::IMAGE_NAME), swe_bench_image(c)) {

@@ -15,6 +15,12 @@ pub(crate) const SWE_SMITH: &str = "swe-smith";
 /// The name of the SWE-MiniSandbox adapter.
 pub(crate) const MINISANDBOX: &str = "minisandbox";
 
+/// The test lists, and where they live in `extensions`: real arrays in both formats.
+pub(crate) const TEST_LISTS: [(&str, &str); 2] = [
+    ("FAIL_TO_PASS", vocab::FAIL_TO_PASS),
+    ("PASS_TO_PASS", vocab::PASS_TO_PASS),
+];
+
 /// The GitHub organisation holding SWE-smith's published mirrors.
 const MIRROR_ORG: &str = "swesmith";
 

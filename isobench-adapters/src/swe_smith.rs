@@ -36,8 +36,8 @@ use isobench_core::table::{
 use isobench_core::vocab;
 
 use crate::smith_family::{
-    IMAGE_TEMPLATE, MirrorName, SWE_SMITH, export_bug_patch, import_bug_patch, import_repo,
-    mirror_name_for,
+    IMAGE_TEMPLATE, MirrorName, SWE_SMITH, TEST_LISTS, export_bug_patch, import_bug_patch,
+    import_repo, mirror_name_for,
 };
 
 const COLUMNS: &str = "SWE-smith dataset columns (`gather.py`, the HF card)";
@@ -61,14 +61,18 @@ pub fn table() -> Table {
             .hook()
             .consumer("swesmith.harness.utils: the bug patch, reverted for gold runs")
             .non_empty(),
+        // Hooks, so that the lists never pass through as text: a string read is written
+        // back as a string only to a record from SWE-smith.
         f("FAIL_TO_PASS", "extensions.fail_to_pass")
             .list(ListEncoding::Array)
             .required()
+            .hook()
             .consumer(GRADING)
             .non_empty(),
         f("PASS_TO_PASS", "extensions.pass_to_pass")
             .list(ListEncoding::Array)
             .required()
+            .hook()
             .consumer(GRADING),
         f("image_name", "extensions.image_name")
             .consumer(COLUMNS)
@@ -100,6 +104,10 @@ impl Hooks for SweSmithHooks {
         let repo = r.required_string("repo")?;
         import_repo(r, c, repo, false);
         c.patch = Some(import_bug_patch(r)?);
+        for (key, list) in TEST_LISTS {
+            let items = r.required_list(key)?;
+            c.set_ext(list, items);
+        }
         c.created_at = r.timestamp("created_at", str::to_owned)?;
         r.notes.warn(
             "test_patch",
@@ -119,6 +127,9 @@ impl Hooks for SweSmithHooks {
 
     fn export(&self, c: &CanonicalRecord, w: &mut Exporter<'_, '_, '_>) -> HookResult {
         w.string("patch", export_bug_patch(c)?.as_deref());
+        for (key, list) in TEST_LISTS {
+            w.list(key, c.ext_list(list), ListEncoding::Array.into());
+        }
         export_repo(w, c);
         if w.same_format() {
             w.timestamp("created_at", c.created_at.as_deref(), str::to_owned);

@@ -341,7 +341,7 @@ impl Table {
     /// Sets who reads the format's records.
     #[must_use]
     pub fn consumer(mut self, consumer: &str) -> Self {
-        self.consumer = consumer.to_owned();
+        consumer.clone_into(&mut self.consumer);
         self
     }
 
