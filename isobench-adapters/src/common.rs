@@ -1,21 +1,10 @@
-//! The machinery every built-in adapter shares: reading fields out of a foreign record
-//! while remembering how they were encoded, and writing them back the same way.
+//! What several built-in adapters share: the repository release a SWE-bench-like harness
+//! looks up, SWE-bench's evaluation image of an instance, and fixed pass-through lists.
 
-use isobench_core::report::Notes;
-pub(crate) use isobench_core::table::io::{Exporter, Importer};
+use isobench_core::CanonicalRecord;
 use isobench_core::vocab::{self, Source};
-use isobench_core::{CanonicalRecord, Contract};
-use serde_json::Value;
 
 use std::sync::OnceLock;
-
-/// A format's JSON Schema: the embedded `text`, with what its consumer requires
-/// ([`Contract::apply_to_schema`]).
-pub(crate) fn schema_with_contract(text: &str, contract: &Contract) -> Value {
-    let mut schema = serde_json::from_str(text).expect("the embedded schema is valid JSON");
-    contract.apply_to_schema(&mut schema);
-    schema
-}
 
 /// The repository release (`X.Y`) of a record, which SWE-bench-like harnesses use as a key
 /// of their spec table: the source's release kept beside a derived `version`, or
@@ -43,15 +32,6 @@ pub(crate) fn swe_bench_image(record: &CanonicalRecord) -> Option<String> {
         .to_lowercase()
         .replace("__", "_1776_");
     Some(format!("swebench/sweb.eval.x86_64.{id}:latest"))
-}
-
-/// Reports the fields of `record` that `target` cannot carry as dropped.
-pub(crate) fn note_dropped(
-    info: &isobench_core::AdapterInfo,
-    record: &CanonicalRecord,
-    notes: &mut Notes,
-) {
-    info.note_dropped(record, notes);
 }
 
 /// `pairs` as owned strings, made once: an adapter's fixed pass-through list.

@@ -33,39 +33,20 @@
 //!   be reproduced faithfully here. `arch` and `instance_image_tag` are written only when
 //!   present (leaving them out keeps GSO's defaults).
 
-use std::sync::OnceLock;
-
-use isobench_core::adapter::{AdapterInfo, AdapterRegistration, ExportOptions, ViewAdapter};
-use isobench_core::codec::{self, Encoding};
-use isobench_core::contract::{Contract, Kind, Requirement};
+use isobench_core::adapter::AdapterRegistration;
+use isobench_core::codec;
+use isobench_core::contract::{Kind, Requirement};
+use isobench_core::table::io::{Exporter, Importer};
+use isobench_core::table::{
+    Field, FieldType, HookResult, Hooks, ListEncoding, Table, TableAdapter,
+};
 use isobench_core::testfiles::{self, TestFileRules};
 use isobench_core::timestamp::{self, Timestamp};
 use isobench_core::vocab;
 use isobench_core::{CanonicalRecord, Notes, RecordError};
-use serde_json::{Map, Value};
-
-use crate::common::{Exporter, Importer, schema_with_contract};
+use serde_json::Value;
 
 const NAME: &str = "gso";
-
-/// The keys `GSOInstance` accepts, in the dataclass's (and the card's) order.
-const KEYS: [&str; 15] = [
-    "instance_id",
-    "repo",
-    "base_commit",
-    "opt_commit",
-    "api",
-    "prob_script",
-    "tests",
-    "hints_text",
-    "setup_commands",
-    "install_commands",
-    "created_at",
-    "gt_commit_message",
-    "gt_diff",
-    "arch",
-    "instance_image_tag",
-];
 
 /// GSO's dataclass defaults for the two optional keys.
 const DEFAULT_ARCH: &str = "x86_64";
@@ -74,100 +55,120 @@ const DEFAULT_IMAGE_TAG: &str = "latest";
 /// The rule behind the split of `gt_diff`.
 const SPLIT_RULE: &str = "split from GSO's `gt_diff` by the seed's test-file rules (D8: a `tests/` path component, `test_*.py`, `*_test.py`); the whole diff is kept in `extensions.gt_diff`";
 
-/// The GSO adapter.
+const INSTANCE: &str = "gso.data.dataset.GSOInstance";
+
+/// The keys `GSOInstance` accepts, in the dataclass's (and the card's) order: every key
+/// but `arch` and `instance_image_tag` is required (D11, D12), and no other key is
+/// accepted.
+pub fn table() -> Table {
+    let f = Field::new;
+    Table::new(
+        NAME,
+        &["gso-bench"],
+        "GSO instances (exactly the 15 keys of GSO's `GSOInstance`; `tests` are Python scripts)",
+    )
+    .consumer("gsobench harness")
+    .closed()
+    .fields(vec![
+        f("instance_id", "instance_id").required().consumer(INSTANCE).non_empty(),
+        f("repo", "repo").required().consumer(INSTANCE).non_empty(),
+        // `<opt_commit>^` is kept in `extensions.base_commit_unresolved`.
+        f("base_commit", "base_commit")
+            .required()
+            .hook()
+            .consumer("GSOInstance; install_repo_script")
+            .non_empty(),
+        f("opt_commit", "head_commit")
+            .required()
+            .consumer("GSOInstance; reset_repo_commands")
+            .non_empty()
+            .remedy("`--repos DIR` (a SWE-bench record's merge commit, found from its pull-request number)"),
+        f("api", "api").required().consumer(INSTANCE),
+        // Never derived: GSO makes it from `tests[0]` with Python's `ast.unparse`.
+        f("prob_script", "extensions.prob_script").required().consumer(
+            "GSOInstance (GSO makes it from `tests[0]` with Python's `ast.unparse`, which cannot be reproduced here)",
+        ),
+        // Whole Python scripts, never pytest node ids.
+        f("tests", "efficiency_test")
+            .list(ListEncoding::Array)
+            .required()
+            .hook()
+            .consumer("gso.harness.grading.metrics.parse_times")
+            .non_empty(),
+        // A copy of `gt_commit_message`, kept only when it differs.
+        f("hints_text", "extensions.hints_text").required().hook().consumer(INSTANCE),
+        f("setup_commands", "setup_commands")
+            .list(ListEncoding::Array)
+            .required()
+            .consumer(INSTANCE),
+        f("install_commands", "install_commands")
+            .list(ListEncoding::Array)
+            .required()
+            .consumer("GSOInstance.install_repo_script"),
+        // The committer's local time, `YYYY-MM-DD HH:MM:SS`.
+        f("created_at", "created_at")
+            .kind(FieldType::Timestamp)
+            .required()
+            .hook()
+            .consumer(INSTANCE),
+        f("gt_commit_message", "gt_commit_message")
+            .required()
+            .hook()
+            .consumer(INSTANCE),
+        // Split into `patch`/`test_patch` (D8), kept whole.
+        f("gt_diff", "extensions.gt_diff").required().hook(),
+        f("arch", "extensions.arch"),
+        f("instance_image_tag", "extensions.instance_image_tag"),
+    ])
+    .requires(vec![
+        Requirement::new(
+            "gt_diff",
+            Kind::String,
+            "patch",
+            "GSOInstance; the expert diff the harness applies",
+        )
+        .non_empty(),
+    ])
+    .fills_also(&[
+        "patch",
+        "test_patch",
+        "version",
+        "extensions.base_commit_unresolved",
+        "extensions.efficiency_test_kind",
+    ])
+    // `version`: a signature derived from GSO's own fields is made again, anything else
+    // is noted as dropped by the hooks.
+    .carries_also(&[
+        "patch",
+        "test_patch",
+        "version",
+        "extensions.base_commit_unresolved",
+        "extensions.efficiency_test_kind",
+    ])
+}
+
+/// What GSO's table cannot say: `^` commits, `hints_text` as a copy, the split of
+/// `gt_diff`, the timestamp style, `tests` as scripts, the environment signature, and
+/// the warning for keys GSO's loader rejects.
 #[derive(Debug)]
-pub struct Gso {
-    info: AdapterInfo,
+struct GsoHooks {
+    /// The table's keys.
+    keys: Vec<String>,
 }
 
-impl Default for Gso {
-    fn default() -> Self {
-        Self {
-            info: AdapterInfo::new(
-                NAME,
-                &["gso-bench"],
-                "GSO instances (exactly the 15 keys of GSO's `GSOInstance`; `tests` are Python scripts)",
-            )
-            .fills(&[
-                "repo",
-                "instance_id",
-                "created_at",
-                "base_commit",
-                "head_commit",
-                "patch",
-                "test_patch",
-                "efficiency_test",
-                "version",
-                "setup_commands",
-                "install_commands",
-                "api",
-                "gt_commit_message",
-                "extensions.prob_script",
-                "extensions.hints_text",
-                "extensions.gt_diff",
-                "extensions.arch",
-                "extensions.instance_image_tag",
-                "extensions.base_commit_unresolved",
-                "extensions.efficiency_test_kind",
-            ])
-            .contract(contract())
-            .carries(&[
-                "repo",
-                "instance_id",
-                "created_at",
-                "base_commit",
-                "head_commit",
-                "patch",
-                "test_patch",
-                "efficiency_test",
-                "setup_commands",
-                "install_commands",
-                "api",
-                "gt_commit_message",
-                "extensions.prob_script",
-                "extensions.hints_text",
-                "extensions.gt_diff",
-                "extensions.arch",
-                "extensions.instance_image_tag",
-                "extensions.base_commit_unresolved",
-                "extensions.efficiency_test_kind",
-            ]),
-        }
-    }
-}
-
-impl ViewAdapter for Gso {
-    fn info(&self) -> &AdapterInfo {
-        &self.info
-    }
-
-    fn schema(&self) -> &Value {
-        static SCHEMA: OnceLock<Value> = OnceLock::new();
-        SCHEMA.get_or_init(|| {
-            schema_with_contract(
-                include_str!("../schemas/gso.schema.json"),
-                &self.info.contract,
-            )
-        })
-    }
-
-    fn import(
-        &self,
-        record: Map<String, Value>,
-        notes: &mut Notes,
-    ) -> Result<CanonicalRecord, RecordError> {
-        for key in record.keys().filter(|k| !KEYS.contains(&k.as_str())) {
-            notes.warn(
-                key.clone(),
-                format!("`{key}` is not a GSO key (GSO's loader rejects it); kept verbatim for the round trip"),
+impl Hooks for GsoHooks {
+    fn import(&self, r: &mut Importer<'_, '_>, c: &mut CanonicalRecord) -> HookResult {
+        let unknown: Vec<String> = r
+            .keys()
+            .filter(|k| !self.keys.iter().any(|known| known == k))
+            .map(str::to_owned)
+            .collect();
+        for key in unknown {
+            let detail = format!(
+                "`{key}` is not a GSO key (GSO's loader rejects it); kept verbatim for the round trip"
             );
+            r.notes.warn(key, detail);
         }
-        let mut r = Importer::new(NAME, record, notes);
-        let mut c = CanonicalRecord {
-            instance_id: Some(r.required_string("instance_id")?),
-            repo: Some(r.required_string("repo")?),
-            ..CanonicalRecord::default()
-        };
         let base = r.required_string("base_commit")?;
         if base.ends_with('^') {
             let detail = format!(
@@ -178,10 +179,6 @@ impl ViewAdapter for Gso {
         } else {
             c.base_commit = Some(base);
         }
-        c.head_commit = Some(r.required_string("opt_commit")?);
-        c.api = Some(r.required_string("api")?);
-        let prob_script = r.required_string("prob_script")?;
-        c.set_ext(vocab::PROB_SCRIPT, prob_script);
         let tests = r.required_list("tests")?;
         if tests.is_empty() {
             return Err(RecordError::invalid(
@@ -192,11 +189,6 @@ impl ViewAdapter for Gso {
         c.efficiency_test = Some(tests);
         c.set_ext(vocab::EFFICIENCY_TEST_KIND, "python_script");
         let hints = r.required_string("hints_text")?;
-        c.setup_commands = Some(r.required_list("setup_commands")?);
-        c.install_commands = Some(r.required_list("install_commands")?);
-        if !r.has("created_at") {
-            return Err(r.missing("created_at"));
-        }
         c.created_at = r.timestamp("created_at", render_created_at)?;
         let message = r.required_string("gt_commit_message")?;
         if hints != message {
@@ -204,17 +196,9 @@ impl ViewAdapter for Gso {
         }
         c.gt_commit_message = Some(message);
         let diff = r.required_string("gt_diff")?;
-        split_gt_diff(r.notes, &mut c, &diff);
+        split_gt_diff(r.notes, c, &diff);
         c.set_ext(vocab::GT_DIFF, diff);
-        for (key, ext) in [
-            ("arch", vocab::ARCH),
-            ("instance_image_tag", vocab::INSTANCE_IMAGE_TAG),
-        ] {
-            if let Some(value) = r.string(key)? {
-                c.set_ext(ext, value);
-            }
-        }
-        match env_signature(&c) {
+        match env_signature(c) {
             Some((signature, rule)) => {
                 c.version = Some(signature);
                 r.notes.derived("version", rule);
@@ -224,55 +208,43 @@ impl ViewAdapter for Gso {
                 "GSO has no version, and no Python version can be read from `install_commands` to derive the environment signature (D6)",
             ),
         }
-        r.finish(&mut c);
-        Ok(c)
+        Ok(())
     }
 
-    fn export(
-        &self,
-        c: &CanonicalRecord,
-        _options: &ExportOptions,
-        notes: &mut Notes,
-    ) -> Result<Map<String, Value>, RecordError> {
+    fn export(&self, c: &CanonicalRecord, w: &mut Exporter<'_, '_, '_>) -> HookResult {
         check_tests_are_scripts(c)?;
-        let derived_version = env_signature(c).map(|(signature, _)| signature);
-        for field in self.info.dropped_from(c) {
-            // A signature derived from GSO's own fields is not lost.
-            if field == "version" && c.version == derived_version {
-                continue;
-            }
-            notes.dropped(field, format!("{NAME} has no field for it"));
+        // A signature derived from GSO's own fields is not lost.
+        if c.version.is_some() && c.version != env_signature(c).map(|(signature, _)| signature) {
+            w.notes
+                .dropped("version", format!("{NAME} has no field for it"));
         }
-        let mut w = Exporter::new(NAME, c, notes);
-        w.string("instance_id", c.instance_id.as_deref());
-        w.string("repo", c.repo.as_deref());
         let base = c
             .base_commit
             .as_deref()
             .or_else(|| c.ext_str(vocab::BASE_COMMIT_UNRESOLVED));
         w.string("base_commit", base);
-        w.string("opt_commit", c.head_commit.as_deref());
-        w.string("api", c.api.as_deref());
-        w.string("prob_script", c.ext_str(vocab::PROB_SCRIPT));
-        w.list("tests", c.efficiency_test.clone(), Encoding::Native);
-        export_hints(&mut w);
-        w.list("setup_commands", c.setup_commands.clone(), Encoding::Native);
         w.list(
-            "install_commands",
-            c.install_commands.clone(),
-            Encoding::Native,
+            "tests",
+            c.efficiency_test.clone(),
+            ListEncoding::Array.into(),
         );
-        export_created_at(&mut w);
+        export_hints(w);
+        export_created_at(w);
         w.string("gt_commit_message", c.gt_commit_message.as_deref());
-        export_gt_diff(&mut w);
-        w.string("arch", c.ext_str(vocab::ARCH));
-        w.string("instance_image_tag", c.ext_str(vocab::INSTANCE_IMAGE_TAG));
-        Ok(w.finish())
+        export_gt_diff(w);
+        Ok(())
     }
 }
 
+/// The GSO adapter.
+pub fn adapter() -> TableAdapter {
+    let table = table();
+    let keys = table.fields.iter().map(|f| f.key.clone()).collect();
+    TableAdapter::new(table, GsoHooks { keys }).expect("GSO's table is valid")
+}
+
 inventory::submit! {
-    AdapterRegistration { make: || Box::new(Gso::default()) }
+    AdapterRegistration { make: || Box::new(adapter()) }
 }
 
 // ---------------------------------------------------------------- import
@@ -410,38 +382,6 @@ fn check_tests_are_scripts(c: &CanonicalRecord) -> Result<(), RecordError> {
         "GSO `tests` are Python scripts, the record holds pytest node ids",
     )
     .with_hint("GSO runs each test as a whole Python script timing itself (`Execution time: <s>s`); pytest node ids cannot run there"))
-}
-
-/// What GSO's harness requires of a row: `GSOInstance(**row)` takes every field but
-/// `arch` and `instance_image_tag` without a default.
-fn contract() -> Contract {
-    const INSTANCE: &str = "gso.data.dataset.GSOInstance";
-    let req = Requirement::new;
-    Contract::new(
-        "gsobench harness",
-        vec![
-            req("instance_id", Kind::String, "instance_id", INSTANCE).non_empty(),
-            req("repo", Kind::String, "repo", INSTANCE).non_empty(),
-            req("base_commit", Kind::String, "base_commit", "GSOInstance; install_repo_script").non_empty(),
-            req("opt_commit", Kind::String, "head_commit", "GSOInstance; reset_repo_commands")
-                .non_empty()
-                .remedy("`--repos DIR` (a SWE-bench record's merge commit, found from its pull-request number)"),
-            req("api", Kind::String, "api", INSTANCE),
-            req(
-                "prob_script",
-                Kind::String,
-                "extensions.prob_script",
-                "GSOInstance (GSO makes it from `tests[0]` with Python's `ast.unparse`, which cannot be reproduced here)",
-            ),
-            req("tests", Kind::List, "efficiency_test", "gso.harness.grading.metrics.parse_times").non_empty(),
-            req("hints_text", Kind::String, "extensions.hints_text", INSTANCE),
-            req("setup_commands", Kind::List, "setup_commands", INSTANCE),
-            req("install_commands", Kind::List, "install_commands", "GSOInstance.install_repo_script"),
-            req("created_at", Kind::String, "created_at", INSTANCE),
-            req("gt_commit_message", Kind::String, "gt_commit_message", INSTANCE),
-            req("gt_diff", Kind::String, "patch", "GSOInstance; the expert diff the harness applies").non_empty(),
-        ],
-    )
 }
 
 fn export_hints(w: &mut Exporter<'_, '_, '_>) {

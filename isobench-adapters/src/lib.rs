@@ -29,15 +29,12 @@ mod canonical;
 mod common;
 mod gso;
 mod minisandbox;
+mod smith_family;
 mod swe_bench;
 mod swe_perf;
 mod swe_smith;
 
 pub use canonical::Canonical;
-pub use gso::Gso;
-pub use minisandbox::MiniSandbox;
-pub use swe_perf::SwePerf;
-pub use swe_smith::SweSmith;
 
 /// The names of the built-in adapters.
 pub const BUILTIN: [&str; 6] = [

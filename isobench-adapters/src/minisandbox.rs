@@ -18,197 +18,110 @@
 //! | `python_version` | `extensions.python_version` | optional, verbatim (documented, though SWE-MiniSandbox's code takes the version from the image's spec) |
 //! | `version` | `version` | optional; the repository release. On export, `extensions.upstream_version` is preferred when canonical `version` holds a derived signature |
 
-use std::sync::OnceLock;
-
-use isobench_core::adapter::{AdapterInfo, AdapterRegistration, ExportOptions, ViewAdapter};
-use isobench_core::contract::{Contract, Kind, Requirement};
+use isobench_core::CanonicalRecord;
+use isobench_core::adapter::AdapterRegistration;
+use isobench_core::table::io::{Exporter, Importer};
+use isobench_core::table::{Field, HookResult, Hooks, ListEncoding, Table, TableAdapter};
 use isobench_core::vocab;
-use isobench_core::{CanonicalRecord, Notes, RecordError};
-use serde_json::{Map, Value};
 
-use crate::common::{
-    Exporter, Importer, SWE_BENCH_IMAGE_RULE, note_dropped, release, schema_with_contract,
-    swe_bench_image,
-};
-use crate::swe_smith::{
-    MirrorName, export_bug_patch, export_task_head, import_array_list, import_bug_patch,
-    import_repo,
+use crate::common::{SWE_BENCH_IMAGE_RULE, release, swe_bench_image};
+use crate::smith_family::{
+    IMAGE_TEMPLATE, MINISANDBOX, MirrorName, TEST_LISTS, export_bug_patch, import_array_list,
+    import_bug_patch, import_repo,
 };
 
-/// The adapter's name (also the `format` of the `source` block its imports write).
-pub(crate) const NAME: &str = "minisandbox";
+const BATCH: &str = "sweagent/run/batch_instances.py: SimpleBatchInstance";
+const SANDBOX: &str = "swesandbox/sandbox_deployment.py: reset_swesmith_tests, reward";
 
-/// What SWE-MiniSandbox's loader and sandbox index directly in a record.
-fn contract() -> Contract {
-    const BATCH: &str = "sweagent/run/batch_instances.py: SimpleBatchInstance";
-    const SANDBOX: &str = "swesandbox/sandbox_deployment.py: reset_swesmith_tests, reward";
-    let req = Requirement::new;
-    Contract::new(
-        "SWE-MiniSandbox's SWE-smith pipeline",
-        vec![
-            req("instance_id", Kind::String, "instance_id", BATCH).non_empty(),
-            req(
-                "patch",
-                Kind::String,
-                "patch",
-                "swe_sbenv.py: pre_check (applied in reverse)",
-            )
-            .non_empty(),
-            req(
-                "FAIL_TO_PASS",
-                Kind::List,
-                "extensions.fail_to_pass",
-                SANDBOX,
-            )
-            .non_empty(),
-            req(
-                "PASS_TO_PASS",
-                Kind::List,
-                "extensions.pass_to_pass",
-                SANDBOX,
-            ),
-            req("image_name", Kind::String, "extensions.image_name", BATCH)
-                .non_empty()
-                .remedy(crate::swe_smith::IMAGE_TEMPLATE),
-            req(
-                "repo",
-                Kind::String,
-                "repo",
-                "GithubRepoRetryConfig(github_url=repo)",
-            )
-            .non_empty(),
-        ],
+/// SWE-MiniSandbox's fields, in the order of the custom-dataset documentation, and what
+/// its loader and sandbox index directly in a record.
+pub fn table() -> Table {
+    let f = Field::new;
+    Table::new(
+        MINISANDBOX,
+        &["swe-minisandbox", "mini-sandbox", "minisandbox-custom"],
+        "SWE-MiniSandbox custom dataset (SWE-smith pipeline: bug-introducing `patch`, list F2P/P2P, optional `test_patch`, `base_commit`, `python_version`, `version`)",
     )
+    .consumer("SWE-MiniSandbox's SWE-smith pipeline")
+    .fields(vec![
+        f("instance_id", "instance_id").required().consumer(BATCH).non_empty(),
+        // The bug-introducing diff: the fix reversed.
+        f("patch", "patch")
+            .required()
+            .hook()
+            .consumer("swe_sbenv.py: pre_check (applied in reverse)")
+            .non_empty(),
+        // Hooks: a string (which MiniSandbox iterates character by character) is warned of.
+        f("FAIL_TO_PASS", "extensions.fail_to_pass")
+            .list(ListEncoding::Array)
+            .required()
+            .hook()
+            .consumer(SANDBOX)
+            .non_empty(),
+        f("PASS_TO_PASS", "extensions.pass_to_pass")
+            .list(ListEncoding::Array)
+            .required()
+            .hook()
+            .consumer(SANDBOX),
+        // A SWE-bench record gets SWE-bench's own evaluation image.
+        f("image_name", "extensions.image_name")
+            .hook()
+            .consumer(BATCH)
+            .non_empty()
+            .remedy(IMAGE_TEMPLATE),
+        // A SWE-smith mirror name or a plain `owner/name`.
+        f("repo", "repo")
+            .required()
+            .hook()
+            .consumer("GithubRepoRetryConfig(github_url=repo)")
+            .non_empty(),
+        f("problem_statement", "extensions.problem_statement"),
+        f("test_patch", "test_patch"),
+        // A commit of the repository `repo` names: of the mirror, or upstream.
+        f("base_commit", "base_commit").hook(),
+        f("python_version", "extensions.python_version"),
+        // The release, preferred over a derived environment signature.
+        f("version", "version").hook(),
+    ])
+    .fills_also(&["extensions.mirror_repo", "extensions.mirror_base_commit"])
+    .carries_also(&[
+        "extensions.mirror_repo",
+        "extensions.mirror_base_commit",
+        "extensions.upstream_version",
+    ])
 }
 
-/// The SWE-MiniSandbox custom-dataset adapter.
+/// What SWE-MiniSandbox's table cannot say: the reversed patch, mirror names and the
+/// commit that goes with them, lists that must be arrays, the image of a SWE-bench
+/// record, and the release.
 #[derive(Debug)]
-pub struct MiniSandbox {
-    info: AdapterInfo,
-}
+struct MiniSandboxHooks;
 
-impl Default for MiniSandbox {
-    fn default() -> Self {
-        Self {
-            info: AdapterInfo::new(
-                NAME,
-                &["swe-minisandbox", "mini-sandbox", "minisandbox-custom"],
-                "SWE-MiniSandbox custom dataset (SWE-smith pipeline: bug-introducing `patch`, list F2P/P2P, optional `test_patch`, `base_commit`, `python_version`, `version`)",
-            )
-            .fills(&[
-                "repo",
-                "instance_id",
-                "base_commit",
-                "patch",
-                "test_patch",
-                "version",
-                "extensions.problem_statement",
-                "extensions.fail_to_pass",
-                "extensions.pass_to_pass",
-                "extensions.image_name",
-                "extensions.python_version",
-                "extensions.mirror_repo",
-                "extensions.mirror_base_commit",
-            ])
-            .contract(contract())
-            .carries(&[
-                "repo",
-                "instance_id",
-                "base_commit",
-                "patch",
-                "test_patch",
-                "version",
-                "extensions.problem_statement",
-                "extensions.fail_to_pass",
-                "extensions.pass_to_pass",
-                "extensions.image_name",
-                "extensions.python_version",
-                "extensions.mirror_repo",
-                "extensions.mirror_base_commit",
-                "extensions.upstream_version",
-            ]),
-        }
-    }
-}
-
-impl ViewAdapter for MiniSandbox {
-    fn info(&self) -> &AdapterInfo {
-        &self.info
-    }
-
-    fn schema(&self) -> &Value {
-        static SCHEMA: OnceLock<Value> = OnceLock::new();
-        SCHEMA.get_or_init(|| {
-            schema_with_contract(
-                include_str!("../schemas/minisandbox.schema.json"),
-                &self.info.contract,
-            )
-        })
-    }
-
-    fn verbatim_imports(&self) -> &[(String, String)] {
-        static PAIRS: OnceLock<Vec<(String, String)>> = OnceLock::new();
-        crate::common::owned_pairs(
-            &PAIRS,
-            &[
-                ("problem_statement", "extensions.problem_statement"),
-                ("test_patch", "test_patch"),
-            ],
-        )
-    }
-
-    fn verbatim_exports(&self) -> &[String] {
-        static FIELDS: OnceLock<Vec<String>> = OnceLock::new();
-        crate::common::owned(&FIELDS, &["extensions.problem_statement", "test_patch"])
-    }
-
-    fn import(
-        &self,
-        record: Map<String, Value>,
-        notes: &mut Notes,
-    ) -> Result<CanonicalRecord, RecordError> {
-        let mut r = Importer::new(NAME, record, notes);
-        let mut c = CanonicalRecord {
-            instance_id: Some(r.required_string("instance_id")?),
-            ..CanonicalRecord::default()
-        };
+impl Hooks for MiniSandboxHooks {
+    fn import(&self, r: &mut Importer<'_, '_>, c: &mut CanonicalRecord) -> HookResult {
         let repo = r.required_string("repo")?;
-        let mirror = import_repo(&mut r, &mut c, repo, true);
-        c.patch = Some(import_bug_patch(&mut r)?);
-        let f2p = import_array_list(&mut r, "FAIL_TO_PASS", "MiniSandbox")?;
-        c.set_ext(vocab::FAIL_TO_PASS, f2p);
-        let p2p = import_array_list(&mut r, "PASS_TO_PASS", "MiniSandbox")?;
-        c.set_ext(vocab::PASS_TO_PASS, p2p);
-        for (key, ext) in [
-            ("image_name", vocab::IMAGE_NAME),
-            ("problem_statement", vocab::PROBLEM_STATEMENT),
-            ("python_version", vocab::PYTHON_VERSION),
-        ] {
-            if let Some(v) = r.string(key)? {
-                c.set_ext(ext, v);
-            }
+        let mirror = import_repo(r, c, repo, true);
+        c.patch = Some(import_bug_patch(r)?);
+        for (key, list) in TEST_LISTS {
+            let items = import_array_list(r, key, "MiniSandbox")?;
+            c.set_ext(list, items);
         }
-        c.test_patch = r.string("test_patch")?;
+        if let Some(image) = r.string("image_name")? {
+            c.set_ext(vocab::IMAGE_NAME, image);
+        }
         c.version = r.string("version")?;
         match r.string("base_commit")? {
             Some(base) if mirror => c.set_ext(vocab::MIRROR_BASE_COMMIT, base),
             base => c.base_commit = base,
         }
-        r.finish(&mut c);
-        Ok(c)
+        Ok(())
     }
 
-    fn export(
-        &self,
-        c: &CanonicalRecord,
-        _options: &ExportOptions,
-        notes: &mut Notes,
-    ) -> Result<Map<String, Value>, RecordError> {
-        note_dropped(&self.info, c, notes);
-        let bug_patch = export_bug_patch(c)?;
-        let mut w = Exporter::new(NAME, c, notes);
-        // Keys in the order of the custom-dataset documentation.
-        export_task_head(&mut w, c, bug_patch.as_deref());
+    fn export(&self, c: &CanonicalRecord, w: &mut Exporter<'_, '_, '_>) -> HookResult {
+        w.string("patch", export_bug_patch(c)?.as_deref());
+        for (key, list) in TEST_LISTS {
+            w.list(key, c.ext_list(list), ListEncoding::Array.into());
+        }
         match (c.ext_str(vocab::IMAGE_NAME), swe_bench_image(c)) {
             (Some(image), _) => w.put("image_name", image),
             // MiniSandbox keys its environment cache on the image name; for a SWE-bench
@@ -222,10 +135,7 @@ impl ViewAdapter for MiniSandbox {
         }
         let repo = c.ext_str(vocab::MIRROR_REPO).or(c.repo.as_deref());
         w.string("repo", repo);
-        let mirror = repo.is_some_and(|repo| MirrorName::parse(repo).is_some());
-        w.string("problem_statement", c.ext_str(vocab::PROBLEM_STATEMENT));
-        w.string("test_patch", c.test_patch.as_deref());
-        if mirror {
+        if repo.is_some_and(|repo| MirrorName::parse(repo).is_some()) {
             w.string("base_commit", c.ext_str(vocab::MIRROR_BASE_COMMIT));
             if c.base_commit.is_some() {
                 w.notes.dropped(
@@ -243,15 +153,19 @@ impl ViewAdapter for MiniSandbox {
                 );
             }
         }
-        w.string("python_version", c.ext_str(vocab::PYTHON_VERSION));
         // MiniSandbox's `version` is a cache-path component and, for SWE-bench data, the
         // release key of the harness's spec table: the release is preferred over a
         // derived environment signature.
         w.string("version", release(c));
-        Ok(w.finish())
+        Ok(())
     }
 }
 
+/// The SWE-MiniSandbox adapter.
+pub fn adapter() -> TableAdapter {
+    TableAdapter::new(table(), MiniSandboxHooks).expect("SWE-MiniSandbox's table is valid")
+}
+
 inventory::submit! {
-    AdapterRegistration { make: || Box::new(MiniSandbox::default()) }
+    AdapterRegistration { make: || Box::new(adapter()) }
 }

@@ -36,39 +36,23 @@
 //! encoding), the original is kept in `extensions.source.raw` and written back as long as
 //! it still decodes to what the record holds.
 
-use std::sync::OnceLock;
-
-use isobench_core::adapter::{AdapterInfo, AdapterRegistration, ExportOptions, ViewAdapter};
+use isobench_core::CanonicalRecord;
+use isobench_core::adapter::AdapterRegistration;
 use isobench_core::codec::{self, Encoding, JsonStyle};
-use isobench_core::contract::{Contract, Kind, Requirement};
+use isobench_core::contract::{Kind, Requirement};
 use isobench_core::record::DurationChange;
+use isobench_core::table::io::{Exporter, Importer};
+use isobench_core::table::{
+    Field, FieldType, HookResult, Hooks, ListEncoding, Table, TableAdapter,
+};
 use isobench_core::timing::{self, TestTimings, TimingError};
 use isobench_core::vocab;
-use isobench_core::{CanonicalRecord, Notes, RecordError};
+use isobench_core::{Notes, RecordError};
 use serde_json::{Map, Number, Value};
 
-use crate::common::{Exporter, Importer, note_dropped, release, schema_with_contract};
+use crate::common::release;
 
 const NAME: &str = "swe-perf";
-
-/// SWE-Perf's columns, in the published order.
-const COLUMNS: [&str; 15] = [
-    "repo",
-    "instance_id",
-    "patch",
-    "test_patch",
-    "base_commit",
-    "head_commit",
-    "created_at",
-    "version",
-    "duration_changes",
-    "efficiency_test",
-    "patch_functions",
-    "problem_statement_oracle",
-    "test_functions",
-    "problem_statement_realistic",
-    "human_performance",
-];
 
 /// Joins a file path and a function name in the flattened canonical lists.
 const PATH_SEP: &str = "::";
@@ -79,108 +63,110 @@ const MAX_NESTING: usize = 3;
 /// The rule behind canonical `human_performance`.
 const SPEEDUP_RULE: &str = "canonical speedup from `duration_changes`: mean(base)/mean(head) per test, geometric mean over the tests (D5); SWE-Perf's own value (a fraction in [0, 1]) is kept in `extensions.source.raw`";
 
-/// The SWE-Perf adapter.
+const PUBLISHED: &str = "a column of the published SWE-Perf dataset (`upload_to_huggingface.py`)";
+const SPEC: &str = "evaluation/test_spec.py: make_test_spec";
+
+/// SWE-Perf's columns in the published order, and what its evaluation reads of a row
+/// (`evaluation/utils.py`, `evaluation/test_spec.py`, `check_evaluation.py`) with the
+/// other columns of the published dataset (`upload_to_huggingface.py`).
+pub fn table() -> Table {
+    let f = Field::new;
+    let json_text = |key: &str, field: &str, evidence: &str| {
+        Requirement::new(key, Kind::JsonText, field, evidence)
+    };
+    Table::new(
+        NAME,
+        &["sweperf"],
+        "SWE-Perf rows (15 columns; `duration_changes`, `patch_functions` and `test_functions` as JSON-encoded strings)",
+    )
+    .consumer("SWE-Perf evaluation")
+    .fields(vec![
+        f("repo", "repo").required().consumer(SPEC).non_empty(),
+        f("instance_id", "instance_id")
+            .required()
+            .consumer("evaluation/run_evaluation.py")
+            .non_empty(),
+        f("patch", "patch")
+            .required()
+            .consumer("the expert patch the evaluation applies")
+            .non_empty(),
+        f("test_patch", "test_patch").required().consumer(SPEC),
+        f("base_commit", "base_commit").required().consumer(SPEC).non_empty(),
+        f("head_commit", "head_commit")
+            .consumer(PUBLISHED)
+            .non_empty()
+            .remedy("`--repos DIR` (for a SWE-bench record, the merge commit of its pull request)"),
+        f("created_at", "created_at").kind(FieldType::Timestamp).hook().consumer(PUBLISHED),
+        // A string; a number (a lossy reader's `0.2` for `0.20`) is taken with a warning.
+        f("version", "version").required().hook(),
+        // JSON-encoded runs, `[{nodeid: {"base": s, "head": s}}, ...]`, transposed.
+        f("duration_changes", "duration_changes").kind(FieldType::Json).required().hook(),
+        // Checked against the runs and, on export, for pytest node ids.
+        f("efficiency_test", "efficiency_test")
+            .list(ListEncoding::Array)
+            .required()
+            .hook()
+            .consumer("evaluation/test_spec.py: make_test_command (pytest node ids)")
+            .non_empty(),
+        // A JSON-encoded `{file: [qualified names]}` map, flattened.
+        f("patch_functions", "patch_functions").kind(FieldType::Json).hook(),
+        f("problem_statement_oracle", "problem_statement_oracle")
+            .kind(FieldType::Json)
+            .consumer(PUBLISHED),
+        // Shape unverified, possibly double-encoded: decoded as far as it goes.
+        f("test_functions", "test_functions").kind(FieldType::Json).hook(),
+        f("problem_statement_realistic", "problem_statement_realistic")
+            .kind(FieldType::Json)
+            .consumer(PUBLISHED),
+        // SWE-Perf's own metric; canonical holds the speedup of the timings.
+        f("human_performance", "human_performance").kind(FieldType::Number).hook(),
+    ])
+    .requires(vec![
+        Requirement::new(
+            "version",
+            Kind::String,
+            "extensions.upstream_version",
+            "make_test_spec: MAP_REPO_VERSION_TO_SPECS[repo][version], a release such as `4.3`, never an environment signature",
+        )
+        .non_empty(),
+        json_text(
+            "duration_changes",
+            "duration_changes",
+            "evaluation/utils.py: load_sweperf_dataset (json.loads), check_evaluation.py",
+        )
+        .non_empty()
+        .remedy("`--timings DIR` (the timing logs of the efficiency tests)"),
+        json_text("patch_functions", "patch_functions", PUBLISHED),
+        json_text("test_functions", "test_functions", PUBLISHED),
+        Requirement::new(
+            "human_performance",
+            Kind::Number,
+            "duration_changes",
+            "a column of the published dataset, computed from `duration_changes`",
+        ),
+    ])
+    .fills_also(&[
+        "extensions.patch_functions_by_file",
+        "extensions.test_functions_raw",
+        "extensions.efficiency_test_kind",
+    ])
+    .carries_also(&[
+        "extensions.patch_functions_by_file",
+        "extensions.test_functions_raw",
+        "extensions.efficiency_test_kind",
+        "extensions.upstream_version",
+    ])
+}
+
+/// What SWE-Perf's table cannot say: the timing layout, `human_performance` as a metric
+/// of the timings, the `{file: [names]}` maps, and `version` as a release.
 #[derive(Debug)]
-pub struct SwePerf {
-    info: AdapterInfo,
-}
+struct SwePerfHooks;
 
-impl Default for SwePerf {
-    fn default() -> Self {
-        Self {
-            info: AdapterInfo::new(
-                NAME,
-                &["sweperf"],
-                "SWE-Perf rows (15 columns; `duration_changes`, `patch_functions` and `test_functions` as JSON-encoded strings)",
-            )
-            .fills(&[
-                "repo",
-                "instance_id",
-                "created_at",
-                "base_commit",
-                "head_commit",
-                "patch",
-                "test_patch",
-                "patch_functions",
-                "test_functions",
-                "efficiency_test",
-                "problem_statement_oracle",
-                "problem_statement_realistic",
-                "duration_changes",
-                "human_performance",
-                "version",
-                "extensions.patch_functions_by_file",
-                "extensions.test_functions_raw",
-                "extensions.efficiency_test_kind",
-            ])
-            .contract(contract())
-            .carries(&[
-                "repo",
-                "instance_id",
-                "created_at",
-                "base_commit",
-                "head_commit",
-                "patch",
-                "test_patch",
-                "patch_functions",
-                "test_functions",
-                "efficiency_test",
-                "problem_statement_oracle",
-                "problem_statement_realistic",
-                "duration_changes",
-                "human_performance",
-                "version",
-                "extensions.patch_functions_by_file",
-                "extensions.test_functions_raw",
-                "extensions.efficiency_test_kind",
-                "extensions.upstream_version",
-            ]),
-        }
-    }
-}
-
-impl ViewAdapter for SwePerf {
-    fn info(&self) -> &AdapterInfo {
-        &self.info
-    }
-
-    fn schema(&self) -> &Value {
-        static SCHEMA: OnceLock<Value> = OnceLock::new();
-        SCHEMA.get_or_init(|| {
-            schema_with_contract(
-                include_str!("../schemas/swe-perf.schema.json"),
-                &self.info.contract,
-            )
-        })
-    }
-
-    fn verbatim_imports(&self) -> &[(String, String)] {
-        static PAIRS: OnceLock<Vec<(String, String)>> = OnceLock::new();
-        crate::common::owned_pairs(&PAIRS, &[("patch", "patch"), ("test_patch", "test_patch")])
-    }
-
-    fn verbatim_exports(&self) -> &[String] {
-        static FIELDS: OnceLock<Vec<String>> = OnceLock::new();
-        crate::common::owned(&FIELDS, &["patch", "test_patch"])
-    }
-
-    fn import(
-        &self,
-        record: Map<String, Value>,
-        notes: &mut Notes,
-    ) -> Result<CanonicalRecord, RecordError> {
-        let mut r = Importer::new(NAME, record, notes);
-        let mut c = CanonicalRecord {
-            repo: Some(r.required_string("repo")?),
-            instance_id: Some(r.required_string("instance_id")?),
-            patch: Some(r.required_string("patch")?),
-            test_patch: Some(r.required_string("test_patch")?),
-            base_commit: Some(r.required_string("base_commit")?),
-            head_commit: r.string("head_commit")?,
-            created_at: r.timestamp("created_at", str::to_owned)?,
-            version: Some(import_version(&mut r)?),
-            ..CanonicalRecord::default()
-        };
+impl Hooks for SwePerfHooks {
+    fn import(&self, r: &mut Importer<'_, '_>, c: &mut CanonicalRecord) -> HookResult {
+        c.created_at = r.timestamp("created_at", str::to_owned)?;
+        c.version = Some(import_version(r)?);
         let tests = r.required_list("efficiency_test")?;
         if tests.is_empty() {
             return Err(RecordError::invalid(
@@ -189,125 +175,36 @@ impl ViewAdapter for SwePerf {
             ));
         }
         c.set_ext(vocab::EFFICIENCY_TEST_KIND, "pytest_nodeid");
-        import_timings(&mut r, &mut c, &tests)?;
+        import_timings(r, c, &tests)?;
         c.efficiency_test = Some(tests);
-        import_patch_functions(&mut r, &mut c)?;
-        import_test_functions(&mut r, &mut c);
-        c.problem_statement_oracle = r.value("problem_statement_oracle");
-        c.problem_statement_realistic = r.value("problem_statement_realistic");
-        import_human_performance(&mut r, &mut c)?;
-        r.finish(&mut c);
-        Ok(c)
+        import_patch_functions(r, c)?;
+        import_test_functions(r, c);
+        import_human_performance(r, c)
     }
 
-    fn export(
-        &self,
-        c: &CanonicalRecord,
-        _options: &ExportOptions,
-        notes: &mut Notes,
-    ) -> Result<Map<String, Value>, RecordError> {
-        note_dropped(&self.info, c, notes);
-        let mut w = Exporter::new(NAME, c, notes);
-        w.string("repo", c.repo.as_deref());
-        w.string("instance_id", c.instance_id.as_deref());
-        w.string("patch", c.patch.as_deref());
-        w.string("test_patch", c.test_patch.as_deref());
-        w.string("base_commit", c.base_commit.as_deref());
+    fn export(&self, c: &CanonicalRecord, w: &mut Exporter<'_, '_, '_>) -> HookResult {
         let tests = export_tests(c, w.same_format())?;
-        w.string("head_commit", c.head_commit.as_deref());
-        export_created_at(&mut w);
-        export_version(&mut w);
+        export_created_at(w);
+        export_version(w);
         let per_test = canonical_timings(c);
         if let Some(tests) = &tests {
-            export_timings(&mut w, tests, per_test.as_deref())?;
+            export_timings(w, tests, per_test.as_deref())?;
         }
         w.list("efficiency_test", tests, Encoding::Native);
-        export_patch_functions(&mut w);
-        w.put_some(
-            "problem_statement_oracle",
-            c.problem_statement_oracle.clone(),
-        );
-        export_test_functions(&mut w);
-        w.put_some(
-            "problem_statement_realistic",
-            c.problem_statement_realistic.clone(),
-        );
-        export_human_performance(&mut w, per_test.as_deref());
-        let same_format = w.same_format();
-        let out = w.finish();
-        // A SWE-Perf source's own key order was restored by `finish`; anything else gets
-        // the published column order.
-        Ok(if same_format {
-            out
-        } else {
-            in_column_order(out)
-        })
+        export_patch_functions(w);
+        export_test_functions(w);
+        export_human_performance(w, per_test.as_deref());
+        Ok(())
     }
 }
 
-/// What SWE-Perf's evaluation reads of a row (`evaluation/utils.py`,
-/// `evaluation/test_spec.py`, `check_evaluation.py`), and the other columns of the
-/// published dataset (`upload_to_huggingface.py`).
-fn contract() -> Contract {
-    const PUBLISHED: &str =
-        "a column of the published SWE-Perf dataset (`upload_to_huggingface.py`)";
-    const SPEC: &str = "evaluation/test_spec.py: make_test_spec";
-    let req = Requirement::new;
-    Contract::new(
-        "SWE-Perf evaluation",
-        vec![
-            req("repo", Kind::String, "repo", SPEC).non_empty(),
-            req("instance_id", Kind::String, "instance_id", "evaluation/run_evaluation.py").non_empty(),
-            req("patch", Kind::String, "patch", "the expert patch the evaluation applies").non_empty(),
-            req("test_patch", Kind::String, "test_patch", SPEC),
-            req("base_commit", Kind::String, "base_commit", SPEC).non_empty(),
-            req("head_commit", Kind::String, "head_commit", PUBLISHED)
-                .non_empty()
-                .remedy("`--repos DIR` (for a SWE-bench record, the merge commit of its pull request)"),
-            req("created_at", Kind::String, "created_at", PUBLISHED),
-            req(
-                "version",
-                Kind::String,
-                "extensions.upstream_version",
-                "make_test_spec: MAP_REPO_VERSION_TO_SPECS[repo][version], a release such as `4.3`, never an environment signature",
-            )
-            .non_empty(),
-            req(
-                "duration_changes",
-                Kind::JsonText,
-                "duration_changes",
-                "evaluation/utils.py: load_sweperf_dataset (json.loads), check_evaluation.py",
-            )
-            .non_empty()
-            .remedy("`--timings DIR` (the timing logs of the efficiency tests)"),
-            req(
-                "efficiency_test",
-                Kind::List,
-                "efficiency_test",
-                "evaluation/test_spec.py: make_test_command (pytest node ids)",
-            )
-            .non_empty(),
-            req("patch_functions", Kind::JsonText, "patch_functions", PUBLISHED),
-            req("problem_statement_oracle", Kind::String, "problem_statement_oracle", PUBLISHED),
-            req("test_functions", Kind::JsonText, "test_functions", PUBLISHED),
-            req(
-                "problem_statement_realistic",
-                Kind::String,
-                "problem_statement_realistic",
-                PUBLISHED,
-            ),
-            req(
-                "human_performance",
-                Kind::Number,
-                "duration_changes",
-                "a column of the published dataset, computed from `duration_changes`",
-            ),
-        ],
-    )
+/// The SWE-Perf adapter.
+pub fn adapter() -> TableAdapter {
+    TableAdapter::new(table(), SwePerfHooks).expect("SWE-Perf's table is valid")
 }
 
 inventory::submit! {
-    AdapterRegistration { make: || Box::new(SwePerf::default()) }
+    AdapterRegistration { make: || Box::new(adapter()) }
 }
 
 // ---------------------------------------------------------------- import
@@ -708,18 +605,6 @@ fn import_test_functions(r: &mut Importer<'_, '_>, c: &mut CanonicalRecord) {
 }
 
 // ---------------------------------------------------------------- export
-
-/// Puts the fields in SWE-Perf's published column order.
-fn in_column_order(mut fields: Map<String, Value>) -> Map<String, Value> {
-    let mut ordered = Map::with_capacity(fields.len());
-    for key in COLUMNS {
-        if let Some(value) = fields.shift_remove(key) {
-            ordered.insert(key.to_owned(), value);
-        }
-    }
-    ordered.extend(fields);
-    ordered
-}
 
 /// The canonical timings as floats.
 fn canonical_timings(c: &CanonicalRecord) -> Option<Vec<TestTimings>> {

@@ -81,6 +81,11 @@ impl<'f, 'n> Importer<'f, 'n> {
         self.record.contains_key(key)
     }
 
+    /// The keys not taken yet, in the record's order.
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.record.keys().map(String::as_str)
+    }
+
     /// The value of `key`, left where it is.
     pub fn peek(&self, key: &str) -> Option<&Value> {
         self.record.get(key)

@@ -294,10 +294,16 @@ pub struct Table {
     pub consumer: String,
     /// The format's keys, in the order a record from another format is written in.
     pub fields: Vec<Field>,
-    /// What the consumer needs of keys the hooks write that no field declares (nested
-    /// keys such as `base/sha`).
+    /// What the consumer needs that no field's [`Need`] can say: keys the hooks write
+    /// that no field declares (nested keys such as `base/sha`), or a declared key needed
+    /// in another shape or supplied from another canonical field than its field's. A
+    /// declared key's requirement takes its field's place in the contract's order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub requires: Vec<Requirement>,
+    /// Whether the format's loader refuses any key the table does not declare (GSO's
+    /// dataclass): its schema then allows no other property.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub closed: bool,
     /// Canonical fields the hooks fill beyond the fields' own.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hook_fills: Vec<String>,
@@ -326,6 +332,7 @@ impl Table {
             consumer: String::new(),
             fields: Vec::new(),
             requires: Vec::new(),
+            closed: false,
             hook_fills: Vec::new(),
             hook_carries: Vec::new(),
         }
@@ -342,6 +349,20 @@ impl Table {
     #[must_use]
     pub fn fields(mut self, fields: Vec<Field>) -> Self {
         self.fields = fields;
+        self
+    }
+
+    /// Adds what the consumer needs beyond the fields' [`Need`]s (see [`Table::requires`]).
+    #[must_use]
+    pub fn requires(mut self, requires: Vec<Requirement>) -> Self {
+        self.requires.extend(requires);
+        self
+    }
+
+    /// Declares that the format's loader refuses keys the table does not declare.
+    #[must_use]
+    pub fn closed(mut self) -> Self {
+        self.closed = true;
         self
     }
 
@@ -401,7 +422,11 @@ impl Table {
                     "a `null` field holds nothing to map: leave out `to`".to_owned(),
                 ));
             }
-            if let Some(problem) = target_problem(to, field.kind) {
+            // A hook reads and writes the value itself: the type is the foreign value's,
+            // not the canonical field's.
+            if let Some(problem) = target_problem(to, field.kind)
+                .filter(|_| !(field.hook && V1_FIELDS.contains(&to.as_str())))
+            {
                 return Err(fail(problem));
             }
         }
@@ -422,11 +447,15 @@ impl Table {
     /// What the format's consumer requires, from the fields' [`Need`]s and
     /// [`Table::requires`].
     pub fn contract(&self) -> Contract {
+        let declared = |r: &&Requirement| self.field(&r.key).is_some();
         let requires = self
             .fields
             .iter()
-            .filter_map(Field::requirement)
-            .chain(self.requires.iter().cloned())
+            .flat_map(|f| {
+                let extra = self.requires.iter().filter(|r| r.key == f.key).cloned();
+                f.requirement().into_iter().chain(extra)
+            })
+            .chain(self.requires.iter().filter(|r| !declared(r)).cloned())
             .collect();
         Contract::new(&self.consumer, requires)
     }
@@ -456,6 +485,9 @@ impl Table {
             "type": "object",
             "properties": properties,
         });
+        if self.closed {
+            schema["additionalProperties"] = Value::Bool(false);
+        }
         self.contract().apply_to_schema(&mut schema);
         // The contract's keys replace `required`; an import's own needs stay too.
         if let Some(Value::Array(contract)) = schema.get_mut("required") {
@@ -623,6 +655,29 @@ mod tests {
         assert_eq!(schema["properties"]["id"]["minLength"], 1);
         assert_eq!(schema["properties"]["pad"]["type"], "null");
         assert_eq!(schema["properties"]["also"]["type"], "array");
+    }
+
+    #[test]
+    fn hooks_map_to_any_field_and_requirements_keep_the_key_order() {
+        let mut t = table();
+        // A hook reads the foreign value itself: its type need not fit the field.
+        t.fields.push(
+            Field::new("runs", "duration_changes")
+                .kind(FieldType::Json)
+                .hook(),
+        );
+        t = t.closed().requires(vec![
+            Requirement::new("nested/sha", Kind::String, "", "harness.checkout"),
+            Requirement::new("runs", Kind::JsonText, "duration_changes", "harness.load"),
+            Requirement::new("ver", Kind::String, "extensions.upstream_version", "spec"),
+        ]);
+        t.check().unwrap();
+        let keys: Vec<String> = t.contract().requires.into_iter().map(|r| r.key).collect();
+        assert_eq!(keys, ["id", "ver", "runs", "nested/sha"]);
+        let schema = t.schema();
+        assert_eq!(schema["additionalProperties"], false);
+        assert_eq!(schema["required"], json!(["id", "ver", "runs"]));
+        assert_eq!(schema["properties"]["runs"]["type"], "string");
     }
 
     #[test]
