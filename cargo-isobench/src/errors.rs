@@ -24,6 +24,9 @@ pub enum CliError {
     /// The output is one of the inputs.
     #[error("the output `{}` is also an input", .0.display())]
     OutputIsInput(PathBuf),
+    /// A conversion request that cannot be planned.
+    #[error(transparent)]
+    Plan(#[from] crate::plan::PlanError),
     /// A usage error with its own message.
     #[error("{message}")]
     Usage {
@@ -72,6 +75,7 @@ impl CliError {
             Self::UnknownFormat { .. }
             | Self::OutputExists(_)
             | Self::OutputIsInput(_)
+            | Self::Plan(_)
             | Self::Usage { .. } => exit::USAGE,
             Self::Read { .. } | Self::Write { .. } => exit::IO,
             Self::Record(..) => exit::RECORDS,
@@ -104,6 +108,7 @@ impl CliError {
             }
             Self::OutputExists(_) => Some("pass `--overwrite` to replace it".into()),
             Self::OutputIsInput(_) => Some("write to another file, then move it into place".into()),
+            Self::Plan(e) => e.hint(),
             Self::Usage { hint, .. } | Self::Record(_, hint) => hint.clone(),
             Self::Read { .. } | Self::Write { .. } => None,
         }

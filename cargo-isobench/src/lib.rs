@@ -15,6 +15,7 @@ pub mod input;
 pub mod mine;
 pub mod output;
 pub mod parquet;
+pub mod plan;
 pub mod plugin;
 pub mod validate;
 
@@ -51,14 +52,12 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     let result = Session::open(&cli).and_then(|session| {
         let registry = &session.registry;
         let result = match &cli.command {
-            Command::Convert(args) if !args.stray_inputs.is_empty() => {
-                Err(stray_inputs(&args.stray_inputs))
-            }
-            Command::Convert(args) => convert::run(
-                registry,
+            Command::Convert(args) => plan::ConvertRequest::from_args(
                 args,
                 mine::convert_enrichment(&session.config, args.repos.as_deref()),
-            ),
+            )
+            .plan(registry)
+            .and_then(|plan| convert::run(registry, &plan)),
             Command::Mine(args) => mine::run_mine(&session, args),
             Command::Enrich(args) => mine::run_enrich(&session, args),
             Command::Timings(args) => mine::run_timings(args),
@@ -132,21 +131,6 @@ fn plugin_command(cwd: &std::path::Path, command: &cli::PluginCommand) -> Result
         cli::PluginCommand::List(args) => plugin::workspace::list(cwd, args),
         cli::PluginCommand::Build(args) => plugin::workspace::build(cwd, args),
         cli::PluginCommand::New(args) => plugin::scaffold::run(cwd, args),
-    }
-}
-
-/// The error for paths given to `convert` without `-i`.
-fn stray_inputs(paths: &[std::path::PathBuf]) -> CliError {
-    let given: Vec<String> = paths
-        .iter()
-        .map(|p| format!("-i {}", p.display()))
-        .collect();
-    CliError::Usage {
-        message: format!(
-            "`convert` takes its inputs with `-i`, not as bare arguments (`{}`)",
-            paths[0].display()
-        ),
-        hint: Some(format!("write `{}`", given.join(" "))),
     }
 }
 
