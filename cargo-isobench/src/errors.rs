@@ -54,6 +54,14 @@ pub enum CliError {
     /// A record failed and `--on-error fail` stops the run.
     #[error("{0}")]
     Record(String, Option<String>),
+    /// A record was rejected and `--on-error fail` stops the run: where, and why.
+    #[error("{}", crate::convert::describe(.rejection))]
+    Rejected {
+        /// The record's file, line, `instance_id`, JSON pointer and message.
+        rejection: Box<isobench_core::report::Rejection>,
+        /// What to do.
+        hint: Option<String>,
+    },
 }
 
 /// An I/O error in words, the same for a missing file wherever it is found missing.
@@ -78,7 +86,7 @@ impl CliError {
             | Self::Plan(_)
             | Self::Usage { .. } => exit::USAGE,
             Self::Read { .. } | Self::Write { .. } => exit::IO,
-            Self::Record(..) => exit::RECORDS,
+            Self::Record(..) | Self::Rejected { .. } => exit::RECORDS,
         }
     }
 
@@ -109,7 +117,9 @@ impl CliError {
             Self::OutputExists(_) => Some("pass `--overwrite` to replace it".into()),
             Self::OutputIsInput(_) => Some("write to another file, then move it into place".into()),
             Self::Plan(e) => e.hint(),
-            Self::Usage { hint, .. } | Self::Record(_, hint) => hint.clone(),
+            Self::Usage { hint, .. } | Self::Record(_, hint) | Self::Rejected { hint, .. } => {
+                hint.clone()
+            }
             Self::Read { .. } | Self::Write { .. } => None,
         }
     }

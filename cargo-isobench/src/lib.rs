@@ -159,18 +159,24 @@ fn stdout_error(e: io::Error) -> CliError {
     }
 }
 
+/// The adapters, as `adapters --json` lists them: each adapter's info, with what it cannot
+/// carry.
+pub fn adapter_list(registry: &Registry) -> Vec<serde_json::Value> {
+    registry
+        .iter()
+        .map(|a| {
+            let info = a.info();
+            let mut value = serde_json::to_value(info).expect("adapter info serialises");
+            value["cannot_carry"] = info.cannot_carry().into();
+            value
+        })
+        .collect()
+}
+
 fn list_adapters(registry: &Registry, args: &AdaptersArgs) -> Result<i32, CliError> {
     let mut out = io::stdout().lock();
     if args.json {
-        let list: Vec<serde_json::Value> = registry
-            .iter()
-            .map(|a| {
-                let info = a.info();
-                let mut value = serde_json::to_value(info).expect("adapter info serialises");
-                value["cannot_carry"] = info.cannot_carry().into();
-                value
-            })
-            .collect();
+        let list = adapter_list(registry);
         serde_json::to_writer_pretty(&mut out, &list).map_err(|e| stdout_error(e.into()))?;
         writeln!(out).map_err(stdout_error)?;
         return Ok(exit::OK);

@@ -143,9 +143,11 @@ impl ConvertRequest {
         }
         let output = self.output.filter(|p| p.as_os_str() != "-");
         let errors = match (self.on_error, self.rejects, &output) {
-            (OnError::Skip, Some(path), _) => ErrorPolicy::Skip { rejects: path },
+            (OnError::Skip, Some(path), _) => ErrorPolicy::Skip {
+                rejects: Some(path),
+            },
             (OnError::Skip, None, Some(out)) => ErrorPolicy::Skip {
-                rejects: PathBuf::from(format!("{}.rejects.jsonl", out.display())),
+                rejects: Some(PathBuf::from(format!("{}.rejects.jsonl", out.display()))),
             },
             (OnError::Skip, None, None) => return Err(PlanError::RejectsNeeded.into()),
             (OnError::Fail, Some(_), _) => return Err(PlanError::RejectsWithoutSkip.into()),
@@ -201,6 +203,43 @@ impl ConvertRequest {
             quiet: self.quiet,
         })
     }
+
+    /// Checks a request for records the caller holds in memory
+    /// ([`crate::convert::BatchConverter`]): its formats, `--set`, error policy and the
+    /// rest; its inputs, output, report, limit and shard are not used. `auto` is refused:
+    /// nothing is read ahead. Rejected records go back to the caller, or to `rejects`.
+    pub fn plan_records(self, registry: &Registry) -> Result<ConvertPlan, CliError> {
+        if crate::detect::is_auto(&self.from) {
+            return Err(PlanError::AutoInMemory.into());
+        }
+        let from = crate::find(registry, &self.from)?.info().name.clone();
+        let to = crate::find(registry, &self.to)?.info().name.clone();
+        let assignments = assign::parse_all(&self.set)?;
+        let errors = match (self.on_error, self.rejects) {
+            (OnError::Fail, Some(_)) => return Err(PlanError::RejectsWithoutSkip.into()),
+            (OnError::Fail, None) => ErrorPolicy::Fail,
+            (OnError::Skip, rejects) => ErrorPolicy::Skip { rejects },
+        };
+        Ok(ConvertPlan {
+            inputs: Vec::new(),
+            from,
+            to,
+            output: None,
+            profile: self.profile,
+            errors,
+            report: None,
+            overwrite: self.overwrite,
+            limit: None,
+            dry_run: self.dry_run,
+            assignments,
+            allow_incomplete: self.allow_incomplete,
+            json_style: self.json_style,
+            jobs: self.jobs.unwrap_or_else(default_jobs).max(1),
+            shard: None,
+            enrich: self.enrich,
+            quiet: true,
+        })
+    }
 }
 
 /// A checked conversion: everything [`crate::convert::run`] needs, resolved.
@@ -249,10 +288,11 @@ pub struct ConvertPlan {
 pub enum ErrorPolicy {
     /// Stop at the first; nothing is written.
     Fail,
-    /// Write it, with its reason, to `rejects` and go on.
+    /// Set it aside, with its reason, and go on.
     Skip {
-        /// The rejects file (JSON Lines).
-        rejects: PathBuf,
+        /// The rejects file (JSON Lines); always one for files. `None`: the records
+        /// converted in memory go back to the caller with the others.
+        rejects: Option<PathBuf>,
     },
 }
 
@@ -261,7 +301,7 @@ impl ErrorPolicy {
     pub fn rejects(&self) -> Option<&PathBuf> {
         match self {
             Self::Fail => None,
-            Self::Skip { rejects } => Some(rejects),
+            Self::Skip { rejects } => rejects.as_ref(),
         }
     }
 
@@ -393,7 +433,7 @@ mod tests {
         assert_eq!(
             plan.errors,
             ErrorPolicy::Skip {
-                rejects: "out.jsonl.rejects.jsonl".into()
+                rejects: Some("out.jsonl.rejects.jsonl".into())
             }
         );
     }
