@@ -67,11 +67,12 @@ def _options(**options: Any) -> Dict[str, Any]:
 
 
 def _assignments(set_: Union[Dict[str, Any], Sequence[str]]) -> List[str]:
-    """`--set` from a dict (`{"dataset": "x"}`) or `FIELD=VALUE` strings."""
+    """`--set` from a dict (`{"version": "1.0"}`: each value as given, a `str` a string,
+    which may name fields as `{instance_id}`) or `FIELD=VALUE` strings (VALUE read as
+    JSON when it parses, as the flag reads it)."""
     if isinstance(set_, dict):
         return [
-            f"{field}={value if isinstance(value, str) else json.dumps(value)}"
-            for field, value in set_.items()
+            f"{field}={json.dumps(value, ensure_ascii=False)}" for field, value in set_.items()
         ]
     return list(set_)
 

@@ -117,12 +117,22 @@ def test_convert_records_streams(files):
 
 def test_set_and_profile_reach_the_conversion(cli, files, tmp_path):
     fmt, path = files[0]
-    out = tmp_path / "cli.jsonl"
-    cli("convert", "--from", fmt, "--to", "canonical", "-i", path, "-o", out,
-        "--set", "dataset=my-bench", "--set", 'extensions.note={"a": 1}', "--profile", "strict")
-    ours = list(isobench.convert_records(
-        read_jsonl(path), from_=fmt, to="canonical", profile="strict",
-        set={"dataset": "my-bench", "extensions.note": {"a": 1}},
-    ))
-    assert ours == read_jsonl(out)
-    assert all(r.get("dataset") == "my-bench" for r in ours)
+    for profile in ("lossless", "strict"):
+        out = tmp_path / f"cli-{profile}.jsonl"
+        rejects = tmp_path / f"cli-{profile}.rejects.jsonl"
+        cli("convert", "--from", fmt, "--to", "canonical", "-i", path, "-o", out,
+            "--set", 'version="9.9"', "--set", "extensions.image_name=img-{instance_id:lower}",
+            "--profile", profile, "--on-error", "skip", "--rejects", rejects)
+        rejected = []
+        ours = list(isobench.convert_records(
+            read_jsonl(path), from_=fmt, to="canonical", profile=profile,
+            set={"version": "9.9", "extensions.image_name": "img-{instance_id:lower}"},
+            on_error="skip", rejects=rejected,
+        ))
+        assert ours == read_jsonl(out), profile
+        assert [where(r) for r in rejected] == [where(r) for r in read_jsonl(rejects)], profile
+        # Lossless writes every sample record; strict refuses those canonical v1 cannot hold.
+        assert ours if profile == "lossless" else ours or rejected, profile
+        for r in ours:
+            assert r["version"] == "9.9"
+            assert r["extensions"]["image_name"] == "img-" + r["instance_id"].lower()
