@@ -97,7 +97,8 @@ pub fn to_py(e: CliError) -> PyErr {
                     set(py, &err, "known", known)?;
                 }
                 CliError::Read { path, .. } | CliError::Write { path, .. } => {
-                    set(py, &err, "path", path)?;
+                    // A `str`, as `file` is (a `PathBuf` would become a `pathlib.Path`).
+                    set(py, &err, "path", path.display().to_string())?;
                 }
                 CliError::Rejected { rejection, .. } => {
                     set(py, &err, "file", rejection.file)?;
