@@ -53,20 +53,20 @@ def cli():
 
 
 def real_files():
-    """(format, path) of every real file whose format is built in; prints why when none."""
+    """pytest parameters (format, path) of every real file; those that cannot run (a
+    plugin's format, or no real records at all) are skipped with their reason."""
     if not REAL.is_dir():
-        print(f"skipped: the real records are not at {REAL}")
-        return []
+        return [pytest.param(None, None, marks=pytest.mark.skip(
+            reason=f"the real records are not at {REAL}"), id="no-real-records")]
     found = []
     for folder in sorted(REAL.iterdir()):
         if not folder.is_dir():
             continue
         fmt = REAL_FORMATS.get(folder.name)
         for path in sorted(folder.glob("*.jsonl")):
-            if fmt is None:
-                print(f"skipped: {path.name}: `{folder.name}` is a plugin format, not built in")
-                continue
-            found.append((fmt, path))
+            marks = () if fmt else pytest.mark.skip(
+                reason=f"{path.name}: `{folder.name}` is a plugin's format; the package loads no plugin")
+            found.append(pytest.param(fmt, path, marks=marks, id=f"{folder.name}/{path.name}"))
     return found
 
 

@@ -10,11 +10,7 @@ from conftest import SAMPLES, real_files
 FILES = real_files()
 
 
-def ids(pairs):
-    return [f"{fmt}:{path.parent.name}/{path.name}" for fmt, path in pairs]
-
-
-@pytest.mark.parametrize("fmt,path", FILES, ids=ids(FILES))
+@pytest.mark.parametrize("fmt,path", FILES)
 @pytest.mark.parametrize("ext", ["jsonl", "parquet"])
 def test_real_file_converts_as_the_cli_does(cli, tmp_path, fmt, path, ext):
     theirs = tmp_path / f"cli.{ext}"
@@ -38,7 +34,7 @@ def test_real_file_converts_as_the_cli_does(cli, tmp_path, fmt, path, ext):
     assert report["read"] > 0
 
 
-@pytest.mark.parametrize("fmt,path", FILES, ids=ids(FILES))
+@pytest.mark.parametrize("fmt,path", FILES)
 def test_real_file_round_trips_through_its_own_format(cli, tmp_path, fmt, path):
     """`--to` the file's own format, from the canonical records: the published bytes."""
     canonical = tmp_path / "canonical.jsonl"
