@@ -6,21 +6,21 @@ use std::fmt::Write as _;
 use std::fs;
 use std::hash::{Hash, Hasher};
 use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use isobench_core::adapter::{ExportOptions, ViewAdapter};
 use isobench_core::codec::JsonStyle;
 use isobench_core::passthrough::{self, Passed};
 use isobench_core::report::{Covered, MAX_LISTED, NoteKind, RecordWarning, Rejection};
-use isobench_core::{Contract, ConversionReport, Notes, Profile, RecordError, Registry};
+use isobench_core::{Contract, ConversionReport, Notes, RecordError, Registry};
 use serde_json::{Map, Value};
 
 use crate::assign::{self, Assignment};
-use crate::cli::{ConvertArgs, OnError, StyleArg};
+use crate::cli::OnError;
 use crate::errors::CliError;
 use crate::input::{self, Batch, Item, PassKey, Passing, Source, Window};
 use crate::output::RecordWriter;
+use crate::plan::{ConvertPlan, Shard};
 use crate::{exit, find};
 
 /// The formats whose import accepts `record`, for the hint after a failed import.
@@ -32,112 +32,56 @@ pub fn formats_accepting(registry: &Registry, record: &Map<String, Value>) -> Ve
         .collect()
 }
 
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (fs::canonicalize(a), fs::canonicalize(b)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => a == b,
-    }
+/// What a finished conversion gives: its exit code and its report.
+#[derive(Debug)]
+pub struct Finished {
+    /// [`exit::OK`], or [`exit::RECORDS`] when some record was rejected or incomplete.
+    pub code: i32,
+    /// The conversion report.
+    pub report: ConversionReport,
 }
 
-/// Runs `convert`.
-pub fn run(
-    registry: &Registry,
-    args: &ConvertArgs,
-    enrich: Option<crate::mine::EnrichConfig>,
-) -> Result<i32, CliError> {
-    let from = if crate::detect::is_auto(&args.from) {
-        None
-    } else {
-        Some(find(registry, &args.from)?)
-    };
-    let to = find(registry, &args.to)?;
-    let profile = Profile::from(args.profile);
-    let assignments = assign::parse_all(&args.set)?;
-    let sources: Vec<Source> = if args.inputs.is_empty() {
-        if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
-            eprintln!(
-                "reading records from stdin, which is a terminal: paste JSON Lines and end with Ctrl-D, or give files with `-i FILE`"
-            );
-        }
-        vec![Source::Stdin]
-    } else {
-        crate::hf::sources(&args.inputs)?
-    };
-    if sources.iter().filter(|s| **s == Source::Stdin).count() > 1 {
-        return Err(CliError::usage(
-            "stdin (`-`) is given as an input more than once",
-            None,
-        ));
+/// Runs `convert` as planned; the exit code.
+pub fn run(registry: &Registry, plan: &ConvertPlan) -> Result<i32, CliError> {
+    execute(registry, plan).map(|finished| finished.code)
+}
+
+/// Runs a planned conversion.
+pub fn execute(registry: &Registry, plan: &ConvertPlan) -> Result<Finished, CliError> {
+    let from = find(registry, &plan.from)?;
+    let to = find(registry, &plan.to)?;
+    let profile = plan.profile;
+    let sources = &plan.inputs;
+    if sources.contains(&Source::Stdin) && std::io::stdin().is_terminal() {
+        eprintln!(
+            "reading records from stdin, which is a terminal: paste JSON Lines and end with Ctrl-D, or give files with `-i FILE`"
+        );
     }
-    let output = args.output.as_deref().filter(|p| p.as_os_str() != "-");
-    let rejects = match (args.on_error, &args.rejects, output) {
-        (OnError::Skip, Some(path), _) => Some(path.clone()),
-        (OnError::Skip, None, Some(out)) => {
-            Some(PathBuf::from(format!("{}.rejects.jsonl", out.display())))
-        }
-        (OnError::Skip, None, None) => {
-            return Err(CliError::usage(
-                "`--on-error skip` needs a rejects file when the output is stdout",
-                Some("add `--rejects PATH`"),
-            ));
-        }
-        (OnError::Fail, Some(_), _) => {
-            return Err(CliError::usage(
-                "`--rejects` is only used with `--on-error skip`",
-                Some("add `--on-error skip`, or drop `--rejects`"),
-            ));
-        }
-        (OnError::Fail, None, _) => None,
-    };
-    for written in output.iter().copied().chain(rejects.as_deref()) {
-        for source in &sources {
-            if let Source::File(input) = source
-                && same_file(input, written)
-            {
-                return Err(CliError::OutputIsInput(written.to_owned()));
-            }
-        }
-    }
-    for source in &sources {
-        if let Source::File(p) = source
-            && !p.is_file()
-        {
-            return Err(CliError::Read {
-                path: p.clone(),
-                source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
-            });
-        }
-    }
-    let from = match from {
-        Some(from) => from,
-        None => crate::detect::detect(registry, &sources)?,
-    };
-    let fixed_style = match args.json_style {
-        StyleArg::Auto => None,
-        StyleArg::Compact => Some(JsonStyle::Compact),
-        StyleArg::Spaced => Some(JsonStyle::Spaced),
-    };
-    let mut window = match &args.shard {
-        Some(spec) => shard_window(spec, &sources)?,
+    let output = plan.output.as_deref();
+    let rejects = plan.errors.rejects();
+    let on_error = plan.errors.on_error();
+    let fixed_style = plan.json_style;
+    let mut window = match plan.shard {
+        Some(shard) => shard_window(shard, sources)?,
         None => Window::default(),
     };
-    if let Some(limit) = args.limit {
+    if let Some(limit) = plan.limit {
         window.take = Some(window.take.map_or(limit, |n| n.min(limit)));
     }
-    let mut writer = if args.dry_run {
+    let mut writer = if plan.dry_run {
         RecordWriter::discard()
     } else {
         RecordWriter::create_with_schema(
             output,
-            args.overwrite,
+            plan.overwrite,
             fixed_style.unwrap_or_default(),
             Some(to.schema()),
         )?
     };
-    let mut rejects_writer = match (&rejects, args.dry_run) {
+    let mut rejects_writer = match (rejects, plan.dry_run) {
         (Some(path), false) => Some(RecordWriter::create(
             Some(path),
-            args.overwrite,
+            plan.overwrite,
             JsonStyle::Compact,
         )?),
         _ => None,
@@ -146,9 +90,9 @@ pub fn run(
     report.inputs = sources.iter().map(Source::display).collect();
     report.output = output.map_or_else(|| "-".to_owned(), |p| p.display().to_string());
 
-    let jobs = args.jobs.unwrap_or_else(default_jobs).max(1);
+    let jobs = plan.jobs;
     // `--set` and enrichment may change any field, passed strings included.
-    let passing = if assignments.is_empty() && enrich.is_none() {
+    let passing = if plan.assignments.is_empty() && plan.enrich.is_none() {
         passing_keys(from, to)
     } else {
         Vec::new()
@@ -158,21 +102,21 @@ pub fn run(
         from,
         to,
         options: ExportOptions::with_profile(profile),
-        assignments,
-        allow_incomplete: args.allow_incomplete,
-        on_error: args.on_error,
+        assignments: plan.assignments.clone(),
+        allow_incomplete: plan.allow_incomplete,
+        on_error,
         files: report.inputs.clone(),
-        enrich,
+        enrich: plan.enrich.clone(),
         passing,
         // Those in flight, and those just given back.
         buffers: Buffers::new(2 * IN_FLIGHT_PER_JOB * jobs + 2),
     };
     let mut sink = Sink {
-        on_error: args.on_error,
+        on_error,
         writer: &mut writer,
         rejects: rejects_writer.as_mut(),
         report: &mut report,
-        progress: Progress::new(total_bytes(&sources)),
+        progress: Progress::new(total_bytes(sources)),
         ids: SeenIds::default(),
         files: &shared.files,
         buffers: &shared.buffers,
@@ -183,7 +127,7 @@ pub fn run(
         window,
         fixed_style,
     };
-    let outcome = pipeline(&shared, &sources, settings, &mut sink);
+    let outcome = pipeline(&shared, sources, settings, &mut sink);
     sink.progress.finish(sink.report.read);
     if sink.repeats > MAX_LISTED as u64 {
         eprintln!(
@@ -197,7 +141,7 @@ pub fn run(
         return Err(e);
     }
     // An empty part of a `--shard` split is a part all the same.
-    if report.read == 0 && args.shard.is_none() {
+    if report.read == 0 && plan.shard.is_none() {
         return Err(CliError::Record(
             format!("no records in {}", report.inputs.join(", ")),
             Some("the input is empty (or only blank lines)".into()),
@@ -207,33 +151,31 @@ pub fn run(
     if let Some(w) = rejects_writer {
         w.finish()?;
     }
-    if let Some(path) = &args.report {
+    if let Some(path) = &plan.report {
         let text = serde_json::to_string_pretty(&report).expect("the report serialises");
         fs::write(path, text + "\n").map_err(|e| CliError::Write {
             path: path.clone(),
             source: e,
         })?;
     }
-    eprint!("{}", report.summary());
-    if let Some(path) = &rejects {
-        eprintln!(
-            "read = written + rejected: {} = {} + {}; rejects in `{}`",
-            report.read,
-            report.written,
-            report.rejected,
-            path.display()
-        );
+    if !plan.quiet {
+        eprint!("{}", report.summary());
+        if let Some(path) = rejects {
+            eprintln!(
+                "read = written + rejected: {} = {} + {}; rejects in `{}`",
+                report.read,
+                report.written,
+                report.rejected,
+                path.display()
+            );
+        }
     }
-    Ok(if report.all_written() {
+    let code = if report.all_written() {
         exit::OK
     } else {
         exit::RECORDS
-    })
-}
-
-/// Worker threads by default: one per available core.
-fn default_jobs() -> usize {
-    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    };
+    Ok(Finished { code, report })
 }
 
 /// The summed size of the file inputs, when every input is a file (for the progress ETA).
@@ -246,29 +188,172 @@ fn total_bytes(sources: &[Source]) -> Option<u64> {
     })
 }
 
+/// Converts records held in memory, batch by batch, as [`run`] converts those of its
+/// inputs (the same adapters, `--set`, contract checks and rejects): for callers that hold
+/// the records, such as the Python bindings. Batches are numbered on, one line or row
+/// after another, as if they were one input named `name`.
+pub struct BatchConverter<'r> {
+    shared: Shared<'r>,
+    notes: Notes,
+    enricher: Option<crate::mine::Enricher>,
+    style: Option<JsonStyle>,
+    /// The last line (or row) numbered.
+    line: u64,
+}
+
+impl std::fmt::Debug for BatchConverter<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BatchConverter")
+            .field("from", &self.shared.from.info().name)
+            .field("to", &self.shared.to.info().name)
+            .field("line", &self.line)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A batch converted by [`BatchConverter`].
+#[derive(Debug, Default)]
+pub struct ConvertedBatch {
+    /// The output records as JSON Lines, as `convert` writes them.
+    pub out: Vec<u8>,
+    /// Where each record of `out` ends (before its line end).
+    pub ends: Vec<usize>,
+    /// The batch's counts and notes.
+    pub report: ConversionReport,
+    /// The rejected records, each as a line of the rejects file (under `--on-error skip`).
+    pub rejects: Vec<Map<String, Value>>,
+    /// The JSON style the records were written in.
+    pub style: JsonStyle,
+}
+
+impl<'r> BatchConverter<'r> {
+    /// A converter for `plan`'s formats, profile, `--set`, enrichment and error policy
+    /// (its inputs, output, shard and jobs are not used); `name`: the input's name in
+    /// messages.
+    pub fn new(registry: &'r Registry, plan: &ConvertPlan, name: &str) -> Result<Self, CliError> {
+        let from = find(registry, &plan.from)?;
+        let to = find(registry, &plan.to)?;
+        let passing = if plan.assignments.is_empty() && plan.enrich.is_none() {
+            passing_keys(from, to)
+        } else {
+            Vec::new()
+        };
+        let enricher = plan.enrich.clone().map(crate::mine::Enricher::new);
+        Ok(Self {
+            shared: Shared {
+                registry,
+                from,
+                to,
+                options: ExportOptions::with_profile(plan.profile),
+                assignments: plan.assignments.clone(),
+                allow_incomplete: plan.allow_incomplete,
+                on_error: plan.errors.on_error(),
+                files: vec![name.to_owned()],
+                enrich: None,
+                passing,
+                buffers: Buffers::new(2),
+            },
+            notes: Notes::new(),
+            enricher,
+            style: plan.json_style,
+            line: 0,
+        })
+    }
+
+    /// Converts JSON Lines (blank lines skipped, as in a file).
+    pub fn lines(&mut self, text: Vec<u8>) -> Result<ConvertedBatch, CliError> {
+        let mut items = Vec::new();
+        let mut pos = 0;
+        while pos < text.len() {
+            let end = memchr::memchr(b'\n', &text[pos..]).map_or(text.len(), |i| pos + i);
+            let trimmed = text[pos..end].trim_ascii_end();
+            self.line += 1;
+            if !trimmed.trim_ascii_start().is_empty() {
+                items.push(input::RawItem {
+                    line: self.line,
+                    range: pos..pos + trimmed.len(),
+                    complete: true,
+                    parsed: None,
+                });
+            }
+            pos = end + 1;
+        }
+        let batch = Batch {
+            text,
+            items,
+            ..Batch::default()
+        };
+        self.convert(batch)
+    }
+
+    /// Converts records read otherwise (rows of a record batch, say), each numbered on.
+    pub fn records(
+        &mut self,
+        records: Vec<Result<Value, input::BadInput>>,
+        style: Option<JsonStyle>,
+    ) -> Result<ConvertedBatch, CliError> {
+        let items = records
+            .into_iter()
+            .map(|record| {
+                self.line += 1;
+                input::RawItem {
+                    line: self.line,
+                    range: 0..0,
+                    complete: true,
+                    parsed: Some(record),
+                }
+            })
+            .collect();
+        let batch = Batch {
+            items,
+            array_style: style,
+            ..Batch::default()
+        };
+        self.convert(batch)
+    }
+
+    fn convert(&mut self, batch: Batch) -> Result<ConvertedBatch, CliError> {
+        let style = *self.style.get_or_insert_with(|| first_style(&batch));
+        let mut job = Job {
+            shared: &self.shared,
+            notes: std::mem::take(&mut self.notes),
+            enricher: self.enricher.take(),
+        };
+        let done = job.batch(Work {
+            seq: 0,
+            batch,
+            style,
+        });
+        (self.notes, self.enricher) = (job.notes, job.enricher);
+        let mut rejects = Vec::with_capacity(done.rejects.len());
+        let mut report = done.report;
+        for reject in done.rejects {
+            if self.shared.on_error == OnError::Fail {
+                return Err(CliError::Rejected {
+                    rejection: Box::new(reject.rejection),
+                    hint: reject.hint,
+                });
+            }
+            rejects.push(rejection_line(
+                &reject.rejection,
+                reject.hint,
+                reject.verbatim,
+            ));
+            report.record_rejected(reject.rejection);
+        }
+        Ok(ConvertedBatch {
+            out: done.out,
+            ends: done.ends,
+            report,
+            rejects,
+            style,
+        })
+    }
+}
+
 /// `--shard K/N`: the window of items (across all inputs, in order) that shard K of N
 /// converts: the K-th of N contiguous, near-equal ranges.
-fn shard_window(spec: &str, sources: &[Source]) -> Result<Window, CliError> {
-    let bad = || {
-        CliError::usage(
-            format!("`--shard {spec}` is not `K/N` with 1 <= K <= N"),
-            Some("e.g. `--shard 2/8` converts the second of eight parts"),
-        )
-    };
-    let (k, n) = spec.split_once('/').ok_or_else(bad)?;
-    let (k, n): (u64, u64) = (
-        k.trim().parse().map_err(|_| bad())?,
-        n.trim().parse().map_err(|_| bad())?,
-    );
-    if k == 0 || n == 0 || k > n {
-        return Err(bad());
-    }
-    if sources.contains(&Source::Stdin) {
-        return Err(CliError::usage(
-            "`--shard` cannot split stdin: every shard must read the same inputs",
-            Some("give the input files with `-i`"),
-        ));
-    }
+fn shard_window(Shard { k, n }: Shard, sources: &[Source]) -> Result<Window, CliError> {
     let mut total = 0u64;
     for source in sources {
         total += input::count_items(source)?;
@@ -646,7 +731,10 @@ impl Sink<'_> {
         if self.on_error == OnError::Fail
             && let Some(first) = rejects.next()
         {
-            return Err(CliError::Record(describe(&first.rejection), first.hint));
+            return Err(CliError::Rejected {
+                rejection: Box::new(first.rejection),
+                hint: first.hint,
+            });
         }
         self.writer.write_lines(&out, &ends)?;
         self.buffers.give(out);

@@ -24,6 +24,9 @@ pub enum CliError {
     /// The output is one of the inputs.
     #[error("the output `{}` is also an input", .0.display())]
     OutputIsInput(PathBuf),
+    /// A conversion request that cannot be planned.
+    #[error(transparent)]
+    Plan(#[from] crate::plan::PlanError),
     /// A usage error with its own message.
     #[error("{message}")]
     Usage {
@@ -51,6 +54,14 @@ pub enum CliError {
     /// A record failed and `--on-error fail` stops the run.
     #[error("{0}")]
     Record(String, Option<String>),
+    /// A record was rejected and `--on-error fail` stops the run: where, and why.
+    #[error("{}", crate::convert::describe(.rejection))]
+    Rejected {
+        /// The record's file, line, `instance_id`, JSON pointer and message.
+        rejection: Box<isobench_core::report::Rejection>,
+        /// What to do.
+        hint: Option<String>,
+    },
 }
 
 /// An I/O error in words, the same for a missing file wherever it is found missing.
@@ -72,9 +83,10 @@ impl CliError {
             Self::UnknownFormat { .. }
             | Self::OutputExists(_)
             | Self::OutputIsInput(_)
+            | Self::Plan(_)
             | Self::Usage { .. } => exit::USAGE,
             Self::Read { .. } | Self::Write { .. } => exit::IO,
-            Self::Record(..) => exit::RECORDS,
+            Self::Record(..) | Self::Rejected { .. } => exit::RECORDS,
         }
     }
 
@@ -104,7 +116,10 @@ impl CliError {
             }
             Self::OutputExists(_) => Some("pass `--overwrite` to replace it".into()),
             Self::OutputIsInput(_) => Some("write to another file, then move it into place".into()),
-            Self::Usage { hint, .. } | Self::Record(_, hint) => hint.clone(),
+            Self::Plan(e) => e.hint(),
+            Self::Usage { hint, .. } | Self::Record(_, hint) | Self::Rejected { hint, .. } => {
+                hint.clone()
+            }
             Self::Read { .. } | Self::Write { .. } => None,
         }
     }

@@ -20,6 +20,7 @@ pub mod input;
 pub mod mine;
 pub mod output;
 pub mod parquet;
+pub mod plan;
 pub mod plugin;
 pub mod validate;
 
@@ -56,14 +57,12 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     let result = Session::open(&cli).and_then(|session| {
         let registry = &session.registry;
         let result = match &cli.command {
-            Command::Convert(args) if !args.stray_inputs.is_empty() => {
-                Err(stray_inputs(&args.stray_inputs))
-            }
-            Command::Convert(args) => convert::run(
-                registry,
+            Command::Convert(args) => plan::ConvertRequest::from_args(
                 args,
                 mine::convert_enrichment(&session.config, args.repos.as_deref()),
-            ),
+            )
+            .plan(registry)
+            .and_then(|plan| convert::run(registry, &plan)),
             Command::Mine(args) => mine::run_mine(&session, args),
             Command::Enrich(args) => mine::run_enrich(&session, args),
             Command::Timings(args) => mine::run_timings(args),
@@ -142,21 +141,6 @@ fn plugin_command(cwd: &std::path::Path, command: &cli::PluginCommand) -> Result
     }
 }
 
-/// The error for paths given to `convert` without `-i`.
-fn stray_inputs(paths: &[std::path::PathBuf]) -> CliError {
-    let given: Vec<String> = paths
-        .iter()
-        .map(|p| format!("-i {}", p.display()))
-        .collect();
-    CliError::Usage {
-        message: format!(
-            "`convert` takes its inputs with `-i`, not as bare arguments (`{}`)",
-            paths[0].display()
-        ),
-        hint: Some(format!("write `{}`", given.join(" "))),
-    }
-}
-
 /// Prints an error and its hint on stderr.
 pub fn report_error(e: &CliError) {
     let mut err = io::stderr().lock();
@@ -182,21 +166,27 @@ fn stdout_error(e: io::Error) -> CliError {
     }
 }
 
+/// The adapters, as `adapters --json` lists them: each adapter's info, with what it cannot
+/// carry.
+pub fn adapter_list(registry: &Registry) -> Vec<serde_json::Value> {
+    registry
+        .iter()
+        .map(|a| {
+            let info = a.info();
+            let mut value = serde_json::to_value(info).expect("adapter info serialises");
+            value["cannot_carry"] = info.cannot_carry().into();
+            if let Some(table) = a.table() {
+                value["table"] = serde_json::to_value(table).expect("a table serialises");
+            }
+            value
+        })
+        .collect()
+}
+
 fn list_adapters(registry: &Registry, args: &AdaptersArgs) -> Result<i32, CliError> {
     let mut out = io::stdout().lock();
     if args.json {
-        let list: Vec<serde_json::Value> = registry
-            .iter()
-            .map(|a| {
-                let info = a.info();
-                let mut value = serde_json::to_value(info).expect("adapter info serialises");
-                value["cannot_carry"] = info.cannot_carry().into();
-                if let Some(table) = a.table() {
-                    value["table"] = serde_json::to_value(table).expect("a table serialises");
-                }
-                value
-            })
-            .collect();
+        let list = adapter_list(registry);
         serde_json::to_writer_pretty(&mut out, &list).map_err(|e| stdout_error(e.into()))?;
         writeln!(out).map_err(stdout_error)?;
         return Ok(exit::OK);

@@ -373,13 +373,10 @@ struct Row {
     keys: Option<Vec<String>>,
 }
 
-/// Writes records to a Parquet file, a row group at a time (see the module's doc).
+/// Records laid out in the columns of a format's schema (see the module's doc), buffered
+/// until taken as a record batch of every column.
 #[derive(Debug)]
-pub struct ParquetWriter {
-    out: File,
-    /// Where a spool file is made when the records do not fit one row group.
-    spool_path: PathBuf,
-    spool: Option<ArrowWriter<File>>,
+pub struct ColumnRows {
     columns: Columns,
     /// Whether some record has a value in each of `columns.all`.
     used: Vec<bool>,
@@ -387,6 +384,16 @@ pub struct ParquetWriter {
     style: Option<JsonStyle>,
     rows: Vec<Row>,
     bytes: usize,
+}
+
+/// Writes records to a Parquet file, a row group at a time (see the module's doc).
+#[derive(Debug)]
+pub struct ParquetWriter {
+    out: File,
+    /// Where a spool file is made when the records do not fit one row group.
+    spool_path: PathBuf,
+    spool: Option<ArrowWriter<File>>,
+    rows: ColumnRows,
 }
 
 /// A failure of the Parquet writer, as an I/O error for [`CliError::Write`].
@@ -402,16 +409,11 @@ fn writer_properties() -> io::Result<WriterProperties> {
         .build())
 }
 
-impl ParquetWriter {
-    /// A writer of records following `json_schema` into `file`; `spool_path` is where a
-    /// file of more than one row group is first written (a file removed again at once
-    /// where the system allows it, else at the end).
-    pub fn new(file: File, spool_path: PathBuf, json_schema: &Value) -> io::Result<Self> {
-        let columns = Columns::from_schema(json_schema).map_err(io::Error::other)?;
+impl ColumnRows {
+    /// Rows of records following `json_schema`.
+    pub fn new(json_schema: &Value) -> Result<Self, String> {
+        let columns = Columns::from_schema(json_schema)?;
         Ok(Self {
-            out: file,
-            spool_path,
-            spool: None,
             used: vec![false; columns.all.len()],
             columns,
             style: None,
@@ -425,8 +427,8 @@ impl ParquetWriter {
         self.style.get_or_insert(style);
     }
 
-    /// Writes one record; `size` is about how many bytes it takes as JSON.
-    pub fn write(&mut self, record: Map<String, Value>, size: usize) -> io::Result<()> {
+    /// Adds one record; `size` is about how many bytes it takes as JSON.
+    pub fn push(&mut self, record: Map<String, Value>, size: usize) {
         let declared = &self.columns.declared;
         let order: Vec<String> = record.keys().cloned().collect();
         let mut cells: Vec<Option<Value>> = vec![None; declared.len()];
@@ -472,10 +474,27 @@ impl ParquetWriter {
             keys,
         });
         self.bytes += size;
-        if self.rows.len() >= GROUP_ROWS || self.bytes >= GROUP_BYTES {
-            self.spool_rows()?;
-        }
-        Ok(())
+    }
+
+    /// Whether the rows buffered make a row group.
+    pub fn group_full(&self) -> bool {
+        self.rows.len() >= GROUP_ROWS || self.bytes >= GROUP_BYTES
+    }
+
+    /// Whether no row is buffered.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// The schema of every column (see [`Self::take_batch`]).
+    pub fn full_schema(&self) -> SchemaRef {
+        Arc::clone(&self.columns.schema)
+    }
+
+    /// The buffered rows as a record batch of every column, declared or not used.
+    pub fn take_batch(&mut self) -> io::Result<RecordBatch> {
+        let arrays = self.take_arrays()?;
+        RecordBatch::try_new(Arc::clone(&self.columns.schema), arrays).map_err(write_error)
     }
 
     /// The buffered rows as arrays of every column.
@@ -505,6 +524,106 @@ impl ParquetWriter {
         Ok(arrays)
     }
 
+    /// The schema of the records pushed so far, as written: the columns some record has
+    /// (a table of empty records still needs one), with the file's metadata; and the
+    /// indices of those columns in [`Self::full_schema`]. `all`: every declared column,
+    /// used or not (record batches converted apart then share one schema).
+    pub fn written_schema(&mut self, any_rows: bool, all: bool) -> (SchemaRef, Vec<usize>) {
+        if all {
+            self.used.fill(true);
+        }
+        if any_rows && !self.used.contains(&true) {
+            let keys = self.used.len() - 1;
+            self.used[keys] = true;
+        }
+        let schema = self
+            .columns
+            .written_schema(&self.used, self.style.unwrap_or_default());
+        let kept = (0..self.used.len()).filter(|&i| self.used[i]).collect();
+        (schema, kept)
+    }
+}
+
+/// Record batches of a format's records, typed as the Parquet output types them: what
+/// [`ParquetWriter`] writes, without the file.
+#[derive(Debug)]
+pub struct ArrowTable {
+    rows: ColumnRows,
+    batches: Vec<RecordBatch>,
+}
+
+impl ArrowTable {
+    /// An empty table of records following `json_schema`.
+    pub fn new(json_schema: &Value) -> Result<Self, String> {
+        Ok(Self {
+            rows: ColumnRows::new(json_schema)?,
+            batches: Vec::new(),
+        })
+    }
+
+    /// Sets the JSON style the records are in, unless one is set already.
+    pub fn note_style(&mut self, style: JsonStyle) {
+        self.rows.note_style(style);
+    }
+
+    /// Adds a record; `size`: about its length as JSON.
+    pub fn push(&mut self, record: Map<String, Value>, size: usize) -> io::Result<()> {
+        self.rows.push(record, size);
+        if self.rows.group_full() {
+            let batch = self.rows.take_batch()?;
+            self.batches.push(batch);
+        }
+        Ok(())
+    }
+
+    /// The schema and record batches: the columns some record has, or with `all`, every
+    /// column, `__extra` and `__keys` included.
+    pub fn finish(mut self, all: bool) -> io::Result<(SchemaRef, Vec<RecordBatch>)> {
+        if !self.rows.is_empty() {
+            let batch = self.rows.take_batch()?;
+            self.batches.push(batch);
+        }
+        let any_rows = !self.batches.is_empty();
+        let (schema, kept) = self.rows.written_schema(any_rows, all);
+        let batches = self
+            .batches
+            .into_iter()
+            .map(|batch| {
+                let columns = kept.iter().map(|&i| Arc::clone(batch.column(i))).collect();
+                RecordBatch::try_new(Arc::clone(&schema), columns).map_err(write_error)
+            })
+            .collect::<io::Result<_>>()?;
+        Ok((schema, batches))
+    }
+}
+
+impl ParquetWriter {
+    /// A writer of records following `json_schema` into `file`; `spool_path` is where a
+    /// file of more than one row group is first written (a file removed again at once
+    /// where the system allows it, else at the end).
+    pub fn new(file: File, spool_path: PathBuf, json_schema: &Value) -> io::Result<Self> {
+        Ok(Self {
+            out: file,
+            spool_path,
+            spool: None,
+            rows: ColumnRows::new(json_schema).map_err(io::Error::other)?,
+        })
+    }
+
+    /// Sets the JSON style the records are in, unless one is set already.
+    pub fn note_style(&mut self, style: JsonStyle) {
+        self.rows.note_style(style);
+    }
+
+    /// Writes one record; `size` is about how many bytes it takes as JSON.
+    pub fn write(&mut self, record: Map<String, Value>, size: usize) -> io::Result<()> {
+        self.rows.push(record, size);
+        if self.rows.group_full() {
+            self.spool_rows()?;
+        }
+        Ok(())
+    }
+
     /// Writes the buffered rows, with every column, as one row group of the spool file.
     fn spool_rows(&mut self) -> io::Result<()> {
         if self.rows.is_empty() {
@@ -520,17 +639,12 @@ impl ParquetWriter {
             // by a killed run. Elsewhere the file is removed when the writer is dropped.
             #[cfg(unix)]
             std::fs::remove_file(&self.spool_path)?;
-            let writer = ArrowWriter::try_new(
-                file,
-                Arc::clone(&self.columns.schema),
-                Some(writer_properties()?),
-            )
-            .map_err(write_error)?;
+            let writer =
+                ArrowWriter::try_new(file, self.rows.full_schema(), Some(writer_properties()?))
+                    .map_err(write_error)?;
             self.spool = Some(writer);
         }
-        let arrays = self.take_arrays()?;
-        let batch =
-            RecordBatch::try_new(Arc::clone(&self.columns.schema), arrays).map_err(write_error)?;
+        let batch = self.rows.take_batch()?;
         let spool = self.spool.as_mut().expect("opened above");
         spool.write(&batch).map_err(write_error)?;
         spool.flush().map_err(write_error)
@@ -538,33 +652,24 @@ impl ParquetWriter {
 
     /// Writes the file, without the columns no record had; the file, to sync.
     pub fn finish(mut self) -> io::Result<File> {
-        let style = self.style.unwrap_or_default();
-        if self.spool.is_some() || !self.rows.is_empty() {
-            // Rows of empty records still need a column to be rows of.
-            let keys = self.used.len() - 1;
-            if !self.used.contains(&true) {
-                self.used[keys] = true;
-            }
-        }
-        let schema = self.columns.written_schema(&self.used, style);
-        let kept: Vec<usize> = (0..self.used.len()).filter(|&i| self.used[i]).collect();
+        let any_rows = self.spool.is_some() || !self.rows.is_empty();
+        let (schema, kept) = self.rows.written_schema(any_rows, false);
         let out = self.out.try_clone()?;
         let mut writer = ArrowWriter::try_new(out, Arc::clone(&schema), Some(writer_properties()?))
             .map_err(write_error)?;
         match self.spool.take() {
             None if self.rows.is_empty() => {}
             None => {
-                let arrays = self.take_arrays()?;
-                let arrays: Vec<ArrayRef> = kept.iter().map(|&i| Arc::clone(&arrays[i])).collect();
+                let batch = self.rows.take_batch()?;
+                let arrays: Vec<ArrayRef> =
+                    kept.iter().map(|&i| Arc::clone(batch.column(i))).collect();
                 let batch =
                     RecordBatch::try_new(Arc::clone(&schema), arrays).map_err(write_error)?;
                 writer.write(&batch).map_err(write_error)?;
             }
             Some(mut spool) => {
                 if !self.rows.is_empty() {
-                    let arrays = self.take_arrays()?;
-                    let batch = RecordBatch::try_new(Arc::clone(&self.columns.schema), arrays)
-                        .map_err(write_error)?;
+                    let batch = self.rows.take_batch()?;
                     spool.write(&batch).map_err(write_error)?;
                 }
                 let spooled = spool.into_inner().map_err(write_error)?;
@@ -710,16 +815,22 @@ struct ColumnPlan {
     json: bool,
 }
 
-/// The rows of a Parquet file, a record batch at a time.
+/// How the columns of record batches are read back into records.
 #[derive(Debug)]
-pub struct ParquetRows {
-    path: PathBuf,
-    reader: ParquetRecordBatchReader,
+pub struct BatchRows {
     columns: Vec<ColumnPlan>,
     /// Written by this module: apply `__extra` and `__keys`, nulls are absent properties.
     ours: bool,
     /// The JSON style the records were in when written (this module's files only).
     style: Option<JsonStyle>,
+}
+
+/// The rows of a Parquet file, a record batch at a time.
+#[derive(Debug)]
+pub struct ParquetRows {
+    path: PathBuf,
+    reader: ParquetRecordBatchReader,
+    plan: BatchRows,
     /// Rows read so far.
     row: u64,
     /// The file's size over its rows: what a row counts for in the progress line.
@@ -757,38 +868,15 @@ impl ParquetRows {
         let rows = u64::try_from(builder.metadata().file_metadata().num_rows()).unwrap_or(0);
         let size = std::fs::metadata(path).map_or(0, |m| m.len());
         let bytes_per_row = size.checked_div(rows).unwrap_or(0);
-        let schema = Arc::clone(builder.schema());
-        let ours = schema.metadata().get(LAYOUT_KEY).is_some_and(|v| v == "1");
-        let style = match schema.metadata().get(STYLE_KEY).map(String::as_str) {
-            Some("spaced") => Some(JsonStyle::Spaced),
-            Some("compact") => Some(JsonStyle::Compact),
-            _ => None,
-        };
-        let mut columns = Vec::with_capacity(schema.fields().len());
-        for field in schema.fields() {
-            if let Err(kind) = supported(field.data_type()) {
-                return Err(CliError::Record(
-                    format!(
-                        "{}: column `{}` has type {kind}, which has no JSON equivalent",
-                        path.display(),
-                        field.name()
-                    ),
-                    Some("convert that column to a string or number type, or drop it, before reading the file".into()),
-                ));
-            }
-            let json = field
-                .metadata()
-                .get(ENCODING_KEY)
-                .is_some_and(|v| v == "json")
-                && matches!(
-                    field.data_type(),
-                    DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
-                );
-            columns.push(ColumnPlan {
-                name: field.name().clone(),
-                json,
-            });
-        }
+        let plan = BatchRows::new(builder.schema()).map_err(|(column, kind)| {
+            CliError::Record(
+                format!(
+                    "{}: column `{column}` has type {kind}, which has no JSON equivalent",
+                    path.display(),
+                ),
+                Some("convert that column to a string or number type, or drop it, before reading the file".into()),
+            )
+        })?;
         let reader = builder
             .with_batch_size(READ_ROWS)
             .build()
@@ -796,9 +884,7 @@ impl ParquetRows {
         Ok(Self {
             path: path.to_owned(),
             reader,
-            columns,
-            ours,
-            style,
+            plan,
             row: 0,
             bytes_per_row,
         })
@@ -815,12 +901,52 @@ impl ParquetRows {
         let mut rows = Vec::with_capacity(batch.num_rows());
         for i in 0..batch.num_rows() {
             self.row += 1;
-            rows.push((self.row, self.row_at(&batch, i).map(Value::Object)));
+            rows.push((self.row, self.plan.row_at(&batch, i).map(Value::Object)));
         }
         Ok(Some(rows))
     }
+}
 
-    fn row_at(&self, batch: &RecordBatch, i: usize) -> Result<Map<String, Value>, BadInput> {
+impl BatchRows {
+    /// How to read batches of `schema`; the column (name, type) that has no JSON
+    /// equivalent, if one has none.
+    pub fn new(schema: &Schema) -> Result<Self, (String, String)> {
+        let ours = schema.metadata().get(LAYOUT_KEY).is_some_and(|v| v == "1");
+        let style = match schema.metadata().get(STYLE_KEY).map(String::as_str) {
+            Some("spaced") => Some(JsonStyle::Spaced),
+            Some("compact") => Some(JsonStyle::Compact),
+            _ => None,
+        };
+        let mut columns = Vec::with_capacity(schema.fields().len());
+        for field in schema.fields() {
+            supported(field.data_type()).map_err(|kind| (field.name().clone(), kind))?;
+            let json = field
+                .metadata()
+                .get(ENCODING_KEY)
+                .is_some_and(|v| v == "json")
+                && matches!(
+                    field.data_type(),
+                    DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+                );
+            columns.push(ColumnPlan {
+                name: field.name().clone(),
+                json,
+            });
+        }
+        Ok(Self {
+            columns,
+            ours,
+            style,
+        })
+    }
+
+    /// The JSON style the records were in when written, when the schema says.
+    pub fn style(&self) -> Option<JsonStyle> {
+        self.style
+    }
+
+    /// Row `i` of `batch` as a record.
+    pub fn row_at(&self, batch: &RecordBatch, i: usize) -> Result<Map<String, Value>, BadInput> {
         let bad = |column: &str, message: String| BadInput {
             message: format!("column `{column}`: {message}"),
             value: None,
@@ -1066,7 +1192,7 @@ pub fn read_batches(
 ) -> Result<(), CliError> {
     let mut rows = ParquetRows::open(path)?;
     // The style the records had when written, for `--json-style auto`.
-    let style = rows.style;
+    let style = rows.plan.style;
     let new_batch = || Batch {
         source: index,
         array_style: style,

@@ -25,14 +25,7 @@ pub fn run(registry: &Registry, args: &ValidateArgs) -> Result<i32, CliError> {
     let adapter = find(registry, &args.format)?;
     let profile = Profile::from(args.profile);
     let canonical = adapter.info().name == "canonical";
-    let view = if canonical {
-        None
-    } else {
-        Some(
-            SchemaValidator::new(adapter.schema())
-                .map_err(|e| CliError::usage(e.to_string(), None))?,
-        )
-    };
+    let validator = Validator::new(adapter, profile)?;
     let paths: Vec<_> = args.inputs.iter().chain(&args.paths).cloned().collect();
     if paths.is_empty() {
         return Err(CliError::usage(
@@ -59,7 +52,8 @@ pub fn run(registry: &Registry, args: &ValidateArgs) -> Result<i32, CliError> {
                         .get("instance_id")
                         .and_then(Value::as_str)
                         .map(str::to_owned);
-                    record_problems(adapter, view.as_ref(), profile, value)
+                    validator
+                        .problems(value)
                         .into_iter()
                         .map(|(pointer, message)| {
                             let mut at = id
@@ -116,6 +110,39 @@ pub fn run(registry: &Registry, args: &ValidateArgs) -> Result<i32, CliError> {
     } else {
         exit::RECORDS
     })
+}
+
+/// What checks records against a format.
+#[derive(Debug)]
+pub struct Validator<'r> {
+    adapter: &'r dyn ViewAdapter,
+    /// The format's schema; `None` for canonical, which has its own validation.
+    view: Option<SchemaValidator>,
+    profile: Profile,
+}
+
+impl<'r> Validator<'r> {
+    /// Checks records against `adapter`'s format (and `profile`, for canonical).
+    pub fn new(adapter: &'r dyn ViewAdapter, profile: Profile) -> Result<Self, CliError> {
+        let view = if adapter.info().name == "canonical" {
+            None
+        } else {
+            Some(
+                SchemaValidator::new(adapter.schema())
+                    .map_err(|e| CliError::usage(e.to_string(), None))?,
+            )
+        };
+        Ok(Self {
+            adapter,
+            view,
+            profile,
+        })
+    }
+
+    /// Every problem of one record, as (JSON pointer, message).
+    pub fn problems(&self, value: Value) -> Vec<(String, String)> {
+        record_problems(self.adapter, self.view.as_ref(), self.profile, value)
+    }
 }
 
 /// Every problem of one record, as (JSON pointer, message): the schema (or canonical's

@@ -10,7 +10,6 @@ pub mod repo;
 pub mod timings;
 
 use std::collections::BTreeMap;
-use std::ffi::OsString;
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -24,6 +23,7 @@ use crate::cli::{EnrichArgs, MineArgs, TimingsArgs};
 use crate::config::Config;
 use crate::errors::CliError;
 use crate::output::RecordWriter;
+use crate::plan::ConvertRequest;
 use crate::{Session, exit};
 pub use enrich::{EnrichConfig, Enricher};
 
@@ -65,42 +65,6 @@ pub fn run_enrich(session: &Session, args: &EnrichArgs) -> Result<i32, CliError>
             ),
         ));
     }
-    let mut command_line: Vec<OsString> = ["cargo", "isobench", "convert", "--from"]
-        .into_iter()
-        .map(OsString::from)
-        .collect();
-    command_line.push(args.from.clone().into());
-    command_line.extend(["--to", "canonical", "--on-error"].map(OsString::from));
-    command_line.push(
-        match args.on_error {
-            crate::cli::OnError::Fail => "fail",
-            crate::cli::OnError::Skip => "skip",
-        }
-        .into(),
-    );
-    for input in &args.inputs {
-        command_line.push("--input".into());
-        command_line.push(input.clone().into());
-    }
-    for (flag, value) in [
-        ("--output", &args.output),
-        ("--rejects", &args.rejects),
-        ("--report", &args.report),
-    ] {
-        if let Some(v) = value {
-            command_line.push(flag.into());
-            command_line.push(v.clone().into());
-        }
-    }
-    if args.overwrite {
-        command_line.push("--overwrite".into());
-    }
-    let crate::cli::Cargo::Isobench(cli) =
-        <crate::cli::Cargo as clap::Parser>::try_parse_from(command_line)
-            .map_err(|e| CliError::usage(e.to_string(), None))?;
-    let crate::cli::Command::Convert(convert_args) = cli.command else {
-        unreachable!("the arguments above name `convert`")
-    };
     let enrich = EnrichConfig {
         repos_dir: args.repos.clone(),
         mapped: session.config.repos.clone(),
@@ -111,7 +75,18 @@ pub fn run_enrich(session: &Session, args: &EnrichArgs) -> Result<i32, CliError>
             .clone()
             .map(|python| (python, args.arch.clone(), args.image.clone())),
     };
-    crate::convert::run(&session.registry, &convert_args, Some(enrich))
+    let request = ConvertRequest {
+        inputs: args.inputs.clone(),
+        output: args.output.clone(),
+        on_error: args.on_error,
+        rejects: args.rejects.clone(),
+        report: args.report.clone(),
+        overwrite: args.overwrite,
+        enrich: Some(enrich),
+        ..ConvertRequest::new(&args.from, "canonical")
+    };
+    let plan = request.plan(&session.registry)?;
+    crate::convert::run(&session.registry, &plan)
 }
 
 /// Runs `timings`: prints `{efficiency_test, duration_changes, human_performance, logs}`.

@@ -1,0 +1,324 @@
+"""Convert coding-agent benchmark datasets through one canonical schema.
+
+The conversion is `cargo isobench`'s own Rust code, called directly (no subprocess, no
+command line): every function here gives the same records as `cargo isobench convert`
+with the flags of the same names. The GIL is released while Rust works.
+
+    import isobench
+    report = isobench.convert(["verified.jsonl"], from_="swe-bench", to="canonical",
+                              output="canonical.jsonl")
+    rows = list(isobench.convert_records(records, from_="swe-bench", to="canonical"))
+    table = isobench.convert_arrow(pa_table, from_="swe-bench", to="canonical")
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Union
+
+from . import _isobench
+from ._isobench import (
+    IsobenchError,
+    ReadError,
+    RecordError,
+    UnknownFormatError,
+    UsageError,
+    WriteError,
+)
+
+__all__ = [
+    "IsobenchError",
+    "ReadError",
+    "RecordError",
+    "UnknownFormatError",
+    "UsageError",
+    "WriteError",
+    "Problem",
+    "adapters",
+    "convert",
+    "convert_arrow",
+    "convert_records",
+    "mine",
+    "table_records",
+    "validate",
+]
+
+PathLike = Union[str, "os.PathLike[str]"]
+Rejects = Union[PathLike, List[Dict[str, Any]], None]
+
+# Records serialised per call into Rust by `convert_records`.
+_CHUNK = 1024
+
+
+def adapters() -> List[Dict[str, Any]]:
+    """The adapters, as `cargo isobench adapters --json` lists them: name, aliases,
+    description, what each carries and cannot carry, and what its consumer requires."""
+    return json.loads(_isobench.adapters())
+
+
+def _options(**options: Any) -> Dict[str, Any]:
+    for key in ("output", "rejects", "report"):
+        if isinstance(options.get(key), os.PathLike):
+            options[key] = os.fspath(options[key])
+    if options.get("set") is not None:
+        options["set"] = _assignments(options["set"])
+    return options
+
+
+def _assignments(set_: Union[Dict[str, Any], Sequence[str]]) -> List[str]:
+    """`--set` from a dict (`{"version": "1.0"}`: each value as given, a `str` a string,
+    which may name fields as `{instance_id}`) or `FIELD=VALUE` strings (VALUE read as
+    JSON when it parses, as the flag reads it)."""
+    if isinstance(set_, dict):
+        return [
+            f"{field}={json.dumps(value, ensure_ascii=False)}" for field, value in set_.items()
+        ]
+    return list(set_)
+
+
+def convert(
+    inputs: Union[PathLike, Sequence[PathLike]],
+    *,
+    from_: str,
+    to: str,
+    output: Optional[PathLike] = None,
+    profile: str = "lossless",
+    on_error: str = "fail",
+    rejects: Optional[PathLike] = None,
+    report: Optional[PathLike] = None,
+    set: Union[Dict[str, Any], Sequence[str], None] = None,  # noqa: A002 (the flag's name)
+    jobs: Optional[int] = None,
+    overwrite: bool = False,
+    limit: Optional[int] = None,
+    allow_incomplete: bool = False,
+    json_style: str = "auto",
+    shard: Optional[str] = None,
+    dry_run: bool = False,
+) -> Dict[str, Any]:
+    """`cargo isobench convert` on files: JSON Lines, JSON arrays, Parquet, `.gz`/`.zst`,
+    and `hf:OWNER/NAME[@REVISION][:SPLIT]` ids from the local Hugging Face cache.
+    `output=None` writes JSON Lines to standard output, as the command does. Returns the
+    conversion report (what `--report` writes)."""
+    if isinstance(inputs, (str, os.PathLike)):
+        inputs = [inputs]
+    options = _options(
+        inputs=[os.fspath(i) for i in inputs],
+        output=output,
+        profile=profile,
+        on_error=on_error,
+        rejects=rejects,
+        report=report,
+        set=set,
+        jobs=jobs,
+        overwrite=overwrite,
+        limit=limit,
+        allow_incomplete=allow_incomplete,
+        json_style=json_style,
+        shard=shard,
+        dry_run=dry_run,
+    )
+    return json.loads(_isobench.convert(from_, to, options))
+
+
+class _Rejects:
+    """Where rejected records go: a JSON Lines file (as `--rejects` writes it) or a list."""
+
+    def __init__(self, rejects: Rejects, on_error: str, overwrite: bool) -> None:
+        self.file = None
+        self.list: Optional[List[Dict[str, Any]]] = None
+        if on_error != "skip":
+            return  # `rejects` without skip: refused by the plan, with the command's message
+        if rejects is None:
+            raise _usage(
+                "`on_error=\"skip\"` needs somewhere for the rejected records",
+                "pass `rejects=PATH` (a JSON Lines file) or `rejects=[]` (a list to fill)",
+            )
+        if isinstance(rejects, list):
+            self.list = rejects
+        else:
+            self.file = open(os.fspath(rejects), "w" if overwrite else "x", encoding="utf-8")
+
+    def add(self, lines: List[str]) -> None:
+        if self.list is not None:
+            self.list.extend(json.loads(line) for line in lines)
+        elif self.file is not None:
+            for line in lines:
+                self.file.write(line + "\n")
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.close()
+
+
+def _rejects_option(rejects: Rejects) -> Optional[str]:
+    """What the plan is told of `rejects` (the Python side writes them)."""
+    if rejects is None:
+        return None
+    return "<list>" if isinstance(rejects, list) else os.fspath(rejects)
+
+
+def _usage(message: str, hint: str) -> UsageError:
+    err = UsageError(message)
+    err.hint = hint
+    err.exit_code = 2
+    return err
+
+
+def convert_records(
+    records: Iterable[Dict[str, Any]],
+    *,
+    from_: str,
+    to: str,
+    profile: str = "lossless",
+    on_error: str = "fail",
+    rejects: Rejects = None,
+    set: Union[Dict[str, Any], Sequence[str], None] = None,  # noqa: A002
+    allow_incomplete: bool = False,
+    overwrite: bool = False,
+) -> Iterator[Dict[str, Any]]:
+    """Converts records (dicts) and yields the converted ones, streaming, in order: the
+    records `cargo isobench convert` writes for the same records read as JSON Lines.
+
+    A bad record raises `RecordError` (`on_error="fail"`), or with `on_error="skip"` goes
+    to `rejects`: a path (JSON Lines, the lines `--rejects` writes) or a list to append
+    them to (dicts). `line` in errors and rejects is the record's 1-based position."""
+    options = _options(
+        profile=profile,
+        set=set,
+        allow_incomplete=allow_incomplete,
+        on_error=on_error,
+        rejects=_rejects_option(rejects),
+    )
+    converter = _isobench.RecordConverter(from_, to, options)
+    sink = _Rejects(rejects, on_error, overwrite)
+    try:
+        chunk: List[str] = []
+        for record in records:
+            chunk.append(json.dumps(record, ensure_ascii=False))
+            if len(chunk) >= _CHUNK:
+                yield from _convert_chunk(converter, chunk, sink)
+                chunk = []
+        if chunk:
+            yield from _convert_chunk(converter, chunk, sink)
+    finally:
+        sink.close()
+
+
+def _convert_chunk(converter: Any, chunk: List[str], sink: _Rejects) -> Iterator[Dict[str, Any]]:
+    out, rejected, _report = converter.lines("\n".join(chunk).encode("utf-8") + b"\n")
+    sink.add(rejected)
+    for line in out.splitlines():
+        yield json.loads(line)
+
+
+def convert_arrow(
+    table: Any,
+    *,
+    from_: str,
+    to: str,
+    profile: str = "lossless",
+    on_error: str = "fail",
+    rejects: Rejects = None,
+    set: Union[Dict[str, Any], Sequence[str], None] = None,  # noqa: A002
+    allow_incomplete: bool = False,
+    overwrite: bool = False,
+    all_columns: bool = False,
+) -> Any:
+    """Converts a `pyarrow.Table` or `RecordBatch` (or anything with
+    `__arrow_c_stream__`) of `from_` records into a `pyarrow.Table` of `to` records.
+
+    The data crosses through the Arrow C stream interface. Rows are read as `convert`
+    reads Parquet rows, and the table is typed as `convert -o out.parquet` types its
+    columns (the target format's schema; `__extra` and `__keys` where needed). Columns no
+    record has are left out, unless `all_columns` (tables converted apart then share one
+    schema). Rejects as for `convert_records`; `line` is the row's 1-based number."""
+    import pyarrow as pa
+
+    if isinstance(table, pa.RecordBatch):
+        table = pa.Table.from_batches([table])
+    options = _options(
+        profile=profile,
+        set=set,
+        allow_incomplete=allow_incomplete,
+        on_error=on_error,
+        rejects=_rejects_option(rejects),
+    )
+    # Checked before any rejects file is made.
+    _isobench.RecordConverter(from_, to, options)
+    sink = _Rejects(rejects, on_error, overwrite)
+    try:
+        stream, rejected, _report = _isobench.convert_arrow(
+            table.__arrow_c_stream__(), from_, to, options, all_columns
+        )
+        sink.add(rejected)
+    finally:
+        sink.close()
+    return pa.table(stream)
+
+
+def table_records(table: Any) -> List[Dict[str, Any]]:
+    """The records of an Arrow table, read as `convert` reads a Parquet file: a table
+    `convert_arrow` made (or a file `convert` wrote) gives back its records exactly."""
+    import pyarrow as pa
+
+    if isinstance(table, pa.RecordBatch):
+        table = pa.Table.from_batches([table])
+    return [json.loads(line) for line in _isobench.arrow_lines(table.__arrow_c_stream__())]
+
+
+class Problem(dict):
+    """One problem `validate` found: `file`, `line`, `instance_id`, `pointer`, `message`."""
+
+
+def validate(
+    inputs: Union[PathLike, Sequence[PathLike]],
+    *,
+    format: str,  # noqa: A002 (the flag's name)
+    profile: str = "lossless",
+) -> Dict[str, Any]:
+    """`cargo isobench validate`: `{"records": N, "problems": [Problem, ...]}`, every
+    problem of every record against the format's schema, import and consumer."""
+    if isinstance(inputs, (str, os.PathLike)):
+        inputs = [inputs]
+    records, problems = _isobench.validate([os.fspath(i) for i in inputs], format, profile)
+    return {
+        "records": records,
+        "problems": [
+            Problem(file=f, line=line, instance_id=i, pointer=p, message=m)
+            for f, line, i, p, m in problems
+        ],
+    }
+
+
+def mine(
+    repo: PathLike,
+    output: PathLike,
+    *,
+    repo_name: Optional[str] = None,
+    head: Sequence[str] = (),
+    base: Optional[str] = None,
+    range: Sequence[str] = (),  # noqa: A002 (the flag's name)
+    preset: str = "default",
+    only_source: bool = False,
+    max_files: Optional[int] = None,
+    paths: Sequence[str] = (),
+    overwrite: bool = False,
+    jobs: Optional[int] = None,
+) -> int:
+    """`cargo isobench mine`: canonical records of a git repository's commits, written to
+    `output` as JSON Lines. Returns the command's exit code (0: every commit mined)."""
+    return _isobench.mine(
+        os.fspath(repo),
+        os.fspath(output),
+        repo_name=repo_name,
+        head=list(head),
+        base=base,
+        range=list(range),
+        preset=preset,
+        only_source=only_source,
+        max_files=max_files,
+        paths=list(paths),
+        overwrite=overwrite,
+        jobs=jobs,
+    )

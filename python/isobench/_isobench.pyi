@@ -1,0 +1,56 @@
+from typing import Any, Dict, List, Optional, Tuple
+
+class IsobenchError(Exception):
+    hint: Optional[str]
+    exit_code: int
+
+class UsageError(IsobenchError): ...
+
+class UnknownFormatError(UsageError):
+    name: str
+    known: List[str]
+
+class ReadError(IsobenchError):
+    path: str
+
+class WriteError(IsobenchError):
+    path: str
+
+class RecordError(IsobenchError):
+    file: Optional[str]
+    line: Optional[int]
+    instance_id: Optional[str]
+    pointer: Optional[str]
+    reason: str
+
+class ArrowStream:
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any: ...
+
+class RecordConverter:
+    def __init__(self, from_: str, to: str, options: Dict[str, Any]) -> None: ...
+    def lines(self, text: bytes) -> Tuple[bytes, List[str], str]: ...
+
+def adapters() -> str: ...
+def convert(from_: str, to: str, options: Dict[str, Any]) -> str: ...
+def convert_arrow(
+    stream: Any, from_: str, to: str, options: Dict[str, Any], all_columns: bool = False
+) -> Tuple[ArrowStream, List[str], str]: ...
+def arrow_lines(stream: Any) -> List[str]: ...
+def validate(
+    inputs: List[str], format: str, profile: str
+) -> Tuple[int, List[Tuple[str, int, Optional[str], str, str]]]: ...
+def mine(
+    repo: str,
+    output: str,
+    *,
+    repo_name: Optional[str] = None,
+    head: List[str] = ...,
+    base: Optional[str] = None,
+    range: List[str] = ...,
+    preset: str = "default",
+    only_source: bool = False,
+    max_files: Optional[int] = None,
+    paths: List[str] = ...,
+    overwrite: bool = False,
+    jobs: Optional[int] = None,
+) -> int: ...
