@@ -57,6 +57,12 @@ fn convert(dir: &Path, from: &str, to: &str, input: &Path, extra: &[&str]) -> (O
     (isobench(dir, &args), output)
 }
 
+/// The first record of a JSON Lines file.
+fn first_row(path: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path).unwrap();
+    serde_json::from_str(text.lines().next().expect("a record")).unwrap()
+}
+
 fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
@@ -98,14 +104,7 @@ fn the_tables_map_their_columns_to_canonical_fields() {
         &[],
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let first: serde_json::Value = serde_json::from_str(
-        std::fs::read_to_string(canonical)
-            .unwrap()
-            .lines()
-            .next()
-            .unwrap(),
-    )
-    .unwrap();
+    let first = first_row(&canonical);
     assert_eq!(first["instance_id"], "tidy-tools__csvkit-lite-88");
     assert_eq!(
         first["extensions"]["fail_to_pass"],
@@ -121,14 +120,7 @@ fn the_tables_map_their_columns_to_canonical_fields() {
         &[],
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let first: serde_json::Value = serde_json::from_str(
-        std::fs::read_to_string(canonical)
-            .unwrap()
-            .lines()
-            .next()
-            .unwrap(),
-    )
-    .unwrap();
+    let first = first_row(&canonical);
     assert!(first.get("version").is_none(), "{first}");
     assert_eq!(
         first["extensions"]["fail_to_fail"],
@@ -155,14 +147,7 @@ fn they_convert_where_the_target_can_hold_them_and_are_refused_with_a_remedy_els
         "{}",
         stderr(&out)
     );
-    let row: serde_json::Value = serde_json::from_str(
-        std::fs::read_to_string(&written)
-            .unwrap()
-            .lines()
-            .next()
-            .unwrap(),
-    )
-    .unwrap();
+    let row = first_row(&written);
     assert_eq!(
         row["FAIL_TO_PASS"],
         "[\"tests/test_sniff.py::test_semicolon\"]"
@@ -251,14 +236,7 @@ fn they_convert_where_the_target_can_hold_them_and_are_refused_with_a_remedy_els
         ],
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let row: serde_json::Value = serde_json::from_str(
-        std::fs::read_to_string(&written)
-            .unwrap()
-            .lines()
-            .next()
-            .unwrap(),
-    )
-    .unwrap();
+    let row = first_row(&written);
     // Its always-null columns are written as null; its lists JSON-encoded.
     assert_eq!(row["version"], serde_json::Value::Null);
     assert_eq!(row["environment_setup_commit"], serde_json::Value::Null);

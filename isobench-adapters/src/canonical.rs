@@ -83,18 +83,8 @@ impl ViewAdapter for Canonical {
 
     fn verbatim_exports(&self) -> &[String] {
         static FIELDS: OnceLock<Vec<String>> = OnceLock::new();
-        crate::common::owned(
-            &FIELDS,
-            &[
-                "patch",
-                "test_patch",
-                "gt_commit_message",
-                "extensions.problem_statement",
-                "extensions.hints_text",
-                "extensions.fail_to_pass",
-                "extensions.pass_to_pass",
-            ],
-        )
+        // Canonical writes every bulk field as it is.
+        crate::common::owned(&FIELDS, &isobench_core::passthrough::BULK_FIELDS)
     }
 
     fn import(
