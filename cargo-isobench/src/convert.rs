@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use isobench_core::adapter::{ExportOptions, ViewAdapter};
 use isobench_core::codec::JsonStyle;
+use isobench_core::contract::Problem;
 use isobench_core::passthrough::{self, Passed};
 use isobench_core::report::{Covered, MAX_LISTED, NoteKind, RecordWarning, Rejection};
 use isobench_core::{Contract, ConversionReport, Notes, RecordError, Registry};
@@ -1024,11 +1025,16 @@ impl Job<'_> {
                 // Pushed as it is: the target's key is missing from what is written even
                 // where a canonical field of the same name was derived (a GSO `version`
                 // signature is no SWE-bench release).
+                let written = if u.problem == Problem::Unknown {
+                    "written with a value it does not know"
+                } else {
+                    "written without it"
+                };
                 self.notes.push(
                     NoteKind::Missing,
                     &r.key,
                     format!(
-                        "{} needs it ({}); written without it (`--allow-incomplete`): supply it with {}",
+                        "{} needs it ({}); {written} (`--allow-incomplete`): supply it with {}",
                         target.name,
                         r.evidence,
                         r.how_to_supply()

@@ -73,7 +73,7 @@ fn cases() -> Vec<Case> {
 /// A SWE-bench record, made up for these tests.
 fn swe_bench_record(n: u32) -> serde_json::Map<String, Value> {
     let Value::Object(map) = serde_json::json!({
-        "repo": "acme/widgets",
+        "repo": "sympy/sympy",
         "instance_id": format!("acme__widgets-{n}"),
         "base_commit": "1".repeat(40),
         "patch": "diff --git a/w.py b/w.py\n--- a/w.py\n+++ b/w.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n",

@@ -485,7 +485,7 @@ fn validate_reports_file_line_record_and_pointer() {
         None,
     );
     insta::assert_snapshot!("validate_bad", transcript(&out));
-    let out = run_in(dir.path(), &["validate", "--format", "canonical", "--profile", "strict", "-"], Some(br#"{"repo": "o/r", "instance_id": "o__r-1", "efficiency_test": ["a", "b"], "duration_changes": [{"base": [1], "head": [2]}]}"#));
+    let out = run_in(dir.path(), &["validate", "--format", "canonical", "--profile", "strict", "-"], Some(br#"{"repo": "sympy/sympy", "instance_id": "o__r-1", "efficiency_test": ["a", "b"], "duration_changes": [{"base": [1], "head": [2]}]}"#));
     insta::assert_snapshot!("validate_canonical_strict", transcript(&out));
 }
 
@@ -640,7 +640,7 @@ import os, pty, subprocess, sys
 leader, follower = pty.openpty()
 child = subprocess.Popen(sys.argv[1:], stdin=follower, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 os.close(follower)
-for typed in [b'{"repo": "o/r"}\n'] + [b"\x04"] * 20:
+for typed in [b'{"repo": "sympy/sympy"}\n'] + [b"\x04"] * 20:
     os.write(leader, typed)
     try:
         child.wait(timeout=1)

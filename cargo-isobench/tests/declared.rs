@@ -132,8 +132,8 @@ fn the_tables_map_their_columns_to_canonical_fields() {
 #[test]
 fn they_convert_where_the_target_can_hold_them_and_are_refused_with_a_remedy_elsewhere() {
     let dir = tempfile::tempdir().unwrap();
-    // SWE-bench-extra rows are SWE-bench rows: SWE-bench's harness gets JSON-encoded
-    // lists, and `meta` is reported as dropped.
+    // SWE-bench-extra rows are SWE-bench rows of other repositories: SWE-bench's 4.x
+    // harness has no environment specs for them, so they are refused with the remedy.
     let (out, written) = convert(
         dir.path(),
         "swe-bench-extra",
@@ -141,11 +141,30 @@ fn they_convert_where_the_target_can_hold_them_and_are_refused_with_a_remedy_els
         &sample("swe-bench-extra"),
         &[],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(!written.exists());
+    let err = stderr(&out);
     assert!(
-        stderr(&out).contains("extensions.meta: 2 record(s)"),
-        "{}",
-        stderr(&out)
+        err.contains("it needs `repo` (one it knows, not `tidy-tools/csvkit-lite`)")
+            && err.contains("environment specs only for its own repositories and releases")
+            && err.contains("`--allow-incomplete`"),
+        "{err}"
+    );
+    // Written anyway, the harness gets JSON-encoded lists, and `meta` is reported as
+    // dropped; `validate` holds the file to the same contract.
+    let (out, written) = convert(
+        dir.path(),
+        "swe-bench-extra",
+        "swe-bench",
+        &sample("swe-bench-extra"),
+        &["--allow-incomplete"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("extensions.meta: 2 record(s)"), "{err}");
+    assert!(
+        err.contains("written with a value it does not know (`--allow-incomplete`)"),
+        "{err}"
     );
     let row = first_row(&written);
     assert_eq!(
@@ -162,7 +181,12 @@ fn they_convert_where_the_target_can_hold_them_and_are_refused_with_a_remedy_els
             written.to_str().unwrap(),
         ],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let problems = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        problems.contains("`/repo`: \"tidy-tools/csvkit-lite\" is not one of"),
+        "{problems}"
+    );
 
     // SWEE-Bench rows carry everything SWE-bench-extra holds but `meta`.
     let (out, _) = convert(
@@ -174,7 +198,8 @@ fn they_convert_where_the_target_can_hold_them_and_are_refused_with_a_remedy_els
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 
-    // SWEE-Bench has no release and no environment commit: SWE-bench's harness needs both.
+    // SWEE-Bench has no release and no environment commit: SWE-bench's harness needs
+    // both, and a repository it has specs for.
     let (out, written) = convert(
         dir.path(),
         "swee-bench",
@@ -186,12 +211,13 @@ fn they_convert_where_the_target_can_hold_them_and_are_refused_with_a_remedy_els
     assert!(!written.exists());
     let err = stderr(&out);
     assert!(
-        err.contains("would reject this record: it needs `version`, `environment_setup_commit`")
-            && err.contains("`--set version=VALUE`")
+        err.contains(
+            "would reject this record: it needs `repo` (one it knows, not `pixel-forge/imgtiler`), `version`, `environment_setup_commit`"
+        ) && err.contains("`--set version=VALUE`")
             && err.contains("`--set extensions.environment_setup_commit=VALUE`"),
         "{err}"
     );
-    // Supplied, they convert.
+    // Supplied, only the repository is left, which `--allow-incomplete` writes anyway.
     let (out, _) = convert(
         dir.path(),
         "swee-bench",
@@ -202,9 +228,16 @@ fn they_convert_where_the_target_can_hold_them_and_are_refused_with_a_remedy_els
             "version=0.1",
             "--set",
             "extensions.environment_setup_commit={base_commit}",
+            "--allow-incomplete",
         ],
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("repo: 2 record(s); swe-bench needs it")
+            && !err.contains("version: 2 record(s); swe-bench needs it"),
+        "{err}"
+    );
 
     // SWE-bench-extra has no install or test commands for SWEE-Bench's rows.
     let (out, _) = convert(

@@ -224,7 +224,7 @@ fn an_all_empty_list_column_is_a_list_of_strings() {
         .map(|i| {
             json!({
                 "instance_id": format!("o__r-{i}"),
-                "repo": "o/r",
+                "repo": "sympy/sympy",
                 "patch": "diff",
                 "FAIL_TO_PASS": [],
                 "PASS_TO_PASS": [],
@@ -264,7 +264,7 @@ fn an_all_empty_list_column_is_a_list_of_strings() {
         &tmp.path().join("other.jsonl"),
         &[json!({
             "instance_id": "o__r-9",
-            "repo": "o/r",
+            "repo": "sympy/sympy",
             "patch": "diff",
             "FAIL_TO_PASS": ["t::a"],
             "PASS_TO_PASS": ["t::b", "t::c"],
@@ -322,7 +322,7 @@ fn an_all_empty_list_column_is_a_list_of_strings() {
 fn canonical_timings_are_a_typed_list_of_structs() {
     let tmp = tempfile::tempdir().unwrap();
     let row = json!({
-        "repo": "o/r",
+        "repo": "sympy/sympy",
         "instance_id": "o__r-1",
         "duration_changes": [{"base": [1.5, 2.25], "head": [0.5, 0.75]}],
         "human_performance": 0.5,
@@ -481,7 +481,7 @@ fn swe_bench_rows() -> Vec<Value> {
     (1..=4)
         .map(|i| {
             json!({
-                "repo": "acme/widgets",
+                "repo": "sympy/sympy",
                 "instance_id": format!("acme__widgets-{i}"),
                 "base_commit": "a".repeat(40),
                 "patch": "diff --git a/w.py b/w.py\n",
@@ -693,7 +693,7 @@ fn from_auto_prefers_a_format_whose_requirements_are_met_and_fails_clearly_on_un
         &tmp.path().join("both.jsonl"),
         &[json!({
             "instance_id": "o__r.1234abcd.lm_modify__x",
-            "repo": "o/r",
+            "repo": "sympy/sympy",
             "patch": "diff",
             "FAIL_TO_PASS": ["t::a"],
             "PASS_TO_PASS": [],
@@ -708,7 +708,7 @@ fn from_auto_prefers_a_format_whose_requirements_are_met_and_fails_clearly_on_un
     );
     write_jsonl(
         &tmp.path().join("unknown.jsonl"),
-        &[json!({"repo": "o/r", "title": "t", "body": "b"})],
+        &[json!({"repo": "sympy/sympy", "title": "t", "body": "b"})],
     );
     let out = detect(tmp.path(), "unknown.jsonl");
     assert_eq!(out.status.code(), Some(2));
@@ -845,7 +845,7 @@ fn columns_no_record_has_are_left_out_of_files_of_many_row_groups() {
     let rows: Vec<Value> = (1..=n)
         .map(|i| {
             let mut row = json!({
-                "repo": "o/r",
+                "repo": "sympy/sympy",
                 "instance_id": format!("o__r-{i}"),
                 "base_commit": "abc",
                 "patch": "diff",

@@ -1,8 +1,11 @@
 //! SWE-bench (full, Lite, Verified): the classic 12 fields, Verified's `difficulty`, and
 //! the SWE-bench 5.x fields `image`, `eval_script`, `log_parser`, `eval_type`.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use isobench_core::CanonicalRecord;
 use isobench_core::adapter::AdapterRegistration;
+use isobench_core::contract::{Known, Under};
 use isobench_core::table::io::{Exporter, Importer};
 use isobench_core::table::{
     Field, FieldType, HookResult, Hooks, ListEncoding, Table, TableAdapter,
@@ -21,6 +24,7 @@ const GRADING: &str = "swebench.harness.grading.get_eval_tests_report";
 /// requires of a row.
 pub fn table() -> Table {
     let f = Field::new;
+    let specs = Specs::parse(SPECS);
     Table::new(
         NAME,
         &["swebench", "swe-bench-verified", "swe-bench-lite", "verified", "lite"],
@@ -28,7 +32,12 @@ pub fn table() -> Table {
     )
     .consumer("swebench 4.x harness")
     .fields(vec![
-        f("repo", "repo").required().consumer(SPEC).non_empty(),
+        f("repo", "repo")
+            .required()
+            .consumer(SPEC)
+            .non_empty()
+            .known(specs.repos())
+            .remedy(UNKNOWN_PAIR),
         f("instance_id", "instance_id").required().consumer(INSTANCE).non_empty(),
         f("base_commit", "base_commit").required().consumer(SPEC).non_empty(),
         f("patch", "patch").required().consumer("the gold patch the harness applies").non_empty(),
@@ -42,7 +51,9 @@ pub fn table() -> Table {
             .required()
             .hook()
             .consumer("make_test_spec: MAP_REPO_VERSION_TO_SPECS[repo][version]")
-            .non_empty(),
+            .non_empty()
+            .known(specs.versions())
+            .remedy(UNKNOWN_PAIR),
         f("FAIL_TO_PASS", "extensions.fail_to_pass")
             .list(ListEncoding::JsonSpaced)
             .required()
@@ -63,6 +74,51 @@ pub fn table() -> Table {
         f("eval_type", "extensions.eval_type").hook(),
     ])
     .carries_also(&["extensions.upstream_version"])
+}
+
+/// The `(repo, version)` pairs the 4.x harness has environment specs for.
+const SPECS: &str = include_str!("../data/swebench-4.1-specs.txt");
+
+/// What to do with a row whose pair the harness has no specs for.
+const UNKNOWN_PAIR: &str = "the SWE-bench 4.x harness has environment specs only for its own repositories and releases (`cargo isobench adapters --json` lists them): evaluate such rows with a harness that adds theirs, or as SWE-bench 5.x rows that carry an `eval_script`";
+
+/// The harness's spec table: each repository's releases.
+struct Specs(BTreeMap<String, BTreeSet<String>>);
+
+impl Specs {
+    /// Reads the table from its text: a line per repository, then its releases, `#`
+    /// starting a comment line.
+    fn parse(text: &str) -> Self {
+        let pairs = text
+            .lines()
+            .filter(|line| !line.starts_with('#') && !line.trim().is_empty())
+            .filter_map(|line| {
+                let mut words = line.split_whitespace();
+                Some((words.next()?.to_owned(), words.map(str::to_owned).collect()))
+            });
+        Self(pairs.collect())
+    }
+
+    /// The repositories, which a 5.x row (with its `eval_script`) need not be of.
+    fn repos(&self) -> Known {
+        Known {
+            values: self.0.keys().cloned().collect(),
+            unless: Some("eval_script".to_owned()),
+            ..Known::default()
+        }
+    }
+
+    /// The releases of each repository.
+    fn versions(&self) -> Known {
+        Known {
+            under: Some(Under {
+                key: "repo".to_owned(),
+                values: self.0.clone(),
+            }),
+            unless: Some("eval_script".to_owned()),
+            ..Known::default()
+        }
+    }
 }
 
 /// The SWE-bench 5.x fields and where they live in `extensions`.

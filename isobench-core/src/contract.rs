@@ -19,10 +19,11 @@
 //! `extensions.fail_to_pass`. Each requirement also names the canonical field the export
 //! fills it from, so that the remedy can say what to `--set`.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 /// The JSON shape a consumer needs a value in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -84,6 +85,85 @@ impl Kind {
     }
 }
 
+/// The values a consumer knows for a key it looks up in a table of its own (SWE-bench's
+/// 4.x harness finds a row's environment at `MAP_REPO_VERSION_TO_SPECS[repo][version]`,
+/// and raises `KeyError` for any other pair).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Known {
+    /// The values, when they do not depend on another key.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub values: BTreeSet<String>,
+    /// Or the values for each value of another key (`version` under `repo`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub under: Option<Under>,
+    /// A key whose presence sends a record down a path that does not look the value up
+    /// (`eval_script`: a SWE-bench 5.x row carries its own environment).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unless: Option<String>,
+}
+
+/// Known values that depend on another key.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Under {
+    /// The other key.
+    pub key: String,
+    /// The values known for each of its values.
+    pub values: BTreeMap<String, BTreeSet<String>>,
+}
+
+impl Known {
+    /// Whether `value` is known, for `record`; `None` when the record does not have it
+    /// looked up, or gives no way to tell: under another key's value that is not listed,
+    /// which that key's own requirement reports.
+    fn knows(&self, value: &str, record: &Map<String, Value>) -> Option<bool> {
+        if let Some(unless) = &self.unless
+            && lookup(record, unless).is_some_and(|v| !v.is_null())
+        {
+            return None;
+        }
+        let listed = match &self.under {
+            Some(under) => under.values.get(lookup(record, &under.key)?.as_str()?)?,
+            None => &self.values,
+        };
+        Some(listed.contains(value))
+    }
+
+    /// What the JSON Schema says of the key `key`: an `enum` in its property, or one
+    /// `if`/`then` case per value of the other key, for the schema's `allOf`.
+    fn apply_to_schema(
+        &self,
+        key: &str,
+        property: &mut Map<String, Value>,
+        cases: &mut Vec<Value>,
+    ) {
+        let strings =
+            |values: &BTreeSet<String>| values.iter().cloned().map(Value::String).collect();
+        let unless = |mut case: Value| {
+            if let Some(unless) = &self.unless {
+                case["if"]["not"] = json!({ "required": [unless] });
+            }
+            case
+        };
+        match &self.under {
+            None if self.unless.is_none() => {
+                property.insert("enum".to_owned(), Value::Array(strings(&self.values)));
+            }
+            None => cases.push(unless(json!({
+                "if": {},
+                "then": { "properties": { key: { "enum": Value::Array(strings(&self.values)) } } },
+            }))),
+            Some(under) => cases.extend(under.values.iter().map(|(of, listed)| {
+                unless(json!({
+                    "if": { "properties": { &under.key: { "const": of } }, "required": [&under.key] },
+                    "then": { "properties": { key: { "enum": Value::Array(strings(listed)) } } },
+                }))
+            })),
+        }
+    }
+}
+
 /// One key a format's consumer requires.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Requirement {
@@ -109,6 +189,9 @@ pub struct Requirement {
     /// Another way to supply it, beyond `--set` (e.g. `--repos DIR`), shown in the remedy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub remedy: Option<String>,
+    /// The only values the consumer knows, where it looks the value up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub known: Option<Known>,
 }
 
 impl Requirement {
@@ -122,6 +205,7 @@ impl Requirement {
             none_value: None,
             evidence: evidence.to_owned(),
             remedy: None,
+            known: None,
         }
     }
 
@@ -184,6 +268,13 @@ impl Requirement {
             _ => (false, false),
         };
         self.verdict(fits, empty)
+    }
+
+    /// Whether a value of the right shape is one the consumer does not know.
+    fn unknown(&self, value: &Value, record: &Map<String, Value>) -> Option<Problem> {
+        let known = self.known.as_ref()?;
+        let value = value.as_str()?;
+        (known.knows(value, record) == Some(false)).then_some(Problem::Unknown)
     }
 
     /// What is wrong with a passed value, judged by its JSON text.
@@ -263,6 +354,8 @@ pub enum Problem {
     WrongType,
     /// The value is empty where the consumer needs one.
     Empty,
+    /// The value is not one the consumer knows ([`Requirement::known`]).
+    Unknown,
 }
 
 /// One requirement a record does not meet.
@@ -272,6 +365,8 @@ pub struct Unmet<'c> {
     pub requirement: &'c Requirement,
     /// What is wrong.
     pub problem: Problem,
+    /// The value found, for a value the consumer does not know.
+    pub found: Option<String>,
 }
 
 impl Unmet<'_> {
@@ -282,6 +377,16 @@ impl Unmet<'_> {
             Problem::Absent => format!("`{}`", r.key),
             Problem::Empty => format!("`{}` (empty)", r.key),
             Problem::WrongType => format!("`{}` (not {})", r.key, r.kind.describe()),
+            Problem::Unknown => {
+                let found = self.found.as_deref().unwrap_or_default();
+                match r.known.as_ref().and_then(|k| k.under.as_ref()) {
+                    Some(under) => format!(
+                        "`{}` (one it knows for this `{}`, not `{found}`)",
+                        r.key, under.key
+                    ),
+                    None => format!("`{}` (one it knows, not `{found}`)", r.key),
+                }
+            }
         }
     }
 }
@@ -331,11 +436,20 @@ impl Contract {
                     Some(Value::Null) if requirement.kind != Kind::StringOrNull => {
                         Some(Problem::Absent)
                     }
-                    Some(value) => requirement.problem(value, passed),
+                    Some(value) => requirement
+                        .problem(value, passed)
+                        .or_else(|| requirement.unknown(value, record)),
                 };
                 problem.map(|problem| Unmet {
                     requirement,
                     problem,
+                    found: (problem == Problem::Unknown)
+                        .then(|| {
+                            lookup(record, &requirement.key)?
+                                .as_str()
+                                .map(str::to_owned)
+                        })
+                        .flatten(),
                 })
             })
             .collect()
@@ -415,6 +529,7 @@ impl Contract {
         let Some(properties) = properties.as_object_mut() else {
             return;
         };
+        let mut cases = Vec::new();
         for r in top() {
             let property = properties
                 .entry(r.key.clone())
@@ -436,7 +551,13 @@ impl Contract {
                         property.insert(key.to_owned(), Value::from(1));
                     }
                 }
+                if let Some(known) = &r.known {
+                    known.apply_to_schema(&r.key, property, &mut cases);
+                }
             }
+        }
+        if !cases.is_empty() {
+            object.insert("allOf".to_owned(), Value::Array(cases));
         }
     }
 }
@@ -621,6 +742,92 @@ mod tests {
         assert_eq!(
             schema["properties"]["F2P"]["type"],
             json!(["string", "array"])
+        );
+    }
+
+    /// A harness that looks `version` up under `repo`, and `repo` itself, unless the
+    /// record carries its own `script`.
+    fn spec_table() -> Contract {
+        let set = |values: &[&str]| values.iter().map(|v| (*v).to_owned()).collect();
+        let known = |under: Option<Under>| Known {
+            values: if under.is_none() {
+                set(&["a/b", "c/d"])
+            } else {
+                BTreeSet::new()
+            },
+            under,
+            unless: Some("script".to_owned()),
+        };
+        let under = Under {
+            key: "repo".to_owned(),
+            values: BTreeMap::from([
+                ("a/b".to_owned(), set(&["1.0", "1.10"])),
+                ("c/d".to_owned(), set(&["2022.03"])),
+            ]),
+        };
+        let mut repo = Requirement::new("repo", Kind::String, "repo", "spec");
+        repo.known = Some(known(None));
+        let mut version = Requirement::new("version", Kind::String, "version", "spec");
+        version.known = Some(known(Some(under)));
+        Contract::new("a harness", vec![repo, version])
+    }
+
+    #[test]
+    fn values_the_consumer_does_not_know_are_refused_with_what_was_found() {
+        let c = spec_table();
+        let check = |record: Value| {
+            let record = map(record);
+            let unmet = c.check(&record, &|_| None);
+            unmet.iter().map(Unmet::describe).collect::<Vec<_>>()
+        };
+        assert!(check(json!({"repo": "a/b", "version": "1.10"})).is_empty());
+        assert!(check(json!({"repo": "c/d", "version": "2022.03"})).is_empty());
+        // `1.1` is not `1.10`: releases are strings.
+        assert_eq!(
+            check(json!({"repo": "a/b", "version": "1.1"})),
+            ["`version` (one it knows for this `repo`, not `1.1`)"]
+        );
+        // A known release of another repository is still unknown for this one.
+        assert_eq!(
+            check(json!({"repo": "c/d", "version": "1.0"})),
+            ["`version` (one it knows for this `repo`, not `1.0`)"]
+        );
+        // An unknown repository is reported once, by its own requirement.
+        assert_eq!(
+            check(json!({"repo": "x/y", "version": "1.0"})),
+            ["`repo` (one it knows, not `x/y`)"]
+        );
+        // A record taking the other path is not looked up at all.
+        assert!(check(json!({"repo": "x/y", "version": "9", "script": "run"})).is_empty());
+        // A value of the wrong shape is reported as such, not as unknown.
+        assert_eq!(
+            check(json!({"repo": 7, "version": "1.0"})),
+            ["`repo` (not a string)"]
+        );
+    }
+
+    #[test]
+    fn the_schema_lists_the_known_values() {
+        let mut schema = json!({"type": "object"});
+        spec_table().apply_to_schema(&mut schema);
+        let cases = schema["allOf"].as_array().expect("one case per value");
+        // `repo`'s list depends on `script` only; `version`'s on `repo` too.
+        assert_eq!(cases.len(), 3);
+        assert_eq!(cases[0]["if"], json!({"not": {"required": ["script"]}}));
+        assert_eq!(
+            cases[0]["then"]["properties"]["repo"]["enum"],
+            json!(["a/b", "c/d"])
+        );
+        assert_eq!(
+            cases[1],
+            json!({
+                "if": {
+                    "properties": {"repo": {"const": "a/b"}},
+                    "required": ["repo"],
+                    "not": {"required": ["script"]}
+                },
+                "then": {"properties": {"version": {"enum": ["1.0", "1.10"]}}}
+            })
         );
     }
 }

@@ -72,7 +72,7 @@ pub mod validate;
 pub mod vocab;
 
 pub use adapter::{AdapterInfo, Registry, ViewAdapter};
-pub use contract::{Contract, Requirement};
+pub use contract::{Contract, Known, Requirement, Under};
 pub use error::RecordError;
 pub use record::{CanonicalRecord, DurationChange};
 pub use report::{ConversionReport, Notes};

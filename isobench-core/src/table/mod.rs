@@ -32,7 +32,7 @@ pub use adapter::{HookResult, Hooks, TableAdapter};
 
 use crate::adapter::AdapterInfo;
 use crate::codec::Encoding;
-use crate::contract::{Contract, Kind, Requirement};
+use crate::contract::{Contract, Kind, Known, Requirement};
 use crate::record::{V1_FIELDS, V1_LIST_FIELDS, V1_STRING_FIELDS};
 use crate::vocab;
 
@@ -135,6 +135,9 @@ pub struct Need {
     /// source has no such concept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub none_value: Option<Value>,
+    /// The only values the consumer knows, where it looks the value up in a table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub known: Option<Known>,
 }
 
 /// One key of a format.
@@ -240,6 +243,15 @@ impl Field {
         self
     }
 
+    /// The only values the consumer knows (after [`Field::consumer`]).
+    #[must_use]
+    pub fn known(mut self, known: Known) -> Self {
+        if let Some(need) = &mut self.consumer {
+            need.known = Some(known);
+        }
+        self
+    }
+
     /// Another way to supply the value (after [`Field::consumer`]).
     #[must_use]
     pub fn remedy(mut self, remedy: &str) -> Self {
@@ -274,6 +286,7 @@ impl Field {
             none_value: need.none_value.clone(),
             evidence: need.evidence.clone(),
             remedy: need.remedy.clone(),
+            known: need.known.clone(),
         })
     }
 }
