@@ -3,14 +3,16 @@
 //! record, field), and what `--on-error skip` writes and rejects. Every case checks that
 //! read = written + rejected, in the summary, in the report and in the files.
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use serde::Deserialize;
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_cargo-isobench");
+use common::TestContext;
 
 /// One row of `cases.toml` (see the comment at its top).
 #[derive(Debug, Deserialize)]
@@ -125,32 +127,21 @@ fn generate(kind: &str, path: &Path) -> Option<String> {
     }
 }
 
-fn run(dir: &Path, case: &Case, extra: &[&str]) -> Output {
-    Command::new(BIN)
-        .args([
-            "isobench", "convert", "--from", &case.from, "--to", &case.to,
-        ])
+/// `convert` of the case's input to `out.jsonl`, with the case's arguments and `extra`.
+fn convert(context: &TestContext, case: &Case, extra: &[&str]) -> Output {
+    context
+        .command()
+        .args(["convert", "--from", &case.from, "--to", &case.to])
         .args(["-i", &case.file, "-o", "out.jsonl"])
         .args(&case.args)
         .args(extra)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
         .output()
         .expect("the binary runs")
 }
 
-fn lines_of(path: &Path) -> Vec<Value> {
-    fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("each output line is JSON"))
-        .collect()
-}
-
 /// The fault as given: exit code, error, hint, warnings; no output after a failure.
-fn check_as_given(case: &Case, dir: &Path) {
-    let out = run(dir, case, &[]);
+fn check_as_given(case: &Case, context: &TestContext) {
+    let out = convert(context, case, &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let name = &case.name;
     assert_eq!(out.status.code(), Some(case.exit), "{name}:\n{stderr}");
@@ -180,7 +171,7 @@ fn check_as_given(case: &Case, dir: &Path) {
     }
     if case.exit != 0 {
         assert!(
-            !dir.join("out.jsonl").exists(),
+            !context.path("out.jsonl").exists(),
             "{name}: a failed run leaves no output"
         );
     }
@@ -188,9 +179,9 @@ fn check_as_given(case: &Case, dir: &Path) {
 }
 
 /// With `--on-error skip`: every record read is written or rejected with its reason.
-fn check_skip(case: &Case, dir: &Path, must_hold: Option<&str>) {
-    let out = run(
-        dir,
+fn check_skip(case: &Case, context: &TestContext, must_hold: Option<&str>) {
+    let out = convert(
+        context,
         case,
         &[
             "--on-error",
@@ -210,8 +201,11 @@ fn check_skip(case: &Case, dir: &Path, must_hold: Option<&str>) {
             stderr.contains(&format!("error: {}", case.errors[0])),
             "{name}:\n{stderr}"
         );
-        assert!(!dir.join("out.jsonl").exists(), "{name}: no output");
-        assert!(!dir.join("rejects.jsonl").exists(), "{name}: no rejects");
+        assert!(!context.path("out.jsonl").exists(), "{name}: no output");
+        assert!(
+            !context.path("rejects.jsonl").exists(),
+            "{name}: no rejects"
+        );
         return;
     }
     let (read, written, rejected) = (
@@ -223,8 +217,8 @@ fn check_skip(case: &Case, dir: &Path, must_hold: Option<&str>) {
     assert_eq!(out.status.code(), Some(expected_exit), "{name}:\n{stderr}");
 
     // The files.
-    let output = lines_of(&dir.join("out.jsonl"));
-    let rejects = lines_of(&dir.join("rejects.jsonl"));
+    let output = context.read_json_lines("out.jsonl");
+    let rejects = context.read_json_lines("rejects.jsonl");
     assert_eq!(output.len() as u64, written, "{name}: records written");
     assert_eq!(
         rejects
@@ -256,8 +250,7 @@ fn check_skip(case: &Case, dir: &Path, must_hold: Option<&str>) {
         stderr.contains(&balance),
         "{name}: `{balance}` in:\n{stderr}"
     );
-    let report: Value =
-        serde_json::from_str(&fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
+    let report = context.read_json("report.json");
     assert_eq!(report["read"], read, "{name}");
     assert_eq!(report["written"], written, "{name}");
     assert_eq!(report["rejected"], rejected.len() as u64, "{name}");
@@ -267,7 +260,7 @@ fn check_skip(case: &Case, dir: &Path, must_hold: Option<&str>) {
     }
 
     // Each rejected record has its reason and is kept verbatim.
-    let input = fs::read(dir.join(&case.file)).unwrap();
+    let input = context.read_bytes(&case.file);
     for reject in &rejects {
         assert_eq!(reject["file"], case.file.as_str(), "{name}");
         assert!(
@@ -303,19 +296,16 @@ fn check_skip(case: &Case, dir: &Path, must_hold: Option<&str>) {
         let expected = if corpus().join(file).is_file() {
             corpus().join(file)
         } else {
-            dir.join(file)
+            context.path(file)
         };
-        let (got, want) = (
-            fs::read(dir.join("out.jsonl")).unwrap(),
-            fs::read(expected).unwrap(),
-        );
+        let (got, want) = (context.read_bytes("out.jsonl"), fs::read(expected).unwrap());
         assert!(
             got == want,
             "{name}: the output is not `{file}` byte for byte"
         );
     }
     if let Some(text) = must_hold {
-        let got = fs::read_to_string(dir.join("out.jsonl")).unwrap();
+        let got = context.read("out.jsonl");
         assert!(got.contains(text), "{name}: the big value is written whole");
     }
 }
@@ -325,8 +315,8 @@ fn every_bad_input_gives_its_error_and_loses_no_record() {
     let cases = cases();
     assert!(cases.len() >= 20, "the table is read whole");
     for case in &cases {
-        let dir = tempfile::tempdir().unwrap();
-        let input = dir.path().join(&case.file);
+        let context = TestContext::new();
+        let input = context.path(&case.file);
         let must_hold = if let Some(kind) = &case.generate {
             generate(kind, &input)
         } else {
@@ -336,9 +326,9 @@ fn every_bad_input_gives_its_error_and_loses_no_record() {
         };
         // A generated input is valid: one run (it is big) shows it converts.
         if case.generate.is_none() {
-            check_as_given(case, dir.path());
+            check_as_given(case, &context);
         }
-        check_skip(case, dir.path(), must_hold.as_deref());
+        check_skip(case, &context, must_hold.as_deref());
     }
 }
 
@@ -362,20 +352,16 @@ fn every_corpus_file_is_in_the_table() {
 
 #[test]
 fn skip_to_stdout_needs_a_rejects_file() {
-    let out = Command::new(BIN)
-        .args([
-            "isobench",
-            "convert",
-            "--from",
-            "swe-bench",
-            "--to",
-            "canonical",
-            "--on-error",
-            "skip",
-        ])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let context = TestContext::new();
+    let out = context.run([
+        "convert",
+        "--from",
+        "swe-bench",
+        "--to",
+        "canonical",
+        "--on-error",
+        "skip",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("hint: add `--rejects PATH`"));
 }

@@ -1,12 +1,13 @@
 //! The command line, end to end: exit codes, stdout and stderr, through the real binary.
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_cargo-isobench");
+use common::{BIN, TestContext, json_lines, run_with_stdin, stderr, transcript};
 
 fn sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/data/swe-bench-verified.sample.jsonl")
@@ -28,74 +29,31 @@ fn real(relative: &str) -> Option<PathBuf> {
     }
 }
 
-fn run_in(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut cmd = Command::new(BIN);
-    cmd.arg("isobench")
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1");
-    cmd.stdin(if stdin.is_some() {
-        Stdio::piped()
-    } else {
-        Stdio::null()
-    });
-    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("the binary starts");
-    if let Some(data) = stdin {
-        use std::io::Write;
-        child
-            .stdin
-            .take()
-            .expect("piped")
-            .write_all(data)
-            .expect("stdin accepts the input");
-    }
-    child.wait_with_output().expect("the binary runs")
-}
-
-/// Exit code, stdout and stderr together, for snapshots.
-fn transcript(out: &Output) -> String {
-    format!(
-        "exit: {}\n--- stdout\n{}--- stderr\n{}",
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
-fn lines(bytes: &[u8]) -> Vec<Value> {
-    String::from_utf8_lossy(bytes)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("each output line is JSON"))
-        .collect()
-}
-
 #[test]
 fn help_is_stable() {
-    let dir = tempfile::tempdir().unwrap();
-    insta::assert_snapshot!("help", transcript(&run_in(dir.path(), &["--help"], None)));
-    insta::assert_snapshot!(
+    let context = TestContext::new();
+    isobench_snapshot!(context, "help", context.command().arg("--help"));
+    isobench_snapshot!(
+        context,
         "convert_help",
-        transcript(&run_in(dir.path(), &["convert", "--help"], None))
+        context.command().args(["convert", "--help"])
     );
 }
 
 #[test]
 fn runs_as_cargo_subcommand_and_directly() {
-    let dir = tempfile::tempdir().unwrap();
-    let via_cargo = run_in(dir.path(), &["adapters", "--json"], None);
-    let direct = Command::new(BIN)
-        .args(["adapters", "--json"])
-        .output()
-        .unwrap();
+    let context = TestContext::new();
+    let via_cargo = context.run(["adapters", "--json"]);
+    let direct = context.run_direct(["adapters", "--json"]);
     assert_eq!(via_cargo.status.code(), Some(0));
     assert_eq!(via_cargo.stdout, direct.stdout);
 }
 
 #[test]
 fn the_binary_run_directly_shows_its_own_help_and_version() {
-    let direct = |args: &[&str]| Command::new(BIN).args(args).output().unwrap();
-    let via_cargo = run_in(Path::new("."), &["--help"], None);
+    let context = TestContext::new();
+    let direct = |args: &[&str]| context.run_direct(args);
+    let via_cargo = context.run(["--help"]);
     for args in [&["--help"][..], &["-h"], &["help"]] {
         let out = direct(args);
         assert_eq!(out.status.code(), Some(0), "{args:?}");
@@ -124,8 +82,8 @@ fn the_binary_run_directly_shows_its_own_help_and_version() {
 
 #[test]
 fn every_builtin_adapter_is_linked_into_the_binary() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = run_in(dir.path(), &["adapters", "--json"], None);
+    let context = TestContext::new();
+    let out = context.run(["adapters", "--json"]);
     let list: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
     let names: Vec<&str> = list.iter().map(|a| a["name"].as_str().unwrap()).collect();
     assert_eq!(
@@ -147,32 +105,25 @@ fn every_builtin_adapter_is_linked_into_the_binary() {
 
 #[test]
 fn adapters_listing() {
-    let dir = tempfile::tempdir().unwrap();
-    insta::assert_snapshot!(
-        "adapters",
-        transcript(&run_in(dir.path(), &["adapters"], None))
-    );
+    let context = TestContext::new();
+    isobench_snapshot!(context, "adapters", context.command().arg("adapters"));
 }
 
 #[test]
 fn a_successful_conversion_prints_records_and_a_summary() {
-    let dir = tempfile::tempdir().unwrap();
-    fs::copy(sample(), dir.path().join("sample.jsonl")).unwrap();
-    let out = run_in(
-        dir.path(),
-        &[
-            "convert",
-            "--from",
-            "swe-bench",
-            "--to",
-            "canonical",
-            "-i",
-            "sample.jsonl",
-        ],
-        None,
-    );
+    let context = TestContext::new();
+    context.copy(sample(), "sample.jsonl");
+    let out = context.run([
+        "convert",
+        "--from",
+        "swe-bench",
+        "--to",
+        "canonical",
+        "-i",
+        "sample.jsonl",
+    ]);
     assert_eq!(out.status.code(), Some(0));
-    let records = lines(&out.stdout);
+    let records = json_lines(&out.stdout);
     assert_eq!(records.len(), 3);
     assert_eq!(records[0]["instance_id"], "octo-labs__fastsort-412");
     assert_eq!(records[0]["version"], "0.20", "a version stays a string");
@@ -180,37 +131,34 @@ fn a_successful_conversion_prints_records_and_a_summary() {
         records[0]["extensions"]["fail_to_pass"][0],
         "tests/test_core.py::test_merge_is_stable"
     );
-    insta::assert_snapshot!("convert_summary", String::from_utf8_lossy(&out.stderr));
+    let _filters = context.insta_settings().bind_to_scope();
+    insta::assert_snapshot!("convert_summary", stderr(&out));
 }
 
 #[test]
 fn strict_names_the_missing_fields_and_the_record() {
-    let dir = tempfile::tempdir().unwrap();
-    fs::copy(sample(), dir.path().join("sample.jsonl")).unwrap();
-    let out = run_in(
-        dir.path(),
-        &[
-            "convert",
-            "--from",
-            "swe-bench",
-            "--to",
-            "canonical",
-            "--profile",
-            "strict",
-            "-i",
-            "sample.jsonl",
-            "-o",
-            "out.jsonl",
-        ],
-        None,
-    );
-    insta::assert_snapshot!("convert_strict_fails", transcript(&out));
+    let context = TestContext::new();
+    context.copy(sample(), "sample.jsonl");
+    let out = context.run([
+        "convert",
+        "--from",
+        "swe-bench",
+        "--to",
+        "canonical",
+        "--profile",
+        "strict",
+        "-i",
+        "sample.jsonl",
+        "-o",
+        "out.jsonl",
+    ]);
+    isobench_snapshot!(context, "convert_strict_fails", &out);
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        !dir.path().join("out.jsonl").exists(),
+        !context.path("out.jsonl").exists(),
         "nothing is written when a record fails"
     );
-    let leftovers: Vec<_> = fs::read_dir(dir.path())
+    let leftovers: Vec<_> = fs::read_dir(context.dir())
         .unwrap()
         .map(|e| e.unwrap().file_name())
         .collect();
@@ -223,28 +171,24 @@ fn strict_names_the_missing_fields_and_the_record() {
 
 #[test]
 fn lossless_omits_what_the_source_lacks_and_counts_it() {
-    let dir = tempfile::tempdir().unwrap();
-    fs::copy(sample(), dir.path().join("sample.jsonl")).unwrap();
-    let out = run_in(
-        dir.path(),
-        &[
-            "convert",
-            "--from",
-            "swe-bench",
-            "--to",
-            "canonical",
-            "-i",
-            "sample.jsonl",
-            "-o",
-            "out.jsonl",
-            "--report",
-            "report.json",
-        ],
-        None,
-    );
+    let context = TestContext::new();
+    context.copy(sample(), "sample.jsonl");
+    let out = context.run([
+        "convert",
+        "--from",
+        "swe-bench",
+        "--to",
+        "canonical",
+        "-i",
+        "sample.jsonl",
+        "-o",
+        "out.jsonl",
+        "--report",
+        "report.json",
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", transcript(&out));
     let report: Value =
-        serde_json::from_str(&fs::read_to_string(dir.path().join("report.json")).unwrap()).unwrap();
+        serde_json::from_str(&fs::read_to_string(context.path("report.json")).unwrap()).unwrap();
     for field in [
         "head_commit",
         "efficiency_test",
@@ -256,7 +200,7 @@ fn lossless_omits_what_the_source_lacks_and_counts_it() {
     assert_eq!(report["read"], 3);
     assert_eq!(report["written"], 3);
     assert_eq!(report["coverage"]["repo"], 3);
-    for record in lines(&fs::read(dir.path().join("out.jsonl")).unwrap()) {
+    for record in context.read_json_lines("out.jsonl") {
         for field in [
             "head_commit",
             "efficiency_test",
@@ -282,109 +226,94 @@ fn real_swe_bench_files_come_back_byte_for_byte_through_canonical() {
         "swebench-full/sweagent_fixture_swe-bench-lite-test.jsonl",
     ] {
         let Some(input) = real(file) else { return };
-        let dir = tempfile::tempdir().unwrap();
+        let context = TestContext::new();
         let input = input.to_str().unwrap();
-        let there = run_in(
-            dir.path(),
-            &[
-                "convert",
-                "--from",
-                "swe-bench",
-                "--to",
-                "canonical",
-                "-i",
-                input,
-                "-o",
-                "c.jsonl",
-            ],
-            None,
-        );
+        let there = context.run([
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            "canonical",
+            "-i",
+            input,
+            "-o",
+            "c.jsonl",
+        ]);
         assert_eq!(
             there.status.code(),
             Some(0),
             "{file}: {}",
             transcript(&there)
         );
-        let back = run_in(
-            dir.path(),
-            &[
-                "convert",
-                "--from",
-                "canonical",
-                "--to",
-                "swe-bench",
-                "-i",
-                "c.jsonl",
-                "-o",
-                "back.jsonl",
-            ],
-            None,
-        );
+        let back = context.run([
+            "convert",
+            "--from",
+            "canonical",
+            "--to",
+            "swe-bench",
+            "-i",
+            "c.jsonl",
+            "-o",
+            "back.jsonl",
+        ]);
         assert_eq!(back.status.code(), Some(0), "{file}: {}", transcript(&back));
         let original = fs::read(input).unwrap();
-        let result = fs::read(dir.path().join("back.jsonl")).unwrap();
+        let result = fs::read(context.path("back.jsonl")).unwrap();
         assert!(original == result, "{file} did not come back byte for byte");
     }
 }
 
 #[test]
 fn json_array_in_and_out() {
-    let dir = tempfile::tempdir().unwrap();
-    fs::copy(sample(), dir.path().join("sample.jsonl")).unwrap();
-    let out = run_in(
-        dir.path(),
-        &[
-            "convert",
-            "--from",
-            "swe-bench",
-            "--to",
-            "swe-bench",
-            "-i",
-            "sample.jsonl",
-            "-o",
-            "all.json",
-        ],
-        None,
-    );
+    let context = TestContext::new();
+    context.copy(sample(), "sample.jsonl");
+    let out = context.run([
+        "convert",
+        "--from",
+        "swe-bench",
+        "--to",
+        "swe-bench",
+        "-i",
+        "sample.jsonl",
+        "-o",
+        "all.json",
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", transcript(&out));
     let array: Vec<Value> =
-        serde_json::from_str(&fs::read_to_string(dir.path().join("all.json")).unwrap()).unwrap();
-    assert_eq!(array, lines(&fs::read(sample()).unwrap()));
-    let out = run_in(
-        dir.path(),
-        &[
-            "convert",
-            "--from",
-            "swe-bench",
-            "--to",
-            "swe-bench",
-            "-i",
-            "all.json",
-            "-o",
-            "again.jsonl",
-        ],
-        None,
-    );
+        serde_json::from_str(&fs::read_to_string(context.path("all.json")).unwrap()).unwrap();
+    assert_eq!(array, json_lines(&fs::read(sample()).unwrap()));
+    let out = context.run([
+        "convert",
+        "--from",
+        "swe-bench",
+        "--to",
+        "swe-bench",
+        "-i",
+        "all.json",
+        "-o",
+        "again.jsonl",
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", transcript(&out));
-    let again = fs::read(dir.path().join("again.jsonl")).unwrap();
+    let again = fs::read(context.path("again.jsonl")).unwrap();
     assert!(
         again == fs::read(sample()).unwrap(),
         "the array's records come back in their own style"
     );
     // stdin holding an array is recognised by its first byte.
-    let out = run_in(
-        dir.path(),
-        &["convert", "--from", "swe-bench", "--to", "swe-bench"],
-        Some(&fs::read(dir.path().join("all.json")).unwrap()),
+    let out = run_with_stdin(
+        context
+            .command()
+            .args(["convert", "--from", "swe-bench", "--to", "swe-bench"]),
+        &context.read_bytes("all.json"),
     );
-    assert_eq!(lines(&out.stdout).len(), 3);
+    assert_eq!(json_lines(&out.stdout).len(), 3);
 }
 
 #[test]
 fn existing_output_is_kept_without_overwrite() {
-    let dir = tempfile::tempdir().unwrap();
-    fs::copy(sample(), dir.path().join("sample.jsonl")).unwrap();
-    fs::write(dir.path().join("out.jsonl"), "keep me\n").unwrap();
+    let context = TestContext::new();
+    context.copy(sample(), "sample.jsonl");
+    fs::write(context.path("out.jsonl"), "keep me\n").unwrap();
     let args = [
         "convert",
         "--from",
@@ -396,122 +325,111 @@ fn existing_output_is_kept_without_overwrite() {
         "-o",
         "out.jsonl",
     ];
-    let out = run_in(dir.path(), &args, None);
-    insta::assert_snapshot!("output_exists", transcript(&out));
+    let out = context.run(args);
+    isobench_snapshot!(context, "output_exists", &out);
     assert_eq!(
-        fs::read_to_string(dir.path().join("out.jsonl")).unwrap(),
+        fs::read_to_string(context.path("out.jsonl")).unwrap(),
         "keep me\n"
     );
-    let out = run_in(dir.path(), &[&args[..], &["--overwrite"]].concat(), None);
+    let out = context.run([&args[..], &["--overwrite"]].concat());
     assert_eq!(out.status.code(), Some(0));
-    assert_eq!(
-        lines(&fs::read(dir.path().join("out.jsonl")).unwrap()).len(),
-        3
-    );
+    assert_eq!(context.read_json_lines("out.jsonl").len(), 3);
 }
 
 #[test]
 fn output_equal_to_an_input_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    fs::copy(sample(), dir.path().join("sample.jsonl")).unwrap();
-    let out = run_in(
-        dir.path(),
-        &[
-            "convert",
-            "--from",
-            "swe-bench",
-            "--to",
-            "swe-bench",
-            "-i",
-            "sample.jsonl",
-            "-o",
-            "./sample.jsonl",
-            "--overwrite",
-        ],
-        None,
-    );
+    let context = TestContext::new();
+    context.copy(sample(), "sample.jsonl");
+    let out = context.run([
+        "convert",
+        "--from",
+        "swe-bench",
+        "--to",
+        "swe-bench",
+        "-i",
+        "sample.jsonl",
+        "-o",
+        "./sample.jsonl",
+        "--overwrite",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("is also an input"));
     assert!(
-        fs::read(dir.path().join("sample.jsonl")).unwrap() == fs::read(sample()).unwrap(),
+        fs::read(context.path("sample.jsonl")).unwrap() == fs::read(sample()).unwrap(),
         "the input is untouched"
     );
 }
 
 #[test]
 fn unknown_format_is_a_usage_error_with_a_hint() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = run_in(
-        dir.path(),
-        &["convert", "--from", "swe-bench-9", "--to", "canonical"],
-        Some(b""),
+    let context = TestContext::new();
+    isobench_snapshot!(
+        context,
+        "unknown_format",
+        run_with_stdin(
+            context
+                .command()
+                .args(["convert", "--from", "swe-bench-9", "--to", "canonical"]),
+            b"",
+        )
     );
-    insta::assert_snapshot!("unknown_format", transcript(&out));
 }
 
 #[test]
 fn aliases_name_the_same_adapter() {
-    let dir = tempfile::tempdir().unwrap();
-    fs::copy(sample(), dir.path().join("sample.jsonl")).unwrap();
-    let out = run_in(
-        dir.path(),
-        &[
-            "convert",
-            "--from",
-            "verified",
-            "--to",
-            "ISO-Bench",
-            "-i",
-            "sample.jsonl",
-        ],
-        None,
-    );
+    let context = TestContext::new();
+    context.copy(sample(), "sample.jsonl");
+    let out = context.run([
+        "convert",
+        "--from",
+        "verified",
+        "--to",
+        "ISO-Bench",
+        "-i",
+        "sample.jsonl",
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", transcript(&out));
 }
 
 #[test]
 fn validate_reports_file_line_record_and_pointer() {
-    let dir = tempfile::tempdir().unwrap();
+    let context = TestContext::new();
     let mut text = fs::read_to_string(sample()).unwrap();
     text = text.replacen(
         "\"FAIL_TO_PASS\": \"[",
         "\"FAIL_TO_PASS\": 7, \"x\": \"[",
         1,
     );
-    fs::write(dir.path().join("bad.jsonl"), text).unwrap();
-    let out = run_in(
-        dir.path(),
-        &["validate", "--format", "swe-bench", "bad.jsonl"],
-        None,
+    fs::write(context.path("bad.jsonl"), text).unwrap();
+    let out = context.run(["validate", "--format", "swe-bench", "bad.jsonl"]);
+    isobench_snapshot!(context, "validate_bad", &out);
+    let out = run_with_stdin(
+        context
+            .command()
+            .args(["validate", "--format", "canonical", "--profile", "strict", "-"]),
+        br#"{"repo": "o/r", "instance_id": "o__r-1", "efficiency_test": ["a", "b"], "duration_changes": [{"base": [1], "head": [2]}]}"#,
     );
-    insta::assert_snapshot!("validate_bad", transcript(&out));
-    let out = run_in(dir.path(), &["validate", "--format", "canonical", "--profile", "strict", "-"], Some(br#"{"repo": "sympy/sympy", "instance_id": "o__r-1", "efficiency_test": ["a", "b"], "duration_changes": [{"base": [1], "head": [2]}]}"#));
-    insta::assert_snapshot!("validate_canonical_strict", transcript(&out));
+    isobench_snapshot!(context, "validate_canonical_strict", out);
 }
 
 #[test]
 fn schema_prints_the_profiles() {
-    let dir = tempfile::tempdir().unwrap();
-    let strict = run_in(
-        dir.path(),
-        &["schema", "canonical", "--profile", "strict"],
-        None,
-    );
+    let context = TestContext::new();
+    let strict = context.run(["schema", "canonical", "--profile", "strict"]);
     let value: Value = serde_json::from_slice(&strict.stdout).unwrap();
     let seed: Value = serde_json::from_str(isobench_core::schema::CANONICAL_V1).unwrap();
     assert_eq!(value, seed);
-    let lossless = run_in(dir.path(), &["schema", "canonical"], None);
+    let lossless = context.run(["schema", "canonical"]);
     let value: Value = serde_json::from_slice(&lossless.stdout).unwrap();
     assert!(value["properties"]["extensions"].is_object());
-    let gso = run_in(dir.path(), &["schema", "gso"], None);
+    let gso = context.run(["schema", "gso"]);
     let value: Value = serde_json::from_slice(&gso.stdout).unwrap();
     assert_eq!(value["additionalProperties"], false);
 }
 
 #[test]
 fn ordinary_mistakes_get_errors_that_say_what_to_do() {
-    let dir = tempfile::tempdir().unwrap();
-    let stderr = |out: &Output| String::from_utf8_lossy(&out.stderr).into_owned();
+    let context = TestContext::new();
     // A missing file: one wording, whichever command meets it.
     for args in [
         &[
@@ -534,7 +452,7 @@ fn ordinary_mistakes_get_errors_that_say_what_to_do() {
         ],
         &["validate", "--format", "swe-bench", "absent.jsonl"],
     ] {
-        let out = run_in(dir.path(), args, None);
+        let out = context.run(args);
         assert_eq!(out.status.code(), Some(3), "{args:?}");
         assert_eq!(
             stderr(&out),
@@ -543,24 +461,16 @@ fn ordinary_mistakes_get_errors_that_say_what_to_do() {
         );
     }
     // CSV to `--from auto` is not JSON, rather than "no record".
-    fs::write(
-        dir.path().join("table.csv"),
-        "repo,instance_id\no/r,o__r-1\n",
-    )
-    .unwrap();
-    let out = run_in(
-        dir.path(),
-        &[
-            "convert",
-            "--from",
-            "auto",
-            "--to",
-            "canonical",
-            "-i",
-            "table.csv",
-        ],
-        None,
-    );
+    fs::write(context.path("table.csv"), "repo,instance_id\no/r,o__r-1\n").unwrap();
+    let out = context.run([
+        "convert",
+        "--from",
+        "auto",
+        "--to",
+        "canonical",
+        "-i",
+        "table.csv",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains("the input is not JSON records: table.csv:1: malformed JSON")
@@ -569,37 +479,29 @@ fn ordinary_mistakes_get_errors_that_say_what_to_do() {
         stderr(&out)
     );
     // Inputs given without `-i`.
-    let out = run_in(
-        dir.path(),
-        &[
-            "convert",
-            "--from",
-            "swe-bench",
-            "--to",
-            "canonical",
-            "table.csv",
-        ],
-        None,
-    );
+    let out = context.run([
+        "convert",
+        "--from",
+        "swe-bench",
+        "--to",
+        "canonical",
+        "table.csv",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         stderr(&out),
         "error: `convert` takes its inputs with `-i`, not as bare arguments (`table.csv`)\nhint: write `-i table.csv`\n"
     );
     // A file type given as a format.
-    let out = run_in(
-        dir.path(),
-        &[
-            "convert",
-            "--from",
-            "swe-bench",
-            "--to",
-            "parquet",
-            "-i",
-            "table.csv",
-        ],
-        None,
-    );
+    let out = context.run([
+        "convert",
+        "--from",
+        "swe-bench",
+        "--to",
+        "parquet",
+        "-i",
+        "table.csv",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains("`parquet` is a file type, not a record format")
@@ -608,19 +510,15 @@ fn ordinary_mistakes_get_errors_that_say_what_to_do() {
         stderr(&out)
     );
     // A plugin's format without the plugin.
-    let out = run_in(
-        dir.path(),
-        &[
-            "convert",
-            "--from",
-            "multi-swe-bench",
-            "--to",
-            "swe-bench",
-            "-i",
-            "table.csv",
-        ],
-        None,
-    );
+    let out = context.run([
+        "convert",
+        "--from",
+        "multi-swe-bench",
+        "--to",
+        "swe-bench",
+        "-i",
+        "table.csv",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains("`--plugin PATH`")
@@ -651,7 +549,9 @@ else:
     child.kill()
 sys.stderr.write(child.stderr.read().decode())
 "#;
-    let out = Command::new("python3")
+    let context = TestContext::new();
+    let out = context
+        .program("python3")
         .args([
             "-c",
             script,
@@ -675,10 +575,114 @@ sys.stderr.write(child.stderr.read().decode())
         "{err}"
     );
     // Not a terminal: nothing said.
-    let out = run_in(
-        Path::new("."),
-        &["convert", "--from", "swe-bench", "--to", "canonical"],
-        Some(b""),
+    let out = run_with_stdin(
+        context
+            .command()
+            .args(["convert", "--from", "swe-bench", "--to", "canonical"]),
+        b"",
     );
     assert!(!String::from_utf8_lossy(&out.stderr).contains("terminal"));
+}
+
+/// A SWE-bench row of `acme/widgets`, made up for these tests, in SWE-bench's own spacing.
+fn widgets_row(n: u32, edit: impl FnOnce(&mut serde_json::Map<String, Value>)) -> String {
+    let Value::Object(mut row) = serde_json::json!({
+        "repo": "acme/widgets",
+        "instance_id": format!("acme__widgets-{n}"),
+        "base_commit": format!("{n}").repeat(40),
+        "patch": "diff --git a/w.py b/w.py\n--- a/w.py\n+++ b/w.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n",
+        "test_patch": "",
+        "problem_statement": format!("x is wrong ({n})"),
+        "hints_text": "",
+        "created_at": "2024-01-02T03:04:05Z",
+        "version": "1.0",
+        "FAIL_TO_PASS": "[\"tests/test_w.py::test_x\"]",
+        "PASS_TO_PASS": "[]",
+        "environment_setup_commit": format!("{n}").repeat(40),
+    }) else {
+        unreachable!("an object literal")
+    };
+    edit(&mut row);
+    isobench_core::codec::JsonStyle::Spaced.to_string(&row)
+}
+
+/// The two files a user reads after `--on-error skip`, as they are: the `--report` JSON
+/// and the rejects file, each rejected record with its file, line, `instance_id` (when it
+/// has one), JSON pointer, reason, hint, and its line verbatim.
+#[test]
+fn the_report_and_the_rejects_file_of_a_conversion_that_skips_bad_records() {
+    let context = TestContext::new();
+    let lines = [
+        widgets_row(1, |_| {}),
+        // A comma missing: not JSON.
+        widgets_row(2, |_| {}).replacen(", \"base_commit\"", " \"base_commit\"", 1),
+        // A test list that is a number.
+        widgets_row(3, |row| {
+            row.insert("FAIL_TO_PASS".into(), 7.into());
+        }),
+        // No `instance_id`.
+        widgets_row(4, |row| {
+            row.shift_remove("instance_id");
+        }),
+        // A SWE-smith row: the hint names the format that reads it.
+        r#"{"instance_id": "acme__widgets.1a2b3c4d.func_pm_remove_assign__abcd1234", "patch": "diff --git a/w.py b/w.py\n--- a/w.py\n+++ b/w.py\n@@ -1,2 +1,1 @@\n x = 1\n-y = 2\n", "FAIL_TO_PASS": ["tests/test_w.py::test_y"], "PASS_TO_PASS": [], "image_name": "swebench/swesmith.x86_64.acme_1776_widgets.1a2b3c4d", "repo": "swesmith/acme__widgets.1a2b3c4d", "problem_statement": "y is gone"}"#.to_owned(),
+        widgets_row(6, |_| {}),
+    ];
+    context.write("tasks.jsonl", lines.join("\n") + "\n");
+    // The output named by its full path: the report gives it as given.
+    let output = context.path("canonical.jsonl");
+    let out = isobench_snapshot!(
+        context,
+        "skip_summary",
+        context.command().args([
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            "canonical",
+            "-i",
+            "tasks.jsonl",
+            "-o",
+            output.to_str().unwrap(),
+            "--on-error",
+            "skip",
+            "--rejects",
+            "rejects.jsonl",
+            "--report",
+            "report.json",
+        ])
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let _filters = context.insta_settings().bind_to_scope();
+    insta::assert_snapshot!("skip_report", context.read("report.json"));
+    insta::assert_snapshot!("skip_rejects", context.read("rejects.jsonl"));
+    // Records after a bad one are kept; each rejected line is kept as it was read.
+    let written: Vec<Value> = context.read_json_lines(&output);
+    let ids: Vec<&str> = written
+        .iter()
+        .map(|r| r["instance_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["acme__widgets-1", "acme__widgets-6"]);
+    let rejects = context.read_json_lines("rejects.jsonl");
+    let raws: Vec<&str> = rejects.iter().map(|r| r["raw"].as_str().unwrap()).collect();
+    assert_eq!(raws, lines[1..5]);
+}
+
+/// The harness's filters: what differs from run to run (the scratch and state
+/// directories, durations, rates, a process id) never reaches a snapshot.
+#[test]
+fn snapshots_hide_the_scratch_directory_timings_and_process_ids() {
+    let context = TestContext::new();
+    let (dir, state) = (context.dir().display(), context.state_dir().display());
+    let text = format!(
+        "`{dir}/out.jsonl`, `{state}/trust.json`\n\
+         3 records, 5.0 MB in 1.2 s (4 MB/s, 2500 records/s); took 350ms\n\
+         {dir}/.out.jsonl.isobench-4242.tmp\n"
+    );
+    let _filters = context.insta_settings().bind_to_scope();
+    insta::assert_snapshot!(text, @r"
+    `[TEMP]/out.jsonl`, `[STATE]/trust.json`
+    3 records, 5.0 MB in [TIME] ([RATE], [RATE]); took [TIME]
+    [TEMP]/.out.jsonl.isobench-[PID].tmp
+    ");
 }

@@ -12,9 +12,9 @@ mod common;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-use common::{BIN, plugin};
+use common::{TestContext, plugin, stderr, stdout};
 
 const REAL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/real");
 const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/data");
@@ -70,51 +70,51 @@ fn sources() -> Vec<(String, &'static str, PathBuf)> {
     found
 }
 
-fn isobench(args: &[&str]) -> Output {
-    let lib = plugin("isobench_multi_swe_bench").to_str().unwrap();
-    Command::new(BIN)
-        .arg("isobench")
-        .args(["--plugin", lib])
-        .args(args)
-        .env_remove("RUST_BACKTRACE")
-        .output()
-        .unwrap()
+/// A scratch directory whose commands load the Multi-SWE-bench plugin.
+fn plugin_context() -> TestContext {
+    TestContext::new().with_args([
+        "--plugin",
+        plugin("isobench_multi_swe_bench").to_str().unwrap(),
+    ])
 }
 
-fn convert(from: &str, to: &str, input: &Path, output: &Path, more: &[&str]) -> Output {
+fn convert(
+    context: &TestContext,
+    from: &str,
+    to: &str,
+    input: &Path,
+    output: &Path,
+    more: &[&str],
+) -> Output {
     let mut args = vec!["convert", "--from", from, "--to", to, "-i"];
     args.push(input.to_str().unwrap());
     args.extend(["-o", output.to_str().unwrap()]);
     args.extend(more);
-    isobench(&args)
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    context.run(&args)
 }
 
 /// One cell: what happened, checked against the rules of the module documentation.
-fn cell(label: &str, from: &str, to: &str, input: &Path, dir: &Path) -> String {
-    let output = dir.join(format!(
+fn cell(context: &TestContext, label: &str, from: &str, to: &str, input: &Path) -> String {
+    let output = context.path(format!(
         "{}-{to}.jsonl",
         label.replace([':', ' ', '/'], "_")
     ));
-    let out = convert(from, to, input, &output, &[]);
+    let out = convert(context, from, to, input, &output, &[]);
     let what = format!("{label} -> {to}");
     match out.status.code() {
         Some(0) => {
-            let checked = isobench(&["validate", "--format", to, "-i", output.to_str().unwrap()]);
+            let checked = context.run(["validate", "--format", to, "-i", output.to_str().unwrap()]);
             assert!(
                 checked.status.success(),
                 "{what}: written with exit 0, but `validate --format {to}` rejects it:\n{}{}",
-                text(&checked.stdout),
-                text(&checked.stderr)
+                stdout(&checked),
+                stderr(&checked)
             );
             let n = std::fs::read_to_string(&output).unwrap().lines().count();
             format!("ok {n}")
         }
         Some(1) => {
-            let said = text(&out.stderr);
+            let said = stderr(&out);
             assert!(
                 !output.exists(),
                 "{what}: refused, yet an output was written"
@@ -130,37 +130,37 @@ fn cell(label: &str, from: &str, to: &str, input: &Path, dir: &Path) -> String {
                 said.contains("would reject this record: it needs `"),
                 "{what}: a refusal must name what is missing:\n{said}"
             );
-            let incomplete = convert(from, to, input, &output, &["--allow-incomplete"]);
+            let incomplete = convert(context, from, to, input, &output, &["--allow-incomplete"]);
             assert!(
                 incomplete.status.success() && output.exists(),
                 "{what}: `--allow-incomplete` must write the refused records:\n{}",
-                text(&incomplete.stderr)
+                stderr(&incomplete)
             );
             assert!(
-                text(&incomplete.stderr).contains("incomplete: "),
+                stderr(&incomplete).contains("incomplete: "),
                 "{what}: the summary must count the incomplete records"
             );
             "refused (+inc ok)".to_owned()
         }
         code => panic!(
             "{what}: exit {code:?}, neither written nor refused:\n{}",
-            text(&out.stderr)
+            stderr(&out)
         ),
     }
 }
 
 #[test]
 fn every_pair_writes_what_the_target_accepts_or_refuses_with_a_remedy() {
-    let dir = tempfile::tempdir().unwrap();
+    let context = plugin_context();
     let mut rows = sources();
     // Canonical sources: each file converted to canonical first.
     for (label, from, input) in rows.clone() {
-        let output = dir.path().join(format!(
+        let output = context.path(format!(
             "canonical-of-{}.jsonl",
             label.replace([':', ' ', '/'], "_")
         ));
-        let out = convert(from, "canonical", &input, &output, &[]);
-        assert!(out.status.success(), "{label}: {}", text(&out.stderr));
+        let out = convert(&context, from, "canonical", &input, &output, &[]);
+        assert!(out.status.success(), "{label}: {}", stderr(&out));
         rows.push((format!("canonical: of {label}"), "canonical", output));
     }
     let mut table = String::new();
@@ -168,7 +168,7 @@ fn every_pair_writes_what_the_target_accepts_or_refuses_with_a_remedy() {
     for (label, from, input) in &rows {
         let row: Vec<String> = TARGETS
             .iter()
-            .map(|to| cell(label, from, to, input, dir.path()))
+            .map(|to| cell(&context, label, from, to, input))
             .collect();
         let _ = writeln!(table, "{label:<64} | {}", row.join(" | "));
         cells.push((label.clone(), *from, row));
@@ -229,13 +229,13 @@ fn every_pair_writes_what_the_target_accepts_or_refuses_with_a_remedy() {
 
 #[test]
 fn a_refusal_names_every_missing_field_and_its_remedy() {
-    let dir = tempfile::tempdir().unwrap();
+    let context = plugin_context();
     let input = Path::new(EXAMPLES).join("swe-bench-verified.sample.jsonl");
-    let output = dir.path().join("smith.jsonl");
-    let out = convert("swe-bench", "swe-smith", &input, &output, &[]);
+    let output = context.path("smith.jsonl");
+    let out = convert(&context, "swe-bench", "swe-smith", &input, &output, &[]);
     assert_eq!(out.status.code(), Some(1));
     assert!(!output.exists());
-    let said = text(&out.stderr);
+    let said = stderr(&out);
     assert!(
         said.contains(
             "swe-smith (swesmith harness) would reject this record: it needs `image_name`, `repo`"
@@ -254,6 +254,7 @@ fn a_refusal_names_every_missing_field_and_its_remedy() {
     // Supplied per record with templates, the records are written, and the values are
     // filled from each record.
     let out = convert(
+        &context,
         "swe-bench",
         "swe-smith",
         &input,
@@ -265,7 +266,7 @@ fn a_refusal_names_every_missing_field_and_its_remedy() {
             "extensions.mirror_repo=swesmith/{owner}__{name}.{base_commit:8}",
         ],
     );
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(out.status.success(), "{}", stderr(&out));
     let originals = std::fs::read_to_string(&input).unwrap();
     let written = std::fs::read_to_string(&output).unwrap();
     for (original, row) in originals.lines().zip(written.lines()) {
@@ -286,30 +287,32 @@ fn a_refusal_names_every_missing_field_and_its_remedy() {
 
     // An unknown placeholder is a usage error, before anything is read.
     let out = convert(
+        &context,
         "swe-bench",
         "swe-smith",
         &input,
-        &dir.path().join("never.jsonl"),
+        &context.path("never.jsonl"),
         &["--set", "extensions.image_name=x.{commit}"],
     );
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("unknown placeholder `{commit}`"));
+    assert!(stderr(&out).contains("unknown placeholder `{commit}`"));
 }
 
 #[test]
 fn allow_incomplete_reports_what_each_record_lacks() {
-    let dir = tempfile::tempdir().unwrap();
+    let context = plugin_context();
     let input = Path::new(EXAMPLES).join("gso.sample.jsonl");
-    let output = dir.path().join("bench.jsonl");
-    let report = dir.path().join("report.json");
+    let output = context.path("bench.jsonl");
+    let report = context.path("report.json");
     let out = convert(
+        &context,
         "gso",
         "swe-bench",
         &input,
         &output,
         &["--allow-incomplete", "--report", report.to_str().unwrap()],
     );
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(out.status.success(), "{}", stderr(&out));
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
     let n = std::fs::read_to_string(&input).unwrap().lines().count() as u64;
@@ -330,7 +333,7 @@ fn allow_incomplete_reports_what_each_record_lacks() {
     // SWE-bench's own "none" for hints is written, and said to be a default.
     assert!(report["defaulted"]["hints_text"]["records"] == n);
     // What was written is what `validate` then finds lacking, and nothing else.
-    let checked = isobench(&[
+    let checked = context.run([
         "validate",
         "--format",
         "swe-bench",
@@ -338,7 +341,7 @@ fn allow_incomplete_reports_what_each_record_lacks() {
         output.to_str().unwrap(),
     ]);
     assert_eq!(checked.status.code(), Some(1));
-    let said = text(&checked.stdout);
+    let said = stdout(&checked);
     assert!(
         said.contains("\"FAIL_TO_PASS\" is a required property"),
         "{said}"
@@ -347,19 +350,19 @@ fn allow_incomplete_reports_what_each_record_lacks() {
 
 #[test]
 fn validate_shows_the_first_problems_and_names_the_format_the_records_match() {
-    let dir = tempfile::tempdir().unwrap();
+    let context = plugin_context();
     let input = Path::new(EXAMPLES).join("swe-bench-verified.sample.jsonl");
-    let canonical = dir.path().join("canonical.jsonl");
-    let out = convert("swe-bench", "canonical", &input, &canonical, &[]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    let canonical = context.path("canonical.jsonl");
+    let out = convert(&context, "swe-bench", "canonical", &input, &canonical, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
     // Canonical records checked as SWE-bench rows (the file given twice, as an argument
     // and with `-i`): every record lacks five of SWE-bench's keys, 30 problems in all.
     let path = canonical.to_str().unwrap();
-    let out = isobench(&["validate", "--format", "swe-bench", path, "-i", path]);
+    let out = context.run(["validate", "--format", "swe-bench", path, "-i", path]);
     assert_eq!(out.status.code(), Some(1));
-    let shown = text(&out.stdout);
+    let shown = stdout(&out);
     assert_eq!(shown.lines().count(), 20, "{shown}");
-    let said = text(&out.stderr);
+    let said = stderr(&out);
     assert!(
         said.contains("... and 10 more problem(s), not shown"),
         "{said}"
@@ -380,43 +383,45 @@ fn validate_shows_the_first_problems_and_names_the_format_the_records_match() {
 
 #[test]
 fn a_record_of_the_target_format_lacking_a_key_is_not_given_the_none_value() {
-    let dir = tempfile::tempdir().unwrap();
+    let context = plugin_context();
     let sample =
         std::fs::read_to_string(Path::new(EXAMPLES).join("swe-bench-verified.sample.jsonl"))
             .unwrap();
     let mut row: serde_json::Map<String, serde_json::Value> =
         serde_json::from_str(sample.lines().next().unwrap()).unwrap();
     row.shift_remove("hints_text");
-    let input = dir.path().join("no-hints.jsonl");
+    let input = context.path("no-hints.jsonl");
     std::fs::write(&input, serde_json::Value::Object(row).to_string() + "\n").unwrap();
     // SWE-bench itself has hints: a SWE-bench row without them is incomplete, not empty.
     let out = convert(
+        &context,
         "swe-bench",
         "swe-bench",
         &input,
-        &dir.path().join("out.jsonl"),
+        &context.path("out.jsonl"),
         &[],
     );
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        text(&out.stderr).contains("it needs `hints_text`"),
+        stderr(&out).contains("it needs `hints_text`"),
         "{}",
-        text(&out.stderr)
+        stderr(&out)
     );
     // From a format without the concept, SWE-bench's own "none" is written, and said.
-    let canonical = dir.path().join("canonical.jsonl");
+    let canonical = context.path("canonical.jsonl");
     let out = convert(
+        &context,
         "swe-bench",
         "canonical",
         &input,
         &canonical,
         &["--allow-incomplete"],
     );
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let back = dir.path().join("back.jsonl");
-    let out = convert("canonical", "swe-bench", &canonical, &back, &[]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("hints_text: 1 record(s); written as \"\""));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let back = context.path("back.jsonl");
+    let out = convert(&context, "canonical", "swe-bench", &canonical, &back, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("hints_text: 1 record(s); written as \"\""));
     let written: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&back).unwrap()).unwrap();
     assert_eq!(written["hints_text"], "");

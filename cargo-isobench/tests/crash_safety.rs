@@ -2,12 +2,14 @@
 //! leaves nothing at the destination, and the next run removes its temporary file.
 //! Unwritable destinations fail cleanly, naming the path.
 
+mod common;
+
 use std::fs;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_cargo-isobench");
+use common::TestContext;
 
 fn sample() -> String {
     fs::read_to_string(
@@ -46,20 +48,21 @@ fn temps(dir: &Path) -> Vec<String> {
         .collect()
 }
 
-fn kill_mid_write(dir: &Path, extra: &[&str]) {
-    stop_mid_write(dir, extra, |child| child.kill().unwrap()); // SIGKILL on Unix
+fn kill_mid_write(context: &TestContext, extra: &[&str]) {
+    stop_mid_write(context, extra, |child| child.kill().unwrap()); // SIGKILL on Unix
 }
 
 /// Starts a conversion of `big.jsonl` to `out.jsonl` (or the output `extra` names), waits
 /// until its temporary output holds data, stops it with `stop`, and returns how it ended.
 fn stop_mid_write(
-    dir: &Path,
+    context: &TestContext,
     extra: &[&str],
     stop: impl FnOnce(&mut std::process::Child),
 ) -> std::process::ExitStatus {
-    let mut child = Command::new(BIN)
+    let dir = context.dir();
+    let mut child = context
+        .command()
         .args([
-            "isobench",
             "convert",
             "--from",
             "swe-bench",
@@ -76,7 +79,6 @@ fn stop_mid_write(
             &["-o", "out.jsonl"]
         })
         .args(extra)
-        .current_dir(dir)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -109,14 +111,14 @@ fn stop_mid_write(
 #[test]
 fn an_interrupted_run_removes_its_temporary_file_and_leaves_no_output() {
     use std::os::unix::process::ExitStatusExt;
-    let dir = tempfile::tempdir().unwrap();
-    big_input(&dir.path().join("big.jsonl"), 64);
+    let context = TestContext::new();
+    big_input(&context.path("big.jsonl"), 64);
     for (signal, number, output) in [
         ("INT", 2, "out.jsonl"),
         ("TERM", 15, "out.jsonl"),
         ("TERM", 15, "out.parquet"),
     ] {
-        let status = stop_mid_write(dir.path(), &["-o", output], |child| {
+        let status = stop_mid_write(&context, &["-o", output], |child| {
             let sent = Command::new("sh")
                 .arg("-c")
                 .arg(format!("kill -{signal} {}", child.id()))
@@ -126,8 +128,8 @@ fn an_interrupted_run_removes_its_temporary_file_and_leaves_no_output() {
         });
         // Ended by the signal, as without the clean-up.
         assert_eq!(status.signal(), Some(number), "SIG{signal}: {status:?}");
-        assert!(!dir.path().join(output).exists(), "SIG{signal}: an output");
-        let left: Vec<String> = fs::read_dir(dir.path())
+        assert!(!context.path(output).exists(), "SIG{signal}: an output");
+        let left: Vec<String> = fs::read_dir(context.dir())
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .filter(|n| n.starts_with('.'))
@@ -141,36 +143,31 @@ fn an_interrupted_run_removes_its_temporary_file_and_leaves_no_output() {
 
 #[test]
 fn a_killed_run_leaves_no_output_and_the_next_run_no_temporary_file() {
-    let dir = tempfile::tempdir().unwrap();
-    big_input(&dir.path().join("big.jsonl"), 64);
-    kill_mid_write(dir.path(), &[]);
+    let context = TestContext::new();
+    big_input(&context.path("big.jsonl"), 64);
+    kill_mid_write(&context, &[]);
     assert!(
-        !dir.path().join("out.jsonl").exists(),
+        !context.path("out.jsonl").exists(),
         "no partial output at the destination"
     );
     assert_eq!(
-        temps(dir.path()).len(),
+        temps(context.dir()).len(),
         1,
         "the killed run's temporary file is still there"
     );
 
-    fs::write(dir.path().join("small.jsonl"), sample()).unwrap();
-    let out = Command::new(BIN)
-        .args([
-            "isobench",
-            "convert",
-            "--from",
-            "swe-bench",
-            "--to",
-            "canonical",
-            "-i",
-            "small.jsonl",
-            "-o",
-            "out.jsonl",
-        ])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    fs::write(context.path("small.jsonl"), sample()).unwrap();
+    let out = context.run([
+        "convert",
+        "--from",
+        "swe-bench",
+        "--to",
+        "canonical",
+        "-i",
+        "small.jsonl",
+        "-o",
+        "out.jsonl",
+    ]);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -178,14 +175,14 @@ fn a_killed_run_leaves_no_output_and_the_next_run_no_temporary_file() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(
-        fs::read_to_string(dir.path().join("out.jsonl"))
+        fs::read_to_string(context.path("out.jsonl"))
             .unwrap()
             .lines()
             .count(),
         3
     );
     assert_eq!(
-        temps(dir.path()),
+        temps(context.dir()),
         Vec::<String>::new(),
         "the stale temporary file is removed"
     );
@@ -193,20 +190,20 @@ fn a_killed_run_leaves_no_output_and_the_next_run_no_temporary_file() {
 
 #[test]
 fn a_killed_overwrite_leaves_the_old_output_untouched() {
-    let dir = tempfile::tempdir().unwrap();
-    big_input(&dir.path().join("big.jsonl"), 64);
-    fs::write(dir.path().join("out.jsonl"), "the previous output\n").unwrap();
-    kill_mid_write(dir.path(), &["--overwrite"]);
+    let context = TestContext::new();
+    big_input(&context.path("big.jsonl"), 64);
+    fs::write(context.path("out.jsonl"), "the previous output\n").unwrap();
+    kill_mid_write(&context, &["--overwrite"]);
     assert_eq!(
-        fs::read_to_string(dir.path().join("out.jsonl")).unwrap(),
+        fs::read_to_string(context.path("out.jsonl")).unwrap(),
         "the previous output\n"
     );
 }
 
 #[test]
 fn an_unwritable_destination_fails_cleanly_with_its_path() {
-    let dir = tempfile::tempdir().unwrap();
-    fs::write(dir.path().join("in.jsonl"), sample()).unwrap();
+    let context = TestContext::new();
+    fs::write(context.path("in.jsonl"), sample()).unwrap();
     // A read-only directory; root ignores permissions, so it uses a read-only file system.
     let is_root = Command::new("id")
         .arg("-u")
@@ -219,16 +216,16 @@ fn an_unwritable_destination_fails_cleanly_with_its_path() {
         }
         Path::new("/sys").join("isobench-out.jsonl")
     } else {
-        let locked = dir.path().join("locked");
+        let locked = context.path("locked");
         fs::create_dir(&locked).unwrap();
         let mut perms = fs::metadata(&locked).unwrap().permissions();
         std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o555);
         fs::set_permissions(&locked, perms).unwrap();
         locked.join("out.jsonl")
     };
-    let out = Command::new(BIN)
+    let out = context
+        .command()
         .args([
-            "isobench",
             "convert",
             "--from",
             "swe-bench",
@@ -239,7 +236,6 @@ fn an_unwritable_destination_fails_cleanly_with_its_path() {
             "-o",
         ])
         .arg(&target)
-        .current_dir(dir.path())
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -258,11 +254,11 @@ fn a_full_disk_fails_cleanly_with_its_path() {
         eprintln!("skipped: no /dev/full on this system");
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    fs::write(dir.path().join("in.jsonl"), sample()).unwrap();
-    let out = Command::new(BIN)
+    let context = TestContext::new();
+    fs::write(context.path("in.jsonl"), sample()).unwrap();
+    let out = context
+        .command()
         .args([
-            "isobench",
             "convert",
             "--from",
             "swe-bench",
@@ -271,7 +267,6 @@ fn a_full_disk_fails_cleanly_with_its_path() {
             "-i",
             "in.jsonl",
         ])
-        .current_dir(dir.path())
         .stdout(full)
         .output()
         .unwrap();
@@ -291,20 +286,13 @@ fn a_full_device_named_by_o_fails_cleanly_and_stays_a_device() {
         eprintln!("skipped: no /dev/full on this system");
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    fs::write(dir.path().join("in.jsonl"), sample()).unwrap();
+    let context = TestContext::new();
+    fs::write(context.path("in.jsonl"), sample()).unwrap();
     // No `--overwrite`: a device is written into, never replaced.
-    let out = Command::new(BIN)
-        .args([
-            "isobench",
-            "convert",
-            "--from",
-            "swe-bench",
-            "--to",
-            "canonical",
-        ])
+    let out = context
+        .command()
+        .args(["convert", "--from", "swe-bench", "--to", "canonical"])
         .args(["-i", "in.jsonl", "-o", "/dev/full"])
-        .current_dir(dir.path())
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -319,29 +307,22 @@ fn a_full_device_named_by_o_fails_cleanly_and_stays_a_device() {
 #[test]
 fn a_named_pipe_is_written_in_place() {
     use std::os::unix::fs::FileTypeExt;
-    let dir = tempfile::tempdir().unwrap();
-    let pipe = dir.path().join("out.jsonl");
+    let context = TestContext::new();
+    let pipe = context.path("out.jsonl");
     let made = Command::new("mkfifo").arg(&pipe).status();
     if !made.is_ok_and(|s| s.success()) {
         eprintln!("skipped: `mkfifo` is not available");
         return;
     }
-    fs::write(dir.path().join("in.jsonl"), sample()).unwrap();
+    fs::write(context.path("in.jsonl"), sample()).unwrap();
     let reader = {
         let pipe = pipe.clone();
         std::thread::spawn(move || fs::read_to_string(pipe).unwrap())
     };
-    let out = Command::new(BIN)
-        .args([
-            "isobench",
-            "convert",
-            "--from",
-            "swe-bench",
-            "--to",
-            "swe-bench",
-        ])
+    let out = context
+        .command()
+        .args(["convert", "--from", "swe-bench", "--to", "swe-bench"])
         .args(["-i", "in.jsonl", "-o", "out.jsonl"])
-        .current_dir(dir.path())
         .output()
         .unwrap();
     assert!(
@@ -351,5 +332,5 @@ fn a_named_pipe_is_written_in_place() {
     );
     assert_eq!(reader.join().unwrap(), sample());
     assert!(fs::metadata(&pipe).unwrap().file_type().is_fifo());
-    assert_eq!(temps(dir.path()), Vec::<String>::new());
+    assert_eq!(temps(context.dir()), Vec::<String>::new());
 }

@@ -9,9 +9,9 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-use common::BIN;
+use common::{TestContext, stderr};
 
 const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples");
 
@@ -23,24 +23,25 @@ fn sample(format: &str) -> PathBuf {
     Path::new(EXAMPLES).join(format!("data/{format}.sample.jsonl"))
 }
 
-/// Runs `cargo isobench` with both table files loaded, in a scratch directory.
-fn isobench(dir: &Path, args: &[&str]) -> Output {
-    let mut command = Command::new(BIN);
-    command
-        .current_dir(dir)
-        .arg("isobench")
-        .arg("--adapter")
-        .arg(table("swe-bench-extra"))
-        .arg("--adapter")
-        .arg(table("swee-bench"))
-        .args(args)
-        .env("ISOBENCH_STATE_DIR", dir.join("state"))
-        .env_remove("RUST_LOG");
-    command.output().expect("the binary runs")
+/// A scratch directory whose commands load both table files.
+fn tables_context() -> TestContext {
+    let (extra, swee) = (table("swe-bench-extra"), table("swee-bench"));
+    TestContext::new().with_args([
+        Path::new("--adapter"),
+        &extra,
+        Path::new("--adapter"),
+        &swee,
+    ])
 }
 
-fn convert(dir: &Path, from: &str, to: &str, input: &Path, extra: &[&str]) -> (Output, PathBuf) {
-    let output = dir.join(format!("{from}-to-{to}.jsonl"));
+fn convert(
+    context: &TestContext,
+    from: &str,
+    to: &str,
+    input: &Path,
+    extra: &[&str],
+) -> (Output, PathBuf) {
+    let output = context.path(format!("{from}-to-{to}.jsonl"));
     let mut args = vec![
         "convert",
         "--overwrite",
@@ -54,7 +55,7 @@ fn convert(dir: &Path, from: &str, to: &str, input: &Path, extra: &[&str]) -> (O
         output.to_str().unwrap(),
     ];
     args.extend_from_slice(extra);
-    (isobench(dir, &args), output)
+    (context.run(&args), output)
 }
 
 /// The first record of a JSON Lines file.
@@ -63,27 +64,23 @@ fn first_row(path: &Path) -> serde_json::Value {
     serde_json::from_str(text.lines().next().expect("a record")).unwrap()
 }
 
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
 const FORMATS: [&str; 2] = ["swe-bench-extra", "swee-bench"];
 
 #[test]
 fn each_table_file_round_trips_byte_for_byte() {
-    let dir = tempfile::tempdir().unwrap();
+    let context = tables_context();
     for format in FORMATS {
         let original = std::fs::read(sample(format)).unwrap();
-        let (out, same) = convert(dir.path(), format, format, &sample(format), &[]);
+        let (out, same) = convert(&context, format, format, &sample(format), &[]);
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
         assert_eq!(
             std::fs::read(same).unwrap(),
             original,
             "{format} -> {format}"
         );
-        let (out, canonical) = convert(dir.path(), format, "canonical", &sample(format), &[]);
+        let (out, canonical) = convert(&context, format, "canonical", &sample(format), &[]);
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-        let (out, back) = convert(dir.path(), "canonical", format, &canonical, &[]);
+        let (out, back) = convert(&context, "canonical", format, &canonical, &[]);
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
         assert_eq!(
             std::fs::read(back).unwrap(),
@@ -95,9 +92,9 @@ fn each_table_file_round_trips_byte_for_byte() {
 
 #[test]
 fn the_tables_map_their_columns_to_canonical_fields() {
-    let dir = tempfile::tempdir().unwrap();
+    let context = tables_context();
     let (out, canonical) = convert(
-        dir.path(),
+        &context,
         "swe-bench-extra",
         "canonical",
         &sample("swe-bench-extra"),
@@ -113,7 +110,7 @@ fn the_tables_map_their_columns_to_canonical_fields() {
     assert_eq!(first["extensions"]["meta"]["is_lite"], false);
     // SWEE-Bench's always-null columns fill nothing; its JSON-encoded lists are decoded.
     let (out, canonical) = convert(
-        dir.path(),
+        &context,
         "swee-bench",
         "canonical",
         &sample("swee-bench"),
@@ -131,11 +128,11 @@ fn the_tables_map_their_columns_to_canonical_fields() {
 
 #[test]
 fn they_convert_where_the_target_can_hold_them_and_are_refused_with_a_remedy_elsewhere() {
-    let dir = tempfile::tempdir().unwrap();
+    let context = tables_context();
     // SWE-bench-extra rows are SWE-bench rows of other repositories: SWE-bench's 4.x
     // harness has no environment specs for them, so they are refused with the remedy.
     let (out, written) = convert(
-        dir.path(),
+        &context,
         "swe-bench-extra",
         "swe-bench",
         &sample("swe-bench-extra"),
@@ -153,7 +150,7 @@ fn they_convert_where_the_target_can_hold_them_and_are_refused_with_a_remedy_els
     // Written anyway, the harness gets JSON-encoded lists, and `meta` is reported as
     // dropped; `validate` holds the file to the same contract.
     let (out, written) = convert(
-        dir.path(),
+        &context,
         "swe-bench-extra",
         "swe-bench",
         &sample("swe-bench-extra"),
@@ -171,16 +168,13 @@ fn they_convert_where_the_target_can_hold_them_and_are_refused_with_a_remedy_els
         row["FAIL_TO_PASS"],
         "[\"tests/test_sniff.py::test_semicolon\"]"
     );
-    let out = isobench(
-        dir.path(),
-        &[
-            "validate",
-            "--format",
-            "swe-bench",
-            "-i",
-            written.to_str().unwrap(),
-        ],
-    );
+    let out = context.run([
+        "validate",
+        "--format",
+        "swe-bench",
+        "-i",
+        written.to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let problems = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -190,7 +184,7 @@ fn they_convert_where_the_target_can_hold_them_and_are_refused_with_a_remedy_els
 
     // SWEE-Bench rows carry everything SWE-bench-extra holds but `meta`.
     let (out, _) = convert(
-        dir.path(),
+        &context,
         "swee-bench",
         "swe-bench-extra",
         &sample("swee-bench"),
@@ -201,7 +195,7 @@ fn they_convert_where_the_target_can_hold_them_and_are_refused_with_a_remedy_els
     // SWEE-Bench has no release and no environment commit: SWE-bench's harness needs
     // both, and a repository it has specs for.
     let (out, written) = convert(
-        dir.path(),
+        &context,
         "swee-bench",
         "swe-bench",
         &sample("swee-bench"),
@@ -219,7 +213,7 @@ fn they_convert_where_the_target_can_hold_them_and_are_refused_with_a_remedy_els
     );
     // Supplied, only the repository is left, which `--allow-incomplete` writes anyway.
     let (out, _) = convert(
-        dir.path(),
+        &context,
         "swee-bench",
         "swe-bench",
         &sample("swee-bench"),
@@ -241,7 +235,7 @@ fn they_convert_where_the_target_can_hold_them_and_are_refused_with_a_remedy_els
 
     // SWE-bench-extra has no install or test commands for SWEE-Bench's rows.
     let (out, _) = convert(
-        dir.path(),
+        &context,
         "swe-bench-extra",
         "swee-bench",
         &sample("swe-bench-extra"),
@@ -255,7 +249,7 @@ fn they_convert_where_the_target_can_hold_them_and_are_refused_with_a_remedy_els
         "{err}"
     );
     let (out, written) = convert(
-        dir.path(),
+        &context,
         "swe-bench-extra",
         "swee-bench",
         &sample("swe-bench-extra"),
@@ -282,25 +276,20 @@ fn they_convert_where_the_target_can_hold_them_and_are_refused_with_a_remedy_els
 
 #[test]
 fn a_broken_table_file_is_refused_naming_its_line_and_column() {
-    let dir = tempfile::tempdir().unwrap();
-    let bad = dir.path().join("bad.toml");
+    let context = TestContext::new();
+    let bad = context.path("bad.toml");
     std::fs::write(
         &bad,
         "name = \"bad\"\ndescription = \"d\"\n\n[[fields]]\nkey = \"id\"\nto = \"instance_id\"\ntype = \"strng\"\n",
     )
     .unwrap();
-    let out = Command::new(BIN)
-        .current_dir(dir.path())
-        .args(["isobench", "--adapter", "bad.toml", "adapters"])
-        .env("ISOBENCH_STATE_DIR", dir.path().join("state"))
-        .output()
-        .unwrap();
+    let out = context.run(["--adapter", "bad.toml", "adapters"]);
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     assert!(
         err.starts_with(&format!(
             "error: invalid adapter table `{}:7:8`: unknown variant `strng`",
-            dir.path().join("bad.toml").display()
+            context.path("bad.toml").display()
         )),
         "{err}"
     );
@@ -308,24 +297,15 @@ fn a_broken_table_file_is_refused_naming_its_line_and_column() {
 
 #[test]
 fn a_configuration_loads_table_files_without_trust() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir(dir.path().join("formats")).unwrap();
-    std::fs::copy(
-        table("swee-bench"),
-        dir.path().join("formats/swee-bench.toml"),
-    )
-    .unwrap();
+    let context = TestContext::new();
+    std::fs::create_dir(context.path("formats")).unwrap();
+    std::fs::copy(table("swee-bench"), context.path("formats/swee-bench.toml")).unwrap();
     std::fs::write(
-        dir.path().join("isobench.toml"),
+        context.path("isobench.toml"),
         "[[adapters]]\npath = \"formats/swee-bench.toml\"\n",
     )
     .unwrap();
-    let out = Command::new(BIN)
-        .current_dir(dir.path())
-        .args(["isobench", "adapters", "--json"])
-        .env("ISOBENCH_STATE_DIR", dir.path().join("state"))
-        .output()
-        .unwrap();
+    let out = context.run(["adapters", "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let listed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let swee = listed

@@ -7,6 +7,8 @@
 // is to be split into steps; this allowance goes when it is.
 #![allow(clippy::too_many_lines)]
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -14,43 +16,27 @@ use std::process::{Command, Output};
 use git2::{Oid, Repository, Signature, Time};
 use serde_json::{Value, json};
 
-const BIN: &str = env!("CARGO_BIN_EXE_cargo-isobench");
+use common::{TestContext, stderr, stdout};
 
-/// Runs the binary in `dir` (so that no `isobench.toml` of the source tree is found).
-fn run(dir: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
+// The binary is run by its own name here (`cargo-isobench mine ...`), in the context's
+// scratch directory (so that no `isobench.toml` of the source tree is found).
 
-/// Runs `enrich -i INPUT --timings DIR/TIMINGS -o DIR/OUTPUT` and returns the first record written.
-fn enrich_with_timings(dir: &Path, input: &Path, timings: &str, output: &str) -> Value {
-    let written = dir.join(output);
-    let out = run(
-        dir,
-        &[
-            "enrich",
-            "-i",
-            input.to_str().unwrap(),
-            "--timings",
-            dir.join(timings).to_str().unwrap(),
-            "-o",
-            written.to_str().unwrap(),
-        ],
-    );
+/// Runs `enrich -i INPUT --timings DIR/TIMINGS -o DIR/OUTPUT` in the scratch directory and
+/// returns the first record written.
+fn enrich_with_timings(context: &TestContext, input: &Path, timings: &str, output: &str) -> Value {
+    let written = context.path(output);
+    let out = context.run_direct([
+        "enrich",
+        "-i",
+        input.to_str().unwrap(),
+        "--timings",
+        context.path(timings).to_str().unwrap(),
+        "-o",
+        written.to_str().unwrap(),
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = fs::read_to_string(&written).unwrap();
     serde_json::from_str(text.lines().next().unwrap()).unwrap()
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 fn records(out: &Output) -> Vec<Value> {
@@ -179,31 +165,28 @@ fn perf_repo(dir: &Path) -> (Fixture, Oid, Oid) {
 
 #[test]
 fn a_performance_commit_is_split_with_functions_pr_and_utc_time() {
-    let dir = tempfile::tempdir().unwrap();
-    let (fx, base, head) = perf_repo(dir.path());
+    let context = TestContext::new();
+    let (fx, base, head) = perf_repo(context.dir());
     // A configured rule set: the seed's plus `name:bench_*.py`.
     fs::write(
-        dir.path().join("isobench.toml"),
+        context.path("isobench.toml"),
         "[test-files]\nrules = [\"dir:tests\", \"name:test_*.py\", \"name:*_test.py\", \"name:bench_*.py\"]\n",
     )
     .unwrap();
     let repo = fx.path.to_str().unwrap();
-    let out = run(
-        dir.path(),
-        &[
-            "mine",
-            "--repo",
-            repo,
-            "--repo-name",
-            "octo/sorter",
-            "--head",
-            "main",
-            "--python",
-            "3.11",
-            "--install",
-            "pip install -e .",
-        ],
-    );
+    let out = context.run_direct([
+        "mine",
+        "--repo",
+        repo,
+        "--repo-name",
+        "octo/sorter",
+        "--head",
+        "main",
+        "--python",
+        "3.11",
+        "--install",
+        "pip install -e .",
+    ]);
     let recs = records(&out);
     assert_eq!(recs.len(), 1);
     let r = &recs[0];
@@ -296,8 +279,8 @@ fn a_performance_commit_is_split_with_functions_pr_and_utc_time() {
 
 #[test]
 fn rename_binary_and_deleted_files() {
-    let dir = tempfile::tempdir().unwrap();
-    let fx = Fixture::new(&dir.path().join("r"));
+    let context = TestContext::new();
+    let fx = Fixture::new(&context.path("r"));
     let util = "def util(x):\n    return x + 1\n\n\ndef other():\n    return 0\n".repeat(3);
     let base = fx.commit(
         &[("pkg/util.py", util.as_bytes()), ("old.txt", b"gone\n")],
@@ -319,18 +302,15 @@ fn rename_binary_and_deleted_files() {
         1_600_000_100,
         -420,
     );
-    let out = run(
-        dir.path(),
-        &[
-            "mine",
-            "--repo",
-            fx.path.to_str().unwrap(),
-            "--repo-name",
-            "octo/r",
-            "--head",
-            &head.to_string(),
-        ],
-    );
+    let out = context.run_direct([
+        "mine",
+        "--repo",
+        fx.path.to_str().unwrap(),
+        "--repo-name",
+        "octo/r",
+        "--head",
+        &head.to_string(),
+    ]);
     let r = &records(&out)[0];
     let patch = r["patch"].as_str().unwrap();
     assert!(
@@ -361,7 +341,7 @@ fn rename_binary_and_deleted_files() {
     // The patch applies to the base with git, and gives the head.
     let git = Command::new("git").arg("--version").output();
     if git.is_ok() {
-        let work = dir.path().join("apply");
+        let work = context.path("apply");
         let status = Command::new("git")
             .args([
                 "clone",
@@ -377,14 +357,10 @@ fn rename_binary_and_deleted_files() {
             .args(["checkout", "-q", &base.to_string()])
             .status()
             .unwrap();
-        fs::write(dir.path().join("p.diff"), patch).unwrap();
+        fs::write(context.path("p.diff"), patch).unwrap();
         let check = Command::new("git")
             .current_dir(&work)
-            .args([
-                "apply",
-                "--check",
-                dir.path().join("p.diff").to_str().unwrap(),
-            ])
+            .args(["apply", "--check", context.path("p.diff").to_str().unwrap()])
             .output()
             .unwrap();
         // A binary file's diff without `--binary` cannot be applied: git says so, and
@@ -399,8 +375,8 @@ fn rename_binary_and_deleted_files() {
 
 #[test]
 fn a_merge_commit_is_mined_against_its_first_parent() {
-    let dir = tempfile::tempdir().unwrap();
-    let fx = Fixture::new(&dir.path().join("m"));
+    let context = TestContext::new();
+    let fx = Fixture::new(&context.path("m"));
     let a = "def f():\n    return 1\n";
     let a2 = "def f():\n    return 2\n";
     let root = fx.commit(
@@ -431,18 +407,15 @@ fn a_merge_commit_is_mined_against_its_first_parent() {
         1_500_000_300,
         60,
     );
-    let out = run(
-        dir.path(),
-        &[
-            "mine",
-            "--repo",
-            fx.path.to_str().unwrap(),
-            "--repo-name",
-            "octo/m",
-            "--head",
-            &merge.to_string(),
-        ],
-    );
+    let out = context.run_direct([
+        "mine",
+        "--repo",
+        fx.path.to_str().unwrap(),
+        "--repo-name",
+        "octo/m",
+        "--head",
+        &merge.to_string(),
+    ]);
     let r = &records(&out)[0];
     assert_eq!(r["instance_id"], "octo__m-PR-7");
     assert_eq!(r["base_commit"], main.to_string());
@@ -457,8 +430,8 @@ fn a_merge_commit_is_mined_against_its_first_parent() {
 
 #[test]
 fn a_range_is_mined_in_order_with_filters() {
-    let dir = tempfile::tempdir().unwrap();
-    let fx = Fixture::new(&dir.path().join("g"));
+    let context = TestContext::new();
+    let fx = Fixture::new(&context.path("g"));
     let mut parent = fx.commit(&[("src/a.py", b"x = 0\n")], &[], "root\n", 1_000, 0);
     let root = parent;
     let mut heads = Vec::new();
@@ -488,21 +461,18 @@ fn a_range_is_mined_in_order_with_filters() {
         heads.push(parent);
     }
     let range = format!("{root}..{parent}");
-    let out = run(
-        dir.path(),
-        &[
-            "mine",
-            "--repo",
-            fx.path.to_str().unwrap(),
-            "--repo-name",
-            "octo/g",
-            "--range",
-            &range,
-            "--only-source",
-            "--jobs",
-            "2",
-        ],
-    );
+    let out = context.run_direct([
+        "mine",
+        "--repo",
+        fx.path.to_str().unwrap(),
+        "--repo-name",
+        "octo/g",
+        "--range",
+        &range,
+        "--only-source",
+        "--jobs",
+        "2",
+    ]);
     let recs = records(&out);
     // Odd commits write the value src/a.py already has, so they change only the test file.
     let ids: Vec<&str> = recs
@@ -515,22 +485,19 @@ fn a_range_is_mined_in_order_with_filters() {
         "{}",
         stderr(&out)
     );
-    let out = run(
-        dir.path(),
-        &[
-            "mine",
-            "--repo",
-            fx.path.to_str().unwrap(),
-            "--repo-name",
-            "octo/g",
-            "--range",
-            &range,
-            "--path",
-            "tests",
-            "--max-files",
-            "1",
-        ],
-    );
+    let out = context.run_direct([
+        "mine",
+        "--repo",
+        fx.path.to_str().unwrap(),
+        "--repo-name",
+        "octo/g",
+        "--range",
+        &range,
+        "--path",
+        "tests",
+        "--max-files",
+        "1",
+    ]);
     let recs = records(&out);
     let heads_kept: Vec<&str> = recs
         .iter()
@@ -603,25 +570,22 @@ const BUG_PATCH: &str = "diff --git a/lib/a.py b/lib/a.py\n--- a/lib/a.py\n+++ b
 
 #[test]
 fn swe_smith_test_patch_is_rebuilt_from_the_mirror_and_applies() {
-    let dir = tempfile::tempdir().unwrap();
-    let repos = dir.path().join("repos");
+    let context = TestContext::new();
+    let repos = context.path("repos");
     let (fx, _initial, bug, removal) = smith_mirror(&repos, SMITH_ID);
-    let input = dir.path().join("in.jsonl");
+    let input = context.path("in.jsonl");
     fs::write(&input, smith_row(BUG_PATCH) + "\n").unwrap();
-    let out = run(
-        dir.path(),
-        &[
-            "convert",
-            "--from",
-            "swe-smith",
-            "--to",
-            "canonical",
-            "-i",
-            input.to_str().unwrap(),
-            "--repos",
-            repos.to_str().unwrap(),
-        ],
-    );
+    let out = context.run_direct([
+        "convert",
+        "--from",
+        "swe-smith",
+        "--to",
+        "canonical",
+        "-i",
+        input.to_str().unwrap(),
+        "--repos",
+        repos.to_str().unwrap(),
+    ]);
     let r = &records(&out)[0];
     let test_patch = r["test_patch"].as_str().unwrap();
     assert!(
@@ -646,23 +610,20 @@ fn swe_smith_test_patch_is_rebuilt_from_the_mirror_and_applies() {
     // A fix patch that does not give the clean tree is reported, never hidden.
     let wrong = BUG_PATCH.replace("-y = 2", "-y = 3");
     fs::write(&input, smith_row(&wrong) + "\n").unwrap();
-    let report = dir.path().join("report.json");
-    let out = run(
-        dir.path(),
-        &[
-            "convert",
-            "--from",
-            "swe-smith",
-            "--to",
-            "canonical",
-            "-i",
-            input.to_str().unwrap(),
-            "--repos",
-            repos.to_str().unwrap(),
-            "--report",
-            report.to_str().unwrap(),
-        ],
-    );
+    let report = context.path("report.json");
+    let out = context.run_direct([
+        "convert",
+        "--from",
+        "swe-smith",
+        "--to",
+        "canonical",
+        "-i",
+        input.to_str().unwrap(),
+        "--repos",
+        repos.to_str().unwrap(),
+        "--report",
+        report.to_str().unwrap(),
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let report = fs::read_to_string(report).unwrap();
     assert!(
@@ -673,45 +634,39 @@ fn swe_smith_test_patch_is_rebuilt_from_the_mirror_and_applies() {
 
 #[test]
 fn a_missing_mirror_branch_or_repository_names_the_record() {
-    let dir = tempfile::tempdir().unwrap();
-    let repos = dir.path().join("repos");
+    let context = TestContext::new();
+    let repos = context.path("repos");
     smith_mirror(&repos, "some-other-branch");
-    let input = dir.path().join("in.jsonl");
+    let input = context.path("in.jsonl");
     fs::write(&input, smith_row(BUG_PATCH) + "\n").unwrap();
-    let out = run(
-        dir.path(),
-        &[
-            "convert",
-            "--from",
-            "swe-smith",
-            "--to",
-            "canonical",
-            "-i",
-            input.to_str().unwrap(),
-            "--repos",
-            repos.to_str().unwrap(),
-        ],
-    );
+    let out = context.run_direct([
+        "convert",
+        "--from",
+        "swe-smith",
+        "--to",
+        "canonical",
+        "-i",
+        input.to_str().unwrap(),
+        "--repos",
+        repos.to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(
         err.contains(&format!("record `{SMITH_ID}`")) && err.contains("has no branch"),
         "{err}"
     );
-    let out = run(
-        dir.path(),
-        &[
-            "convert",
-            "--from",
-            "swe-smith",
-            "--to",
-            "canonical",
-            "-i",
-            input.to_str().unwrap(),
-            "--repos",
-            dir.path().join("nowhere").to_str().unwrap(),
-        ],
-    );
+    let out = context.run_direct([
+        "convert",
+        "--from",
+        "swe-smith",
+        "--to",
+        "canonical",
+        "-i",
+        input.to_str().unwrap(),
+        "--repos",
+        context.path("nowhere").to_str().unwrap(),
+    ]);
     let err = stderr(&out);
     assert!(
         err.contains("no local repository for `swesmith/octo__lib.1a2b3c4d`"),
@@ -721,8 +676,8 @@ fn a_missing_mirror_branch_or_repository_names_the_record() {
 
 #[test]
 fn gso_base_with_caret_is_resolved() {
-    let dir = tempfile::tempdir().unwrap();
-    let repos = dir.path().join("repos");
+    let context = TestContext::new();
+    let repos = context.path("repos");
     let (_fx, base, head) = perf_repo(&repos.join("octo"));
     fs::rename(repos.join("octo/sorter"), repos.join("octo/sorter.git")).unwrap();
     let row = json!({
@@ -742,49 +697,43 @@ fn gso_base_with_caret_is_resolved() {
         "arch": "x86_64",
         "instance_image_tag": "latest"
     });
-    let input = dir.path().join("gso.jsonl");
+    let input = context.path("gso.jsonl");
     fs::write(&input, row.to_string() + "\n").unwrap();
-    let out = run(
-        dir.path(),
-        &[
-            "convert",
-            "--from",
-            "gso",
-            "--to",
-            "canonical",
-            "-i",
-            input.to_str().unwrap(),
-            "--repos",
-            repos.to_str().unwrap(),
-        ],
-    );
+    let out = context.run_direct([
+        "convert",
+        "--from",
+        "gso",
+        "--to",
+        "canonical",
+        "-i",
+        input.to_str().unwrap(),
+        "--repos",
+        repos.to_str().unwrap(),
+    ]);
     let r = &records(&out)[0];
     assert_eq!(r["base_commit"], base.to_string());
     assert!(r["extensions"].get("base_commit_unresolved").is_none());
     // Back to GSO: a full SHA now.
-    let canon = dir.path().join("c.jsonl");
+    let canon = context.path("c.jsonl");
     fs::write(&canon, stdout(&out)).unwrap();
-    let out = run(
-        dir.path(),
-        &[
-            "convert",
-            "--from",
-            "canonical",
-            "--to",
-            "gso",
-            "-i",
-            canon.to_str().unwrap(),
-            // The row's `gt_diff` is empty, which GSO's harness would refuse.
-            "--allow-incomplete",
-        ],
-    );
+    let out = context.run_direct([
+        "convert",
+        "--from",
+        "canonical",
+        "--to",
+        "gso",
+        "-i",
+        canon.to_str().unwrap(),
+        // The row's `gt_diff` is empty, which GSO's harness would refuse.
+        "--allow-incomplete",
+    ]);
     assert_eq!(records(&out)[0]["base_commit"], base.to_string());
 }
 
 #[test]
 fn swe_bench_head_commit_from_the_pr_number() {
-    let dir = tempfile::tempdir().unwrap();
-    let repos = dir.path().join("repos");
+    let context = TestContext::new();
+    let repos = context.path("repos");
     let (_fx, base, head) = perf_repo(&repos.join("octo"));
     let mut row: serde_json::Map<String, Value> = serde_json::from_str(
         fs::read_to_string(
@@ -800,7 +749,7 @@ fn swe_bench_head_commit_from_the_pr_number() {
     row.insert("repo".into(), "octo/sorter".into());
     row.insert("instance_id".into(), "octo__sorter-42".into());
     row.insert("base_commit".into(), base.to_string().into());
-    let input = dir.path().join("sb.jsonl");
+    let input = context.path("sb.jsonl");
     let mut missing = row.clone();
     missing.insert("instance_id".into(), "octo__sorter-43".into());
     fs::write(
@@ -808,23 +757,20 @@ fn swe_bench_head_commit_from_the_pr_number() {
         format!("{}\n{}\n", Value::Object(row), Value::Object(missing)),
     )
     .unwrap();
-    let report = dir.path().join("report.json");
-    let out = run(
-        dir.path(),
-        &[
-            "convert",
-            "--from",
-            "swe-bench",
-            "--to",
-            "canonical",
-            "-i",
-            input.to_str().unwrap(),
-            "--repos",
-            repos.to_str().unwrap(),
-            "--report",
-            report.to_str().unwrap(),
-        ],
-    );
+    let report = context.path("report.json");
+    let out = context.run_direct([
+        "convert",
+        "--from",
+        "swe-bench",
+        "--to",
+        "canonical",
+        "-i",
+        input.to_str().unwrap(),
+        "--repos",
+        repos.to_str().unwrap(),
+        "--report",
+        report.to_str().unwrap(),
+    ]);
     let recs = records(&out);
     assert_eq!(recs[0]["head_commit"], head.to_string());
     assert!(recs[1].get("head_commit").is_none());
@@ -849,30 +795,27 @@ fn write_json_report(path: &Path, tests: &[(&str, f64)]) {
 
 #[test]
 fn full_pipeline_mine_timings_strict_and_views() {
-    let dir = tempfile::tempdir().unwrap();
-    let (fx, _base, _head) = perf_repo(dir.path());
-    let mined = dir.path().join("mined.jsonl");
-    let out = run(
-        dir.path(),
-        &[
-            "mine",
-            "--repo",
-            fx.path.to_str().unwrap(),
-            "--repo-name",
-            "octo/sorter",
-            "--head",
-            "HEAD",
-            "--python",
-            "3.11",
-            "--install",
-            "pip install -e .",
-            "-o",
-            mined.to_str().unwrap(),
-        ],
-    );
+    let context = TestContext::new();
+    let (fx, _base, _head) = perf_repo(context.dir());
+    let mined = context.path("mined.jsonl");
+    let out = context.run_direct([
+        "mine",
+        "--repo",
+        fx.path.to_str().unwrap(),
+        "--repo-name",
+        "octo/sorter",
+        "--head",
+        "HEAD",
+        "--python",
+        "3.11",
+        "--install",
+        "pip install -e .",
+        "-o",
+        mined.to_str().unwrap(),
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     // Timing logs: two runs per side as pytest-json-report files, one as `--durations` text.
-    let logs = dir.path().join("timings/octo__sorter-PR-42");
+    let logs = context.path("timings/octo__sorter-PR-42");
     fs::create_dir_all(logs.join("base")).unwrap();
     fs::create_dir_all(logs.join("head")).unwrap();
     let large = "tests/test_sort.py::test_large";
@@ -885,8 +828,8 @@ fn full_pipeline_mine_timings_strict_and_views() {
         format!("==== slowest durations ====\n1.10s call     {large}\n1.20s call     {small}\n0.01s setup    {small}\n"),
     )
     .unwrap();
-    let r = enrich_with_timings(dir.path(), &mined, "timings", "enriched.jsonl");
-    let enriched = dir.path().join("enriched.jsonl");
+    let r = enrich_with_timings(&context, &mined, "timings", "enriched.jsonl");
+    let enriched = context.path("enriched.jsonl");
     assert_eq!(r["efficiency_test"], json!([large, small]));
     assert_eq!(
         r["duration_changes"],
@@ -896,54 +839,45 @@ fn full_pipeline_mine_timings_strict_and_views() {
     let hp = r["human_performance"].as_f64().unwrap();
     assert!((hp - 2f64.sqrt()).abs() < 1e-12, "{hp}");
     // Strict canonical, valid.
-    let strict = dir.path().join("strict.jsonl");
-    let out = run(
-        dir.path(),
-        &[
-            "convert",
-            "--from",
-            "canonical",
-            "--to",
-            "canonical",
-            "--profile",
-            "strict",
-            "-i",
-            enriched.to_str().unwrap(),
-            "-o",
-            strict.to_str().unwrap(),
-        ],
-    );
+    let strict = context.path("strict.jsonl");
+    let out = context.run_direct([
+        "convert",
+        "--from",
+        "canonical",
+        "--to",
+        "canonical",
+        "--profile",
+        "strict",
+        "-i",
+        enriched.to_str().unwrap(),
+        "-o",
+        strict.to_str().unwrap(),
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let out = run(
-        dir.path(),
-        &[
-            "validate",
-            "--format",
-            "canonical",
-            "--profile",
-            "strict",
-            strict.to_str().unwrap(),
-        ],
-    );
+    let out = context.run_direct([
+        "validate",
+        "--format",
+        "canonical",
+        "--profile",
+        "strict",
+        strict.to_str().unwrap(),
+    ]);
     assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
     // The SWE-Perf view.
-    let out = run(
-        dir.path(),
-        &[
-            "convert",
-            "--from",
-            "canonical",
-            "--to",
-            "swe-perf",
-            "-i",
-            enriched.to_str().unwrap(),
-            // SWE-Perf's `version` is the release its harness keys on, which git cannot tell.
-            "--set",
-            "extensions.upstream_version=\"1.0\"",
-            // Nor can it tell the two problem statements of the published columns.
-            "--allow-incomplete",
-        ],
-    );
+    let out = context.run_direct([
+        "convert",
+        "--from",
+        "canonical",
+        "--to",
+        "swe-perf",
+        "-i",
+        enriched.to_str().unwrap(),
+        // SWE-Perf's `version` is the release its harness keys on, which git cannot tell.
+        "--set",
+        "extensions.upstream_version=\"1.0\"",
+        // Nor can it tell the two problem statements of the published columns.
+        "--allow-incomplete",
+    ]);
     let perf = &records(&out)[0];
     let said = stderr(&out);
     assert!(said.contains("incomplete: 1 record(s)"), "{said}");
@@ -958,29 +892,26 @@ fn full_pipeline_mine_timings_strict_and_views() {
     // mined record gets a script as its efficiency test and GSO-style logs (one per run),
     // plus what GSO needs and git cannot tell (`api`, `prob_script`, `setup_commands`).
     let script = "import timeit\nprint(f'Execution time: {timeit.timeit(number=1):.6f}s')\n";
-    let with_script = dir.path().join("script.jsonl");
+    let with_script = context.path("script.jsonl");
     let tests_json = json!([script]).to_string();
     let set_tests = format!("efficiency_test={tests_json}");
-    let out = run(
-        dir.path(),
-        &[
-            "convert",
-            "--from",
-            "canonical",
-            "--to",
-            "canonical",
-            "-i",
-            mined.to_str().unwrap(),
-            "-o",
-            with_script.to_str().unwrap(),
-            "--set",
-            &set_tests,
-            "--set",
-            "extensions.efficiency_test_kind=python_script",
-        ],
-    );
+    let out = context.run_direct([
+        "convert",
+        "--from",
+        "canonical",
+        "--to",
+        "canonical",
+        "-i",
+        mined.to_str().unwrap(),
+        "-o",
+        with_script.to_str().unwrap(),
+        "--set",
+        &set_tests,
+        "--set",
+        "extensions.efficiency_test_kind=python_script",
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let gso_logs = dir.path().join("gso-timings/octo__sorter-PR-42");
+    let gso_logs = context.path("gso-timings/octo__sorter-PR-42");
     fs::create_dir_all(&gso_logs).unwrap();
     fs::write(
         gso_logs.join("base.test0.txt"),
@@ -992,48 +923,37 @@ fn full_pipeline_mine_timings_strict_and_views() {
         "Execution time: 0.250000s\nExecution time: 0.250000s\n",
     )
     .unwrap();
-    let g = enrich_with_timings(
-        dir.path(),
-        &with_script,
-        "gso-timings",
-        "gso-enriched.jsonl",
-    );
-    let gso_enriched = dir.path().join("gso-enriched.jsonl");
+    let g = enrich_with_timings(&context, &with_script, "gso-timings", "gso-enriched.jsonl");
+    let gso_enriched = context.path("gso-enriched.jsonl");
     // mean(0.9, 1.1) / mean(0.25, 0.25) = 4.
     assert_eq!(g["human_performance"], json!(4.0));
-    let out = run(
-        dir.path(),
-        &[
-            "convert",
-            "--from",
-            "canonical",
-            "--to",
-            "canonical",
-            "--profile",
-            "strict",
-            "-i",
-            gso_enriched.to_str().unwrap(),
-        ],
-    );
+    let out = context.run_direct([
+        "convert",
+        "--from",
+        "canonical",
+        "--to",
+        "canonical",
+        "--profile",
+        "strict",
+        "-i",
+        gso_enriched.to_str().unwrap(),
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let out = run(
-        dir.path(),
-        &[
-            "convert",
-            "--from",
-            "canonical",
-            "--to",
-            "gso",
-            "-i",
-            gso_enriched.to_str().unwrap(),
-            "--set",
-            "api=pkg.sort.Sorter.sort",
-            "--set",
-            "extensions.prob_script=print(1)",
-            "--set",
-            "setup_commands=[]",
-        ],
-    );
+    let out = context.run_direct([
+        "convert",
+        "--from",
+        "canonical",
+        "--to",
+        "gso",
+        "-i",
+        gso_enriched.to_str().unwrap(),
+        "--set",
+        "api=pkg.sort.Sorter.sort",
+        "--set",
+        "extensions.prob_script=print(1)",
+        "--set",
+        "setup_commands=[]",
+    ]);
     let gso = &records(&out)[0];
     assert_eq!(gso["opt_commit"], r["head_commit"]);
     assert_eq!(gso["base_commit"], r["base_commit"]);
@@ -1044,27 +964,24 @@ fn full_pipeline_mine_timings_strict_and_views() {
 
 #[test]
 fn timing_log_errors() {
-    let dir = tempfile::tempdir().unwrap();
-    let empty = dir.path().join("empty.log");
+    let context = TestContext::new();
+    let empty = context.path("empty.log");
     fs::write(&empty, "collected 2 items\n2 passed\n").unwrap();
-    let good = dir.path().join("good.log");
+    let good = context.path("good.log");
     fs::write(
         &good,
         "Execution time: 1.500000s\nExecution time: 1.000000s\n",
     )
     .unwrap();
-    let out = run(
-        dir.path(),
-        &[
-            "timings",
-            "--base",
-            empty.to_str().unwrap(),
-            "--head",
-            good.to_str().unwrap(),
-            "--test",
-            "perf.py",
-        ],
-    );
+    let out = context.run_direct([
+        "timings",
+        "--base",
+        empty.to_str().unwrap(),
+        "--head",
+        good.to_str().unwrap(),
+        "--test",
+        "perf.py",
+    ]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
         stderr(&out).contains("empty.log`: no timings found"),
@@ -1072,20 +989,17 @@ fn timing_log_errors() {
         stderr(&out)
     );
     // GSO-style logs for one script: speedup 1.25 / 0.5 = 2.5.
-    let head = dir.path().join("head.log");
+    let head = context.path("head.log");
     fs::write(&head, "Execution time: 0.500000s\n").unwrap();
-    let out = run(
-        dir.path(),
-        &[
-            "timings",
-            "--base",
-            good.to_str().unwrap(),
-            "--head",
-            head.to_str().unwrap(),
-            "--test",
-            "perf.py",
-        ],
-    );
+    let out = context.run_direct([
+        "timings",
+        "--base",
+        good.to_str().unwrap(),
+        "--head",
+        head.to_str().unwrap(),
+        "--test",
+        "perf.py",
+    ]);
     let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(v["human_performance"], json!(2.5));
     assert_eq!(
@@ -1095,22 +1009,19 @@ fn timing_log_errors() {
     // Logs naming tests the record does not list.
     let record =
         json!({"repo": "octo/x", "instance_id": "octo__x-1", "efficiency_test": ["t.py::a"]});
-    let input = dir.path().join("r.jsonl");
+    let input = context.path("r.jsonl");
     fs::write(&input, record.to_string() + "\n").unwrap();
-    let logs = dir.path().join("t/octo__x-1");
+    let logs = context.path("t/octo__x-1");
     fs::create_dir_all(&logs).unwrap();
     write_json_report(&logs.join("base.json"), &[("t.py::b", 1.0)]);
     write_json_report(&logs.join("head.json"), &[("t.py::b", 1.0)]);
-    let out = run(
-        dir.path(),
-        &[
-            "enrich",
-            "-i",
-            input.to_str().unwrap(),
-            "--timings",
-            dir.path().join("t").to_str().unwrap(),
-        ],
-    );
+    let out = context.run_direct([
+        "enrich",
+        "-i",
+        input.to_str().unwrap(),
+        "--timings",
+        context.path("t").to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(
@@ -1121,21 +1032,18 @@ fn timing_log_errors() {
 
 #[test]
 fn repository_errors() {
-    let dir = tempfile::tempdir().unwrap();
-    let plain = dir.path().join("plain");
+    let context = TestContext::new();
+    let plain = context.path("plain");
     fs::create_dir_all(&plain).unwrap();
-    let out = run(
-        dir.path(),
-        &[
-            "mine",
-            "--repo",
-            plain.to_str().unwrap(),
-            "--repo-name",
-            "o/r",
-            "--head",
-            "HEAD",
-        ],
-    );
+    let out = context.run_direct([
+        "mine",
+        "--repo",
+        plain.to_str().unwrap(),
+        "--repo-name",
+        "o/r",
+        "--head",
+        "HEAD",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains("is not a git repository"),
@@ -1143,20 +1051,17 @@ fn repository_errors() {
         stderr(&out)
     );
 
-    let (fx, _base, _head) = perf_repo(dir.path());
+    let (fx, _base, _head) = perf_repo(context.dir());
     let repo = fx.path.to_str().unwrap();
-    let out = run(
-        dir.path(),
-        &[
-            "mine",
-            "--repo",
-            repo,
-            "--repo-name",
-            "o/r",
-            "--head",
-            "no-such-branch",
-        ],
-    );
+    let out = context.run_direct([
+        "mine",
+        "--repo",
+        repo,
+        "--repo-name",
+        "o/r",
+        "--head",
+        "no-such-branch",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains("unknown revision `no-such-branch`"),
@@ -1165,7 +1070,7 @@ fn repository_errors() {
     );
 
     // A shallow clone made by git: the head's parent is cut off.
-    let shallow = dir.path().join("shallow");
+    let shallow = context.path("shallow");
     let url = format!("file://{}", fx.path.display());
     let cloned = Command::new("git")
         .args([
@@ -1179,18 +1084,15 @@ fn repository_errors() {
         .status();
     match cloned {
         Ok(status) if status.success() => {
-            let out = run(
-                dir.path(),
-                &[
-                    "mine",
-                    "--repo",
-                    shallow.to_str().unwrap(),
-                    "--repo-name",
-                    "o/r",
-                    "--head",
-                    "HEAD",
-                ],
-            );
+            let out = context.run_direct([
+                "mine",
+                "--repo",
+                shallow.to_str().unwrap(),
+                "--repo-name",
+                "o/r",
+                "--head",
+                "HEAD",
+            ]);
             assert_eq!(out.status.code(), Some(2));
             let err = stderr(&out);
             assert!(
@@ -1204,21 +1106,18 @@ fn repository_errors() {
 
 #[test]
 fn enrich_gives_a_d6_version_to_records_without_one() {
-    let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("in.jsonl");
+    let context = TestContext::new();
+    let input = context.path("in.jsonl");
     fs::write(&input, smith_row(BUG_PATCH) + "\n").unwrap();
-    let out = run(
-        dir.path(),
-        &[
-            "enrich",
-            "--from",
-            "swe-smith",
-            "-i",
-            input.to_str().unwrap(),
-            "--python",
-            "3.10",
-        ],
-    );
+    let out = context.run_direct([
+        "enrich",
+        "--from",
+        "swe-smith",
+        "-i",
+        input.to_str().unwrap(),
+        "--python",
+        "3.10",
+    ]);
     let r = &records(&out)[0];
     // No install commands: the hash of the empty text, sha256("") = e3b0c442...
     assert_eq!(
@@ -1229,15 +1128,15 @@ fn enrich_gives_a_d6_version_to_records_without_one() {
 
 #[test]
 fn an_origin_on_a_local_path_names_the_repository_with_a_warning() {
-    let dir = tempfile::tempdir().unwrap();
-    let (fx, _base, _head) = perf_repo(dir.path());
+    let context = TestContext::new();
+    let (fx, _base, _head) = perf_repo(context.dir());
     let repo = fx.path.to_str().unwrap();
-    let mine = |dir: &Path| run(dir, &["mine", "--repo", repo, "--head", "HEAD"]);
+    let mine = || context.run_direct(["mine", "--repo", repo, "--head", "HEAD"]);
     // A clone's `origin` on this machine: named after its last two directories, with a
     // warning saying so and how to name it.
-    let local = dir.path().join("mirrors/acme/sorter");
+    let local = context.path("mirrors/acme/sorter");
     fx.repo.remote("origin", local.to_str().unwrap()).unwrap();
-    let out = mine(dir.path());
+    let out = mine();
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(records(&out)[0]["repo"], "acme/sorter");
     let err = stderr(&out);
@@ -1252,7 +1151,7 @@ fn an_origin_on_a_local_path_names_the_repository_with_a_warning() {
     fx.repo
         .remote_set_url("origin", "https://github.com/acme/sorter.git")
         .unwrap();
-    let out = mine(dir.path());
+    let out = mine();
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(records(&out)[0]["repo"], "acme/sorter");
     assert!(!stderr(&out).contains("warning"), "{}", stderr(&out));
@@ -1279,8 +1178,8 @@ fn swe_bench_row(repo: &str, instance: &str, base: Oid) -> Value {
 
 #[test]
 fn the_head_commit_descends_from_the_base_and_prefers_the_mainline_over_a_backport() {
-    let dir = tempfile::tempdir().unwrap();
-    let repos = dir.path().join("repos");
+    let context = TestContext::new();
+    let repos = context.path("repos");
     let fx = Fixture::new(&repos.join("octo/lib"));
     let v = |n: u32| format!("def f():\n    return {n}\n");
     let root = fx.commit(&[("lib/a.py", v(0).as_bytes())], &[], "root\n", 1_000, 0);
@@ -1354,27 +1253,24 @@ fn the_head_commit_descends_from_the_base_and_prefers_the_mainline_over_a_backpo
         .reference_symbolic("refs/remotes/origin/HEAD", "refs/heads/main", true, "test")
         .unwrap();
 
-    let input = dir.path().join("sb.jsonl");
+    let input = context.path("sb.jsonl");
     let rows: Vec<String> = ["octo__lib-5", "octo__lib-6", "octo__lib-7"]
         .iter()
         .map(|id| swe_bench_row("octo/lib", id, base).to_string())
         .collect();
     fs::write(&input, rows.join("\n") + "\n").unwrap();
-    let report = dir.path().join("report.json");
-    let out = run(
-        dir.path(),
-        &[
-            "enrich",
-            "--from",
-            "swe-bench",
-            "-i",
-            input.to_str().unwrap(),
-            "--repos",
-            repos.to_str().unwrap(),
-            "--report",
-            report.to_str().unwrap(),
-        ],
-    );
+    let report = context.path("report.json");
+    let out = context.run_direct([
+        "enrich",
+        "--from",
+        "swe-bench",
+        "-i",
+        input.to_str().unwrap(),
+        "--repos",
+        repos.to_str().unwrap(),
+        "--report",
+        report.to_str().unwrap(),
+    ]);
     let recs = records(&out);
     assert_eq!(
         recs[0]["head_commit"],
@@ -1428,22 +1324,19 @@ fn the_head_commit_descends_from_the_base_and_prefers_the_mainline_over_a_backpo
 
 #[test]
 fn a_reversed_or_empty_range_exits_1_with_a_hint() {
-    let dir = tempfile::tempdir().unwrap();
-    let (fx, base, head) = perf_repo(dir.path());
+    let context = TestContext::new();
+    let (fx, base, head) = perf_repo(context.dir());
     let repo = fx.path.to_str().unwrap();
     let mine = |range: &str| {
-        run(
-            dir.path(),
-            &[
-                "mine",
-                "--repo",
-                repo,
-                "--repo-name",
-                "o/r",
-                "--range",
-                range,
-            ],
-        )
+        context.run_direct([
+            "mine",
+            "--repo",
+            repo,
+            "--repo-name",
+            "o/r",
+            "--range",
+            range,
+        ])
     };
     let out = mine(&format!("{head}..{base}"));
     assert_eq!(out.status.code(), Some(1));
@@ -1471,15 +1364,14 @@ fn mine_change(
     rules: &[&str],
     extra: &[&str],
 ) -> Value {
-    let dir = tempfile::tempdir().unwrap();
+    let context = TestContext::new();
     if !rules.is_empty() {
-        fs::write(
-            dir.path().join("isobench.toml"),
+        context.write(
+            "isobench.toml",
             format!("[test-files]\nrules = {}\n", json!(rules)),
-        )
-        .unwrap();
+        );
     }
-    let fx = Fixture::new(&dir.path().join("r"));
+    let fx = Fixture::new(&context.path("r"));
     let b = fx.commit(&as_bytes(base), &[], "base\n", 1_000, 0);
     let h = fx.commit(&as_bytes(head), &[b], "change (#1)\n", 2_000, 0);
     let head_rev = h.to_string();
@@ -1493,7 +1385,7 @@ fn mine_change(
         &head_rev,
     ];
     args.extend_from_slice(extra);
-    let out = run(dir.path(), &args);
+    let out = context.run_direct(&args);
     records(&out).remove(0)
 }
 
@@ -1755,21 +1647,18 @@ fn default_rules_take_testing_and_conftest_and_the_swe_bench_preset_leaves_docs_
     );
     assert_eq!(r["extensions"]["mining"]["preset"], "swe-bench");
 
-    let dir = tempfile::tempdir().unwrap();
-    let out = run(
-        dir.path(),
-        &[
-            "mine",
-            "--repo",
-            ".",
-            "--repo-name",
-            "o/r",
-            "--head",
-            "HEAD",
-            "--preset",
-            "nope",
-        ],
-    );
+    let context = TestContext::new();
+    let out = context.run_direct([
+        "mine",
+        "--repo",
+        ".",
+        "--repo-name",
+        "o/r",
+        "--head",
+        "HEAD",
+        "--preset",
+        "nope",
+    ]);
     assert_eq!(out.status.code(), Some(2));
 }
 

@@ -1,9 +1,11 @@
 //! Parquet input and output, `hf:` inputs from a local Hugging Face cache, and
 //! `--from auto`.
 
+mod common;
+
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 use std::sync::Arc;
 
 use arrow_array::{Array, ArrayRef, RecordBatch, StringArray};
@@ -12,34 +14,15 @@ use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use serde_json::{Map, Value, json};
 
-const BIN: &str = env!("CARGO_BIN_EXE_cargo-isobench");
-const REAL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/real");
-const WORKSPACE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+use common::{TestContext, WORKSPACE, plugin, stderr};
 
-fn isobench(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Output {
-    let mut command = Command::new(BIN);
-    command
-        .current_dir(dir)
-        .arg("isobench")
-        .args(args)
-        .env_remove("HF_HUB_CACHE")
-        .env_remove("HUGGINGFACE_HUB_CACHE")
-        .env_remove("HF_HOME");
-    for (k, v) in env {
-        command.env(k, v);
-    }
-    command.output().unwrap()
-}
+const REAL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/real");
 
 /// `convert --from FROM --to TO -i INPUT -o OUTPUT`.
 fn convert_args<'a>(from: &'a str, to: &'a str, input: &'a str, output: &'a str) -> [&'a str; 9] {
     [
         "convert", "--from", from, "--to", to, "-i", input, "-o", output,
     ]
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 #[track_caller]
@@ -82,10 +65,10 @@ fn write_jsonl(path: &Path, rows: &[Value]) {
 }
 
 /// JSONL -> Parquet -> JSONL with one format, and the rows compared with the input's.
-fn parquet_round_trip(dir: &Path, input: &Path, format: &str, extra: &[&str]) {
+fn parquet_round_trip(context: &TestContext, input: &Path, format: &str, extra: &[&str]) {
     let name = input.file_stem().unwrap().to_string_lossy();
-    let parquet = dir.join(format!("{name}.parquet"));
-    let back = dir.join(format!("{name}.back.jsonl"));
+    let parquet = context.path(format!("{name}.parquet"));
+    let back = context.path(format!("{name}.back.jsonl"));
     let convert = |from: &Path, to: &Path| {
         let mut args = vec![
             "convert",
@@ -99,7 +82,7 @@ fn parquet_round_trip(dir: &Path, input: &Path, format: &str, extra: &[&str]) {
             to.to_str().unwrap(),
         ];
         args.extend_from_slice(extra);
-        ok(&isobench(dir, &args, &[]));
+        ok(&context.run(&args));
     };
     convert(input, &parquet);
     assert!(fs::read(&parquet).unwrap().starts_with(b"PAR1"));
@@ -124,7 +107,7 @@ fn real_files(dir: &str) -> Option<Vec<PathBuf>> {
 
 #[test]
 fn real_swe_bench_and_swe_smith_records_round_trip_through_parquet() {
-    let tmp = tempfile::tempdir().unwrap();
+    let context = TestContext::new();
     let mut seen = 0;
     for (dir, format) in [
         ("swebench-full", "swe-bench"),
@@ -133,23 +116,19 @@ fn real_swe_bench_and_swe_smith_records_round_trip_through_parquet() {
         ("swesmith", "swe-smith"),
     ] {
         for file in real_files(dir).into_iter().flatten() {
-            parquet_round_trip(tmp.path(), &file, format, &[]);
+            parquet_round_trip(&context, &file, format, &[]);
             // Canonical records (typed lists, JSON-text extensions) round-trip as well.
-            let canonical = tmp.path().join(format!(
+            let canonical = context.path(format!(
                 "{}.canonical.jsonl",
                 file.file_stem().unwrap().to_string_lossy()
             ));
-            ok(&isobench(
-                tmp.path(),
-                &convert_args(
-                    format,
-                    "canonical",
-                    file.to_str().unwrap(),
-                    canonical.to_str().unwrap(),
-                ),
-                &[],
-            ));
-            parquet_round_trip(tmp.path(), &canonical, "canonical", &[]);
+            ok(&context.run(convert_args(
+                format,
+                "canonical",
+                file.to_str().unwrap(),
+                canonical.to_str().unwrap(),
+            )));
+            parquet_round_trip(&context, &canonical, "canonical", &[]);
             seen += 1;
         }
     }
@@ -158,51 +137,17 @@ fn real_swe_bench_and_swe_smith_records_round_trip_through_parquet() {
     }
 }
 
-/// The workspace's plugin crates, built where the plugin tests build them (so they build
-/// once for both); the Multi-SWE-bench plugin's library.
-fn multi_swe_bench_plugin() -> PathBuf {
-    let target = Path::new(BIN)
-        .parent()
-        .and_then(Path::parent)
-        .unwrap()
-        .join("plugin-tests");
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let status = Command::new(cargo)
-        .current_dir(WORKSPACE)
-        .args(["build", "--quiet", "--target-dir"])
-        .arg(&target)
-        .args([
-            "-p",
-            "isobench-multi-swe-bench",
-            "-p",
-            "isobench-test-plugin",
-            "-p",
-            "custom-adapter",
-        ])
-        .env_remove("CARGO_TARGET_DIR")
-        .stdout(Stdio::null())
-        .status()
-        .unwrap();
-    assert!(status.success(), "cargo build of the plugins failed");
-    let lib = format!(
-        "{}isobench_multi_swe_bench.{}",
-        std::env::consts::DLL_PREFIX,
-        std::env::consts::DLL_EXTENSION
-    );
-    target.join("debug").join(lib)
-}
-
 #[test]
 fn real_multi_swe_bench_records_round_trip_through_parquet() {
     let Some(files) = real_files("multi-swe-bench") else {
         return;
     };
-    let plugin = multi_swe_bench_plugin();
-    let tmp = tempfile::tempdir().unwrap();
+    let plugin = plugin("isobench_multi_swe_bench");
+    let context = TestContext::new();
     for file in files {
         // Some of these records have `"body": null`: a null must come back as a null.
         parquet_round_trip(
-            tmp.path(),
+            &context,
             &file,
             "multi-swe-bench",
             &["--plugin", plugin.to_str().unwrap()],
@@ -218,8 +163,8 @@ fn parquet_schema(path: &Path) -> Arc<Schema> {
 
 #[test]
 fn an_all_empty_list_column_is_a_list_of_strings() {
-    let tmp = tempfile::tempdir().unwrap();
-    let input = tmp.path().join("in.jsonl");
+    let context = TestContext::new();
+    let input = context.path("in.jsonl");
     let rows: Vec<Value> = (1..=3)
         .map(|i| {
             json!({
@@ -233,16 +178,14 @@ fn an_all_empty_list_column_is_a_list_of_strings() {
         })
         .collect();
     write_jsonl(&input, &rows);
-    let out = tmp.path().join("out.parquet");
-    ok(&isobench(
-        tmp.path(),
+    let out = context.path("out.parquet");
+    ok(&context.run(
         // Empty F2P lists, which MiniSandbox's reward cannot use: written anyway.
-        &[
+        [
             &convert_args("minisandbox", "minisandbox", "in.jsonl", "out.parquet")[..],
             &["--allow-incomplete"],
         ]
         .concat(),
-        &[],
     ));
     let schema = parquet_schema(&out);
     let strings = DataType::List(Arc::new(Field::new("item", DataType::Utf8, true)));
@@ -261,7 +204,7 @@ fn an_all_empty_list_column_is_a_list_of_strings() {
     // Another file of the same format types the same columns the same way, and has the
     // columns its records need.
     write_jsonl(
-        &tmp.path().join("other.jsonl"),
+        &context.path("other.jsonl"),
         &[json!({
             "instance_id": "o__r-9",
             "repo": "sympy/sympy",
@@ -273,12 +216,13 @@ fn an_all_empty_list_column_is_a_list_of_strings() {
             "unknown": 1,
         })],
     );
-    ok(&isobench(
-        tmp.path(),
-        &convert_args("minisandbox", "minisandbox", "other.jsonl", "other.parquet"),
-        &[],
-    ));
-    let other = parquet_schema(&tmp.path().join("other.parquet"));
+    ok(&context.run(convert_args(
+        "minisandbox",
+        "minisandbox",
+        "other.jsonl",
+        "other.parquet",
+    )));
+    let other = parquet_schema(&context.path("other.parquet"));
     for column in [
         "instance_id",
         "repo",
@@ -296,10 +240,9 @@ fn an_all_empty_list_column_is_a_list_of_strings() {
         &DataType::Utf8
     );
     assert!(other.field_with_name("__extra").is_ok());
-    let back = tmp.path().join("back.jsonl");
-    ok(&isobench(
-        tmp.path(),
-        &[
+    let back = context.path("back.jsonl");
+    ok(&context.run(
+        [
             &convert_args(
                 "minisandbox",
                 "minisandbox",
@@ -309,7 +252,6 @@ fn an_all_empty_list_column_is_a_list_of_strings() {
             &["--allow-incomplete"],
         ]
         .concat(),
-        &[],
     ));
     let want: Vec<Map<String, Value>> = rows
         .into_iter()
@@ -320,7 +262,7 @@ fn an_all_empty_list_column_is_a_list_of_strings() {
 
 #[test]
 fn canonical_timings_are_a_typed_list_of_structs() {
-    let tmp = tempfile::tempdir().unwrap();
+    let context = TestContext::new();
     let row = json!({
         "repo": "sympy/sympy",
         "instance_id": "o__r-1",
@@ -328,13 +270,14 @@ fn canonical_timings_are_a_typed_list_of_structs() {
         "human_performance": 0.5,
         "extensions": {"image_name": "img"},
     });
-    write_jsonl(&tmp.path().join("c.jsonl"), &[row]);
-    ok(&isobench(
-        tmp.path(),
-        &convert_args("canonical", "canonical", "c.jsonl", "c.parquet"),
-        &[],
-    ));
-    let schema = parquet_schema(&tmp.path().join("c.parquet"));
+    write_jsonl(&context.path("c.jsonl"), &[row]);
+    ok(&context.run(convert_args(
+        "canonical",
+        "canonical",
+        "c.jsonl",
+        "c.parquet",
+    )));
+    let schema = parquet_schema(&context.path("c.parquet"));
     let floats = DataType::List(Arc::new(Field::new("item", DataType::Float64, true)));
     let runs = DataType::Struct(
         vec![
@@ -370,23 +313,19 @@ fn canonical_timings_are_a_typed_list_of_structs() {
 
 #[test]
 fn parquet_given_a_json_name_is_refused_with_a_hint() {
-    let tmp = tempfile::tempdir().unwrap();
+    let context = TestContext::new();
     let mut bytes = b"PAR1".to_vec();
     bytes.extend_from_slice(&[0; 16]);
-    fs::write(tmp.path().join("data.jsonl"), bytes).unwrap();
-    let out = isobench(
-        tmp.path(),
-        &[
-            "convert",
-            "--from",
-            "swe-bench",
-            "--to",
-            "canonical",
-            "-i",
-            "data.jsonl",
-        ],
-        &[],
-    );
+    fs::write(context.path("data.jsonl"), bytes).unwrap();
+    let out = context.run([
+        "convert",
+        "--from",
+        "swe-bench",
+        "--to",
+        "canonical",
+        "-i",
+        "data.jsonl",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     assert!(
@@ -398,7 +337,7 @@ fn parquet_given_a_json_name_is_refused_with_a_hint() {
 
 #[test]
 fn a_bad_cell_is_reported_with_its_file_row_and_column() {
-    let tmp = tempfile::tempdir().unwrap();
+    let context = TestContext::new();
     // A column our writer would mark as JSON text, holding text that is not JSON in row 2.
     let schema = Arc::new(Schema::new(vec![
         Field::new("instance_id", DataType::Utf8, true),
@@ -413,36 +352,32 @@ fn a_bad_cell_is_reported_with_its_file_row_and_column() {
     ];
     let batch = RecordBatch::try_new(Arc::clone(&schema), columns).unwrap();
     let mut writer = ArrowWriter::try_new(
-        File::create(tmp.path().join("bad.parquet")).unwrap(),
+        File::create(context.path("bad.parquet")).unwrap(),
         schema,
         None,
     )
     .unwrap();
     writer.write(&batch).unwrap();
     writer.close().unwrap();
-    let out = isobench(
-        tmp.path(),
-        &[
-            "convert",
-            "--from",
-            "canonical",
-            "--to",
-            "canonical",
-            "-i",
-            "bad.parquet",
-            "--on-error",
-            "skip",
-            "-o",
-            "out.jsonl",
-        ],
-        &[],
-    );
+    let out = context.run([
+        "convert",
+        "--from",
+        "canonical",
+        "--to",
+        "canonical",
+        "-i",
+        "bad.parquet",
+        "--on-error",
+        "skip",
+        "-o",
+        "out.jsonl",
+    ]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     // Row 1 is converted; in a file not written by us, a null is a null.
-    let written = records(&tmp.path().join("out.jsonl"));
+    let written = records(&context.path("out.jsonl"));
     let ids: Vec<&Value> = written.iter().map(|r| &r["instance_id"]).collect();
     assert_eq!(ids, [&json!("o__r-1")]);
-    let rejects = records(&tmp.path().join("out.jsonl.rejects.jsonl"));
+    let rejects = records(&context.path("out.jsonl.rejects.jsonl"));
     assert_eq!(rejects.len(), 2, "{rejects:?}");
     assert_eq!(rejects[0]["file"], "bad.parquet");
     assert_eq!(rejects[0]["line"], 2);
@@ -500,15 +435,16 @@ fn swe_bench_rows() -> Vec<Value> {
 
 #[test]
 fn hf_inputs_are_read_from_the_local_cache() {
-    let tmp = tempfile::tempdir().unwrap();
+    let context = TestContext::new();
     let rows = swe_bench_rows();
-    write_jsonl(&tmp.path().join("src.jsonl"), &rows);
-    ok(&isobench(
-        tmp.path(),
-        &convert_args("swe-bench", "swe-bench", "src.jsonl", "src.parquet"),
-        &[],
-    ));
-    let hub = fake_hub(tmp.path(), &tmp.path().join("src.parquet"));
+    write_jsonl(&context.path("src.jsonl"), &rows);
+    ok(&context.run(convert_args(
+        "swe-bench",
+        "swe-bench",
+        "src.jsonl",
+        "src.parquet",
+    )));
+    let hub = fake_hub(context.dir(), &context.path("src.parquet"));
     let env = [("HF_HUB_CACHE", hub.as_path())];
     let want: Vec<Map<String, Value>> = rows
         .iter()
@@ -524,20 +460,21 @@ fn hf_inputs_are_read_from_the_local_cache() {
     .enumerate()
     {
         let out_name = format!("out{i}.jsonl");
-        ok(&isobench(
-            tmp.path(),
-            &convert_args("swe-bench", "swe-bench", spec, &out_name),
-            &env,
-        ));
-        assert_same_rows(&records(&tmp.path().join(&out_name)), &want, spec);
+        ok(&context
+            .command()
+            .args(convert_args("swe-bench", "swe-bench", spec, &out_name))
+            .envs(env)
+            .output()
+            .unwrap());
+        assert_same_rows(&records(&context.path(&out_name)), &want, spec);
     }
     // HF_HOME/hub is the cache when HF_HUB_CACHE is not set; several inputs in one run.
-    let home = tmp.path().join("home");
+    let home = context.path("home");
     fs::create_dir_all(&home).unwrap();
     fs::rename(&hub, home.join("hub")).unwrap();
-    ok(&isobench(
-        tmp.path(),
-        &[
+    ok(&context
+        .command()
+        .args([
             "convert",
             "--from",
             "swe-bench",
@@ -549,37 +486,35 @@ fn hf_inputs_are_read_from_the_local_cache() {
             "src.jsonl",
             "-o",
             "both.jsonl",
-        ],
-        &[("HF_HOME", home.as_path())],
-    ));
-    let both = records(&tmp.path().join("both.jsonl"));
+        ])
+        .envs([("HF_HOME", home.as_path())])
+        .output()
+        .unwrap());
+    let both = records(&context.path("both.jsonl"));
     assert_eq!(both.len(), 2 * want.len());
     assert_same_rows(&both[want.len()..], &want, "second input");
 }
 
 #[test]
 fn hf_inputs_are_validated_and_a_json_file_of_lines_is_read_as_lines() {
-    let tmp = tempfile::tempdir().unwrap();
+    let context = TestContext::new();
     let rows = swe_bench_rows();
     // Some published datasets name JSON Lines files `.json`.
-    write_jsonl(&tmp.path().join("lines.json"), &rows);
+    write_jsonl(&context.path("lines.json"), &rows);
     let convert = ["convert", "--from", "swe-bench", "--to", "swe-bench"];
-    ok(&isobench(
-        tmp.path(),
-        &[&convert[..], &["-i", "lines.json", "-o", "src.parquet"]].concat(),
-        &[],
-    ));
-    let hub = fake_hub(tmp.path(), &tmp.path().join("src.parquet"));
-    let out = isobench(
-        tmp.path(),
-        &[
+    ok(&context.run([&convert[..], &["-i", "lines.json", "-o", "src.parquet"]].concat()));
+    let hub = fake_hub(context.dir(), &context.path("src.parquet"));
+    let out = context
+        .command()
+        .args([
             "validate",
             "--format",
             "swe-bench",
             "hf:acme/bench-data:test",
-        ],
-        &[("HF_HUB_CACHE", hub.as_path())],
-    );
+        ])
+        .envs([("HF_HUB_CACHE", hub.as_path())])
+        .output()
+        .unwrap();
     ok(&out);
     let text = String::from_utf8_lossy(&out.stdout).into_owned() + &stderr(&out);
     assert!(
@@ -590,19 +525,20 @@ fn hf_inputs_are_validated_and_a_json_file_of_lines_is_read_as_lines() {
 
 #[test]
 fn hf_inputs_missing_from_the_cache_say_where_they_looked_and_how_to_fetch() {
-    let tmp = tempfile::tempdir().unwrap();
-    write_jsonl(&tmp.path().join("src.jsonl"), &swe_bench_rows());
-    ok(&isobench(
-        tmp.path(),
-        &convert_args("swe-bench", "swe-bench", "src.jsonl", "src.parquet"),
-        &[],
-    ));
-    let hub = fake_hub(tmp.path(), &tmp.path().join("src.parquet"));
+    let context = TestContext::new();
+    write_jsonl(&context.path("src.jsonl"), &swe_bench_rows());
+    ok(&context.run(convert_args(
+        "swe-bench",
+        "swe-bench",
+        "src.jsonl",
+        "src.parquet",
+    )));
+    let hub = fake_hub(context.dir(), &context.path("src.parquet"));
     let env = [("HF_HUB_CACHE", hub.as_path())];
     let run = |spec: &str| {
-        let out = isobench(
-            tmp.path(),
-            &[
+        let out = context
+            .command()
+            .args([
                 "convert",
                 "--from",
                 "swe-bench",
@@ -610,9 +546,10 @@ fn hf_inputs_missing_from_the_cache_say_where_they_looked_and_how_to_fetch() {
                 "swe-bench",
                 "-i",
                 spec,
-            ],
-            &env,
-        );
+            ])
+            .envs(env)
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(2), "{spec}: {}", stderr(&out));
         stderr(&out)
     };
@@ -635,28 +572,24 @@ fn hf_inputs_missing_from_the_cache_say_where_they_looked_and_how_to_fetch() {
     assert!(err.contains("--revision v9"), "{err}");
 }
 
-fn detect(dir: &Path, input: &str) -> Output {
-    isobench(
-        dir,
-        &[
-            "convert",
-            "--from",
-            "auto",
-            "--to",
-            "canonical",
-            "-i",
-            input,
-            "--dry-run",
-        ],
-        &[],
-    )
+fn detect(context: &TestContext, input: &str) -> Output {
+    context.run([
+        "convert",
+        "--from",
+        "auto",
+        "--to",
+        "canonical",
+        "-i",
+        input,
+        "--dry-run",
+    ])
 }
 
 #[test]
 fn from_auto_picks_swe_bench_and_canonical() {
-    let tmp = tempfile::tempdir().unwrap();
-    write_jsonl(&tmp.path().join("swe.jsonl"), &swe_bench_rows());
-    let out = detect(tmp.path(), "swe.jsonl");
+    let context = TestContext::new();
+    write_jsonl(&context.path("swe.jsonl"), &swe_bench_rows());
+    let out = detect(&context, "swe.jsonl");
     ok(&out);
     assert!(
         stderr(&out).contains("--from auto: the records read as `swe-bench`"),
@@ -665,32 +598,34 @@ fn from_auto_picks_swe_bench_and_canonical() {
     );
     assert!(stderr(&out).contains("swe-bench -> canonical"));
     // The same records as canonical, and as Parquet.
-    ok(&isobench(
-        tmp.path(),
-        &convert_args("swe-bench", "canonical", "swe.jsonl", "c.jsonl"),
-        &[],
-    ));
-    let out = detect(tmp.path(), "c.jsonl");
+    ok(&context.run(convert_args(
+        "swe-bench",
+        "canonical",
+        "swe.jsonl",
+        "c.jsonl",
+    )));
+    let out = detect(&context, "c.jsonl");
     ok(&out);
     assert!(stderr(&out).contains("the records read as `canonical`"));
-    ok(&isobench(
-        tmp.path(),
-        &convert_args("swe-bench", "swe-bench", "swe.jsonl", "s.parquet"),
-        &[],
-    ));
-    let out = detect(tmp.path(), "s.parquet");
+    ok(&context.run(convert_args(
+        "swe-bench",
+        "swe-bench",
+        "swe.jsonl",
+        "s.parquet",
+    )));
+    let out = detect(&context, "s.parquet");
     ok(&out);
     assert!(stderr(&out).contains("the records read as `swe-bench`"));
 }
 
 #[test]
 fn from_auto_prefers_a_format_whose_requirements_are_met_and_fails_clearly_on_unknown_records() {
-    let tmp = tempfile::tempdir().unwrap();
+    let context = TestContext::new();
     // Every key of this record is declared by both SWE-smith and MiniSandbox, and their
     // imports both accept it; only MiniSandbox's contract is met (SWE-smith's needs
     // `problem_statement`), so it is chosen.
     write_jsonl(
-        &tmp.path().join("both.jsonl"),
+        &context.path("both.jsonl"),
         &[json!({
             "instance_id": "o__r.1234abcd.lm_modify__x",
             "repo": "sympy/sympy",
@@ -700,17 +635,17 @@ fn from_auto_prefers_a_format_whose_requirements_are_met_and_fails_clearly_on_un
             "image_name": "img",
         })],
     );
-    let out = detect(tmp.path(), "both.jsonl");
+    let out = detect(&context, "both.jsonl");
     let err = stderr(&out);
     assert!(
         err.contains("--from auto: the records read as `minisandbox`"),
         "{err}"
     );
     write_jsonl(
-        &tmp.path().join("unknown.jsonl"),
-        &[json!({"repo": "sympy/sympy", "title": "t", "body": "b"})],
+        &context.path("unknown.jsonl"),
+        &[json!({"repo": "o/r", "title": "t", "body": "b"})],
     );
-    let out = detect(tmp.path(), "unknown.jsonl");
+    let out = detect(&context, "unknown.jsonl");
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     assert!(err.contains("no format accepts the first record"), "{err}");
@@ -752,20 +687,16 @@ fn string_columns(path: &Path) -> (Arc<Schema>, Vec<StringColumn>) {
 /// SWE-bench through Parquet as Hugging Face publishes it: one `string` column per field
 /// the records have, in their order, the test lists as the JSON text of the list, the
 /// `huggingface` features; and back to the same bytes with the default style.
-fn assert_hugging_face_layout(dir: &Path, input: &Path) {
+fn assert_hugging_face_layout(context: &TestContext, input: &Path) {
     let name = input.file_stem().unwrap().to_string_lossy();
-    let parquet = dir.join(format!("{name}.parquet"));
-    let back = dir.join(format!("{name}.back.jsonl"));
+    let parquet = context.path(format!("{name}.parquet"));
+    let back = context.path(format!("{name}.back.jsonl"));
     let (i, p, b) = (
         input.to_str().unwrap(),
         parquet.to_str().unwrap(),
         back.to_str().unwrap(),
     );
-    ok(&isobench(
-        dir,
-        &convert_args("swe-bench", "swe-bench", i, p),
-        &[],
-    ));
+    ok(&context.run(convert_args("swe-bench", "swe-bench", i, p)));
     let rows = records(input);
     let (schema, columns) = string_columns(&parquet);
     let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
@@ -810,11 +741,7 @@ fn assert_hugging_face_layout(dir: &Path, input: &Path) {
             assert_eq!(parsed, want, "{name}: {list}");
         }
     }
-    ok(&isobench(
-        dir,
-        &convert_args("swe-bench", "swe-bench", p, b),
-        &[],
-    ));
+    ok(&context.run(convert_args("swe-bench", "swe-bench", p, b)));
     assert!(
         fs::read(input).unwrap() == fs::read(&back).unwrap(),
         "{name}: jsonl -> parquet -> jsonl is not byte-identical"
@@ -823,22 +750,22 @@ fn assert_hugging_face_layout(dir: &Path, input: &Path) {
 
 #[test]
 fn swe_bench_parquet_follows_the_hugging_face_layout_and_comes_back_identical() {
-    let tmp = tempfile::tempdir().unwrap();
+    let context = TestContext::new();
     let sample = Path::new(WORKSPACE).join("examples/data/swe-bench-verified.sample.jsonl");
-    assert_hugging_face_layout(tmp.path(), &sample);
+    assert_hugging_face_layout(&context, &sample);
     // Thirteen columns, as in Hugging Face's SWE-bench Verified.
-    let (schema, _) = string_columns(&tmp.path().join("swe-bench-verified.sample.parquet"));
+    let (schema, _) = string_columns(&context.path("swe-bench-verified.sample.parquet"));
     assert_eq!(schema.fields().len(), 13);
     for dir in ["swebench-verified", "swebench-lite", "swebench-full"] {
         for file in real_files(dir).unwrap_or_default() {
-            assert_hugging_face_layout(tmp.path(), &file);
+            assert_hugging_face_layout(&context, &file);
         }
     }
 }
 
 #[test]
 fn columns_no_record_has_are_left_out_of_files_of_many_row_groups() {
-    let tmp = tempfile::tempdir().unwrap();
+    let context = TestContext::new();
     // More rows than a row group holds; `difficulty` only in the last row, no record with
     // the other optional fields, one with an undeclared key, one in another key order.
     let n = 2 * 1024 + 10;
@@ -864,23 +791,19 @@ fn columns_no_record_has_are_left_out_of_files_of_many_row_groups() {
             row
         })
         .collect();
-    write_jsonl(&tmp.path().join("plain.jsonl"), &rows);
+    write_jsonl(&context.path("plain.jsonl"), &rows);
     let mut odd = rows.clone();
     odd[1500]["note"] = json!({"k": 1});
     let moved = odd[1600].as_object_mut().unwrap().remove("repo").unwrap();
     odd[1600]["repo"] = moved;
-    write_jsonl(&tmp.path().join("odd.jsonl"), &odd);
+    write_jsonl(&context.path("odd.jsonl"), &odd);
 
     for (name, want_extra) in [("plain", false), ("odd", true)] {
         let input = format!("{name}.jsonl");
         let parquet = format!("{name}.parquet");
         let back = format!("{name}.back.jsonl");
-        ok(&isobench(
-            tmp.path(),
-            &convert_args("swe-bench", "swe-bench", &input, &parquet),
-            &[],
-        ));
-        let path = tmp.path().join(&parquet);
+        ok(&context.run(convert_args("swe-bench", "swe-bench", &input, &parquet)));
+        let path = context.path(&parquet);
         let builder = ParquetRecordBatchReaderBuilder::try_new(File::open(&path).unwrap()).unwrap();
         assert!(builder.metadata().num_row_groups() >= 3, "{name}");
         let schema = Arc::clone(builder.schema());
@@ -901,18 +824,14 @@ fn columns_no_record_has_are_left_out_of_files_of_many_row_groups() {
             .collect();
         want.push("difficulty");
         assert_eq!(names, want, "{name}");
-        ok(&isobench(
-            tmp.path(),
-            &convert_args("swe-bench", "swe-bench", &parquet, &back),
-            &[],
-        ));
+        ok(&context.run(convert_args("swe-bench", "swe-bench", &parquet, &back)));
         assert!(
-            fs::read(tmp.path().join(&input)).unwrap() == fs::read(tmp.path().join(&back)).unwrap(),
+            fs::read(context.path(&input)).unwrap() == fs::read(context.path(&back)).unwrap(),
             "{name}: not byte-identical"
         );
     }
     // No spool file is left beside the output.
-    let left: Vec<_> = fs::read_dir(tmp.path())
+    let left: Vec<_> = fs::read_dir(context.dir())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|n| n.starts_with('.'))

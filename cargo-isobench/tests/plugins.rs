@@ -8,35 +8,15 @@ use serde_json::Value;
 
 mod common;
 
-use common::{BIN, WORKSPACE, cargo_build, plugin, plugin_target_dir};
+use common::{TestContext, WORKSPACE, cargo_build, plugin, plugin_target_dir, stderr};
 
-const STATE_DIR: &str = "ISOBENCH_STATE_DIR";
 const REAL_MSWE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../../shared/data/real/multi-swe-bench/multi_swe_bench_java.jsonl"
 );
 
-/// Runs the binary in `dir`. Its trust records are kept in `dir/.isobench-state` (never
-/// the user's own) unless `env` sets `ISOBENCH_STATE_DIR`.
-fn isobench(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut command = Command::new(BIN);
-    command
-        .current_dir(dir)
-        .arg("isobench")
-        .args(args)
-        .env(STATE_DIR, dir.join(".isobench-state"))
-        .env_remove("ISOBENCH_TEST_PLUGIN_MODE")
-        .env_remove("ISOBENCH_TEST_PLUGIN_MARK")
-        .env_remove("RUST_BACKTRACE");
-    for (k, v) in env {
-        command.env(k, v);
-    }
-    command.output().unwrap()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
+// Every command runs through a `TestContext`: its trust records are kept in the
+// context's state directory, never the user's own.
 
 #[test]
 fn real_multi_swe_bench_records_round_trip_through_the_native_plugin() {
@@ -44,45 +24,37 @@ fn real_multi_swe_bench_records_round_trip_through_the_native_plugin() {
         eprintln!("skipped: the real Multi-SWE-bench records are not present");
         return;
     }
-    let tmp = tempfile::tempdir().unwrap();
+    let context = TestContext::new();
     let lib = plugin("isobench_multi_swe_bench").to_str().unwrap();
-    let canonical = tmp.path().join("canonical.jsonl");
-    let back = tmp.path().join("back.jsonl");
-    let out = isobench(
-        tmp.path(),
-        &[
-            "--plugin",
-            lib,
-            "convert",
-            "--from",
-            "multi-swe-bench",
-            "--to",
-            "canonical",
-            "-i",
-            REAL_MSWE,
-            "-o",
-            canonical.to_str().unwrap(),
-        ],
-        &[],
-    );
+    let canonical = context.path("canonical.jsonl");
+    let back = context.path("back.jsonl");
+    let out = context.run([
+        "--plugin",
+        lib,
+        "convert",
+        "--from",
+        "multi-swe-bench",
+        "--to",
+        "canonical",
+        "-i",
+        REAL_MSWE,
+        "-o",
+        canonical.to_str().unwrap(),
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let out = isobench(
-        tmp.path(),
-        &[
-            "--plugin",
-            lib,
-            "convert",
-            "--from",
-            "canonical",
-            "--to",
-            "mswebench",
-            "-i",
-            canonical.to_str().unwrap(),
-            "-o",
-            back.to_str().unwrap(),
-        ],
-        &[],
-    );
+    let out = context.run([
+        "--plugin",
+        lib,
+        "convert",
+        "--from",
+        "canonical",
+        "--to",
+        "mswebench",
+        "-i",
+        canonical.to_str().unwrap(),
+        "-o",
+        back.to_str().unwrap(),
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     // Byte for byte: same values, same key order, same JSON text style.
     assert_eq!(
@@ -90,21 +62,17 @@ fn real_multi_swe_bench_records_round_trip_through_the_native_plugin() {
         std::fs::read(REAL_MSWE).unwrap()
     );
 
-    let out = isobench(
-        tmp.path(),
-        &[
-            "--plugin",
-            lib,
-            "convert",
-            "--from",
-            "multi-swe-bench",
-            "--to",
-            "swe-bench",
-            "-i",
-            REAL_MSWE,
-        ],
-        &[],
-    );
+    let out = context.run([
+        "--plugin",
+        lib,
+        "convert",
+        "--from",
+        "multi-swe-bench",
+        "--to",
+        "swe-bench",
+        "-i",
+        REAL_MSWE,
+    ]);
     // SWE-bench's harness needs what Multi-SWE-bench rows do not have: refused, nothing
     // written, with the remedies.
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
@@ -118,22 +86,18 @@ fn real_multi_swe_bench_records_round_trip_through_the_native_plugin() {
     ] {
         assert!(said.contains(needed), "{needed}: {said}");
     }
-    let out = isobench(
-        tmp.path(),
-        &[
-            "--plugin",
-            lib,
-            "convert",
-            "--from",
-            "multi-swe-bench",
-            "--to",
-            "swe-bench",
-            "--allow-incomplete",
-            "-i",
-            REAL_MSWE,
-        ],
-        &[],
-    );
+    let out = context.run([
+        "--plugin",
+        lib,
+        "convert",
+        "--from",
+        "multi-swe-bench",
+        "--to",
+        "swe-bench",
+        "--allow-incomplete",
+        "-i",
+        REAL_MSWE,
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let originals: Vec<Value> = std::fs::read_to_string(REAL_MSWE)
         .unwrap()
@@ -171,13 +135,9 @@ fn real_multi_swe_bench_records_round_trip_through_the_native_plugin() {
 
 #[test]
 fn plugin_adapters_are_listed_with_their_origin() {
-    let tmp = tempfile::tempdir().unwrap();
+    let context = TestContext::new();
     let lib = plugin("isobench_multi_swe_bench");
-    let out = isobench(
-        tmp.path(),
-        &["--plugin", lib.to_str().unwrap(), "adapters"],
-        &[],
-    );
+    let out = context.run(["--plugin", lib.to_str().unwrap(), "adapters"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
@@ -200,29 +160,29 @@ fn one_record(dir: &Path) -> PathBuf {
     input
 }
 
-fn convert_with_test_plugin(mode: &str, extra: &[&str]) -> (Output, tempfile::TempDir) {
-    let tmp = tempfile::tempdir().unwrap();
-    let input = one_record(tmp.path());
+fn convert_with_test_plugin(mode: &str, extra: &[&str]) -> (Output, TestContext) {
+    let context = TestContext::new();
+    let input = one_record(context.dir());
     let env = [("ISOBENCH_TEST_PLUGIN_MODE", mode)];
-    let out = convert_file_with_test_plugin(&input, tmp.path(), &env, extra);
-    (out, tmp)
+    let out = convert_file_with_test_plugin(&context, &input, &env, extra);
+    (out, context)
 }
 
-/// `convert --from test-plugin --to canonical -i input` run in `dir`, the plugin told what
-/// to do by `env` (`ISOBENCH_TEST_PLUGIN_MODE`, ...).
+/// `convert --from test-plugin --to canonical -i input` run in the scratch directory, the
+/// plugin told what to do by `env` (`ISOBENCH_TEST_PLUGIN_MODE`, ...).
 fn convert_file_with_test_plugin(
+    context: &TestContext,
     input: &Path,
-    dir: &Path,
     env: &[(&str, &str)],
     extra: &[&str],
 ) -> Output {
-    convert_file_from_test_plugin(input, dir, env, "canonical", extra)
+    convert_file_from_test_plugin(context, input, env, "canonical", extra)
 }
 
 /// The same, to the format `to`.
 fn convert_file_from_test_plugin(
+    context: &TestContext,
     input: &Path,
-    dir: &Path,
     env: &[(&str, &str)],
     to: &str,
     extra: &[&str],
@@ -240,12 +200,17 @@ fn convert_file_from_test_plugin(
         input.to_str().unwrap(),
     ];
     args.extend_from_slice(extra);
-    isobench(dir, &args, env)
+    context
+        .command()
+        .args(&args)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap()
 }
 
 #[test]
 fn a_well_behaved_test_plugin_converts() {
-    let (out, _tmp) = convert_with_test_plugin("ok", &[]);
+    let (out, _context) = convert_with_test_plugin("ok", &[]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),
@@ -255,12 +220,13 @@ fn a_well_behaved_test_plugin_converts() {
 
 #[test]
 fn a_panicking_plugin_is_an_error_and_the_host_goes_on() {
-    let (out, tmp) = convert_with_test_plugin("panic", &["--on-error", "skip", "-o", "out.jsonl"]);
+    let (out, context) =
+        convert_with_test_plugin("panic", &["--on-error", "skip", "-o", "out.jsonl"]);
     // Both records are set aside with the panic as their reason; the host finishes its run.
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let err = stderr(&out);
     assert!(err.contains("rejected 2"), "{err}");
-    let rejects = std::fs::read_to_string(tmp.path().join("out.jsonl.rejects.jsonl")).unwrap();
+    let rejects = std::fs::read_to_string(context.path("out.jsonl.rejects.jsonl")).unwrap();
     assert_eq!(rejects.lines().count(), 2);
     assert!(
         rejects.contains("panicked in `import`: the test plugin panics on purpose"),
@@ -272,8 +238,8 @@ fn a_panicking_plugin_is_an_error_and_the_host_goes_on() {
 fn records_a_plugin_refuses_are_named_by_their_instance_id() {
     // The host hands a native plugin each line's text without parsing it into a record;
     // the rejects still name each record's `instance_id`, read from its text.
-    let tmp = tempfile::tempdir().unwrap();
-    let input = tmp.path().join("ids.jsonl");
+    let context = TestContext::new();
+    let input = context.path("ids.jsonl");
     std::fs::write(
         &input,
         "{\"id\":\"a-1\",\"instance_id\":\"o__r-1\"}\n{\"id\":\"a-2\"}\n",
@@ -281,9 +247,9 @@ fn records_a_plugin_refuses_are_named_by_their_instance_id() {
     .unwrap();
     let extra = ["--on-error", "skip", "-o", "out.jsonl"];
     let env = [("ISOBENCH_TEST_PLUGIN_MODE", "panic")];
-    let out = convert_file_with_test_plugin(&input, tmp.path(), &env, &extra);
+    let out = convert_file_with_test_plugin(&context, &input, &env, &extra);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let rejects = std::fs::read_to_string(tmp.path().join("out.jsonl.rejects.jsonl")).unwrap();
+    let rejects = std::fs::read_to_string(context.path("out.jsonl.rejects.jsonl")).unwrap();
     let ids: Vec<Value> = rejects
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).unwrap()["instance_id"].clone())
@@ -293,7 +259,7 @@ fn records_a_plugin_refuses_are_named_by_their_instance_id() {
 
 #[test]
 fn a_plugin_with_another_abi_version_is_refused_before_use() {
-    let (out, _tmp) = convert_with_test_plugin("wrong-abi", &[]);
+    let (out, _context) = convert_with_test_plugin("wrong-abi", &[]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains("speaks plugin ABI version 999, this cargo-isobench speaks 2"),
@@ -305,7 +271,7 @@ fn a_plugin_with_another_abi_version_is_refused_before_use() {
 /// A plugin built against the SDK before tables (ABI 1) is refused with the remedy.
 #[test]
 fn a_plugin_of_the_abi_before_tables_is_refused_with_the_remedy() {
-    let (out, _tmp) = convert_with_test_plugin("abi-1", &[]);
+    let (out, _context) = convert_with_test_plugin("abi-1", &[]);
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     assert!(
@@ -318,14 +284,14 @@ fn a_plugin_of_the_abi_before_tables_is_refused_with_the_remedy() {
 /// Records `test-plugin -> canonical -> test-plugin` with the plugin in `mode`: the
 /// canonical text and the text back.
 fn round_trip_with_test_plugin(mode: &str, lines: &[&str]) -> (String, String) {
-    let tmp = tempfile::tempdir().unwrap();
-    let input = tmp.path().join("in.jsonl");
+    let context = TestContext::new();
+    let input = context.path("in.jsonl");
     std::fs::write(&input, lines.join("\n") + "\n").unwrap();
     let env = [("ISOBENCH_TEST_PLUGIN_MODE", mode)];
-    let out = convert_file_with_test_plugin(&input, tmp.path(), &env, &[]);
+    let out = convert_file_with_test_plugin(&context, &input, &env, &[]);
     assert!(out.status.success(), "{mode}: {}", stderr(&out));
     let canonical = String::from_utf8(out.stdout).unwrap();
-    let canonical_file = tmp.path().join("canonical.jsonl");
+    let canonical_file = context.path("canonical.jsonl");
     std::fs::write(&canonical_file, &canonical).unwrap();
     let lib = plugin("isobench_test_plugin").to_str().unwrap().to_owned();
     let args = [
@@ -339,7 +305,7 @@ fn round_trip_with_test_plugin(mode: &str, lines: &[&str]) -> (String, String) {
         "-i",
         canonical_file.to_str().unwrap(),
     ];
-    let out = isobench(tmp.path(), &args, &env);
+    let out = context.command().args(args).envs(env).output().unwrap();
     assert!(out.status.success(), "{mode}: {}", stderr(&out));
     (canonical, String::from_utf8(out.stdout).unwrap())
 }
@@ -388,11 +354,11 @@ fn a_table_plugins_hooks_keep_encodings_originals_and_key_order() {
     assert_eq!(back.lines().collect::<Vec<_>>(), lines);
 
     // The hooks' notes cross; a record the hook refuses is named with its field.
-    let tmp = tempfile::tempdir().unwrap();
-    let input = tmp.path().join("bad.jsonl");
+    let context = TestContext::new();
+    let input = context.path("bad.jsonl");
     std::fs::write(&input, "{\"id\":\"a-1\",\"repo\":\"o/r\",\"labels\":7}\n").unwrap();
     let env = [("ISOBENCH_TEST_PLUGIN_MODE", "table-hooks")];
-    let out = convert_file_with_test_plugin(&input, tmp.path(), &env, &[]);
+    let out = convert_file_with_test_plugin(&context, &input, &env, &[]);
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("bad.jsonl:1: "), "{}", stderr(&out));
     assert!(stderr(&out).contains("`/labels`"), "{}", stderr(&out));
@@ -400,7 +366,7 @@ fn a_table_plugins_hooks_keep_encodings_originals_and_key_order() {
 
 #[test]
 fn a_plugin_returning_garbage_is_an_error() {
-    let (out, _tmp) = convert_with_test_plugin("garbage", &[]);
+    let (out, _context) = convert_with_test_plugin("garbage", &[]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
         stderr(&out).contains("returned invalid JSON from `import`"),
@@ -411,7 +377,7 @@ fn a_plugin_returning_garbage_is_an_error() {
 
 #[test]
 fn a_plugin_returning_an_invalid_record_is_an_error() {
-    let (out, _tmp) = convert_with_test_plugin("invalid", &[]);
+    let (out, _context) = convert_with_test_plugin("invalid", &[]);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(
@@ -425,8 +391,8 @@ fn a_plugin_returning_an_invalid_record_is_an_error() {
 /// decoded and encoded again. A plugin that edits such a string instead is caught.
 #[test]
 fn strings_a_plugin_moves_unread_keep_their_text_both_ways() {
-    let tmp = tempfile::tempdir().unwrap();
-    let input = tmp.path().join("in.jsonl");
+    let context = TestContext::new();
+    let input = context.path("in.jsonl");
     // The first body and test list are written as they were read, so they may cross as
     // markers; the second's (`\/`, `\u00e9`) are not, and cross decoded.
     let lines = [
@@ -439,7 +405,12 @@ fn strings_a_plugin_moves_unread_keep_their_text_both_ways() {
         let args = ["--plugin", &lib, "convert", "--from", from, "--to", to];
         let mut args = args.to_vec();
         args.extend(["-i", input.to_str().unwrap()]);
-        isobench(tmp.path(), &args, &[("ISOBENCH_TEST_PLUGIN_MODE", mode)])
+        context
+            .command()
+            .args(&args)
+            .envs([("ISOBENCH_TEST_PLUGIN_MODE", mode)])
+            .output()
+            .unwrap()
     };
 
     let out = run("test-plugin", "canonical", &input, "ok");
@@ -461,7 +432,7 @@ fn strings_a_plugin_moves_unread_keep_their_text_both_ways() {
         .collect();
     assert_eq!(canonical.lines().collect::<Vec<_>>(), expected);
 
-    let canonical_file = tmp.path().join("canonical.jsonl");
+    let canonical_file = context.path("canonical.jsonl");
     std::fs::write(&canonical_file, &canonical).unwrap();
     let out = run("canonical", "test-plugin", &canonical_file, "ok");
     assert!(out.status.success(), "{}", stderr(&out));
@@ -514,16 +485,16 @@ fn strings_a_plugin_moves_unread_keep_their_text_both_ways() {
 /// record's, whether the later record has markers of its own or none.
 #[test]
 fn a_moved_string_kept_for_another_record_is_refused() {
-    let tmp = tempfile::tempdir().unwrap();
+    let context = TestContext::new();
     for (name, second) in [
         ("none", r#"{"id":"a-2","repo":"o/r"}"#),
         ("own", r#"{"id":"a-2","repo":"o/r","tests":["t::b"]}"#),
     ] {
-        let input = tmp.path().join(format!("{name}.jsonl"));
+        let input = context.path(format!("{name}.jsonl"));
         let first = r#"{"id":"a-1","repo":"o/r","body":"the first patch","tests":["t::a"]}"#;
         std::fs::write(&input, format!("{first}\n{second}\n")).unwrap();
         let env = [("ISOBENCH_TEST_PLUGIN_MODE", "stale")];
-        let out = convert_file_with_test_plugin(&input, tmp.path(), &env, &["--jobs", "1"]);
+        let out = convert_file_with_test_plugin(&context, &input, &env, &["--jobs", "1"]);
         let err = stderr(&out);
         assert_eq!(out.status.code(), Some(1), "{name}: {err}");
         assert!(
@@ -540,8 +511,8 @@ fn a_moved_string_kept_for_another_record_is_refused() {
 /// was, and repeated ids are still told, since the conversion reads it.
 #[test]
 fn a_moved_instance_id_is_still_read() {
-    let tmp = tempfile::tempdir().unwrap();
-    let input = tmp.path().join("ids.jsonl");
+    let context = TestContext::new();
+    let input = context.path("ids.jsonl");
     let lines = [
         r#"{"id":"a-1","repo":"o/r","body":"x"}"#,
         r#"{"id":"a-2","repo":"o/r","body":"y"}"#,
@@ -549,7 +520,7 @@ fn a_moved_instance_id_is_still_read() {
     ];
     std::fs::write(&input, lines.join("\n") + "\n").unwrap();
     let env = [("ISOBENCH_TEST_PLUGIN_MODE", "moved-id")];
-    let out = convert_file_from_test_plugin(&input, tmp.path(), &env, "test-plugin", &[]);
+    let out = convert_file_from_test_plugin(&context, &input, &env, "test-plugin", &[]);
     let err = stderr(&out);
     assert!(out.status.success(), "{err}");
     assert_eq!(
@@ -572,7 +543,7 @@ fn a_moved_instance_id_is_still_read() {
 /// with nothing passed (`--set` turns passing off).
 #[test]
 fn encoded_lists_reach_a_plugin_export_as_the_arrays_they_hold() {
-    let tmp = tempfile::tempdir().unwrap();
+    let context = TestContext::new();
     let input = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../examples/data/swe-bench-verified.sample.jsonl"
@@ -591,7 +562,7 @@ fn encoded_lists_reach_a_plugin_export_as_the_arrays_they_hold() {
             input,
         ];
         args.extend(extra);
-        let out = isobench(tmp.path(), &args, &[]);
+        let out = context.run(&args);
         assert!(out.status.success(), "{}", stderr(&out));
         String::from_utf8(out.stdout).unwrap()
     };
@@ -616,13 +587,13 @@ fn encoded_lists_reach_a_plugin_export_as_the_arrays_they_hold() {
 
 /// The error `convert` gives when the test plugin's `import` answers `answer`.
 fn error_for_import_answer(answer: &str) -> String {
-    let tmp = tempfile::tempdir().unwrap();
-    let input = one_record(tmp.path());
+    let context = TestContext::new();
+    let input = one_record(context.dir());
     let env = [
         ("ISOBENCH_TEST_PLUGIN_MODE", "answer"),
         ("ISOBENCH_TEST_PLUGIN_ANSWER", answer),
     ];
-    let out = convert_file_with_test_plugin(&input, tmp.path(), &env, &[]);
+    let out = convert_file_with_test_plugin(&context, &input, &env, &[]);
     assert_eq!(out.status.code(), Some(1), "{answer}: {}", stderr(&out));
     stderr(&out)
 }
@@ -699,8 +670,8 @@ fn every_invalid_canonical_record_from_a_plugin_is_named_with_its_field() {
 
 #[test]
 fn missing_files_libraries_that_are_not_plugins_and_clashes_are_clear_errors() {
-    let tmp = tempfile::tempdir().unwrap();
-    let out = isobench(tmp.path(), &["--plugin", "nowhere.so", "adapters"], &[]);
+    let context = TestContext::new();
+    let out = context.run(["--plugin", "nowhere.so", "adapters"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains("nowhere.so` does not exist"),
@@ -708,9 +679,9 @@ fn missing_files_libraries_that_are_not_plugins_and_clashes_are_clear_errors() {
         stderr(&out)
     );
 
-    let text = tmp.path().join("text.so");
+    let text = context.path("text.so");
     std::fs::write(&text, "not a library").unwrap();
-    let out = isobench(tmp.path(), &["--plugin", "text.so", "adapters"], &[]);
+    let out = context.run(["--plugin", "text.so", "adapters"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains("cannot be loaded as a library"),
@@ -720,21 +691,15 @@ fn missing_files_libraries_that_are_not_plugins_and_clashes_are_clear_errors() {
 
     // Two copies of the same plugin: both adapters are called `multi-swe-bench`.
     let lib = plugin("isobench_multi_swe_bench");
-    let copy = tmp
-        .path()
-        .join(format!("copy.{}", std::env::consts::DLL_EXTENSION));
+    let copy = context.path(format!("copy.{}", std::env::consts::DLL_EXTENSION));
     std::fs::copy(lib, &copy).unwrap();
-    let out = isobench(
-        tmp.path(),
-        &[
-            "--plugin",
-            lib.to_str().unwrap(),
-            "--plugin",
-            copy.to_str().unwrap(),
-            "adapters",
-        ],
-        &[],
-    );
+    let out = context.run([
+        "--plugin",
+        lib.to_str().unwrap(),
+        "--plugin",
+        copy.to_str().unwrap(),
+        "adapters",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     assert!(
@@ -744,9 +709,9 @@ fn missing_files_libraries_that_are_not_plugins_and_clashes_are_clear_errors() {
     );
 }
 
-/// `cargo isobench trust` on the `isobench.toml` of `dir`.
-fn trust(dir: &Path) {
-    let out = isobench(dir, &["trust"], &[]);
+/// `cargo isobench trust` on the `isobench.toml` of the scratch directory.
+fn trust(context: &TestContext) {
+    let out = context.run(["trust"]);
     assert!(out.status.success(), "{}", stderr(&out));
 }
 
@@ -770,7 +735,7 @@ fn a_program_declared_by_a_table_answers_only_its_hooks() {
     if !python() {
         return;
     }
-    let tmp = tempfile::tempdir().unwrap();
+    let context = TestContext::new();
     let program = r#"
 import json, sys
 log = open(sys.argv[1], "a")
@@ -801,29 +766,29 @@ for line in sys.stdin:
         continue
     print(json.dumps({"id": r["id"], "ok": ok}), flush=True)
 "#;
-    std::fs::write(tmp.path().join("tiny.py"), program).unwrap();
-    let log = tmp.path().join("calls.log");
+    std::fs::write(context.path("tiny.py"), program).unwrap();
+    let log = context.path("calls.log");
     std::fs::write(
-        tmp.path().join("isobench.toml"),
+        context.path("isobench.toml"),
         format!(
             "[[plugins]]\ncommand = [\"python3\", \"tiny.py\", {:?}]\n",
             log.to_str().unwrap()
         ),
     )
     .unwrap();
-    trust(tmp.path());
+    trust(&context);
     let lines = [
         r#"{"level":"L3","id":"a-1","diff":"diff --git a/x b/x\n","repo":"o/r","extra":[1]}"#,
         r#"{"id":"a-2","repo":"o/r"}"#,
     ];
-    std::fs::write(tmp.path().join("in.jsonl"), lines.join("\n") + "\n").unwrap();
+    std::fs::write(context.path("in.jsonl"), lines.join("\n") + "\n").unwrap();
     let convert = |from: &str, to: &str, input: &str, output: &str| {
         let args = [
             "convert", "--from", from, "--to", to, "-i", input, "-o", output,
         ];
-        let out = isobench(tmp.path(), &args, &[]);
+        let out = context.run(args);
         assert!(out.status.success(), "{}", stderr(&out));
-        std::fs::read_to_string(tmp.path().join(output)).unwrap()
+        std::fs::read_to_string(context.path(output)).unwrap()
     };
     let canonical = convert("tiny-py", "canonical", "in.jsonl", "c.jsonl");
     let first: Value = serde_json::from_str(canonical.lines().next().unwrap()).unwrap();
@@ -843,38 +808,34 @@ fn the_python_program_plugin_round_trips_records() {
     if !python() {
         return;
     }
-    let tmp = tempfile::tempdir().unwrap();
+    let context = TestContext::new();
     let script = Path::new(WORKSPACE).join("plugins/python/example_adapter.py");
     std::fs::write(
-        tmp.path().join("isobench.toml"),
+        context.path("isobench.toml"),
         format!(
             "[[plugins]]\ncommand = [\"python3\", {:?}]\n",
             script.to_str().unwrap()
         ),
     )
     .unwrap();
-    trust(tmp.path());
+    trust(&context);
     let input = "{\"task_id\": \"o__r-1\", \"repository\": \"o/r\", \"base_sha\": \"abc\", \"gold_patch\": \"diff --git a/x b/x\\n\", \"issue\": \"It breaks\", \"fail_to_pass\": [\"t::a\"], \"pass_to_pass\": [], \"weird\": {\"k\": [1, 2.5, null]}}\n\
                  {\"repository\": \"o/r\", \"task_id\": \"o__r-2\", \"gold_patch\": \"diff\\n\"}\n";
-    std::fs::write(tmp.path().join("in.jsonl"), input).unwrap();
-    let out = isobench(
-        tmp.path(),
-        &[
-            "convert",
-            "--from",
-            "custom-py",
-            "--to",
-            "canonical",
-            "-i",
-            "in.jsonl",
-            "-o",
-            "c.jsonl",
-        ],
-        &[],
-    );
+    std::fs::write(context.path("in.jsonl"), input).unwrap();
+    let out = context.run([
+        "convert",
+        "--from",
+        "custom-py",
+        "--to",
+        "canonical",
+        "-i",
+        "in.jsonl",
+        "-o",
+        "c.jsonl",
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let first: Value = serde_json::from_str(
-        std::fs::read_to_string(tmp.path().join("c.jsonl"))
+        std::fs::read_to_string(context.path("c.jsonl"))
             .unwrap()
             .lines()
             .next()
@@ -883,44 +844,36 @@ fn the_python_program_plugin_round_trips_records() {
     .unwrap();
     assert_eq!(first["repo"], "o/r");
     assert_eq!(first["extensions"]["problem_statement"], "It breaks");
-    let out = isobench(
-        tmp.path(),
-        &[
-            "convert",
-            "--from",
-            "canonical",
-            "--to",
-            "custom-py",
-            "-i",
-            "c.jsonl",
-            "-o",
-            "back.jsonl",
-        ],
-        &[],
-    );
+    let out = context.run([
+        "convert",
+        "--from",
+        "canonical",
+        "--to",
+        "custom-py",
+        "-i",
+        "c.jsonl",
+        "-o",
+        "back.jsonl",
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(
-        std::fs::read_to_string(tmp.path().join("back.jsonl")).unwrap(),
+        std::fs::read_to_string(context.path("back.jsonl")).unwrap(),
         input
     );
     // The Python adapter's concepts reach SWE-bench through the shared vocabulary.
-    let out = isobench(
-        tmp.path(),
-        &[
-            "convert",
-            "--from",
-            "custom-py",
-            "--to",
-            "swe-bench",
-            "-i",
-            "in.jsonl",
-            "--limit",
-            "1",
-            // The Python rows lack most of what SWE-bench's harness needs.
-            "--allow-incomplete",
-        ],
-        &[],
-    );
+    let out = context.run([
+        "convert",
+        "--from",
+        "custom-py",
+        "--to",
+        "swe-bench",
+        "-i",
+        "in.jsonl",
+        "--limit",
+        "1",
+        // The Python rows lack most of what SWE-bench's harness needs.
+        "--allow-incomplete",
+    ]);
     assert!(
         stderr(&out).contains("incomplete: 1 record(s)"),
         "{}",
@@ -936,30 +889,26 @@ fn a_hung_or_crashing_program_plugin_is_reported_and_the_host_does_not_hang() {
     if !python() {
         return;
     }
-    let tmp = tempfile::tempdir().unwrap();
+    let context = TestContext::new();
     // Answers the handshake, then never answers again.
     let hang = "import sys,json,time\nl=json.loads(sys.stdin.readline())\nprint(json.dumps({'id':l['id'],'ok':{'abi':1,'info':{'name':'hangs','description':'d'},'schema':{}}}),flush=True)\ntime.sleep(600)\n";
-    std::fs::write(tmp.path().join("hang.py"), hang).unwrap();
+    std::fs::write(context.path("hang.py"), hang).unwrap();
     std::fs::write(
-        tmp.path().join("isobench.toml"),
+        context.path("isobench.toml"),
         "[[plugins]]\ncommand = [\"python3\", \"hang.py\"]\ntimeout-secs = 1\n",
     )
     .unwrap();
-    trust(tmp.path());
-    std::fs::write(tmp.path().join("in.jsonl"), "{\"a\": 1}\n").unwrap();
-    let out = isobench(
-        tmp.path(),
-        &[
-            "convert",
-            "--from",
-            "hangs",
-            "--to",
-            "canonical",
-            "-i",
-            "in.jsonl",
-        ],
-        &[],
-    );
+    trust(&context);
+    std::fs::write(context.path("in.jsonl"), "{\"a\": 1}\n").unwrap();
+    let out = context.run([
+        "convert",
+        "--from",
+        "hangs",
+        "--to",
+        "canonical",
+        "-i",
+        "in.jsonl",
+    ]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
         stderr(&out).contains("did not answer request 1 (import) within 1 s and was stopped"),
@@ -969,12 +918,12 @@ fn a_hung_or_crashing_program_plugin_is_reported_and_the_host_does_not_hang() {
 
     // Exits before the handshake.
     std::fs::write(
-        tmp.path().join("isobench.toml"),
+        context.path("isobench.toml"),
         "[[plugins]]\ncommand = [\"python3\", \"-c\", \"import sys; sys.exit(3)\"]\n",
     )
     .unwrap();
-    trust(tmp.path());
-    let out = isobench(tmp.path(), &["adapters"], &[]);
+    trust(&context);
+    let out = context.run(["adapters"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains("failed the handshake") && stderr(&out).contains("exit status: 3"),
@@ -983,13 +932,14 @@ fn a_hung_or_crashing_program_plugin_is_reported_and_the_host_does_not_hang() {
     );
 }
 
-/// `cargo isobench plugin new NAME` in `dir`, against the local SDK; the crate's directory.
-fn new_plugin_crate(dir: &Path, name: &str) -> PathBuf {
+/// `cargo isobench plugin new NAME` in the scratch directory, against the local SDK; the
+/// crate's directory.
+fn new_plugin_crate(context: &TestContext, name: &str) -> PathBuf {
     let sdk = Path::new(WORKSPACE).join("plugins/sdk");
     let args = ["plugin", "new", name, "--sdk-path", sdk.to_str().unwrap()];
-    let out = isobench(dir, &args, &[]);
+    let out = context.run(args);
     assert!(out.status.success(), "{}", stderr(&out));
-    let krate = dir.join(name);
+    let krate = context.path(name);
     // The workspace's lock file, so the new crate builds with the same dependency versions.
     std::fs::copy(
         Path::new(WORKSPACE).join("Cargo.lock"),
@@ -1001,16 +951,12 @@ fn new_plugin_crate(dir: &Path, name: &str) -> PathBuf {
 
 #[test]
 fn a_scaffolded_crate_builds_is_found_in_its_workspace_and_converts() {
-    let tmp = tempfile::tempdir().unwrap();
-    let krate = new_plugin_crate(tmp.path(), "my-bench");
-    let target = plugin_target_dir();
-    let state = tmp.path().join("state");
-    let env = [
-        ("CARGO_TARGET_DIR", target.to_str().unwrap()),
-        (STATE_DIR, state.to_str().unwrap()),
-    ];
+    // The plugin builds share the tests' plugin target directory (so dependencies build
+    // once).
+    let context = TestContext::new().with_env("CARGO_TARGET_DIR", plugin_target_dir());
+    let krate = new_plugin_crate(&context, "my-bench");
 
-    let out = isobench(&krate, &["plugin", "list"], &env);
+    let out = context.run_in(&krate, ["plugin", "list"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let listed = String::from_utf8(out.stdout).unwrap();
     // Not recorded by `plugin build` yet (the shared target directory may hold a library
@@ -1021,7 +967,7 @@ fn a_scaffolded_crate_builds_is_found_in_its_workspace_and_converts() {
         "{listed}"
     );
 
-    let out = isobench(&krate, &["plugin", "build"], &env);
+    let out = context.run_in(&krate, ["plugin", "build"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("built plugin my-bench: "),
@@ -1030,9 +976,9 @@ fn a_scaffolded_crate_builds_is_found_in_its_workspace_and_converts() {
     );
 
     // No flag: the workspace's built plugin is loaded by name.
-    let out = isobench(
+    let out = context.run_in(
         &krate,
-        &[
+        [
             "convert",
             "--from",
             "my-bench",
@@ -1041,7 +987,6 @@ fn a_scaffolded_crate_builds_is_found_in_its_workspace_and_converts() {
             "-i",
             "sample.jsonl",
         ],
-        &env,
     );
     assert!(out.status.success(), "{}", stderr(&out));
     let record: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -1054,19 +999,15 @@ fn a_scaffolded_crate_builds_is_found_in_its_workspace_and_converts() {
     assert_eq!(record["extensions"]["source"]["format"], "my-bench");
 
     // Outside the workspace it is unknown.
-    let out = isobench(
-        tmp.path(),
-        &[
-            "convert",
-            "--from",
-            "my-bench",
-            "--to",
-            "canonical",
-            "-i",
-            "my-bench/sample.jsonl",
-        ],
-        &env,
-    );
+    let out = context.run([
+        "convert",
+        "--from",
+        "my-bench",
+        "--to",
+        "canonical",
+        "-i",
+        "my-bench/sample.jsonl",
+    ]);
     assert_eq!(out.status.code(), Some(2));
 }
 
@@ -1080,7 +1021,7 @@ fn sha256(path: &Path) -> String {
 }
 
 /// `convert --from test-plugin` of one record, run in `dir`.
-fn convert_test_plugin_records(dir: &Path, extra: &[&str]) -> Output {
+fn convert_test_plugin_records(context: &TestContext, dir: &Path, extra: &[&str]) -> Output {
     let input = one_record(dir);
     let mut args = extra.to_vec();
     args.extend([
@@ -1092,7 +1033,7 @@ fn convert_test_plugin_records(dir: &Path, extra: &[&str]) -> Output {
         "-i",
         input.to_str().unwrap(),
     ]);
-    isobench(dir, &args, &[])
+    context.run_in(dir, &args)
 }
 
 /// The case as a user met it: a cloned directory holding a package marked as an isobench
@@ -1100,8 +1041,8 @@ fn convert_test_plugin_records(dir: &Path, extra: &[&str]) -> Output {
 /// it names runs, not even the library's entry point.
 #[test]
 fn a_planted_target_index_loads_nothing() {
-    let tmp = tempfile::tempdir().unwrap();
-    let checkout = tmp.path().join("checkout");
+    let context = TestContext::new();
+    let checkout = context.path("checkout");
     std::fs::create_dir_all(checkout.join("src")).unwrap();
     std::fs::create_dir_all(checkout.join("target/isobench")).unwrap();
     std::fs::write(
@@ -1118,10 +1059,16 @@ fn a_planted_target_index_loads_nothing() {
         index.to_string(),
     )
     .unwrap();
-    let mark = tmp.path().join("ran");
+    let mark = context.path("ran");
     let mark_env = [("ISOBENCH_TEST_PLUGIN_MARK", mark.to_str().unwrap())];
 
-    let out = isobench(&checkout, &["adapters"], &mark_env);
+    let out = context
+        .command()
+        .current_dir(&checkout)
+        .args(["adapters"])
+        .envs(mark_env)
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let listed = String::from_utf8_lossy(&out.stdout);
     assert!(!listed.contains("test-plugin"), "{listed}");
@@ -1138,7 +1085,7 @@ fn a_planted_target_index_loads_nothing() {
     );
 
     // A run that needs the format: an unknown format whose hint names the plugin.
-    let out = convert_test_plugin_records(&checkout, &[]);
+    let out = convert_test_plugin_records(&context, &checkout, &[]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let err = stderr(&out);
     assert!(
@@ -1152,7 +1099,13 @@ fn a_planted_target_index_loads_nothing() {
 
     // The mark does tell when the library runs.
     let flag = ["--plugin", lib.to_str().unwrap(), "adapters"];
-    let out = isobench(&checkout, &flag, &mark_env);
+    let out = context
+        .command()
+        .current_dir(&checkout)
+        .args(flag)
+        .envs(mark_env)
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(mark.exists());
 }
@@ -1162,22 +1115,27 @@ fn a_planted_target_index_loads_nothing() {
 #[cfg(unix)]
 #[test]
 fn an_untrusted_config_loads_no_library_and_runs_no_command() {
-    let tmp = tempfile::tempdir().unwrap();
+    let context = TestContext::new();
     let lib = plugin("isobench_test_plugin");
     std::fs::write(
-        tmp.path().join("isobench.toml"),
+        context.path("isobench.toml"),
         format!(
             "[test-files]\nrules = [\"dir:tests\"]\n\n[[plugins]]\npath = {:?}\n\n[[plugins]]\ncommand = [\"sh\", \"-c\", \"touch created\"]\n",
             lib.to_str().unwrap()
         ),
     )
     .unwrap();
-    let created = tmp.path().join("created");
-    let mark = tmp.path().join("ran");
+    let created = context.path("created");
+    let mark = context.path("ran");
     let mark_env = [("ISOBENCH_TEST_PLUGIN_MARK", mark.to_str().unwrap())];
-    let config = tmp.path().canonicalize().unwrap().join("isobench.toml");
+    let config = context.dir().canonicalize().unwrap().join("isobench.toml");
 
-    let out = isobench(tmp.path(), &["adapters"], &mark_env);
+    let out = context
+        .command()
+        .args(["adapters"])
+        .envs(mark_env)
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(!created.exists(), "the command ran");
     assert!(!mark.exists(), "the library's code ran");
@@ -1195,7 +1153,7 @@ fn an_untrusted_config_loads_no_library_and_runs_no_command() {
         "{err}"
     );
 
-    let out = convert_test_plugin_records(tmp.path(), &[]);
+    let out = convert_test_plugin_records(&context, context.dir(), &[]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let err = stderr(&out);
     assert!(
@@ -1207,8 +1165,13 @@ fn an_untrusted_config_loads_no_library_and_runs_no_command() {
     assert!(!created.exists(), "the command ran");
 
     // Trusted, both run (the command is no program plugin, so the run then fails).
-    trust(tmp.path());
-    let out = isobench(tmp.path(), &["adapters"], &mark_env);
+    trust(&context);
+    let out = context
+        .command()
+        .args(["adapters"])
+        .envs(mark_env)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(created.exists() && mark.exists());
 }
@@ -1217,20 +1180,20 @@ fn an_untrusted_config_loads_no_library_and_runs_no_command() {
 /// again; `--revoke` takes the trust back; `trust --list` tells which is which.
 #[test]
 fn trust_then_a_change_to_the_file_untrusts_it() {
-    let tmp = tempfile::tempdir().unwrap();
+    let context = TestContext::new();
     let lib = plugin("isobench_test_plugin");
-    let file = tmp.path().join("isobench.toml");
+    let file = context.path("isobench.toml");
     let text = format!("[[plugins]]\npath = {:?}\n", lib.to_str().unwrap());
     std::fs::write(&file, &text).unwrap();
     let config = file.canonicalize().unwrap();
     let list = || {
-        let out = isobench(tmp.path(), &["trust", "--list"], &[]);
+        let out = context.run(["trust", "--list"]);
         assert!(out.status.success(), "{}", stderr(&out));
         String::from_utf8(out.stdout).unwrap()
     };
     assert!(list().starts_with("nothing is trusted"), "{}", list());
 
-    let out = isobench(tmp.path(), &["trust"], &[]);
+    let out = context.run(["trust"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
         stderr(&out).contains(&format!(
@@ -1243,21 +1206,20 @@ fn trust_then_a_change_to_the_file_untrusts_it() {
     );
     assert_eq!(list(), format!("{}  trusted\n", config.display()));
     // What is recorded is the sha256 of the file's text.
-    let records: Value = serde_json::from_slice(
-        &std::fs::read(tmp.path().join(".isobench-state/trust.json")).unwrap(),
-    )
-    .unwrap();
+    let records: Value =
+        serde_json::from_slice(&std::fs::read(context.state_dir().join("trust.json")).unwrap())
+            .unwrap();
     assert_eq!(
         records["configs"][config.to_str().unwrap()],
         sha256(&config)
     );
-    let out = convert_test_plugin_records(tmp.path(), &[]);
+    let out = convert_test_plugin_records(&context, context.dir(), &[]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(!stderr(&out).contains("warning"), "{}", stderr(&out));
 
     // A comment is enough: the text is not the one trusted.
     std::fs::write(&file, format!("{text}# edited\n")).unwrap();
-    let out = convert_test_plugin_records(tmp.path(), &[]);
+    let out = convert_test_plugin_records(&context, context.dir(), &[]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let err = stderr(&out);
     assert!(
@@ -1272,17 +1234,17 @@ fn trust_then_a_change_to_the_file_untrusts_it() {
         format!("{}  changed since trusted: not loaded\n", config.display())
     );
     // The user's own choice of file, `--config`, needs no trust.
-    let out = convert_test_plugin_records(tmp.path(), &["--config", "isobench.toml"]);
+    let out = convert_test_plugin_records(&context, context.dir(), &["--config", "isobench.toml"]);
     assert!(out.status.success(), "{}", stderr(&out));
 
-    trust(tmp.path());
-    let out = convert_test_plugin_records(tmp.path(), &[]);
+    trust(&context);
+    let out = convert_test_plugin_records(&context, context.dir(), &[]);
     assert!(out.status.success(), "{}", stderr(&out));
 
-    let out = isobench(tmp.path(), &["trust", "--revoke"], &[]);
+    let out = context.run(["trust", "--revoke"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(list().starts_with("nothing is trusted"), "{}", list());
-    let out = convert_test_plugin_records(tmp.path(), &[]);
+    let out = convert_test_plugin_records(&context, context.dir(), &[]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("and is not trusted"),
@@ -1296,26 +1258,22 @@ fn trust_then_a_change_to_the_file_untrusts_it() {
 /// and loads again once `plugin build` recorded it.
 #[test]
 fn a_rebuilt_workspace_plugin_is_refused_until_plugin_build_records_it() {
-    let tmp = tempfile::tempdir().unwrap();
-    let krate = new_plugin_crate(tmp.path(), "rebuilt-bench");
     let target = plugin_target_dir();
-    let state = tmp.path().join("state");
-    let env = [
-        ("CARGO_TARGET_DIR", target.to_str().unwrap()),
-        (STATE_DIR, state.to_str().unwrap()),
-    ];
+    let context = TestContext::new().with_env("CARGO_TARGET_DIR", &target);
+    let krate = new_plugin_crate(&context, "rebuilt-bench");
     let convert = ["convert", "--from", "rebuilt-bench", "--to", "canonical"];
     let convert = [&convert[..], &["-i", "sample.jsonl"]].concat();
 
-    let out = isobench(&krate, &["plugin", "build"], &env);
+    let out = context.run_in(&krate, ["plugin", "build"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let records: Value =
-        serde_json::from_slice(&std::fs::read(state.join("trust.json")).unwrap()).unwrap();
+        serde_json::from_slice(&std::fs::read(context.state_dir().join("trust.json")).unwrap())
+            .unwrap();
     let root = krate.canonicalize().unwrap();
     let built = &records["workspaces"][root.to_str().unwrap()]["rebuilt-bench"];
     let library = PathBuf::from(built["library"].as_str().unwrap());
     assert_eq!(built["sha256"], sha256(&library));
-    let out = isobench(&krate, &convert, &env);
+    let out = context.run_in(&krate, &convert);
     assert!(out.status.success(), "{}", stderr(&out));
 
     // Rebuilt behind `plugin build`'s back.
@@ -1324,9 +1282,7 @@ fn a_rebuilt_workspace_plugin_is_refused_until_plugin_build_records_it() {
     let edited = source.replacen(" rows (", " rows, rebuilt (", 1);
     assert_ne!(edited, source);
     std::fs::write(&lib_rs, edited).unwrap();
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let status = Command::new(cargo)
-        .current_dir(&krate)
+    let status = common::cargo(&krate)
         .arg("build")
         .env("CARGO_TARGET_DIR", &target)
         .status()
@@ -1338,7 +1294,7 @@ fn a_rebuilt_workspace_plugin_is_refused_until_plugin_build_records_it() {
         "the rebuild changed nothing"
     );
 
-    let out = isobench(&krate, &convert, &env);
+    let out = context.run_in(&krate, &convert);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let err = stderr(&out);
     assert!(
@@ -1352,20 +1308,20 @@ fn a_rebuilt_workspace_plugin_is_refused_until_plugin_build_records_it() {
             && err.contains("it may come from a plugin this run did not load: workspace plugin `rebuilt-bench`"),
         "{err}"
     );
-    let out = isobench(&krate, &["trust", "--list"], &env);
+    let out = context.run_in(&krate, ["trust", "--list"]);
     assert!(
         String::from_utf8_lossy(&out.stdout).contains("changed since `plugin build`: not loaded"),
         "{}",
         stderr(&out)
     );
 
-    let out = isobench(&krate, &["plugin", "build"], &env);
+    let out = context.run_in(&krate, ["plugin", "build"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let out = isobench(&krate, &convert, &env);
+    let out = context.run_in(&krate, &convert);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(!stderr(&out).contains("warning"), "{}", stderr(&out));
 
-    let out = isobench(&krate, &["trust", "--list"], &env);
+    let out = context.run_in(&krate, ["trust", "--list"]);
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         format!(
@@ -1376,7 +1332,7 @@ fn a_rebuilt_workspace_plugin_is_refused_until_plugin_build_records_it() {
     );
 
     // Revoked, the workspace's plugins are forgotten.
-    let out = isobench(&krate, &["trust", "--revoke", "."], &env);
+    let out = context.run_in(&krate, ["trust", "--revoke", "."]);
     assert!(
         stderr(&out).contains(&format!(
             "revoked the workspace plugins of `{}`",
@@ -1385,7 +1341,7 @@ fn a_rebuilt_workspace_plugin_is_refused_until_plugin_build_records_it() {
         "{}",
         stderr(&out)
     );
-    let out = isobench(&krate, &convert, &env);
+    let out = context.run_in(&krate, &convert);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }
 
@@ -1394,14 +1350,18 @@ fn a_rebuilt_workspace_plugin_is_refused_until_plugin_build_records_it() {
 #[cfg(unix)]
 #[test]
 fn an_explicit_plugin_still_loads_in_an_untrusted_checkout() {
-    let tmp = tempfile::tempdir().unwrap();
+    let context = TestContext::new();
     std::fs::write(
-        tmp.path().join("isobench.toml"),
+        context.path("isobench.toml"),
         "[[plugins]]\ncommand = [\"sh\", \"-c\", \"touch created\"]\n",
     )
     .unwrap();
     let lib = plugin("isobench_test_plugin");
-    let out = convert_test_plugin_records(tmp.path(), &["--plugin", lib.to_str().unwrap()]);
+    let out = convert_test_plugin_records(
+        &context,
+        context.dir(),
+        &["--plugin", lib.to_str().unwrap()],
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(
         String::from_utf8_lossy(&out.stdout).lines().count(),
@@ -1409,16 +1369,16 @@ fn an_explicit_plugin_still_loads_in_an_untrusted_checkout() {
         "both records converted"
     );
     assert!(stderr(&out).contains("is not trusted"), "{}", stderr(&out));
-    assert!(!tmp.path().join("created").exists(), "the command ran");
+    assert!(!context.path("created").exists(), "the command ran");
 }
 
 #[test]
 fn damaged_trust_records_are_a_clear_error() {
-    let tmp = tempfile::tempdir().unwrap();
-    let state = tmp.path().join(".isobench-state");
-    std::fs::create_dir_all(&state).unwrap();
+    let context = TestContext::new();
+    let state = context.state_dir();
+    std::fs::create_dir_all(state).unwrap();
     std::fs::write(state.join("trust.json"), "{\"configs\": [").unwrap();
-    let out = isobench(tmp.path(), &["adapters"], &[]);
+    let out = context.run(["adapters"]);
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     assert!(
@@ -1432,13 +1392,7 @@ fn damaged_trust_records_are_a_clear_error() {
 
 /// Runs cargo in `dir`; panics with its stderr when it fails.
 fn cargo(dir: &Path, args: &[&str]) -> Output {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let out = Command::new(cargo)
-        .current_dir(dir)
-        .args(args)
-        .env_remove("CARGO_TARGET_DIR")
-        .output()
-        .expect("cargo runs");
+    let out = common::cargo(dir).args(args).output().expect("cargo runs");
     assert!(
         out.status.success(),
         "cargo {args:?} failed: {}",
@@ -1467,8 +1421,8 @@ fn a_new_plugin_builds_against_the_sdk_as_cargo_package_ships_it() {
             target.to_str().unwrap(),
         ],
     );
-    let tmp = tempfile::tempdir().unwrap();
-    let unpacked = tmp.path().join("unpacked");
+    let context = TestContext::new();
+    let unpacked = context.path("unpacked");
     std::fs::create_dir(&unpacked).unwrap();
     for krate in ["isobench-core", "isobench-plugin-sdk"] {
         let file = target.join(format!("package/{krate}-{version}.crate"));
@@ -1484,7 +1438,7 @@ fn a_new_plugin_builds_against_the_sdk_as_cargo_package_ships_it() {
 
     // Outside any checkout, the new crate depends on the published SDK by version, and
     // says what to do if that cannot be resolved.
-    let out = isobench(tmp.path(), &["plugin", "new", "packaged-bench"], &[]);
+    let out = context.run(["plugin", "new", "packaged-bench"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
         stderr(&out)
@@ -1493,7 +1447,7 @@ fn a_new_plugin_builds_against_the_sdk_as_cargo_package_ships_it() {
         "{}",
         stderr(&out)
     );
-    let krate = tmp.path().join("packaged-bench");
+    let krate = context.path("packaged-bench");
     let manifest = std::fs::read_to_string(krate.join("Cargo.toml")).unwrap();
     assert!(
         manifest.contains(&format!("isobench-plugin-sdk = \"{version}\"")),
@@ -1515,9 +1469,9 @@ fn a_new_plugin_builds_against_the_sdk_as_cargo_package_ships_it() {
     let libraries = cargo_build(&krate, &["--offline"]);
     let library = libraries["packaged_bench"].to_str().unwrap();
 
-    let out = isobench(
+    let out = context.run_in(
         &krate,
-        &[
+        [
             "--plugin",
             library,
             "convert",
@@ -1531,7 +1485,6 @@ fn a_new_plugin_builds_against_the_sdk_as_cargo_package_ships_it() {
             // which SWE-bench's harness needs.
             "--allow-incomplete",
         ],
-        &[],
     );
     assert!(out.status.success(), "{}", stderr(&out));
     let record: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -1554,9 +1507,10 @@ fn a_new_plugin_inside_the_checkout_uses_its_sdk_and_is_a_workspace_of_its_own()
         );
         return;
     }
+    let context = TestContext::new();
     let _ = std::fs::remove_dir_all(&scratch);
     std::fs::create_dir_all(&scratch).unwrap();
-    let out = isobench(&scratch, &["plugin", "new", "inside-bench"], &[]);
+    let out = context.run_in(&scratch, ["plugin", "new", "inside-bench"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let krate = scratch.join("inside-bench");
     let manifest = std::fs::read_to_string(krate.join("Cargo.toml")).unwrap();
@@ -1590,7 +1544,7 @@ fn a_new_plugin_inside_the_checkout_uses_its_sdk_and_is_a_workspace_of_its_own()
     );
 
     // Once built with plain cargo, `plugin list` shows the library and how to load it.
-    let out = isobench(&krate, &["plugin", "list"], &[]);
+    let out = context.run_in(&krate, ["plugin", "list"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("not built"));
     let library = krate.join(format!(
         "target/debug/{}inside_bench{}",
@@ -1599,7 +1553,7 @@ fn a_new_plugin_inside_the_checkout_uses_its_sdk_and_is_a_workspace_of_its_own()
     ));
     std::fs::create_dir_all(library.parent().unwrap()).unwrap();
     std::fs::write(&library, b"").unwrap();
-    let out = isobench(&krate, &["plugin", "list"], &[]);
+    let out = context.run_in(&krate, ["plugin", "list"]);
     let listed = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         listed.contains(&format!(
@@ -1610,7 +1564,7 @@ fn a_new_plugin_inside_the_checkout_uses_its_sdk_and_is_a_workspace_of_its_own()
     );
 
     // An existing directory is refused with a hint that names real flags.
-    let out = isobench(&scratch, &["plugin", "new", "inside-bench"], &[]);
+    let out = context.run_in(&scratch, ["plugin", "new", "inside-bench"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains("already exists")

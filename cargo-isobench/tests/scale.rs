@@ -1,14 +1,16 @@
 //! Data at scale: the parallel pipeline keeps the input order, `--shard` parts cover every
 //! record once, and compressed inputs and outputs round-trip.
 
+mod common;
+
 use std::fs;
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_cargo-isobench");
+use common::TestContext;
 
 fn sample_lines() -> Vec<String> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -44,18 +46,18 @@ fn varied_records(n: usize, max_pad: u64) -> Vec<String> {
         .collect()
 }
 
-/// `convert --from FROM --to TO ARGS` run in `dir`.
-fn run(dir: &Path, from: &str, to: &str, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(["isobench", "convert", "--from", from, "--to", to])
+/// `convert --from FROM --to TO ARGS` run in the scratch directory.
+fn convert_between(context: &TestContext, from: &str, to: &str, args: &[&str]) -> Output {
+    context
+        .command()
+        .args(["convert", "--from", from, "--to", to])
         .args(args)
-        .current_dir(dir)
         .output()
         .unwrap()
 }
 
-fn convert(dir: &Path, args: &[&str]) -> Output {
-    let out = run(dir, "swe-bench", "canonical", args);
+fn convert(context: &TestContext, args: &[&str]) -> Output {
+    let out = convert_between(context, "swe-bench", "canonical", args);
     assert!(
         out.status.success(),
         "{args:?}: {}",
@@ -79,45 +81,41 @@ fn expected_ids(n: usize) -> Vec<String> {
 
 #[test]
 fn two_jobs_keep_the_input_order() {
-    let dir = tempfile::tempdir().unwrap();
+    let context = TestContext::new();
     let n = 300;
     fs::write(
-        dir.path().join("in.jsonl"),
+        context.path("in.jsonl"),
         varied_records(n, 200_000).join("\n") + "\n",
     )
     .unwrap();
     convert(
-        dir.path(),
+        &context,
         &["-i", "in.jsonl", "-o", "two.jsonl", "--jobs", "2"],
     );
     convert(
-        dir.path(),
+        &context,
         &["-i", "in.jsonl", "-o", "one.jsonl", "--jobs", "1"],
     );
-    let two = fs::read_to_string(dir.path().join("two.jsonl")).unwrap();
-    let one = fs::read_to_string(dir.path().join("one.jsonl")).unwrap();
+    let two = fs::read_to_string(context.path("two.jsonl")).unwrap();
+    let one = fs::read_to_string(context.path("one.jsonl")).unwrap();
     assert_eq!(ids(&two), expected_ids(n));
     assert_eq!(two, one, "the output does not depend on the number of jobs");
 }
 
 #[test]
 fn shards_cover_every_record_exactly_once_in_order() {
-    let dir = tempfile::tempdir().unwrap();
+    let context = TestContext::new();
     let records = varied_records(50, 2_000);
     // Two inputs, so that parts span a file boundary; a blank line is not a record.
-    fs::write(
-        dir.path().join("a.jsonl"),
-        records[..23].join("\n") + "\n\n",
-    )
-    .unwrap();
-    fs::write(dir.path().join("b.jsonl"), records[23..].join("\n")).unwrap();
+    fs::write(context.path("a.jsonl"), records[..23].join("\n") + "\n\n").unwrap();
+    fs::write(context.path("b.jsonl"), records[23..].join("\n")).unwrap();
     for n in [1usize, 3, 7, 64] {
         let mut all = Vec::new();
         let mut sizes = Vec::new();
         for k in 1..=n {
             let shard = format!("{k}/{n}");
             let out = convert(
-                dir.path(),
+                &context,
                 &[
                     "-i", "a.jsonl", "-i", "b.jsonl", "--shard", &shard, "--jobs", "2",
                 ],
@@ -134,11 +132,11 @@ fn shards_cover_every_record_exactly_once_in_order() {
 
 #[test]
 fn a_bad_shard_is_a_usage_error() {
-    let dir = tempfile::tempdir().unwrap();
-    fs::write(dir.path().join("a.jsonl"), sample_lines().join("\n")).unwrap();
+    let context = TestContext::new();
+    fs::write(context.path("a.jsonl"), sample_lines().join("\n")).unwrap();
     for bad in ["0/3", "4/3", "3", "a/b"] {
-        let out = run(
-            dir.path(),
+        let out = convert_between(
+            &context,
             "swe-bench",
             "canonical",
             &["-i", "a.jsonl", "--shard", bad],
@@ -150,15 +148,15 @@ fn a_bad_shard_is_a_usage_error() {
 
 #[test]
 fn gzip_and_zstd_round_trip() {
-    let dir = tempfile::tempdir().unwrap();
+    let context = TestContext::new();
     let records = varied_records(40, 50_000);
-    fs::write(dir.path().join("in.jsonl"), records.join("\n") + "\n").unwrap();
-    convert(dir.path(), &["-i", "in.jsonl", "-o", "plain.jsonl"]);
-    let plain = fs::read(dir.path().join("plain.jsonl")).unwrap();
+    fs::write(context.path("in.jsonl"), records.join("\n") + "\n").unwrap();
+    convert(&context, &["-i", "in.jsonl", "-o", "plain.jsonl"]);
+    let plain = fs::read(context.path("plain.jsonl")).unwrap();
     for ext in ["gz", "zst"] {
         let packed = format!("out.jsonl.{ext}");
-        convert(dir.path(), &["-i", "in.jsonl", "-o", &packed]);
-        let bytes = fs::read(dir.path().join(&packed)).unwrap();
+        convert(&context, &["-i", "in.jsonl", "-o", &packed]);
+        let bytes = fs::read(context.path(&packed)).unwrap();
         let magic: &[u8] = if ext == "gz" {
             &[0x1f, 0x8b]
         } else {
@@ -167,7 +165,7 @@ fn gzip_and_zstd_round_trip() {
         assert!(bytes.starts_with(magic), "{packed} is compressed");
         assert!(bytes.len() < plain.len());
         // Read back (canonical to canonical) through the compressed file.
-        let back = run(dir.path(), "canonical", "canonical", &["-i", &packed]);
+        let back = convert_between(&context, "canonical", "canonical", &["-i", &packed]);
         assert!(
             back.status.success(),
             "{}",
@@ -187,8 +185,8 @@ fn gzip_and_zstd_round_trip() {
         } else {
             zstd::encode_all(&text[..], 1).unwrap()
         };
-        fs::write(dir.path().join(&input), compressed).unwrap();
-        let out = convert(dir.path(), &["-i", &input]);
+        fs::write(context.path(&input), compressed).unwrap();
+        let out = convert(&context, &["-i", &input]);
         assert_eq!(out.stdout, plain, "{input} converts as the plain input");
     }
 }
@@ -199,7 +197,7 @@ fn gzip_and_zstd_round_trip() {
 /// id seen a few hundred records before.
 #[test]
 fn repeated_ids_are_reported_with_their_first_line() {
-    let dir = tempfile::tempdir().unwrap();
+    let context = TestContext::new();
     let record = |id: &str| format!("{{\"repo\":\"o/r\",\"instance_id\":\"{id}\"}}\n");
     let mut a = String::new();
     for i in 0..12_000 {
@@ -210,7 +208,7 @@ fn repeated_ids_are_reported_with_their_first_line() {
         };
         a.push_str(&record(&id));
     }
-    fs::write(dir.path().join("a.jsonl"), a).unwrap();
+    fs::write(context.path("a.jsonl"), a).unwrap();
     let b = (0..100).fold(String::new(), |b, i| {
         b + &record(&if i == 50 {
             "i-7".to_owned()
@@ -218,14 +216,14 @@ fn repeated_ids_are_reported_with_their_first_line() {
             format!("j-{i}")
         })
     });
-    fs::write(dir.path().join("b.jsonl"), b).unwrap();
+    fs::write(context.path("b.jsonl"), b).unwrap();
     let args = ["-i", "a.jsonl", "-i", "b.jsonl", "-o", "out.jsonl"];
     let args = [&args[..], &["--report", "report.json", "--jobs", "2"]].concat();
-    let out = run(dir.path(), "canonical", "canonical", &args);
+    let out = convert_between(&context, "canonical", "canonical", &args);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     let report: Value =
-        serde_json::from_str(&fs::read_to_string(dir.path().join("report.json")).unwrap()).unwrap();
+        serde_json::from_str(&fs::read_to_string(context.path("report.json")).unwrap()).unwrap();
     assert_eq!(
         report["written"], 12_100,
         "repeats are written all the same"
