@@ -174,4 +174,43 @@ mod tests {
             "invalid adapter table `f.toml:1:1`: missing field `fields`"
         );
     }
+
+    #[test]
+    fn a_consumer_s_known_values_are_declared_as_the_readme_shows() {
+        let text = format!(
+            "{HEAD}[[fields]]\nkey = \"repo\"\nto = \"repo\"\nconsumer = {{ evidence = \"spec\", known = {{ values = [\"psf/requests\"] }} }}\n\n\
+             [[fields]]\nkey = \"version\"\nto = \"version\"\n\
+             consumer = {{ evidence = \"spec\", known = {{ under = {{ key = \"repo\", values = {{ \"psf/requests\" = [\"2.0\", \"2.26\"] }} }}, unless = \"eval_script\" }} }}\n"
+        );
+        let table = parse(&text, Path::new("f.toml")).expect("a valid table");
+        let contract = table.contract();
+        let check = |record: serde_json::Value| {
+            let serde_json::Value::Object(record) = record else {
+                unreachable!()
+            };
+            let unmet = contract.check(&record, &|_| None);
+            unmet
+                .iter()
+                .map(isobench_core::contract::Unmet::describe)
+                .collect::<Vec<_>>()
+        };
+        assert!(check(serde_json::json!({"repo": "psf/requests", "version": "2.26"})).is_empty());
+        assert_eq!(
+            check(serde_json::json!({"repo": "psf/requests", "version": "2.2"})),
+            ["`version` (one it knows for this `repo`, not `2.2`)"]
+        );
+        assert!(
+            check(serde_json::json!({"repo": "psf/requests", "version": "9", "eval_script": "x"}))
+                .is_empty()
+        );
+        // A misspelt entry is named.
+        let text = format!(
+            "{HEAD}[[fields]]\nkey = \"repo\"\nconsumer = {{ evidence = \"e\", known = {{ value = [\"a\"] }} }}\n"
+        );
+        assert!(
+            error(&text).contains("unknown field `value`"),
+            "{}",
+            error(&text)
+        );
+    }
 }
