@@ -73,11 +73,16 @@ impl<C: HookCall> PluginHooks<C> {
         serde_json::to_vec(request).map_err(|e| self.call.broken(&format!("cannot be sent: {e}")))
     }
 
-    /// Reads an import answer, its record checked as a lossless canonical record.
+    /// Reads an import answer, its record (when it sends one) checked as a lossless
+    /// canonical record.
     fn read_imported(&self, bytes: &[u8]) -> Result<HookImported, RecordError> {
-        if let Ok(answer) = serde_json::from_slice::<HookImported<Lossless>>(bytes)
-            && let Lossless(Some(record)) = answer.record
-        {
+        if let Ok(answer) = serde_json::from_slice::<HookImported<Lossless>>(bytes) {
+            let record = match answer.record {
+                None => None,
+                Some(Lossless(Some(record))) => Some(record),
+                // Not a record the fast reader takes: the slow path below says why.
+                Some(Lossless(None)) => return self.read_imported_checked(bytes),
+            };
             return Ok(HookImported {
                 record,
                 taken: answer.taken,
@@ -86,12 +91,20 @@ impl<C: HookCall> PluginHooks<C> {
                 notes: answer.notes,
             });
         }
+        self.read_imported_checked(bytes)
+    }
+
+    /// Reads an import answer the fast reader did not take, naming what is wrong.
+    fn read_imported_checked(&self, bytes: &[u8]) -> Result<HookImported, RecordError> {
         let answer: HookImported<Value> = serde_json::from_slice(bytes).map_err(|e| {
             self.call
                 .broken(&format!("answered `hook_import` with invalid JSON: {e}"))
         })?;
         Ok(HookImported {
-            record: check_import(&self.table.name, answer.record)?,
+            record: answer
+                .record
+                .map(|record| check_import(&self.table.name, record))
+                .transpose()?,
             taken: answer.taken,
             encodings: answer.encodings,
             raw: answer.raw,
@@ -127,7 +140,9 @@ impl<C: HookCall> Hooks for PluginHooks<C> {
                 "says its hooks took `{key}`, a key it was not sent"
             )));
         }
-        wire_hooks::merge(c, answer.record, held, &order);
+        // An unchanged record is the one sent: the bulk fields go back where they were.
+        let record = answer.record.unwrap_or_else(|| std::mem::take(c));
+        wire_hooks::merge(c, record, held, &order);
         wire::notes_from_wire(answer.notes, from.notes);
         from.absorb(&answer.taken, answer.encodings, answer.raw);
         Ok(())

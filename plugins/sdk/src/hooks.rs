@@ -11,9 +11,9 @@
 //!   keys of the foreign record the table leaves to the hooks (its fields marked
 //!   [`hook`](isobench_core::Field::hook)) and the canonical record as the table wrote it,
 //!   less the bulk fields ([`hidden_fields`]). The plugin resumes an
-//!   [`Importer`] on them, runs [`Hooks::import`], and answers with the record, the keys
-//!   the hooks took, and the encodings and original values they noted
-//!   ([`HookImported`]). The host takes those keys out of its own importer, notes the
+//!   [`Importer`] on them, runs [`Hooks::import`], and answers with the record (only
+//!   when the hooks changed it), the keys the hooks took, and the encodings and original
+//!   values they noted ([`HookImported`]). The host takes those keys out of its own importer, notes the
 //!   same, and puts the bulk fields back (a field the hooks set wins, as it would in
 //!   process).
 //! * **export** ([`HookExport`]): once the table has written its fields, the host sends
@@ -51,8 +51,11 @@ pub struct HookImport<L = Map<String, Value>, R = CanonicalRecord> {
 /// A plugin's answer to a [`HookImport`].
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct HookImported<R = CanonicalRecord> {
-    /// The record after the hooks, still without the hidden fields (unless a hook set one).
-    pub record: R,
+    /// The record after the hooks, still without the hidden fields (unless a hook set one);
+    /// absent when the hooks left it as it was sent, so that a hook that only checks
+    /// (most do) costs no record on the way back.
+    #[serde(default = "none", skip_serializing_if = "Option::is_none")]
+    pub record: Option<R>,
     /// The keys of `left` the hooks took; the others stay for the round trip.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub taken: Vec<String>,
@@ -65,6 +68,11 @@ pub struct HookImported<R = CanonicalRecord> {
     /// The notes the hooks wrote.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<WireNote>,
+}
+
+/// `None`, for an absent field whatever its type.
+fn none<R>() -> Option<R> {
+    None
 }
 
 /// What the host sends a plugin's export hooks.
@@ -238,6 +246,7 @@ pub fn run_import(
 ) -> Result<HookImported, WireError> {
     let mut notes = Notes::new();
     let HookImport { left, mut record } = request;
+    let sent_record = record.clone();
     let sent: Vec<String> = left.keys().cloned().collect();
     let mut from = Importer::resume(
         &table.name,
@@ -254,7 +263,7 @@ pub fn run_import(
     let (rest, source) = from.into_parts();
     let taken = sent.into_iter().filter(|k| !rest.contains_key(k)).collect();
     Ok(HookImported {
-        record,
+        record: (record != sent_record).then_some(record),
         taken,
         encodings: source.encodings,
         raw: source.raw,
