@@ -12,8 +12,9 @@ use serde_json::{Map, Value};
 
 use crate::cli::ValidateArgs;
 use crate::errors::CliError;
+use crate::exit;
+use crate::formats::find;
 use crate::input::{self, Item};
-use crate::{exit, find};
 
 /// Problem lines printed before the rest are only counted.
 const SHOWN: u64 = 20;
