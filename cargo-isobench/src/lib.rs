@@ -11,7 +11,6 @@ pub mod detect;
 pub mod errors;
 pub mod exit;
 pub mod formats;
-pub mod hf;
 pub mod input;
 pub mod mine;
 pub mod output;

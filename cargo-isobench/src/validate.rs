@@ -37,7 +37,7 @@ pub fn run(registry: &Registry, args: &ValidateArgs) -> Result<i32, CliError> {
     let (mut records, mut invalid, mut problems) = (0u64, 0u64, 0u64);
     let mut sample: Vec<Map<String, Value>> = Vec::new();
     let mut out = std::io::stdout().lock();
-    for source in crate::hf::sources(&paths)? {
+    for source in crate::input::hf::sources(&paths)? {
         let file = source.display();
         input::for_each_item(&source, |Item { line, record, .. }| {
             records += 1;

@@ -174,7 +174,7 @@ fn validate(
         let validator = cargo_isobench::validate::Validator::new(adapter, profile)?;
         let mut records = 0u64;
         let mut problems = Vec::new();
-        for source in cargo_isobench::hf::sources(&inputs)? {
+        for source in cargo_isobench::input::hf::sources(&inputs)? {
             if let Source::File(p) = &source
                 && !p.is_file()
             {

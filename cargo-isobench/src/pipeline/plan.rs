@@ -144,7 +144,7 @@ impl ConvertRequest {
         let inputs: Vec<Source> = if self.inputs.is_empty() {
             vec![Source::Stdin]
         } else {
-            crate::hf::sources(&self.inputs)?
+            crate::input::hf::sources(&self.inputs)?
         };
         if inputs.iter().filter(|s| **s == Source::Stdin).count() > 1 {
             return Err(PlanError::StdinTwice.into());
