@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use cargo_isobench::convert::passing_keys;
 use cargo_isobench::input;
+use cargo_isobench::pipeline::passing_keys;
 use cargo_isobench::plugin::{native, program};
 use isobench_core::Notes;
 use isobench_core::adapter::{ExportOptions, ViewAdapter};

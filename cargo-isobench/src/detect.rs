@@ -1,7 +1,7 @@
 //! `--from auto`: the input format, guessed from the first records.
 //!
 //! A format is a candidate when its import accepts every sampled record (the test
-//! [`crate::convert::formats_accepting`] applies after a failed import). Candidates are
+//! [`crate::formats::formats_accepting`] applies after a failed import). Candidates are
 //! ranked by how well the records' keys match the format's JSON Schema: fewest keys the
 //! schema does not declare, then most required fields (the more specific format), then
 //! most declared keys present. A unique best is the format; a tie is an error naming the
@@ -13,8 +13,8 @@ use isobench_core::Registry;
 use isobench_core::adapter::ViewAdapter;
 use serde_json::{Map, Value};
 
-use crate::convert::formats_accepting;
 use crate::errors::CliError;
+use crate::formats::formats_accepting;
 use crate::input::{self, Source};
 
 /// The value of `--from` that asks for detection.

@@ -1,6 +1,9 @@
 //! Errors that stop a command, each with the path it concerns and an exit code.
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
+
+use isobench_core::report::Rejection;
 
 use crate::exit;
 
@@ -26,7 +29,7 @@ pub enum CliError {
     OutputIsInput(PathBuf),
     /// A conversion request that cannot be planned.
     #[error(transparent)]
-    Plan(#[from] crate::plan::PlanError),
+    Plan(#[from] PlanError),
     /// A usage error with its own message.
     #[error("{message}")]
     Usage {
@@ -55,7 +58,7 @@ pub enum CliError {
     #[error("{0}")]
     Record(String, Option<String>),
     /// A record was rejected and `--on-error fail` stops the run: where, and why.
-    #[error("{}", crate::convert::describe(.rejection))]
+    #[error("{}", describe(.rejection))]
     Rejected {
         /// The record's file, line, `instance_id`, JSON pointer and message.
         rejection: Box<isobench_core::report::Rejection>,
@@ -131,4 +134,68 @@ impl CliError {
             hint: hint.map(str::to_owned),
         }
     }
+}
+
+/// A request that cannot be planned: a usage error, nothing converted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PlanError {
+    /// Paths given without `-i`.
+    #[error("`convert` takes its inputs with `-i`, not as bare arguments (`{}`)", .0[0].display())]
+    StrayInputs(Vec<PathBuf>),
+    /// `-` twice among the inputs.
+    #[error("stdin (`-`) is given as an input more than once")]
+    StdinTwice,
+    /// `--on-error skip` with stdout as output and no `--rejects`.
+    #[error("`--on-error skip` needs a rejects file when the output is stdout")]
+    RejectsNeeded,
+    /// `--rejects` without `--on-error skip`.
+    #[error("`--rejects` is only used with `--on-error skip`")]
+    RejectsWithoutSkip,
+    /// A `--shard` that is not `K/N` with 1 <= K <= N.
+    #[error("`--shard {0}` is not `K/N` with 1 <= K <= N")]
+    BadShard(String),
+    /// `--shard` with stdin among the inputs.
+    #[error("`--shard` cannot split stdin: every shard must read the same inputs")]
+    ShardOfStdin,
+    /// `auto` for records held in memory.
+    #[error(
+        "`auto` needs files to read ahead: records converted in memory need their format named"
+    )]
+    AutoInMemory,
+}
+
+impl PlanError {
+    /// What to do.
+    pub fn hint(&self) -> Option<String> {
+        Some(match self {
+            Self::StrayInputs(paths) => {
+                let given: Vec<String> = paths
+                    .iter()
+                    .map(|p| format!("-i {}", p.display()))
+                    .collect();
+                format!("write `{}`", given.join(" "))
+            }
+            Self::StdinTwice => return None,
+            Self::RejectsNeeded => "add `--rejects PATH`".into(),
+            Self::RejectsWithoutSkip => "add `--on-error skip`, or drop `--rejects`".into(),
+            Self::BadShard(_) => "e.g. `--shard 2/8` converts the second of eight parts".into(),
+            Self::ShardOfStdin => "give the input files with `-i`".into(),
+            Self::AutoInMemory => "name the format (`cargo isobench adapters` lists them)".into(),
+        })
+    }
+}
+
+/// `file:line: record `id`: `pointer`: message`.
+pub fn describe(r: &Rejection) -> String {
+    let mut text = format!("{}:{}", r.file, r.line);
+    if let Some(id) = &r.instance_id {
+        let _ = write!(text, ": record `{id}`");
+    }
+    if !r.pointer.is_empty() {
+        let _ = write!(text, ": `{}`", r.pointer);
+    }
+    text.push_str(": ");
+    text.push_str(&r.message);
+    text
 }

@@ -3,33 +3,31 @@
 //! `main.rs` only calls [`run`]; everything else lives here so that tests can drive it.
 //! Data goes to stdout, everything else to stderr; exit codes are in [`exit`].
 
-// The convert pipeline's `convert::run` is longer than `clippy.toml` allows; it is to be
-// split into one module per concern; this allowance goes when it is.
-#![allow(clippy::too_many_lines)]
-
 pub mod assign;
 pub mod cli;
 pub mod config;
-pub mod convert;
 pub mod declared;
 pub mod detect;
 pub mod errors;
 pub mod exit;
-pub mod hf;
+pub mod formats;
 pub mod input;
 pub mod mine;
 pub mod output;
 pub mod parquet;
-pub mod plan;
+pub mod pipeline;
 pub mod plugin;
+pub mod session;
 pub mod validate;
 
 use std::ffi::OsString;
 use std::io::{self, Write};
 
 use clap::Parser;
-use isobench_core::adapter::ViewAdapter;
 use isobench_core::{Profile, Registry};
+
+pub use crate::formats::find;
+pub use crate::session::Session;
 
 use crate::cli::{AdaptersArgs, Cargo, Command, SchemaArgs};
 use crate::errors::CliError;
@@ -57,12 +55,12 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     let result = Session::open(&cli).and_then(|session| {
         let registry = &session.registry;
         let result = match &cli.command {
-            Command::Convert(args) => plan::ConvertRequest::from_args(
+            Command::Convert(args) => pipeline::ConvertRequest::from_args(
                 args,
                 mine::convert_enrichment(&session.config, args.repos.as_deref()),
             )
             .plan(registry)
-            .and_then(|plan| convert::run(registry, &plan)),
+            .and_then(|plan| pipeline::run(registry, &plan)),
             Command::Mine(args) => mine::run_mine(&session, args),
             Command::Enrich(args) => mine::run_enrich(&session, args),
             Command::Timings(args) => mine::run_timings(args),
@@ -96,43 +94,6 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     }
 }
 
-/// What every command works with: the adapters and the configuration.
-#[derive(Debug)]
-pub struct Session {
-    /// The adapters available.
-    pub registry: Registry,
-    /// `isobench.toml`, or the defaults.
-    pub config: config::Config,
-    /// Plugins found but not loaded, since the user did not choose them (or they changed).
-    pub skipped: Vec<plugin::Skipped>,
-    /// The directory the command runs in.
-    pub cwd: std::path::PathBuf,
-}
-
-impl Session {
-    /// Loads the configuration and registers the adapters.
-    pub fn open(cli: &cli::Isobench) -> Result<Self, CliError> {
-        let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
-        let config = config::Config::load(cli.config.as_deref(), &cwd)?;
-        isobench_adapters::link();
-        let mut registry = Registry::builtin();
-        // `plugin` and `trust` manage plugins: a broken one must not stop them.
-        let configured: Vec<_> = config.adapters.iter().map(|a| a.path.clone()).collect();
-        declared::register_all(&mut registry, &cli.adapters, &configured, &cwd)?;
-        let skipped = if matches!(cli.command, Command::Plugin(_) | Command::Trust(_)) {
-            Vec::new()
-        } else {
-            plugin::register_all(&mut registry, &cli.plugins, &config, &cwd)?
-        };
-        Ok(Self {
-            registry,
-            config,
-            skipped,
-            cwd,
-        })
-    }
-}
-
 fn plugin_command(cwd: &std::path::Path, command: &cli::PluginCommand) -> Result<i32, CliError> {
     match command {
         cli::PluginCommand::List(args) => plugin::workspace::list(cwd, args),
@@ -148,15 +109,6 @@ pub fn report_error(e: &CliError) {
     if let Some(hint) = e.hint() {
         let _ = writeln!(err, "hint: {hint}");
     }
-}
-
-/// The adapter answering to `name`.
-pub fn find<'r>(registry: &'r Registry, name: &str) -> Result<&'r dyn ViewAdapter, CliError> {
-    registry.get(name).ok_or_else(|| CliError::UnknownFormat {
-        name: name.to_owned(),
-        known: registry.names().iter().map(|&n| n.to_owned()).collect(),
-        skipped: Vec::new(),
-    })
 }
 
 fn stdout_error(e: io::Error) -> CliError {

@@ -12,8 +12,9 @@ use serde_json::{Map, Value};
 
 use crate::cli::ValidateArgs;
 use crate::errors::CliError;
+use crate::exit;
+use crate::formats::find;
 use crate::input::{self, Item};
-use crate::{exit, find};
 
 /// Problem lines printed before the rest are only counted.
 const SHOWN: u64 = 20;
@@ -36,7 +37,7 @@ pub fn run(registry: &Registry, args: &ValidateArgs) -> Result<i32, CliError> {
     let (mut records, mut invalid, mut problems) = (0u64, 0u64, 0u64);
     let mut sample: Vec<Map<String, Value>> = Vec::new();
     let mut out = std::io::stdout().lock();
-    for source in crate::hf::sources(&paths)? {
+    for source in crate::input::hf::sources(&paths)? {
         let file = source.display();
         input::for_each_item(&source, |Item { line, record, .. }| {
             records += 1;

@@ -4,11 +4,11 @@
 //! error, in either output style, as with every value decoded and encoded again and the
 //! record exported by borrow.
 
-use cargo_isobench::convert::passing_keys;
 use cargo_isobench::input::{
     BadInput, PassKey, Passing, check_record_passing, parse_record, parse_record_passing,
     with_markers,
 };
+use cargo_isobench::pipeline::passing_keys;
 use isobench_core::adapter::ExportOptions;
 use isobench_core::codec::JsonStyle;
 use isobench_core::passthrough::Passed;

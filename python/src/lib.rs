@@ -11,10 +11,10 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use cargo_isobench::cli::OnError;
-use cargo_isobench::convert::BatchConverter;
 use cargo_isobench::errors::CliError;
 use cargo_isobench::input::{self, Item, Source};
-use cargo_isobench::plan::ConvertRequest;
+use cargo_isobench::pipeline::BatchConverter;
+use cargo_isobench::pipeline::ConvertRequest;
 use isobench_core::codec::JsonStyle;
 use isobench_core::{Profile, Registry};
 use pyo3::exceptions::PyTypeError;
@@ -109,7 +109,7 @@ fn convert(py: Python<'_>, from_: &str, to: &str, options: &Bound<'_, PyDict>) -
         .detach(|| {
             request
                 .plan(registry)
-                .and_then(|plan| cargo_isobench::convert::execute(registry, &plan))
+                .and_then(|plan| cargo_isobench::pipeline::execute(registry, &plan))
         })
         .map_err(to_py)?;
     Ok(serde_json::to_string(&finished.report).expect("the report serialises"))
@@ -174,7 +174,7 @@ fn validate(
         let validator = cargo_isobench::validate::Validator::new(adapter, profile)?;
         let mut records = 0u64;
         let mut problems = Vec::new();
-        for source in cargo_isobench::hf::sources(&inputs)? {
+        for source in cargo_isobench::input::hf::sources(&inputs)? {
             if let Source::File(p) = &source
                 && !p.is_file()
             {

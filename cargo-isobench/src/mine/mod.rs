@@ -22,9 +22,10 @@ use serde_json::Value;
 use crate::cli::{EnrichArgs, MineArgs, TimingsArgs};
 use crate::config::Config;
 use crate::errors::CliError;
+use crate::exit;
 use crate::output::RecordWriter;
-use crate::plan::ConvertRequest;
-use crate::{Session, exit};
+use crate::pipeline::{self, ConvertRequest};
+use crate::session::Session;
 pub use enrich::{EnrichConfig, Enricher};
 
 use commit::{EnvSpec, Filters, MineSettings, Mined};
@@ -86,7 +87,7 @@ pub fn run_enrich(session: &Session, args: &EnrichArgs) -> Result<i32, CliError>
         ..ConvertRequest::new(&args.from, "canonical")
     };
     let plan = request.plan(&session.registry)?;
-    crate::convert::run(&session.registry, &plan)
+    pipeline::run(&session.registry, &plan)
 }
 
 /// Runs `timings`: prints `{efficiency_test, duration_changes, human_performance, logs}`.

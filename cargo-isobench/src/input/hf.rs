@@ -11,8 +11,8 @@
 
 use std::path::{Path, PathBuf};
 
+use super::source::Source;
 use crate::errors::CliError;
-use crate::input::Source;
 
 /// The prefix of a Hugging Face input.
 pub const PREFIX: &str = "hf:";

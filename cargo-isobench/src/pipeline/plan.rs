@@ -5,7 +5,7 @@
 //! directly). [`ConvertRequest::plan`] checks it once and resolves it into a
 //! [`ConvertPlan`]: the inputs as files (`hf:` ids found in the cache), the formats by their
 //! adapters' names (`auto` told from the records), where rejected records go, the shard,
-//! the `--set` assignments, the number of jobs. [`crate::convert::run`] takes only a plan.
+//! the `--set` assignments, the number of jobs. [`crate::pipeline::run`] takes only a plan.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -15,9 +15,9 @@ use isobench_core::{Profile, Registry};
 
 use crate::assign::{self, Assignment};
 use crate::cli::{ConvertArgs, OnError, StyleArg};
-use crate::errors::CliError;
+use crate::errors::{CliError, PlanError};
 use crate::input::Source;
-use crate::mine::EnrichConfig;
+use crate::mine::enrich::EnrichConfig;
 
 /// A conversion as asked for, not yet checked. Field names follow `convert`'s flags.
 // One bool a switch of the command line.
@@ -129,14 +129,22 @@ impl ConvertRequest {
         let from = if auto {
             None
         } else {
-            Some(crate::find(registry, &self.from)?.info().name.clone())
+            Some(
+                crate::formats::find(registry, &self.from)?
+                    .info()
+                    .name
+                    .clone(),
+            )
         };
-        let to = crate::find(registry, &self.to)?.info().name.clone();
+        let to = crate::formats::find(registry, &self.to)?
+            .info()
+            .name
+            .clone();
         let assignments = assign::parse_all(&self.set)?;
         let inputs: Vec<Source> = if self.inputs.is_empty() {
             vec![Source::Stdin]
         } else {
-            crate::hf::sources(&self.inputs)?
+            crate::input::hf::sources(&self.inputs)?
         };
         if inputs.iter().filter(|s| **s == Source::Stdin).count() > 1 {
             return Err(PlanError::StdinTwice.into());
@@ -205,15 +213,21 @@ impl ConvertRequest {
     }
 
     /// Checks a request for records the caller holds in memory
-    /// ([`crate::convert::BatchConverter`]): its formats, `--set`, error policy and the
+    /// ([`crate::pipeline::BatchConverter`]): its formats, `--set`, error policy and the
     /// rest; its inputs, output, report, limit and shard are not used. `auto` is refused:
     /// nothing is read ahead. Rejected records go back to the caller, or to `rejects`.
     pub fn plan_records(self, registry: &Registry) -> Result<ConvertPlan, CliError> {
         if crate::detect::is_auto(&self.from) {
             return Err(PlanError::AutoInMemory.into());
         }
-        let from = crate::find(registry, &self.from)?.info().name.clone();
-        let to = crate::find(registry, &self.to)?.info().name.clone();
+        let from = crate::formats::find(registry, &self.from)?
+            .info()
+            .name
+            .clone();
+        let to = crate::formats::find(registry, &self.to)?
+            .info()
+            .name
+            .clone();
         let assignments = assign::parse_all(&self.set)?;
         let errors = match (self.on_error, self.rejects) {
             (OnError::Fail, Some(_)) => return Err(PlanError::RejectsWithoutSkip.into()),
@@ -242,7 +256,7 @@ impl ConvertRequest {
     }
 }
 
-/// A checked conversion: everything [`crate::convert::run`] needs, resolved.
+/// A checked conversion: everything [`crate::pipeline::run`] needs, resolved.
 // One bool a switch of the command line.
 #[allow(clippy::struct_excessive_bools)]
 #[derive(Debug, Clone)]
@@ -339,56 +353,6 @@ impl Shard {
             return Err(PlanError::ShardOfStdin);
         }
         Ok(Self { k, n })
-    }
-}
-
-/// A request that cannot be planned: a usage error, nothing converted.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum PlanError {
-    /// Paths given without `-i`.
-    #[error("`convert` takes its inputs with `-i`, not as bare arguments (`{}`)", .0[0].display())]
-    StrayInputs(Vec<PathBuf>),
-    /// `-` twice among the inputs.
-    #[error("stdin (`-`) is given as an input more than once")]
-    StdinTwice,
-    /// `--on-error skip` with stdout as output and no `--rejects`.
-    #[error("`--on-error skip` needs a rejects file when the output is stdout")]
-    RejectsNeeded,
-    /// `--rejects` without `--on-error skip`.
-    #[error("`--rejects` is only used with `--on-error skip`")]
-    RejectsWithoutSkip,
-    /// A `--shard` that is not `K/N` with 1 <= K <= N.
-    #[error("`--shard {0}` is not `K/N` with 1 <= K <= N")]
-    BadShard(String),
-    /// `--shard` with stdin among the inputs.
-    #[error("`--shard` cannot split stdin: every shard must read the same inputs")]
-    ShardOfStdin,
-    /// `auto` for records held in memory.
-    #[error(
-        "`auto` needs files to read ahead: records converted in memory need their format named"
-    )]
-    AutoInMemory,
-}
-
-impl PlanError {
-    /// What to do.
-    pub fn hint(&self) -> Option<String> {
-        Some(match self {
-            Self::StrayInputs(paths) => {
-                let given: Vec<String> = paths
-                    .iter()
-                    .map(|p| format!("-i {}", p.display()))
-                    .collect();
-                format!("write `{}`", given.join(" "))
-            }
-            Self::StdinTwice => return None,
-            Self::RejectsNeeded => "add `--rejects PATH`".into(),
-            Self::RejectsWithoutSkip => "add `--on-error skip`, or drop `--rejects`".into(),
-            Self::BadShard(_) => "e.g. `--shard 2/8` converts the second of eight parts".into(),
-            Self::ShardOfStdin => "give the input files with `-i`".into(),
-            Self::AutoInMemory => "name the format (`cargo isobench adapters` lists them)".into(),
-        })
     }
 }
 

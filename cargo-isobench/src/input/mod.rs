@@ -1,0 +1,106 @@
+//! Reading records: one [`RecordReader`] per layout, and the functions that open the right
+//! one for an input.
+//!
+//! - `lines`: JSON Lines, one record per line ([`JsonLines`]);
+//! - `array`: one JSON array of records ([`JsonArray`]);
+//! - [`parquet_file`]: Parquet files ([`ParquetFile`]);
+//! - `source`: where the bytes come from, stdin or a file, decompressed (`.gz`, `.zst`)
+//!   as a stream under the JSON readers;
+//! - [`hf`]: `hf:` inputs, resolved to the files of a dataset in the Hugging Face cache;
+//! - `layout`: JSON Lines or an array, by the name or the first byte;
+//! - `json`: one record's JSON text, checked, with the strings passed through unread;
+//! - `items`: what every reader yields ([`Item`], [`Batch`]) and the trait itself.
+//!
+//! The readers import none of each other, only `items`, `json` and `source`. Memory stays
+//! flat: a JSON Lines file is read chunk by chunk, a JSON array element by element, and
+//! Parquet a record batch at a time, whatever the input size.
+
+mod array;
+pub mod hf;
+mod items;
+mod json;
+mod layout;
+mod lines;
+pub mod parquet_file;
+mod source;
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+
+pub use array::JsonArray;
+pub use items::{BadInput, Batch, Batching, Item, RawItem, RecordReader, Window};
+pub use json::{
+    MAX_DEPTH, PassKey, Passing, check_record, check_record_passing, parse_record,
+    parse_record_passing, style_of, with_markers,
+};
+pub use layout::Layout;
+pub use lines::JsonLines;
+pub use parquet_file::ParquetFile;
+pub use source::{Compression, Source, open};
+
+use crate::errors::CliError;
+
+/// The reader of an input: Parquet by its name, otherwise JSON Lines or a JSON array (by
+/// the name, or the first byte), decompressed as the name says.
+pub fn reader_for(source: &Source) -> Result<Box<dyn RecordReader>, CliError> {
+    if let Source::File(p) = source
+        && crate::parquet::is_parquet(p)
+    {
+        return Ok(Box::new(ParquetFile::new(p)));
+    }
+    let path = PathBuf::from(source.display());
+    let read_err = |e| source::read_error(&path, e);
+    let reader = open(source).map_err(read_err)?;
+    let mut reader = BufReader::with_capacity(source::BUFFER, reader);
+    refuse_parquet(&mut reader, source)?;
+    let layout = layout::input_layout(source, &mut reader).map_err(read_err)?;
+    Ok(match layout {
+        Layout::JsonLines => Box::new(JsonLines::new(path, reader)),
+        Layout::JsonArray => Box::new(JsonArray::new(path, reader)),
+    })
+}
+
+/// Opens an input and calls `each` for every item, in order, until `each` returns
+/// `false` or the input ends.
+pub fn for_each_item(
+    source: &Source,
+    mut each: impl FnMut(Item<'_>) -> Result<bool, CliError>,
+) -> Result<(), CliError> {
+    reader_for(source)?.for_each_item(&mut each)
+}
+
+/// Reads an input in batches of about `target` bytes (JSONL) and hands each to `emit`, in
+/// order, until the input ends, the window is past, or `emit` returns `false`. JSONL
+/// batches are read into buffers from `fresh` (empty; they may have room already).
+pub fn read_batches(
+    source: &Source,
+    index: usize,
+    target: usize,
+    window: &mut Window,
+    fresh: &dyn Fn() -> Vec<u8>,
+    mut emit: impl FnMut(Batch) -> bool,
+) -> Result<(), CliError> {
+    let batching = Batching {
+        index,
+        target,
+        fresh,
+    };
+    reader_for(source)?.read_batches(batching, window, &mut emit)
+}
+
+/// Counts the items of an input (non-blank JSONL lines, array elements or Parquet rows)
+/// without converting them, for `--shard`.
+pub fn count_items(source: &Source) -> Result<u64, CliError> {
+    reader_for(source)?.count_items()
+}
+
+/// Stops at Parquet bytes in an input read as JSON.
+fn refuse_parquet(reader: &mut impl BufRead, source: &Source) -> Result<(), CliError> {
+    // A read error shows again on the next read, with the path.
+    match reader.fill_buf() {
+        Ok(head) if head.starts_with(crate::parquet::MAGIC) => {
+            Err(parquet_file::looks_like_parquet(&source.display()))
+        }
+        _ => Ok(()),
+    }
+}

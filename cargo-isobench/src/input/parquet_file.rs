@@ -1,0 +1,602 @@
+//! The Parquet reader. A file is read in record batches of [`READ_ROWS`] rows, row group
+//! by row group, never whole. Each row becomes a JSON object with the columns in file
+//! order: strings, integers, floats, booleans, lists (arrays), structs and maps (objects),
+//! nulls; timestamps and dates become ISO 8601 strings and dictionary-encoded columns their
+//! values. A column whose field metadata says `isobench.encoding = json` holds JSON text,
+//! parsed back into the value it encodes. A file written by this tool (see
+//! [`crate::parquet`]) gets its `__extra` and `__keys` columns applied.
+
+use std::fs::File;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    Date32Type, Date64Type, Float16Type, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type,
+    Int64Type, TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
+    TimestampSecondType, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
+};
+use arrow_array::{Array, OffsetSizeTrait, RecordBatch};
+use arrow_buffer::ArrowNativeType;
+use arrow_schema::{DataType, Schema, TimeUnit};
+use isobench_core::codec::JsonStyle;
+use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
+use serde_json::{Map, Number, Value};
+
+use super::items::{BadInput, Batch, Batching, Item, RawItem, RecordReader, Window};
+use crate::errors::CliError;
+use crate::parquet::{ENCODING_KEY, EXTRA_COLUMN, KEYS_COLUMN, LAYOUT_KEY, READ_ROWS, STYLE_KEY};
+
+/// Rows per batch handed to the conversion pipeline.
+const PIPELINE_ROWS: usize = 64;
+
+/// The records of a Parquet file, a row each.
+#[derive(Debug)]
+pub struct ParquetFile {
+    path: PathBuf,
+}
+
+impl ParquetFile {
+    /// The file at `path` (opened when read).
+    pub fn new(path: &Path) -> Self {
+        Self {
+            path: path.to_owned(),
+        }
+    }
+}
+
+impl RecordReader for ParquetFile {
+    fn for_each_item(
+        &mut self,
+        each: &mut dyn FnMut(Item<'_>) -> Result<bool, CliError>,
+    ) -> Result<(), CliError> {
+        let mut rows = ParquetRows::open(&self.path)?;
+        while let Some(read) = rows.next_rows()? {
+            for (line, record) in read {
+                if !each(Item {
+                    line,
+                    raw: b"",
+                    style: None,
+                    record,
+                })? {
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn read_batches(
+        &mut self,
+        batching: Batching<'_>,
+        window: &mut Window,
+        emit: &mut dyn FnMut(Batch) -> bool,
+    ) -> Result<(), CliError> {
+        read_batches(&self.path, batching.index, window, emit)
+    }
+
+    /// From the file's footer.
+    fn count_items(&mut self) -> Result<u64, CliError> {
+        row_count(&self.path)
+    }
+}
+
+/// The error for Parquet bytes read as JSON.
+pub fn looks_like_parquet(source: &str) -> CliError {
+    let hint = if source == "-" {
+        "Parquet is not read from stdin: save it to a file named `NAME.parquet` and give that to `-i`"
+    } else {
+        "name the file (or a link to it) `NAME.parquet` so that it is read as Parquet"
+    };
+    CliError::usage(
+        format!("`{source}` looks like a Parquet file (it starts with `PAR1`), not JSON"),
+        Some(hint),
+    )
+}
+
+/// A row read: its 1-based number in the file, and the record or why there is none.
+pub type ReadRow = (u64, Result<Value, BadInput>);
+
+/// How a column is read.
+#[derive(Debug)]
+struct ColumnPlan {
+    name: String,
+    json: bool,
+}
+
+/// How the columns of record batches are read back into records.
+#[derive(Debug)]
+pub struct BatchRows {
+    columns: Vec<ColumnPlan>,
+    /// Written by this module: apply `__extra` and `__keys`, nulls are absent properties.
+    ours: bool,
+    /// The JSON style the records were in when written (this module's files only).
+    style: Option<JsonStyle>,
+}
+
+/// The rows of a Parquet file, a record batch at a time.
+#[derive(Debug)]
+pub struct ParquetRows {
+    path: PathBuf,
+    reader: ParquetRecordBatchReader,
+    plan: BatchRows,
+    /// Rows read so far.
+    row: u64,
+    /// The file's size over its rows: what a row counts for in the progress line.
+    bytes_per_row: u64,
+}
+
+fn read_error(path: &Path, message: impl std::fmt::Display) -> CliError {
+    CliError::Read {
+        path: path.to_owned(),
+        source: io::Error::other(format!("Parquet: {message}")),
+    }
+}
+
+/// The number of rows of a Parquet file, from its footer.
+pub fn row_count(path: &Path) -> Result<u64, CliError> {
+    let file = File::open(path).map_err(|e| CliError::Read {
+        path: path.to_owned(),
+        source: e,
+    })?;
+    let builder =
+        ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| read_error(path, e))?;
+    u64::try_from(builder.metadata().file_metadata().num_rows())
+        .map_err(|_| read_error(path, "negative row count"))
+}
+
+impl ParquetRows {
+    /// Opens a Parquet file; its columns' types are checked here.
+    pub fn open(path: &Path) -> Result<Self, CliError> {
+        let file = File::open(path).map_err(|e| CliError::Read {
+            path: path.to_owned(),
+            source: e,
+        })?;
+        let builder =
+            ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| read_error(path, e))?;
+        let rows = u64::try_from(builder.metadata().file_metadata().num_rows()).unwrap_or(0);
+        let size = std::fs::metadata(path).map_or(0, |m| m.len());
+        let bytes_per_row = size.checked_div(rows).unwrap_or(0);
+        let plan = BatchRows::new(builder.schema()).map_err(|(column, kind)| {
+            CliError::Record(
+                format!(
+                    "{}: column `{column}` has type {kind}, which has no JSON equivalent",
+                    path.display(),
+                ),
+                Some("convert that column to a string or number type, or drop it, before reading the file".into()),
+            )
+        })?;
+        let reader = builder
+            .with_batch_size(READ_ROWS)
+            .build()
+            .map_err(|e| read_error(path, e))?;
+        Ok(Self {
+            path: path.to_owned(),
+            reader,
+            plan,
+            row: 0,
+            bytes_per_row,
+        })
+    }
+
+    /// The next record batch's rows (1-based row number, record or why not), or `None` at
+    /// the end of the file.
+    pub fn next_rows(&mut self) -> Result<Option<Vec<ReadRow>>, CliError> {
+        let Some(batch) = self.reader.next() else {
+            return Ok(None);
+        };
+        let batch = batch
+            .map_err(|e| read_error(&self.path, format!("rows from {} on: {e}", self.row + 1)))?;
+        let mut rows = Vec::with_capacity(batch.num_rows());
+        for i in 0..batch.num_rows() {
+            self.row += 1;
+            rows.push((self.row, self.plan.row_at(&batch, i).map(Value::Object)));
+        }
+        Ok(Some(rows))
+    }
+}
+
+impl BatchRows {
+    /// How to read batches of `schema`; the column (name, type) that has no JSON
+    /// equivalent, if one has none.
+    pub fn new(schema: &Schema) -> Result<Self, (String, String)> {
+        let ours = schema.metadata().get(LAYOUT_KEY).is_some_and(|v| v == "1");
+        let style = match schema.metadata().get(STYLE_KEY).map(String::as_str) {
+            Some("spaced") => Some(JsonStyle::Spaced),
+            Some("compact") => Some(JsonStyle::Compact),
+            _ => None,
+        };
+        let mut columns = Vec::with_capacity(schema.fields().len());
+        for field in schema.fields() {
+            supported(field.data_type()).map_err(|kind| (field.name().clone(), kind))?;
+            let json = field
+                .metadata()
+                .get(ENCODING_KEY)
+                .is_some_and(|v| v == "json")
+                && matches!(
+                    field.data_type(),
+                    DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+                );
+            columns.push(ColumnPlan {
+                name: field.name().clone(),
+                json,
+            });
+        }
+        Ok(Self {
+            columns,
+            ours,
+            style,
+        })
+    }
+
+    /// The JSON style the records were in when written, when the schema says.
+    pub fn style(&self) -> Option<JsonStyle> {
+        self.style
+    }
+
+    /// Row `i` of `batch` as a record.
+    pub fn row_at(&self, batch: &RecordBatch, i: usize) -> Result<Map<String, Value>, BadInput> {
+        let bad = |column: &str, message: String| BadInput {
+            message: format!("column `{column}`: {message}"),
+            value: None,
+            hint: None,
+        };
+        let mut map = Map::new();
+        let mut extra = None;
+        let mut keys = None;
+        for (plan, array) in self.columns.iter().zip(batch.columns()) {
+            let mut value = value_at(array.as_ref(), i).map_err(|m| bad(&plan.name, m))?;
+            if plan.json
+                && let Value::String(text) = &value
+            {
+                value = serde_json::from_str(text)
+                    .map_err(|e| bad(&plan.name, format!("the JSON text does not parse: {e}")))?;
+            }
+            if self.ours {
+                match plan.name.as_str() {
+                    EXTRA_COLUMN => {
+                        extra = match value {
+                            Value::Null => None,
+                            Value::Object(m) => Some(m),
+                            other => {
+                                return Err(bad(
+                                    &plan.name,
+                                    format!(
+                                        "expected a JSON object, found {}",
+                                        isobench_core::error::json_type_name(&other)
+                                    ),
+                                ));
+                            }
+                        };
+                        continue;
+                    }
+                    KEYS_COLUMN => {
+                        keys = match value {
+                            Value::Null => None,
+                            Value::Array(items) => Some(
+                                items
+                                    .into_iter()
+                                    .map(|k| match k {
+                                        Value::String(s) => Ok(s),
+                                        _ => Err(bad(&plan.name, "a key is not a string".into())),
+                                    })
+                                    .collect::<Result<Vec<_>, _>>()?,
+                            ),
+                            _ => return Err(bad(&plan.name, "expected a list of keys".into())),
+                        };
+                        continue;
+                    }
+                    _ if value.is_null() => continue,
+                    _ => {}
+                }
+            }
+            map.insert(plan.name.clone(), value);
+        }
+        if let Some(extra) = extra {
+            // An extra standing for a cell's value replaces it where it is.
+            map.extend(extra);
+        }
+        if let Some(keys) = keys {
+            let mut ordered = Map::with_capacity(map.len().max(keys.len()));
+            for key in keys {
+                let value = map.remove(&key).unwrap_or(Value::Null);
+                ordered.insert(key, value);
+            }
+            ordered.extend(map);
+            map = ordered;
+        }
+        Ok(map)
+    }
+}
+
+/// Whether a column type can be read as JSON; its name when not.
+fn supported(data_type: &DataType) -> Result<(), String> {
+    match data_type {
+        DataType::Null
+        | DataType::Boolean
+        | DataType::Int8
+        | DataType::Int16
+        | DataType::Int32
+        | DataType::Int64
+        | DataType::UInt8
+        | DataType::UInt16
+        | DataType::UInt32
+        | DataType::UInt64
+        | DataType::Float16
+        | DataType::Float32
+        | DataType::Float64
+        | DataType::Utf8
+        | DataType::LargeUtf8
+        | DataType::Utf8View
+        | DataType::Date32
+        | DataType::Date64
+        | DataType::Timestamp(..) => Ok(()),
+        DataType::List(f) | DataType::LargeList(f) | DataType::FixedSizeList(f, _) => {
+            supported(f.data_type())
+        }
+        DataType::Struct(fields) => fields.iter().try_for_each(|f| supported(f.data_type())),
+        DataType::Map(entries, _) => supported(entries.data_type()),
+        DataType::Dictionary(_, values) => supported(values),
+        other => Err(other.to_string()),
+    }
+}
+
+/// The JSON value of row `i` of an array (of a type [`supported`] accepts).
+fn value_at(array: &dyn Array, i: usize) -> Result<Value, String> {
+    if array.is_null(i) {
+        return Ok(Value::Null);
+    }
+    Ok(match array.data_type() {
+        DataType::Null => Value::Null,
+        DataType::Boolean => Value::Bool(array.as_boolean().value(i)),
+        DataType::Int8 => array.as_primitive::<Int8Type>().value(i).into(),
+        DataType::Int16 => array.as_primitive::<Int16Type>().value(i).into(),
+        DataType::Int32 => array.as_primitive::<Int32Type>().value(i).into(),
+        DataType::Int64 => array.as_primitive::<Int64Type>().value(i).into(),
+        DataType::UInt8 => array.as_primitive::<UInt8Type>().value(i).into(),
+        DataType::UInt16 => array.as_primitive::<UInt16Type>().value(i).into(),
+        DataType::UInt32 => array.as_primitive::<UInt32Type>().value(i).into(),
+        DataType::UInt64 => array.as_primitive::<UInt64Type>().value(i).into(),
+        DataType::Float16 => float(array.as_primitive::<Float16Type>().value(i).to_f64())?,
+        // The shortest text of the 32-bit value, not its widened binary value (0.1, not
+        // 0.10000000149011612).
+        DataType::Float32 => {
+            let text = array.as_primitive::<Float32Type>().value(i).to_string();
+            float(text.parse::<f64>().map_err(|e| e.to_string())?)?
+        }
+        DataType::Float64 => float(array.as_primitive::<Float64Type>().value(i))?,
+        DataType::Utf8 => Value::String(array.as_string::<i32>().value(i).to_owned()),
+        DataType::LargeUtf8 => Value::String(array.as_string::<i64>().value(i).to_owned()),
+        DataType::Utf8View => Value::String(array.as_string_view().value(i).to_owned()),
+        DataType::Date32 => {
+            let days = i64::from(array.as_primitive::<Date32Type>().value(i));
+            arrow_array::temporal_conversions::as_datetime::<Date32Type>(days)
+                .map(|d| Value::String(d.format("%Y-%m-%d").to_string()))
+                .ok_or("a date out of range")?
+        }
+        DataType::Date64 => {
+            let millis = array.as_primitive::<Date64Type>().value(i);
+            arrow_array::temporal_conversions::as_datetime::<Date64Type>(millis)
+                .map(|d| Value::String(d.format("%Y-%m-%d").to_string()))
+                .ok_or("a date out of range")?
+        }
+        DataType::Timestamp(unit, tz) => {
+            use arrow_array::temporal_conversions::as_datetime;
+            let at = match unit {
+                TimeUnit::Second => as_datetime::<TimestampSecondType>(
+                    array.as_primitive::<TimestampSecondType>().value(i),
+                ),
+                TimeUnit::Millisecond => as_datetime::<TimestampMillisecondType>(
+                    array.as_primitive::<TimestampMillisecondType>().value(i),
+                ),
+                TimeUnit::Microsecond => as_datetime::<TimestampMicrosecondType>(
+                    array.as_primitive::<TimestampMicrosecondType>().value(i),
+                ),
+                TimeUnit::Nanosecond => as_datetime::<TimestampNanosecondType>(
+                    array.as_primitive::<TimestampNanosecondType>().value(i),
+                ),
+            };
+            let at = at.ok_or("a timestamp out of range")?;
+            // A zoned timestamp is stored in UTC.
+            let zone = if tz.is_some() { "Z" } else { "" };
+            Value::String(format!("{}{zone}", at.format("%Y-%m-%dT%H:%M:%S%.f")))
+        }
+        DataType::List(_) => list(array.as_list::<i32>(), i)?,
+        DataType::LargeList(_) => list(array.as_list::<i64>(), i)?,
+        DataType::FixedSizeList(_, _) => {
+            let list = array.as_fixed_size_list();
+            let values = list.values();
+            let start = list.value_offset(i);
+            let len = usize::try_from(list.value_length()).map_err(|e| e.to_string())?;
+            let start = usize::try_from(start).map_err(|e| e.to_string())?;
+            Value::Array(
+                (start..start + len)
+                    .map(|j| value_at(values.as_ref(), j))
+                    .collect::<Result<_, _>>()?,
+            )
+        }
+        DataType::Struct(fields) => {
+            let st = array.as_struct();
+            let mut map = Map::with_capacity(fields.len());
+            for (field, column) in fields.iter().zip(st.columns()) {
+                map.insert(field.name().clone(), value_at(column.as_ref(), i)?);
+            }
+            Value::Object(map)
+        }
+        DataType::Map(_, _) => {
+            let m = array.as_map();
+            let offsets = m.value_offsets();
+            let (start, end) = (offsets[i].as_usize(), offsets[i + 1].as_usize());
+            let mut map = Map::with_capacity(end - start);
+            for j in start..end {
+                let key = match value_at(m.keys().as_ref(), j)? {
+                    Value::String(s) => s,
+                    other => other.to_string(),
+                };
+                map.insert(key, value_at(m.values().as_ref(), j)?);
+            }
+            Value::Object(map)
+        }
+        DataType::Dictionary(_, _) => {
+            let dict = array.as_any_dictionary();
+            let key = value_at(dict.keys(), i)?;
+            let index = key
+                .as_u64()
+                .and_then(|k| usize::try_from(k).ok())
+                .filter(|&k| k < dict.values().len())
+                .ok_or("a dictionary key is out of range")?;
+            value_at(dict.values().as_ref(), index)?
+        }
+        other => return Err(format!("type {other} has no JSON equivalent")),
+    })
+}
+
+fn float(f: f64) -> Result<Value, String> {
+    Number::from_f64(f)
+        .map(Value::Number)
+        .ok_or_else(|| format!("{f} is not a JSON number"))
+}
+
+fn list<O: OffsetSizeTrait>(
+    list: &arrow_array::GenericListArray<O>,
+    i: usize,
+) -> Result<Value, String> {
+    let offsets = list.value_offsets();
+    let (start, end) = (offsets[i].as_usize(), offsets[i + 1].as_usize());
+    let values = list.values();
+    Ok(Value::Array(
+        (start..end)
+            .map(|j| value_at(values.as_ref(), j))
+            .collect::<Result<_, _>>()?,
+    ))
+}
+
+/// Reads a Parquet input in batches for the conversion pipeline.
+fn read_batches(
+    path: &Path,
+    index: usize,
+    window: &mut Window,
+    emit: &mut dyn FnMut(Batch) -> bool,
+) -> Result<(), CliError> {
+    let mut rows = ParquetRows::open(path)?;
+    // The style the records had when written, for `--json-style auto`.
+    let style = rows.plan.style;
+    let new_batch = || Batch {
+        source: index,
+        array_style: style,
+        ..Batch::default()
+    };
+    let mut batch = new_batch();
+    while let Some(read) = rows.next_rows()? {
+        for (line, record) in read {
+            match window.admit() {
+                None => {
+                    flush_last(batch, emit);
+                    return Ok(());
+                }
+                Some(false) => continue,
+                Some(true) => {}
+            }
+            batch.items.push(RawItem {
+                line,
+                range: 0..0,
+                complete: true,
+                parsed: Some(record),
+            });
+            batch.bytes += rows.bytes_per_row;
+            if batch.items.len() >= PIPELINE_ROWS
+                && !emit(std::mem::replace(&mut batch, new_batch()))
+            {
+                return Ok(());
+            }
+        }
+        if window.done() {
+            break;
+        }
+    }
+    flush_last(batch, emit);
+    Ok(())
+}
+
+fn flush_last(batch: Batch, emit: &mut dyn FnMut(Batch) -> bool) {
+    if !batch.items.is_empty() {
+        emit(batch);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs::File;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::parquet::ParquetWriter;
+
+    /// Writes the records with the schema, reads them back.
+    fn round_trip(schema: &Value, records: &[Value]) -> Vec<Value> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.parquet");
+        let spool = dir.path().join("t.spool");
+        let mut writer = ParquetWriter::new(File::create(&path).unwrap(), spool, schema).unwrap();
+        for r in records {
+            writer.write(r.as_object().unwrap().clone(), 100).unwrap();
+        }
+        writer.finish().unwrap();
+        let mut rows = ParquetRows::open(&path).unwrap();
+        let mut out = Vec::new();
+        while let Some(read) = rows.next_rows().unwrap() {
+            out.extend(read.into_iter().map(|(_, r)| r.unwrap()));
+        }
+        out
+    }
+
+    fn keys(v: &Value) -> Vec<&str> {
+        v.as_object().unwrap().keys().map(String::as_str).collect()
+    }
+
+    #[test]
+    fn records_of_any_shape_come_back_exactly() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "id": {"type": "string"},
+                "n": {"type": "integer"},
+                "x": {"type": "number"},
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "runs": {"type": "array", "items": {
+                    "type": "object",
+                    "properties": {"base": {"type": "array", "items": {"type": "number"}}},
+                    "additionalProperties": false
+                }},
+                "any": {},
+                "tests": {"type": ["string", "array"], "items": {"type": "string"}}
+            }
+        });
+        let records = vec![
+            // The plain case: declared keys in the schema's order.
+            json!({"id": "a", "n": 1, "x": 0.5, "tags": [], "runs": [{"base": [1.5, null]}]}),
+            // Another order, an explicit null, an undeclared key.
+            json!({"n": 2, "id": "b", "tags": null, "extra": {"k": [1, "2"]}}),
+            // Values that do not fit their columns: a string for an integer, an integer
+            // for a number, a list with a number among strings, a struct with another key.
+            json!({"id": "c", "n": "3", "x": 2, "tags": ["t", 4], "runs": [{"base": [1.0], "more": 1}]}),
+            // A number too large for Int64; nested nulls and JSON text of any shape.
+            json!({"id": "d", "n": 18_446_744_073_709_551_615_u64, "tags": ["u", null], "any": [{"b": null, "a": 1}]}),
+            json!({}),
+            // A union admitting strings, given a string and given a list (before another key).
+            json!({"tests": "[\"a\"]", "id": "e"}),
+            json!({"id": "f", "tests": ["a", "b"], "n": 6}),
+        ];
+        let back = round_trip(&schema, &records);
+        assert_eq!(back, records);
+        // Key order too, nested included.
+        for (b, r) in back.iter().zip(&records) {
+            assert_eq!(keys(b), keys(r));
+            assert_eq!(b.to_string(), r.to_string());
+        }
+        // The integer stays an integer, the float a float.
+        assert!(back[2]["x"].is_u64());
+        assert!(back[0]["x"].is_f64());
+    }
+}

@@ -1,0 +1,435 @@
+//! Column shapes from a format's JSON Schema, and the arrow arrays of their cells.
+
+use std::sync::Arc;
+
+use arrow_array::{
+    ArrayRef, BooleanArray, Float64Array, Int64Array, ListArray, StringArray, StructArray,
+};
+use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
+use isobench_core::codec::JsonStyle;
+use serde_json::{Map, Value};
+
+use super::{ENCODING_KEY, EXTRA_COLUMN, HF_KEY, KEYS_COLUMN, LAYOUT_KEY, STYLE_KEY};
+
+/// What a column holds, as the schema declares it.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Shape {
+    Str,
+    Int,
+    Float,
+    Bool,
+    /// A union admitting strings: a string as it is, another value as its JSON text
+    /// (`json.dumps` style), the value itself then also kept in `__extra`.
+    Text,
+    List(Box<Shape>),
+    Struct(Vec<(String, Shape)>),
+    /// Compact JSON text.
+    Json,
+}
+
+/// The shape a property's schema declares; `root` resolves local `$ref`s.
+pub(super) fn shape_of(schema: &Value, root: &Value, depth: u32) -> Shape {
+    let Some(obj) = schema.as_object() else {
+        return Shape::Json;
+    };
+    if depth > 16 {
+        return Shape::Json;
+    }
+    if let Some(target) = obj.get("$ref").and_then(Value::as_str) {
+        return target
+            .strip_prefix('#')
+            .and_then(|pointer| root.pointer(pointer))
+            .map_or(Shape::Json, |t| shape_of(t, root, depth + 1));
+    }
+    if ["oneOf", "anyOf", "allOf", "not", "if"]
+        .iter()
+        .any(|k| obj.contains_key(*k))
+    {
+        return Shape::Json;
+    }
+    let constants: Option<Vec<&Value>> = match (obj.get("enum"), obj.get("const")) {
+        (Some(Value::Array(values)), _) => Some(values.iter().collect()),
+        (None, Some(value)) => Some(vec![value]),
+        _ => None,
+    };
+    if let Some(values) = constants {
+        let all = |f: fn(&Value) -> bool| !values.is_empty() && values.iter().all(|v| f(v));
+        return if all(Value::is_string) {
+            Shape::Str
+        } else if all(Value::is_i64) {
+            Shape::Int
+        } else if all(Value::is_boolean) {
+            Shape::Bool
+        } else {
+            Shape::Json
+        };
+    }
+    let types: Vec<&str> = match obj.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .filter(|t| *t != "null")
+            .collect(),
+        _ => return Shape::Json,
+    };
+    let kind = match types.as_slice() {
+        [kind] => *kind,
+        kinds if kinds.contains(&"string") => return Shape::Text,
+        _ => return Shape::Json,
+    };
+    match kind {
+        "string" => Shape::Str,
+        "integer" => Shape::Int,
+        "number" => Shape::Float,
+        "boolean" => Shape::Bool,
+        "array" if !obj.contains_key("prefixItems") => match obj.get("items") {
+            Some(items @ Value::Object(_)) => match shape_of(items, root, depth + 1) {
+                Shape::Json => Shape::Json,
+                inner => Shape::List(Box::new(inner)),
+            },
+            _ => Shape::Json,
+        },
+        "object" => {
+            let closed = obj.get("additionalProperties") == Some(&Value::Bool(false))
+                && !obj.contains_key("patternProperties");
+            let Some(Value::Object(props)) = obj.get("properties") else {
+                return Shape::Json;
+            };
+            if !closed || props.is_empty() {
+                return Shape::Json;
+            }
+            let mut fields = Vec::with_capacity(props.len());
+            for (name, prop) in props {
+                match shape_of(prop, root, depth + 1) {
+                    Shape::Json => return Shape::Json,
+                    shape => fields.push((name.clone(), shape)),
+                }
+            }
+            Shape::Struct(fields)
+        }
+        _ => Shape::Json,
+    }
+}
+
+impl Shape {
+    pub(super) fn data_type(&self) -> DataType {
+        match self {
+            Self::Str | Self::Text | Self::Json => DataType::Utf8,
+            Self::Int => DataType::Int64,
+            Self::Float => DataType::Float64,
+            Self::Bool => DataType::Boolean,
+            Self::List(inner) => DataType::List(Arc::new(inner.field("item"))),
+            Self::Struct(fields) => DataType::Struct(
+                fields
+                    .iter()
+                    .map(|(name, shape)| shape.field(name))
+                    .collect(),
+            ),
+        }
+    }
+
+    pub(super) fn field(&self, name: &str) -> Field {
+        let field = Field::new(name, self.data_type(), true);
+        if *self == Self::Json {
+            field.with_metadata([(ENCODING_KEY.to_owned(), "json".to_owned())].into())
+        } else {
+            field
+        }
+    }
+
+    /// Whether `value` (not null) can be stored in this shape and read back unchanged.
+    pub(super) fn fits(&self, value: &Value) -> bool {
+        match (self, value) {
+            (Self::Json, _)
+            | (Self::Str | Self::Text, Value::String(_))
+            | (Self::Bool, Value::Bool(_)) => true,
+            (Self::Int, Value::Number(n)) => n.is_i64(),
+            (Self::Float, Value::Number(n)) => n.is_f64(),
+            (Self::List(inner), Value::Array(items)) => {
+                items.iter().all(|v| v.is_null() || inner.fits(v))
+            }
+            (Self::Struct(fields), Value::Object(map)) => {
+                map.len() == fields.len()
+                    && map
+                        .iter()
+                        .zip(fields)
+                        .all(|((k, v), (name, shape))| k == name && (v.is_null() || shape.fits(v)))
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The columns a format's records may be written in: the declared ones, then `__extra`
+/// and `__keys`.
+#[derive(Debug)]
+pub(super) struct Columns {
+    pub(super) declared: Vec<(String, Shape)>,
+    /// Every column, written or not.
+    pub(super) all: Vec<(String, Shape)>,
+    pub(super) schema: SchemaRef,
+}
+
+impl Columns {
+    pub(super) fn from_schema(json_schema: &Value) -> Result<Self, String> {
+        let mut declared = Vec::new();
+        if let Some(Value::Object(props)) = json_schema.get("properties") {
+            for (name, prop) in props {
+                if name == EXTRA_COLUMN || name == KEYS_COLUMN {
+                    return Err(format!(
+                        "the format declares a property `{name}`, a name the Parquet layout uses for its own column"
+                    ));
+                }
+                declared.push((name.clone(), shape_of(prop, json_schema, 0)));
+            }
+        }
+        let mut all = declared.clone();
+        all.push((EXTRA_COLUMN.to_owned(), Shape::Json));
+        all.push((KEYS_COLUMN.to_owned(), Shape::List(Box::new(Shape::Str))));
+        let schema = Arc::new(Schema::new(
+            all.iter()
+                .map(|(name, shape)| shape.field(name))
+                .collect::<Vec<_>>(),
+        ));
+        Ok(Self {
+            declared,
+            all,
+            schema,
+        })
+    }
+
+    /// The schema of the file: the columns `used`, and the file's metadata.
+    pub(super) fn written_schema(&self, used: &[bool], style: JsonStyle) -> SchemaRef {
+        let kept = || {
+            self.all
+                .iter()
+                .zip(used)
+                .filter(|(_, u)| **u)
+                .map(|(c, _)| c)
+        };
+        let features: Map<String, Value> = kept()
+            .map(|(name, shape)| (name.clone(), shape.hf_feature()))
+            .collect();
+        let huggingface = serde_json::json!({ "info": { "features": features } });
+        let style = match style {
+            JsonStyle::Compact => "compact",
+            JsonStyle::Spaced => "spaced",
+        };
+        let metadata = [
+            (LAYOUT_KEY.to_owned(), "1".to_owned()),
+            (STYLE_KEY.to_owned(), style.to_owned()),
+            (HF_KEY.to_owned(), huggingface.to_string()),
+        ];
+        Arc::new(
+            Schema::new(
+                kept()
+                    .map(|(name, shape)| shape.field(name))
+                    .collect::<Vec<_>>(),
+            )
+            .with_metadata(metadata.into()),
+        )
+    }
+}
+
+impl Shape {
+    /// The column as a Hugging Face `datasets` feature.
+    pub(super) fn hf_feature(&self) -> Value {
+        let value = |dtype: &str| serde_json::json!({"dtype": dtype, "_type": "Value"});
+        match self {
+            Self::Str | Self::Text | Self::Json => value("string"),
+            Self::Int => value("int64"),
+            Self::Float => value("float64"),
+            Self::Bool => value("bool"),
+            // A list of structs is written `[{...}]`: a `Sequence` of a dict would be read
+            // as a dict of lists.
+            Self::List(inner) if matches!(**inner, Self::Struct(_)) => {
+                Value::Array(vec![inner.hf_feature()])
+            }
+            Self::List(inner) => {
+                serde_json::json!({"feature": inner.hf_feature(), "_type": "Sequence"})
+            }
+            Self::Struct(fields) => Value::Object(
+                fields
+                    .iter()
+                    .map(|(name, shape)| (name.clone(), shape.hf_feature()))
+                    .collect(),
+            ),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Writing.
+
+/// The nulls of a column: `None` when there are none.
+pub(super) fn null_buffer(valid: Vec<bool>) -> Option<NullBuffer> {
+    valid.iter().any(|v| !v).then(|| NullBuffer::from(valid))
+}
+
+/// The arrow array of a column's cells (each fits `shape`, or is absent/null).
+pub(super) fn build_array(shape: &Shape, cells: &[Option<&Value>]) -> Result<ArrayRef, String> {
+    let cells = cells.iter().map(|c| c.filter(|v| !v.is_null()));
+    Ok(match shape {
+        Shape::Str | Shape::Text => Arc::new(
+            cells
+                .map(|c| c.and_then(Value::as_str))
+                .collect::<StringArray>(),
+        ),
+        Shape::Json => Arc::new(
+            cells
+                .map(|c| c.map(|v| serde_json::to_string(v).expect("a JSON value serialises")))
+                .collect::<StringArray>(),
+        ),
+        Shape::Int => Arc::new(
+            cells
+                .map(|c| c.and_then(Value::as_i64))
+                .collect::<Int64Array>(),
+        ),
+        Shape::Float => Arc::new(
+            cells
+                .map(|c| c.and_then(Value::as_f64))
+                .collect::<Float64Array>(),
+        ),
+        Shape::Bool => Arc::new(
+            cells
+                .map(|c| c.and_then(Value::as_bool))
+                .collect::<BooleanArray>(),
+        ),
+        Shape::List(inner) => {
+            let mut offsets = Vec::with_capacity(cells.len() + 1);
+            offsets.push(0i32);
+            let mut children: Vec<Option<&Value>> = Vec::new();
+            let mut valid = Vec::with_capacity(cells.len());
+            for cell in cells {
+                if let Some(Value::Array(items)) = cell {
+                    children.extend(items.iter().map(Some));
+                }
+                valid.push(cell.is_some());
+                let end = i32::try_from(children.len())
+                    .map_err(|_| "a list column holds more than 2^31 items".to_owned())?;
+                offsets.push(end);
+            }
+            let values = build_array(inner, &children)?;
+            Arc::new(
+                ListArray::try_new(
+                    Arc::new(inner.field("item")),
+                    OffsetBuffer::new(ScalarBuffer::from(offsets)),
+                    values,
+                    null_buffer(valid),
+                )
+                .map_err(|e| e.to_string())?,
+            )
+        }
+        Shape::Struct(fields) => {
+            let cells: Vec<Option<&Value>> = cells.collect();
+            let mut children = Vec::with_capacity(fields.len());
+            for (name, shape) in fields {
+                let column: Vec<Option<&Value>> =
+                    cells.iter().map(|c| c.and_then(|v| v.get(name))).collect();
+                children.push(build_array(shape, &column)?);
+            }
+            let arrow_fields: Fields = fields.iter().map(|(n, s)| s.field(n)).collect();
+            let valid = cells.iter().map(Option::is_some).collect();
+            Arc::new(
+                StructArray::try_new(arrow_fields, children, null_buffer(valid))
+                    .map_err(|e| e.to_string())?,
+            )
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn shape(schema: &Value) -> Shape {
+        shape_of(schema, schema, 0)
+    }
+
+    #[test]
+    fn schema_types_become_column_types() {
+        assert_eq!(shape(&json!({"type": "string"})), Shape::Str);
+        assert_eq!(shape(&json!({"type": ["number", "null"]})), Shape::Float);
+        assert_eq!(shape(&json!({"type": "integer"})), Shape::Int);
+        assert_eq!(shape(&json!({"type": "boolean"})), Shape::Bool);
+        assert_eq!(shape(&json!({"enum": ["a", "b"]})), Shape::Str);
+        assert_eq!(
+            shape(&json!({"type": "array", "items": {"type": "string"}})),
+            Shape::List(Box::new(Shape::Str))
+        );
+        // A union admitting strings is text, as Hugging Face stores SWE-bench's test lists.
+        assert_eq!(
+            shape(&json!({"type": ["string", "array"], "items": {"type": "string"}})),
+            Shape::Text
+        );
+        // Other unions, open objects, arrays of anything and `{}` are JSON text.
+        for json_text in [
+            json!({"type": ["integer", "array"], "items": {"type": "string"}}),
+            json!({"oneOf": [{"type": "string"}, {"type": "array"}]}),
+            json!({"type": "object"}),
+            json!({"type": "object", "properties": {"a": {"type": "string"}}}),
+            json!({"type": "array"}),
+            json!({}),
+        ] {
+            assert_eq!(shape(&json_text), Shape::Json, "{json_text}");
+        }
+    }
+
+    #[test]
+    fn canonical_columns_are_typed() {
+        let columns = Columns::from_schema(isobench_core::Profile::Lossless.schema()).unwrap();
+        let field = |name: &str| columns.schema.field_with_name(name).unwrap().clone();
+        let floats = DataType::List(Arc::new(Field::new("item", DataType::Float64, true)));
+        assert_eq!(
+            field("duration_changes").data_type(),
+            &DataType::List(Arc::new(Field::new(
+                "item",
+                DataType::Struct(
+                    vec![
+                        Field::new("base", floats.clone(), true),
+                        Field::new("head", floats, true),
+                    ]
+                    .into()
+                ),
+                true
+            )))
+        );
+        assert_eq!(
+            field("efficiency_test").data_type(),
+            &DataType::List(Arc::new(Field::new("item", DataType::Utf8, true)))
+        );
+        assert_eq!(field("human_performance").data_type(), &DataType::Float64);
+        let extensions = field("extensions");
+        assert_eq!(extensions.data_type(), &DataType::Utf8);
+        assert_eq!(
+            extensions.metadata().get(ENCODING_KEY).map(String::as_str),
+            Some("json")
+        );
+        assert!(field("repo").metadata().is_empty());
+        let names: Vec<&str> = columns
+            .schema
+            .fields()
+            .iter()
+            .map(|f| f.name().as_str())
+            .collect();
+        assert_eq!(names[..2], ["repo", "instance_id"]);
+        assert_eq!(names[names.len() - 2..], [EXTRA_COLUMN, KEYS_COLUMN]);
+    }
+
+    #[test]
+    fn every_file_of_a_format_has_the_same_schema() {
+        let schema = json!({"properties": {"a": {"type": "integer"}, "b": {"type": "array", "items": {"type": "string"}}}});
+        let one = Columns::from_schema(&schema).unwrap();
+        let other = Columns::from_schema(&schema).unwrap();
+        assert_eq!(one.schema, other.schema);
+        assert!(
+            Columns::from_schema(&json!({"properties": {"__extra": {"type": "string"}}}))
+                .unwrap_err()
+                .contains("__extra")
+        );
+    }
+}

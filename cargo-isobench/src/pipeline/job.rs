@@ -1,0 +1,458 @@
+//! One worker's job: converting a batch of read items into output lines, rejects and
+//! counts, record by record (import, `--set`, enrichment, export, the target's contract).
+
+use isobench_core::adapter::{ExportOptions, ViewAdapter};
+use isobench_core::codec::JsonStyle;
+use isobench_core::contract::Problem;
+use isobench_core::passthrough::{self, Passed};
+use isobench_core::report::{Covered, NoteKind, Rejection};
+use isobench_core::{Contract, ConversionReport, Notes, RecordError, Registry};
+use serde_json::{Map, Value};
+
+use super::buffers::Buffers;
+use super::plan::ConvertPlan;
+use crate::assign::{self, Assignment};
+use crate::cli::OnError;
+use crate::errors::CliError;
+use crate::formats::{find, formats_accepting};
+use crate::input::{self, Batch, Item, PassKey, Passing};
+use crate::mine::enrich::{EnrichConfig, Enricher};
+
+/// What every worker shares.
+pub(super) struct Shared<'a> {
+    pub(super) registry: &'a Registry,
+    pub(super) from: &'a dyn ViewAdapter,
+    pub(super) to: &'a dyn ViewAdapter,
+    pub(super) options: ExportOptions,
+    pub(super) assignments: Vec<Assignment>,
+    /// `--allow-incomplete`: records the target's contract finds lacking are written.
+    pub(super) allow_incomplete: bool,
+    pub(super) on_error: OnError,
+    /// The inputs' names, by index.
+    pub(super) files: Vec<String>,
+    /// `--repos` / `enrich` enrichment; each worker builds its own enricher from it.
+    pub(super) enrich: Option<EnrichConfig>,
+    /// The input keys whose values go to the output as they were read.
+    pub(super) passing: Vec<PassKey<'a>>,
+    /// Batch buffers, given back once used.
+    pub(super) buffers: Buffers,
+}
+
+impl<'a> Shared<'a> {
+    /// What the workers of `plan`'s conversion share; `files`: the inputs' names.
+    pub(super) fn for_plan(
+        registry: &'a Registry,
+        plan: &ConvertPlan,
+        files: Vec<String>,
+        buffers: Buffers,
+    ) -> Result<Self, CliError> {
+        let from = find(registry, &plan.from)?;
+        let to = find(registry, &plan.to)?;
+        // `--set` and enrichment may change any field, passed strings included.
+        let passing = if plan.assignments.is_empty() && plan.enrich.is_none() {
+            passing_keys(from, to)
+        } else {
+            Vec::new()
+        };
+        Ok(Self {
+            registry,
+            from,
+            to,
+            options: ExportOptions::with_profile(plan.profile),
+            assignments: plan.assignments.clone(),
+            allow_incomplete: plan.allow_incomplete,
+            on_error: plan.errors.on_error(),
+            files,
+            enrich: plan.enrich.clone(),
+            passing,
+            buffers,
+        })
+    }
+}
+
+/// The input keys whose values can go from input to output as they were read: `from`
+/// moves them unread into canonical fields that `to` writes unread. Never the
+/// `instance_id`, which the conversion reads (repeated ids, rejected records), whatever
+/// the adapters declare.
+pub fn passing_keys<'a>(from: &'a dyn ViewAdapter, to: &dyn ViewAdapter) -> Vec<PassKey<'a>> {
+    from.verbatim_imports()
+        .iter()
+        .filter(|(key, field)| key != "instance_id" && field != "instance_id")
+        .filter(|(_, field)| to.verbatim_exports().contains(field))
+        .map(|(key, field)| PassKey {
+            key,
+            list: passthrough::is_list_field(field),
+        })
+        .collect()
+}
+
+/// A batch to convert.
+pub(super) struct Work {
+    pub(super) seq: u64,
+    pub(super) batch: Batch,
+    pub(super) style: JsonStyle,
+}
+
+/// A converted batch: the output records, in order, the tallies of their notes, and the
+/// rejected records.
+#[derive(Debug, Default)]
+pub(super) struct Done {
+    pub(super) seq: u64,
+    /// The output records, serialised back to back, each followed by a line end.
+    pub(super) out: Vec<u8>,
+    /// Where each record of `out` ends (before its line end).
+    pub(super) ends: Vec<usize>,
+    /// This batch's counts, merged into the run's report in order.
+    pub(super) report: ConversionReport,
+    pub(super) rejects: Vec<Reject>,
+    pub(super) bytes: u64,
+    /// The input the batch comes from (its index).
+    pub(super) source: usize,
+    /// The `instance_id` and line of each written record that has one, in order.
+    pub(super) ids: Vec<(String, u64)>,
+}
+
+/// A rejected record, with what the rejects file says of it.
+#[derive(Debug)]
+pub(super) struct Reject {
+    pub(super) rejection: Rejection,
+    pub(super) hint: Option<String>,
+    pub(super) verbatim: (&'static str, Value),
+}
+
+/// A record's `instance_id`, when it has a string one.
+fn instance_id_of(record: &Map<String, Value>) -> Option<String> {
+    record
+        .get("instance_id")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
+
+/// A line of the rejects file.
+pub(super) fn rejection_line(
+    rejection: &Rejection,
+    hint: Option<String>,
+    verbatim: (&str, Value),
+) -> Map<String, Value> {
+    let mut line = Map::new();
+    line.insert("file".into(), rejection.file.clone().into());
+    line.insert("line".into(), rejection.line.into());
+    if let Some(id) = &rejection.instance_id {
+        line.insert("instance_id".into(), id.clone().into());
+    }
+    line.insert("pointer".into(), rejection.pointer.clone().into());
+    line.insert("error".into(), rejection.message.clone().into());
+    if let Some(hint) = hint {
+        line.insert("hint".into(), hint.into());
+    }
+    line.insert(verbatim.0.into(), verbatim.1);
+    line
+}
+
+/// The style of the output when none is given: that of the first record, when the first
+/// item is one; compact otherwise.
+pub(super) fn first_style(batch: &Batch) -> JsonStyle {
+    let Some(item) = batch.items.first() else {
+        return JsonStyle::default();
+    };
+    match &item.parsed {
+        Some(Ok(_)) => batch.array_style.unwrap_or_default(),
+        Some(Err(_)) => JsonStyle::default(),
+        None => {
+            let raw = batch.raw(item);
+            if input::parse_record(raw, item.complete).is_ok() {
+                input::style_of(raw).unwrap_or_default()
+            } else {
+                JsonStyle::default()
+            }
+        }
+    }
+}
+
+/// One worker's conversion state.
+pub(super) struct Job<'a> {
+    pub(super) shared: &'a Shared<'a>,
+    pub(super) enricher: Option<Enricher>,
+    pub(super) notes: Notes,
+}
+
+impl Job<'_> {
+    /// Converts a batch, in order; under `--on-error fail` it stops at the first bad
+    /// record.
+    pub(super) fn batch(&mut self, work: Work) -> Done {
+        let Work { seq, batch, style } = work;
+        let Batch {
+            source,
+            text,
+            items,
+            bytes,
+            ..
+        } = batch;
+        let shared = self.shared;
+        let mut out = shared.buffers.take();
+        out.reserve(text.len() + text.len() / 4);
+        let mut done = Done {
+            seq,
+            out,
+            bytes,
+            source,
+            ..Done::default()
+        };
+        let file = shared.files[source].as_str();
+        let passing = Passing {
+            keys: &shared.passing,
+            style,
+        };
+        let mut passed = Passed::default();
+        for item in items {
+            let raw = &text[item.range.clone()];
+            passed.clear();
+            let record = item.parsed.unwrap_or_else(|| {
+                if shared.from.imports_from_text() {
+                    // The adapter reads the text: check it, build nothing.
+                    input::check_record_passing(raw, item.complete, passing, &mut passed)
+                        .map(|()| Value::Object(Map::new()))
+                } else {
+                    input::parse_record_passing(raw, item.complete, passing, &mut passed)
+                }
+            });
+            let item = Item {
+                line: item.line,
+                raw,
+                style: None,
+                record,
+            };
+            if !self.item(file, item, &passed, style, &mut done) {
+                break;
+            }
+        }
+        shared.buffers.give(text);
+        done
+    }
+
+    /// Converts one item into `done`; `false` stops the batch (a bad record under
+    /// `--on-error fail`).
+    /// `passed`: the texts its record's markers stand for.
+    fn item(
+        &mut self,
+        file: &str,
+        item: Item<'_>,
+        passed: &Passed,
+        style: JsonStyle,
+        done: &mut Done,
+    ) -> bool {
+        let shared = self.shared;
+        done.report.read += 1;
+        let Item {
+            line, raw, record, ..
+        } = item;
+        let map = match record {
+            Ok(Value::Object(map)) => map,
+            Ok(_) => unreachable!("the reader yields objects or errors"),
+            Err(bad) => {
+                let rejection = Rejection {
+                    file: file.to_owned(),
+                    line,
+                    instance_id: None,
+                    pointer: String::new(),
+                    message: bad.message,
+                };
+                let verbatim = bad.value.map_or_else(|| raw_value(raw), |v| ("record", v));
+                return self.reject(done, rejection, bad.hint, verbatim);
+            }
+        };
+        let instance_id = instance_id_of(&map);
+        // Arrays give no raw text: keep the record for the rejects file.
+        let kept = (shared.on_error == OnError::Skip && raw.is_empty()).then(|| map.clone());
+        self.notes.clear();
+        // JSON Lines give the record's text too, which a plugin takes as it is, with
+        // markers for the strings it moves unread.
+        let imported = if raw.is_empty() {
+            shared.from.import(map, &mut self.notes)
+        } else if passed.is_empty() {
+            shared.from.import_text(map, raw, &mut self.notes)
+        } else if shared.from.imports_from_text() {
+            let text = input::with_markers(raw, passed);
+            shared.from.import_text(map, &text, &mut self.notes)
+        } else {
+            shared.from.import(map, &mut self.notes)
+        };
+        let converted = imported
+            .and_then(|c| assign::apply(c, &shared.assignments, &mut self.notes))
+            .and_then(|mut c| match &mut self.enricher {
+                Some(e) => e.apply(&mut c, &mut self.notes).map(|()| c),
+                None => Ok(c),
+            })
+            .and_then(|c| {
+                let covered = Covered::of(&c);
+                shared
+                    .to
+                    .export_owned(c, &shared.options, &mut self.notes)
+                    .map(|out| (covered, out))
+            })
+            .and_then(|(covered, mut out)| {
+                self.meet_contract(&mut out, passed, raw)
+                    .map(|()| (covered, out))
+            });
+        match converted {
+            Ok((covered, out)) => {
+                if passed.is_empty() {
+                    style.write_object(&mut done.out, &out);
+                } else {
+                    style.write_object_passing(&mut done.out, &out, &passed.texts(raw));
+                }
+                done.ends.push(done.out.len());
+                done.out.push(b'\n');
+                done.report.written += 1;
+                done.report
+                    .record_covered(&covered, &self.notes, file, line);
+                if let Some(id) = covered.instance_id {
+                    done.ids.push((id, line));
+                }
+                true
+            }
+            Err(e) => {
+                let original = kept.map(Value::Object);
+                let hint = e
+                    .hint
+                    .clone()
+                    .or_else(|| self.format_hint(raw, original.as_ref()));
+                // A record only checked (`imports_from_text`) came as an empty map: its
+                // id is read from its text, now that it is wanted.
+                let instance_id = instance_id.or_else(|| {
+                    let checked_only = shared.from.imports_from_text() && !raw.is_empty();
+                    checked_only
+                        .then(|| serde_json::from_slice(raw).ok())
+                        .flatten()
+                        .and_then(|map| instance_id_of(&map))
+                });
+                let rejection = Rejection {
+                    file: file.to_owned(),
+                    line,
+                    instance_id,
+                    pointer: e.pointer,
+                    message: e.message,
+                };
+                let verbatim = original.map_or_else(|| raw_value(raw), |v| ("record", v));
+                self.reject(done, rejection, hint, verbatim)
+            }
+        }
+    }
+
+    /// Holds an exported record to what the target's consumer requires: writes the
+    /// target's own "none" where the source has no such field, then refuses a record that
+    /// still lacks an item, or, with `--allow-incomplete`, counts it as incomplete.
+    /// `passed` and `raw`: the texts the record's markers stand for.
+    fn meet_contract(
+        &mut self,
+        out: &mut Map<String, Value>,
+        passed: &Passed,
+        raw: &[u8],
+    ) -> Result<(), RecordError> {
+        let target = self.shared.to.info();
+        let contract = &target.contract;
+        if contract.is_empty() {
+            return Ok(());
+        }
+        // A format's own "none" stands in only for a concept the source format lacks: a
+        // record of the target's own format without the key is incomplete, not empty.
+        let same_format = self.shared.from.info().name == target.name;
+        let filled = if same_format {
+            Vec::new()
+        } else {
+            contract.fill_none_values(out)
+        };
+        for filled in filled {
+            self.notes.defaulted(
+                &filled.key,
+                format!(
+                    "written as {}, the value {} itself uses for none: the source has no such field",
+                    filled.none_value.as_ref().map_or_else(String::new, Value::to_string),
+                    target.name
+                ),
+            );
+        }
+        let text_of = |s: &str| passthrough::index_of(s).and_then(|index| passed.text(raw, index));
+        let unmet = contract.check(out, &text_of);
+        let Some(first) = unmet.first() else {
+            return Ok(());
+        };
+        if self.shared.allow_incomplete {
+            for u in &unmet {
+                let r = u.requirement;
+                // Pushed as it is: the target's key is missing from what is written even
+                // where a canonical field of the same name was derived (a GSO `version`
+                // signature is no SWE-bench release).
+                let written = if u.problem == Problem::Unknown {
+                    "written with a value it does not know"
+                } else {
+                    "written without it"
+                };
+                self.notes.push(
+                    NoteKind::Missing,
+                    &r.key,
+                    format!(
+                        "{} needs it ({}); {written} (`--allow-incomplete`): supply it with {}",
+                        target.name,
+                        r.evidence,
+                        r.how_to_supply()
+                    ),
+                );
+            }
+            return Ok(());
+        }
+        Err(RecordError::missing(
+            first.requirement.pointer(),
+            contract.refusal(&target.name, &unmet),
+        )
+        .with_hint(Contract::remedy(&unmet)))
+    }
+
+    /// When another format would accept the record, says so.
+    fn format_hint(&self, raw: &[u8], original: Option<&Value>) -> Option<String> {
+        let parsed;
+        let record = if let Some(Value::Object(map)) = original {
+            map
+        } else {
+            parsed = serde_json::from_slice::<Map<String, Value>>(raw).ok()?;
+            &parsed
+        };
+        let accepting = formats_accepting(self.shared.registry, record);
+        let from = &self.shared.from.info().name;
+        if accepting.is_empty() || accepting.contains(from) {
+            return None;
+        }
+        Some(format!(
+            "the record reads as {}: give that format to `--from`",
+            accepting
+                .iter()
+                .map(|f| format!("`--from {f}`"))
+                .collect::<Vec<_>>()
+                .join(" or "),
+        ))
+    }
+
+    /// Sets a bad record aside; `false` when the run stops at it (`--on-error fail`).
+    fn reject(
+        &mut self,
+        done: &mut Done,
+        rejection: Rejection,
+        hint: Option<String>,
+        verbatim: (&'static str, Value),
+    ) -> bool {
+        done.rejects.push(Reject {
+            rejection,
+            hint,
+            verbatim,
+        });
+        self.shared.on_error == OnError::Skip
+    }
+}
+
+/// The raw text of a rejected line, as a JSON string (hex when it is not UTF-8).
+fn raw_value(raw: &[u8]) -> (&'static str, Value) {
+    match std::str::from_utf8(raw) {
+        Ok(text) => ("raw", Value::String(text.to_owned())),
+        Err(_) => ("raw_hex", Value::String(isobench_core::codec::hex(raw))),
+    }
+}

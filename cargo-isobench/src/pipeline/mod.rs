@@ -1,0 +1,312 @@
+//! The conversion pipeline: `cargo isobench convert` and every front end that converts
+//! (`enrich`, the Python bindings) run a [`ConvertPlan`] here.
+//!
+//! One module per concern:
+//!
+//! - [`plan`]: the validated plan a front end builds;
+//! - `job`: a worker's conversion of a batch, record by record;
+//! - `ordered`: writing converted batches in input order;
+//! - `seen_ids`: the table of `instance_id`s written, for repeats;
+//! - `buffers`: the pool of batch buffers;
+//! - `progress`: the progress line on a terminal;
+//! - `converter`: [`BatchConverter`], for records held in memory.
+//!
+//! Reading is the [`crate::input`] module's.
+
+mod buffers;
+mod converter;
+mod job;
+mod ordered;
+pub mod plan;
+mod progress;
+mod seen_ids;
+
+use std::fs;
+use std::io::IsTerminal;
+
+use isobench_core::codec::JsonStyle;
+use isobench_core::report::MAX_LISTED;
+use isobench_core::{ConversionReport, Notes, Registry};
+
+pub use converter::{BatchConverter, ConvertedBatch};
+pub use job::passing_keys;
+pub use plan::{ConvertPlan, ConvertRequest};
+
+use buffers::{BATCH_BYTES, Buffers};
+use job::{Done, Job, Shared, Work, first_style};
+use ordered::{Sink, write_in_order};
+use plan::Shard;
+use progress::Progress;
+use seen_ids::SeenIds;
+
+use crate::errors::CliError;
+use crate::exit;
+use crate::input::{self, Source, Window};
+use crate::mine::enrich::Enricher;
+use crate::output::RecordWriter;
+
+/// Batches in flight (read, being converted, or waiting to be written) per worker.
+const IN_FLIGHT_PER_JOB: usize = 3;
+
+/// What a finished conversion gives: its exit code and its report.
+#[derive(Debug)]
+pub struct Finished {
+    /// [`exit::OK`], or [`exit::RECORDS`] when some record was rejected or incomplete.
+    pub code: i32,
+    /// The conversion report.
+    pub report: ConversionReport,
+}
+
+/// Runs `convert` as planned; the exit code.
+pub fn run(registry: &Registry, plan: &ConvertPlan) -> Result<i32, CliError> {
+    execute(registry, plan).map(|finished| finished.code)
+}
+
+/// Runs a planned conversion.
+pub fn execute(registry: &Registry, plan: &ConvertPlan) -> Result<Finished, CliError> {
+    let sources = &plan.inputs;
+    if sources.contains(&Source::Stdin) && std::io::stdin().is_terminal() {
+        eprintln!(
+            "reading records from stdin, which is a terminal: paste JSON Lines and end with Ctrl-D, or give files with `-i FILE`"
+        );
+    }
+    let files: Vec<String> = sources.iter().map(Source::display).collect();
+    // Those in flight, and those just given back.
+    let buffers = Buffers::new(2 * IN_FLIGHT_PER_JOB * plan.jobs + 2);
+    let shared = Shared::for_plan(registry, plan, files, buffers)?;
+    let settings = Settings {
+        jobs: plan.jobs,
+        window: window_of(plan)?,
+        fixed_style: plan.json_style,
+    };
+    let (mut writer, mut rejects_writer) = open_outputs(plan, shared.to.schema())?;
+    let mut report = ConversionReport::new(
+        &shared.from.info().name,
+        &shared.to.info().name,
+        plan.profile.as_str(),
+    );
+    report.inputs.clone_from(&shared.files);
+    report.output = plan
+        .output
+        .as_deref()
+        .map_or_else(|| "-".to_owned(), |p| p.display().to_string());
+    let mut sink = Sink {
+        on_error: shared.on_error,
+        writer: &mut writer,
+        rejects: rejects_writer.as_mut(),
+        report: &mut report,
+        progress: Progress::new(total_bytes(sources)),
+        ids: SeenIds::default(),
+        files: &shared.files,
+        buffers: &shared.buffers,
+        repeats: 0,
+    };
+    let outcome = pipeline(&shared, sources, settings, &mut sink);
+    sink.progress.finish(sink.report.read);
+    if sink.repeats > MAX_LISTED as u64 {
+        eprintln!(
+            "warning: {} more records repeat an earlier instance_id (not listed)",
+            sink.repeats - MAX_LISTED as u64
+        );
+    }
+    if let Err(e) = outcome {
+        eprint!("{}", report.summary());
+        eprintln!("stopped: nothing was written");
+        return Err(e);
+    }
+    finish(plan, report, writer, rejects_writer)
+}
+
+/// The items to convert: those of `--shard`, at most `--limit` of them.
+fn window_of(plan: &ConvertPlan) -> Result<Window, CliError> {
+    let mut window = match plan.shard {
+        Some(shard) => shard_window(shard, &plan.inputs)?,
+        None => Window::default(),
+    };
+    if let Some(limit) = plan.limit {
+        window.take = Some(window.take.map_or(limit, |n| n.min(limit)));
+    }
+    Ok(window)
+}
+
+/// The output's writer and the rejects file's, if any (neither writes under `--dry-run`).
+fn open_outputs(
+    plan: &ConvertPlan,
+    schema: &serde_json::Value,
+) -> Result<(RecordWriter, Option<RecordWriter>), CliError> {
+    let writer = if plan.dry_run {
+        RecordWriter::discard()
+    } else {
+        RecordWriter::create_with_schema(
+            plan.output.as_deref(),
+            plan.overwrite,
+            plan.json_style.unwrap_or_default(),
+            Some(schema),
+        )?
+    };
+    let rejects = match (plan.errors.rejects(), plan.dry_run) {
+        (Some(path), false) => Some(RecordWriter::create(
+            Some(path),
+            plan.overwrite,
+            JsonStyle::Compact,
+        )?),
+        _ => None,
+    };
+    Ok((writer, rejects))
+}
+
+/// Ends a conversion that ran through: closes the outputs, writes the `--report` file and
+/// the summary, and gives the exit code.
+fn finish(
+    plan: &ConvertPlan,
+    report: ConversionReport,
+    writer: RecordWriter,
+    rejects_writer: Option<RecordWriter>,
+) -> Result<Finished, CliError> {
+    // An empty part of a `--shard` split is a part all the same.
+    if report.read == 0 && plan.shard.is_none() {
+        return Err(CliError::Record(
+            format!("no records in {}", report.inputs.join(", ")),
+            Some("the input is empty (or only blank lines)".into()),
+        ));
+    }
+    writer.finish()?;
+    if let Some(w) = rejects_writer {
+        w.finish()?;
+    }
+    if let Some(path) = &plan.report {
+        let text = serde_json::to_string_pretty(&report).expect("the report serialises");
+        fs::write(path, text + "\n").map_err(|e| CliError::Write {
+            path: path.clone(),
+            source: e,
+        })?;
+    }
+    if !plan.quiet {
+        eprint!("{}", report.summary());
+        if let Some(path) = plan.errors.rejects() {
+            eprintln!(
+                "read = written + rejected: {} = {} + {}; rejects in `{}`",
+                report.read,
+                report.written,
+                report.rejected,
+                path.display()
+            );
+        }
+    }
+    let code = if report.all_written() {
+        exit::OK
+    } else {
+        exit::RECORDS
+    };
+    Ok(Finished { code, report })
+}
+
+/// The summed size of the file inputs, when every input is a file (for the progress ETA).
+fn total_bytes(sources: &[Source]) -> Option<u64> {
+    sources.iter().try_fold(0u64, |sum, source| match source {
+        Source::File(p) if input::Compression::of(p) == input::Compression::None => {
+            Some(sum + fs::metadata(p).ok()?.len())
+        }
+        _ => None,
+    })
+}
+
+/// `--shard K/N`: the window of items (across all inputs, in order) that shard K of N
+/// converts: the K-th of N contiguous, near-equal ranges.
+fn shard_window(Shard { k, n }: Shard, sources: &[Source]) -> Result<Window, CliError> {
+    let mut total = 0u64;
+    for source in sources {
+        total += input::count_items(source)?;
+    }
+    let bound = |i: u64| {
+        u64::try_from(u128::from(total) * u128::from(i) / u128::from(n))
+            .expect("a part of a u64 count fits a u64")
+    };
+    let (skip, end) = (bound(k - 1), bound(k));
+    Ok(Window {
+        skip,
+        take: Some(end - skip),
+    })
+}
+
+/// How the pipeline runs.
+#[derive(Debug, Clone, Copy)]
+struct Settings {
+    jobs: usize,
+    window: Window,
+    fixed_style: Option<JsonStyle>,
+}
+
+/// Reads the inputs on one thread, converts batches on `jobs` threads, and writes the
+/// results in input order on this one. Channels are bounded and a fixed number of batches
+/// is in flight at any time, so memory does not grow with the input.
+fn pipeline(
+    shared: &Shared<'_>,
+    sources: &[Source],
+    settings: Settings,
+    sink: &mut Sink<'_>,
+) -> Result<(), CliError> {
+    let in_flight = settings.jobs * IN_FLIGHT_PER_JOB;
+    let (work_tx, work_rx) = crossbeam_channel::bounded::<Work>(in_flight);
+    let (done_tx, done_rx) = crossbeam_channel::bounded::<Done>(in_flight);
+    let (token_tx, token_rx) = crossbeam_channel::bounded::<()>(in_flight);
+    for _ in 0..in_flight {
+        token_tx
+            .send(())
+            .expect("the token channel has room for every token");
+    }
+    std::thread::scope(|scope| {
+        let buffers = &shared.buffers;
+        let reader = scope.spawn(move || read_all(sources, settings, buffers, &token_rx, &work_tx));
+        for _ in 0..settings.jobs {
+            let (work_rx, done_tx) = (work_rx.clone(), done_tx.clone());
+            scope.spawn(move || {
+                let mut job = Job {
+                    shared,
+                    notes: Notes::new(),
+                    enricher: shared.enrich.clone().map(Enricher::new),
+                };
+                for work in work_rx {
+                    if done_tx.send(job.batch(work)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop((work_rx, done_tx));
+        let written = write_in_order(done_rx, token_tx, sink);
+        // On an error the channels are closed by now, so the reader and workers stop.
+        let read = reader
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        written.and(read)
+    })
+}
+
+/// The reader thread: every input in order, in batches, each sent once a token says there
+/// is room.
+fn read_all(
+    sources: &[Source],
+    settings: Settings,
+    buffers: &Buffers,
+    tokens: &crossbeam_channel::Receiver<()>,
+    work: &crossbeam_channel::Sender<Work>,
+) -> Result<(), CliError> {
+    let mut window = settings.window;
+    let mut style = settings.fixed_style;
+    let mut seq = 0u64;
+    for (index, source) in sources.iter().enumerate() {
+        let mut open = true;
+        let fresh = || buffers.take();
+        input::read_batches(source, index, BATCH_BYTES, &mut window, &fresh, |batch| {
+            let style = *style.get_or_insert_with(|| first_style(&batch));
+            open = tokens.recv().is_ok() && work.send(Work { seq, batch, style }).is_ok();
+            seq += 1;
+            open
+        })?;
+        if !open || window.done() {
+            break;
+        }
+    }
+    Ok(())
+}
