@@ -67,13 +67,15 @@ def test_mine_with_the_swe_bench_preset_and_a_range(cli, repo, tmp_path):
 
 
 def test_an_unknown_revision_raises_the_cli_error(cli, repo, tmp_path):
-    done = cli("mine", "--repo", repo, "--head", "nope", "-o", tmp_path / "cli.jsonl")
-    assert done.returncode == 2
+    done = cli("mine", "--repo", repo, "--head", "nope", "--repo-name", "octo/calc",
+               "-o", tmp_path / "cli.jsonl", check=False)
+    assert done.returncode == 2, done.stderr
     cli_error = next(l for l in done.stderr.splitlines() if l.startswith("error: "))
 
     with pytest.raises(isobench.IsobenchError) as caught:
-        isobench.mine(repo, tmp_path / "py.jsonl", head=["nope"])
+        isobench.mine(repo, tmp_path / "py.jsonl", head=["nope"], repo_name="octo/calc")
     assert f"error: {caught.value}" == cli_error
+    assert "unknown revision `nope`" in cli_error
     assert caught.value.exit_code == 2
     assert not (tmp_path / "py.jsonl").exists()
 
