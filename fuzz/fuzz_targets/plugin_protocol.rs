@@ -3,7 +3,7 @@
 //! record a plugin returns; a record that passes the check is a canonical record.
 #![no_main]
 
-use cargo_isobench::plugin::native::{check_export, check_import};
+use cargo_isobench::plugin::checks::{check_export, check_import};
 use cargo_isobench::plugin::program::{AnswerError, decode_answer};
 use isobench_core::Notes;
 use isobench_plugin_sdk::wire::{self, Converted, Manifest};
