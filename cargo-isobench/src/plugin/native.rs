@@ -335,8 +335,8 @@ impl NativeAdapter {
     }
 
     /// Reads the answer of `import`: straight into a [`CanonicalRecord`] when the typed
-    /// decode shows it valid ([`Lossless`]), else through a [`Value`] and the lossless
-    /// schema, which names what is wrong.
+    /// decode shows it valid ([`Lossless`](super::lossless::Lossless)), else through a
+    /// [`Value`] and the lossless schema, which names what is wrong.
     fn read_import(&self, status: i32, bytes: &[u8]) -> Result<Imported, RecordError> {
         if status == STATUS_OK
             && let Some(converted) = read_valid_import(bytes)
