@@ -5,6 +5,7 @@
 
 pub mod assign;
 pub mod cli;
+pub mod commands;
 pub mod config;
 pub mod declared;
 pub mod detect;
@@ -61,9 +62,9 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
             )
             .plan(registry)
             .and_then(|plan| pipeline::run(registry, &plan)),
-            Command::Mine(args) => mine::run_mine(&session, args),
-            Command::Enrich(args) => mine::run_enrich(&session, args),
-            Command::Timings(args) => mine::run_timings(args),
+            Command::Mine(args) => commands::mine::run_mine(&session, args),
+            Command::Enrich(args) => commands::enrich::run_enrich(&session, args),
+            Command::Timings(args) => commands::timings::run_timings(args),
             Command::Validate(args) => validate::run(registry, args),
             Command::Adapters(args) => list_adapters(registry, args),
             Command::Schema(args) => print_schema(registry, args),

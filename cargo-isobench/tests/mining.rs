@@ -3,10 +3,6 @@
 //! deleted files, merge commits, SWE-smith mirrors, GSO's `<sha>^`, timing logs, the full
 //! pipeline to a strict record and its SWE-Perf and GSO views, and the errors.
 
-// `full_pipeline_mine_timings_strict_and_views` is longer than `clippy.toml` allows and
-// is to be split into steps; this allowance goes when it is.
-#![allow(clippy::too_many_lines)]
-
 mod common;
 
 use std::fs;
@@ -793,9 +789,8 @@ fn write_json_report(path: &Path, tests: &[(&str, f64)]) {
     .unwrap();
 }
 
-#[test]
-fn full_pipeline_mine_timings_strict_and_views() {
-    let context = TestContext::new();
+/// Mines the performance commit of [`perf_repo`] with an environment, to `mined.jsonl`.
+fn mine_perf_commit(context: &TestContext) -> PathBuf {
     let (fx, _base, _head) = perf_repo(context.dir());
     let mined = context.path("mined.jsonl");
     let out = context.run_direct([
@@ -814,31 +809,31 @@ fn full_pipeline_mine_timings_strict_and_views() {
         mined.to_str().unwrap(),
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
-    // Timing logs: two runs per side as pytest-json-report files, one as `--durations` text.
+    mined
+}
+
+/// The two tests of [`perf_repo`], as the timing logs name them.
+const LARGE: &str = "tests/test_sort.py::test_large";
+const SMALL: &str = "tests/test_sort.py::test_small";
+
+/// Timing logs under `timings/`: two runs per side as pytest-json-report files, one as
+/// `--durations` text.
+fn write_pytest_logs(context: &TestContext) {
     let logs = context.path("timings/octo__sorter-PR-42");
     fs::create_dir_all(logs.join("base")).unwrap();
     fs::create_dir_all(logs.join("head")).unwrap();
-    let large = "tests/test_sort.py::test_large";
-    let small = "tests/test_sort.py::test_small";
-    write_json_report(&logs.join("base/run1.json"), &[(large, 2.0), (small, 1.0)]);
-    write_json_report(&logs.join("base/run2.json"), &[(large, 2.2), (small, 1.2)]);
-    write_json_report(&logs.join("head/run1.json"), &[(large, 1.0), (small, 1.0)]);
+    write_json_report(&logs.join("base/run1.json"), &[(LARGE, 2.0), (SMALL, 1.0)]);
+    write_json_report(&logs.join("base/run2.json"), &[(LARGE, 2.2), (SMALL, 1.2)]);
+    write_json_report(&logs.join("head/run1.json"), &[(LARGE, 1.0), (SMALL, 1.0)]);
     fs::write(
         logs.join("head/run2.txt"),
-        format!("==== slowest durations ====\n1.10s call     {large}\n1.20s call     {small}\n0.01s setup    {small}\n"),
+        format!("==== slowest durations ====\n1.10s call     {LARGE}\n1.20s call     {SMALL}\n0.01s setup    {SMALL}\n"),
     )
     .unwrap();
-    let r = enrich_with_timings(&context, &mined, "timings", "enriched.jsonl");
-    let enriched = context.path("enriched.jsonl");
-    assert_eq!(r["efficiency_test"], json!([large, small]));
-    assert_eq!(
-        r["duration_changes"],
-        json!([{"base": [2.0, 2.2], "head": [1.0, 1.1]}, {"base": [1.0, 1.2], "head": [1.0, 1.2]}])
-    );
-    // large: 2.1 / 1.05 = 2; small: 1.1 / 1.1 = 1; geometric mean sqrt(2).
-    let hp = r["human_performance"].as_f64().unwrap();
-    assert!((hp - 2f64.sqrt()).abs() < 1e-12, "{hp}");
-    // Strict canonical, valid.
+}
+
+/// The enriched record converts to a strict canonical record, which `validate` accepts.
+fn assert_strict_and_valid(context: &TestContext, enriched: &Path) {
     let strict = context.path("strict.jsonl");
     let out = context.run_direct([
         "convert",
@@ -863,7 +858,10 @@ fn full_pipeline_mine_timings_strict_and_views() {
         strict.to_str().unwrap(),
     ]);
     assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
-    // The SWE-Perf view.
+}
+
+/// The enriched record's SWE-Perf view.
+fn assert_swe_perf_view(context: &TestContext, enriched: &Path) {
     let out = context.run_direct([
         "convert",
         "--from",
@@ -887,10 +885,14 @@ fn full_pipeline_mine_timings_strict_and_views() {
     );
     assert_eq!(perf["instance_id"], "octo__sorter-PR-42");
     let changes: Value = serde_json::from_str(perf["duration_changes"].as_str().unwrap()).unwrap();
-    assert_eq!(changes[0][large], json!({"base": 2.0, "head": 1.0}));
-    // The GSO view: GSO's tests are scripts printing `Execution time: <s>s`, so the same
-    // mined record gets a script as its efficiency test and GSO-style logs (one per run),
-    // plus what GSO needs and git cannot tell (`api`, `prob_script`, `setup_commands`).
+    assert_eq!(changes[0][LARGE], json!({"base": 2.0, "head": 1.0}));
+}
+
+/// The GSO view: GSO's tests are scripts printing `Execution time: <s>s`, so the same
+/// mined record gets a script as its efficiency test and GSO-style logs (one per run),
+/// plus what GSO needs and git cannot tell (`api`, `prob_script`, `setup_commands`).
+/// `r` is the record enriched with the pytest timings.
+fn assert_gso_view(context: &TestContext, mined: &Path, r: &Value) {
     let script = "import timeit\nprint(f'Execution time: {timeit.timeit(number=1):.6f}s')\n";
     let with_script = context.path("script.jsonl");
     let tests_json = json!([script]).to_string();
@@ -923,7 +925,7 @@ fn full_pipeline_mine_timings_strict_and_views() {
         "Execution time: 0.250000s\nExecution time: 0.250000s\n",
     )
     .unwrap();
-    let g = enrich_with_timings(&context, &with_script, "gso-timings", "gso-enriched.jsonl");
+    let g = enrich_with_timings(context, &with_script, "gso-timings", "gso-enriched.jsonl");
     let gso_enriched = context.path("gso-enriched.jsonl");
     // mean(0.9, 1.1) / mean(0.25, 0.25) = 4.
     assert_eq!(g["human_performance"], json!(4.0));
@@ -960,6 +962,26 @@ fn full_pipeline_mine_timings_strict_and_views() {
     assert_eq!(gso["tests"], json!([script]));
     assert_eq!(gso["install_commands"], json!(["pip install -e ."]));
     assert_eq!(gso["hints_text"], r["gt_commit_message"]);
+}
+
+#[test]
+fn full_pipeline_mine_timings_strict_and_views() {
+    let context = TestContext::new();
+    let mined = mine_perf_commit(&context);
+    write_pytest_logs(&context);
+    let r = enrich_with_timings(&context, &mined, "timings", "enriched.jsonl");
+    let enriched = context.path("enriched.jsonl");
+    assert_eq!(r["efficiency_test"], json!([LARGE, SMALL]));
+    assert_eq!(
+        r["duration_changes"],
+        json!([{"base": [2.0, 2.2], "head": [1.0, 1.1]}, {"base": [1.0, 1.2], "head": [1.0, 1.2]}])
+    );
+    // large: 2.1 / 1.05 = 2; small: 1.1 / 1.1 = 1; geometric mean sqrt(2).
+    let hp = r["human_performance"].as_f64().unwrap();
+    assert!((hp - 2f64.sqrt()).abs() < 1e-12, "{hp}");
+    assert_strict_and_valid(&context, &enriched);
+    assert_swe_perf_view(&context, &enriched);
+    assert_gso_view(&context, &mined, &r);
 }
 
 #[test]

@@ -24,7 +24,7 @@ fn streamed(source: &Source) -> Result<Vec<Seen>, String> {
 
 fn batched(source: &Source, target: usize) -> Result<Vec<Seen>, String> {
     let mut seen = Vec::new();
-    input::read_batches(source, 0, target, &mut Window::default(), |batch| {
+    input::read_batches(source, 0, target, &mut Window::default(), &Vec::new, |batch| {
         for item in &batch.items {
             let record = match &item.parsed {
                 Some(parsed) => parsed.as_ref().map(Clone::clone).map_err(|e| e.message.clone()),

@@ -3,9 +3,10 @@
 //! record a plugin returns; a record that passes the check is a canonical record.
 #![no_main]
 
-use cargo_isobench::plugin::native::{check_export, check_import};
+use cargo_isobench::plugin::checks::{check_export, check_import};
 use cargo_isobench::plugin::program::{AnswerError, decode_answer};
 use isobench_core::Notes;
+use isobench_core::adapter::AdapterInfo;
 use isobench_plugin_sdk::wire::{self, Converted, Manifest};
 use libfuzzer_sys::fuzz_target;
 
@@ -28,7 +29,8 @@ fuzz_target!(|data: &[u8]| {
     let Ok(converted) = serde_json::from_value::<Converted>(ok) else { return };
     let mut notes = Notes::new();
     wire::notes_from_wire(converted.notes, &mut notes);
-    let _ = check_export("fuzz", None, converted.record.clone());
+    let info = AdapterInfo::new("fuzz", &[], "a fuzzed program plugin");
+    let _ = check_export(&info, None, converted.record.clone());
     if let Ok(record) = check_import("fuzz", converted.record) {
         let value = record.to_value();
         assert!(

@@ -253,7 +253,7 @@ fn mine(
             skipped: Vec::new(),
             cwd,
         };
-        cargo_isobench::mine::run_mine(&session, &args)
+        cargo_isobench::commands::mine::run_mine(&session, &args)
     })
     .map_err(to_py)
 }

@@ -39,33 +39,17 @@
 //! row group by row group, with every column, to a spool file, and then copied, row group
 //! by row group, without the columns no record had.
 
+mod layout;
 mod schema;
 mod write;
 
 use std::path::Path;
 
+pub use layout::{
+    ENCODING_KEY, EXTRA_COLUMN, GROUP_BYTES, GROUP_ROWS, HF_KEY, KEYS_COLUMN, LAYOUT_KEY, MAGIC,
+    READ_ROWS, STYLE_KEY,
+};
 pub use write::{ArrowTable, ColumnRows, ParquetWriter};
-
-/// The four bytes every Parquet file starts (and ends) with.
-pub const MAGIC: &[u8; 4] = b"PAR1";
-/// Field metadata key marking a column of JSON text.
-pub const ENCODING_KEY: &str = "isobench.encoding";
-/// Schema metadata key marking a file laid out by this writer.
-pub const LAYOUT_KEY: &str = "isobench.layout";
-/// Schema metadata key of the JSON style of the records written (`compact`, `spaced`).
-pub const STYLE_KEY: &str = "isobench.json_style";
-/// Schema metadata key of the columns as Hugging Face `datasets` features.
-pub const HF_KEY: &str = "huggingface";
-/// The column of undeclared (or ill-typed) properties.
-pub const EXTRA_COLUMN: &str = "__extra";
-/// The column of key orders, when the columns cannot tell them.
-pub const KEYS_COLUMN: &str = "__keys";
-/// Rows per record batch read.
-pub const READ_ROWS: usize = 256;
-/// Rows per row group written.
-pub const GROUP_ROWS: usize = 1024;
-/// Bytes of JSON input after which a row group is written even if it has fewer rows.
-pub const GROUP_BYTES: usize = 32 << 20;
 
 /// Whether a path names a Parquet file (`.parquet`, any case).
 pub fn is_parquet(path: &Path) -> bool {

@@ -10,7 +10,7 @@ use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
 use isobench_core::codec::JsonStyle;
 use serde_json::{Map, Value};
 
-use super::{ENCODING_KEY, EXTRA_COLUMN, HF_KEY, KEYS_COLUMN, LAYOUT_KEY, STYLE_KEY};
+use super::layout::{ENCODING_KEY, EXTRA_COLUMN, HF_KEY, KEYS_COLUMN, LAYOUT_KEY, STYLE_KEY};
 
 /// What a column holds, as the schema declares it.
 #[derive(Debug, Clone, PartialEq)]

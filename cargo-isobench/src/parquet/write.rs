@@ -16,8 +16,8 @@ use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
 use serde_json::{Map, Value};
 
+use super::layout::{GROUP_BYTES, GROUP_ROWS};
 use super::schema::{Columns, Shape, build_array};
-use super::{GROUP_BYTES, GROUP_ROWS};
 
 /// One buffered row: a cell per declared column, the extra properties, the key order.
 #[derive(Debug)]

@@ -13,8 +13,8 @@ use serde::Serialize;
 use serde::ser::Serializer;
 use serde_json::Value;
 
+use super::checks::check_import;
 use super::lossless::Lossless;
-use super::native::check_import;
 
 /// How the host reaches a plugin's hooks: one request, one answer.
 pub trait HookCall: Send + Sync + std::fmt::Debug {

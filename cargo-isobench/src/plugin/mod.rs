@@ -12,6 +12,8 @@
 //!
 //! Every plugin adapter is registered next to the built-ins; a name clash is an error.
 
+pub mod checks;
+mod error;
 pub mod hooks;
 mod lossless;
 pub mod native;
@@ -25,110 +27,12 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use isobench_core::Registry;
-use isobench_core::adapter::{NameClash, ViewAdapter};
+use isobench_core::adapter::ViewAdapter;
 
+pub use self::error::PluginError;
 pub use self::trust::Skipped;
 use crate::config::{Config, PluginEntry};
 use crate::errors::CliError;
-
-/// A plugin that cannot be used.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum PluginError {
-    /// The file does not exist.
-    #[error("plugin `{}` does not exist", .0.display())]
-    Missing(PathBuf),
-    /// The file is not a loadable library.
-    #[error("plugin `{path}` cannot be loaded as a library: {reason}")]
-    NotALibrary {
-        /// The file.
-        path: String,
-        /// What the loader said.
-        reason: String,
-    },
-    /// The library has no isobench entry point.
-    #[error(
-        "`{path}` is a library but not an isobench plugin: it exports no `isobench_plugin_entry`"
-    )]
-    NotAPlugin {
-        /// The file.
-        path: String,
-    },
-    /// The plugin was built for another ABI.
-    #[error(
-        "plugin `{path}` speaks plugin ABI version {found}, this cargo-isobench speaks {}",
-        isobench_plugin_sdk::abi::ABI_VERSION
-    )]
-    AbiMismatch {
-        /// The file.
-        path: String,
-        /// The version it declares.
-        found: u32,
-    },
-    /// The plugin panicked while describing itself.
-    #[error("plugin `{path}` panicked: {message}")]
-    Panicked {
-        /// The file.
-        path: String,
-        /// The panic message.
-        message: String,
-    },
-    /// The plugin answered something that is not what the ABI promises.
-    #[error("plugin `{path}` returned {what}")]
-    Garbage {
-        /// The file.
-        path: String,
-        /// What it returned.
-        what: String,
-    },
-    /// A program plugin failed to start or to shake hands.
-    #[error("program plugin `{command}` {what}")]
-    Program {
-        /// The command line.
-        command: String,
-        /// What went wrong.
-        what: String,
-    },
-    /// Two adapters answer to the same name.
-    #[error("{0}")]
-    Clash(#[from] NameClash),
-    /// The cargo workspace could not be read or built.
-    #[error("{0}")]
-    Workspace(String),
-}
-
-impl PluginError {
-    /// What the user can do about it.
-    pub fn hint(&self) -> &'static str {
-        match self {
-            Self::Missing(_) => {
-                "check the path; build the plugin first (`cargo build --release` in its crate, or `cargo isobench plugin build`)"
-            }
-            Self::NotALibrary { .. } | Self::NotAPlugin { .. } => {
-                "a native plugin is the `cdylib` of a crate that calls `isobench_plugin_sdk::export_plugin!`"
-            }
-            Self::AbiMismatch { .. } => {
-                "rebuild the plugin against the isobench-plugin-sdk that matches this cargo-isobench"
-            }
-            Self::Panicked { .. } | Self::Garbage { .. } => {
-                "a bug in the plugin: report it to its author"
-            }
-            Self::Program { .. } => {
-                "run the command by hand: it must answer `{\"id\":0,\"method\":\"hello\",\"protocol\":2}` on stdin with a manifest line on stdout"
-            }
-            Self::Clash(_) => "rename the plugin's adapter, or load only one of the two",
-            Self::Workspace(_) => {
-                "run the command inside a cargo workspace whose plugin crates build"
-            }
-        }
-    }
-}
-
-impl From<PluginError> for CliError {
-    fn from(e: PluginError) -> Self {
-        CliError::usage(e.to_string(), Some(e.hint()))
-    }
-}
 
 /// Loads every plugin the user chose and registers its adapter: `--plugin` paths, the
 /// plugins of an `isobench.toml` named with `--config` or trusted (`cargo isobench

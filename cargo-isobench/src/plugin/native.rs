@@ -12,9 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use isobench_core::adapter::{AdapterInfo, ExportOptions, ViewAdapter};
 use isobench_core::schema::SchemaValidator;
-use isobench_core::{
-    CanonicalRecord, Notes, Profile, RecordError, TableAdapter, passthrough, validate_record,
-};
+use isobench_core::{CanonicalRecord, Notes, RecordError, TableAdapter, passthrough};
 use isobench_plugin_sdk::abi::{
     ABI_VERSION, DESCRIPTOR_SIZE, ENTRY_SYMBOL, EntryFn, OutBuffer, PluginDescriptor, STATUS_OK,
     STATUS_PANIC, STATUS_RECORD_ERROR,
@@ -22,9 +20,9 @@ use isobench_plugin_sdk::abi::{
 use isobench_plugin_sdk::wire::{self, Converted, ExportRequest, Manifest, WireError, WireMessage};
 use serde_json::{Map, Value};
 
-use super::PluginError;
+use super::checks::{check_export, check_import, read_valid_import};
+use super::error::PluginError;
 use super::hooks::{self, HookCall};
-use super::lossless::Lossless;
 
 /// The answer of an `import`, decoded and checked.
 type Imported = Converted<CanonicalRecord>;
@@ -337,8 +335,8 @@ impl NativeAdapter {
     }
 
     /// Reads the answer of `import`: straight into a [`CanonicalRecord`] when the typed
-    /// decode shows it valid ([`Lossless`]), else through a [`Value`] and the lossless
-    /// schema, which names what is wrong.
+    /// decode shows it valid ([`Lossless`](super::lossless::Lossless)), else through a
+    /// [`Value`] and the lossless schema, which names what is wrong.
     fn read_import(&self, status: i32, bytes: &[u8]) -> Result<Imported, RecordError> {
         if status == STATUS_OK
             && let Some(converted) = read_valid_import(bytes)
@@ -365,93 +363,6 @@ impl NativeAdapter {
     fn bad(&self, what: &str) -> RecordError {
         broken(&self.info.name, &self.path, what)
     }
-}
-
-/// Reads the answer of a successful `import` straight into a [`CanonicalRecord`]: `Some`
-/// exactly when [`check_import`] would accept the record, with the record it would give;
-/// `None` when it would refuse it (or the bytes are not such an answer), and then only
-/// [`check_import`] can say why.
-pub fn read_valid_import(bytes: &[u8]) -> Option<Converted<CanonicalRecord>> {
-    // Checked as UTF-8 once, the text's strings are read without checking each again.
-    match serde_json::from_str(std::str::from_utf8(bytes).ok()?) {
-        Ok(Converted {
-            record: Lossless(Some(record)),
-            notes,
-        }) => Some(Converted { record, notes }),
-        _ => None,
-    }
-}
-
-/// Checks an imported record: a canonical record under the lossless profile.
-pub fn check_import(name: &str, value: Value) -> Result<CanonicalRecord, RecordError> {
-    let problems = validate_record(&value, Profile::Lossless);
-    if let Some(p) = problems.first() {
-        return Err(RecordError::invalid(
-            p.pointer.clone(),
-            format!(
-                "plugin adapter `{name}` returned an invalid canonical record: {}",
-                p.message
-            ),
-        )
-        .with_hint("a bug in the plugin: report it to its author with this record"));
-    }
-    serde_json::from_value(value).map_err(|e| {
-        RecordError::invalid(
-            "",
-            format!("plugin adapter `{name}` returned an invalid canonical record: {e}"),
-        )
-    })
-}
-
-/// Checks an exported record: a JSON object following the plugin's own schema. A key the
-/// record lacks is left to the plugin's contract, which `convert` checks next, with the
-/// remedies.
-pub fn check_export(
-    info: &AdapterInfo,
-    validator: Option<&SchemaValidator>,
-    value: Value,
-) -> Result<Map<String, Value>, RecordError> {
-    let name = &info.name;
-    let Value::Object(map) = value else {
-        return Err(RecordError::invalid(
-            "",
-            format!(
-                "plugin adapter `{name}` exported {}, not a JSON object",
-                isobench_core::error::json_type_name(&value)
-            ),
-        ));
-    };
-    if let Some(validator) = validator {
-        let record = Value::Object(map);
-        // `is_valid` stops at the first failure and builds no error: collect the
-        // problems only for a record that has some.
-        let lacking = |pointer: &str| {
-            info.contract.requires.iter().any(|r| {
-                let at = r.pointer();
-                (at == pointer || at.starts_with(&format!("{pointer}/")))
-                    && record.pointer(pointer).is_none()
-            })
-        };
-        if !validator.is_valid(&record)
-            && let Some(p) = validator
-                .problems(&record)
-                .iter()
-                .find(|p| !lacking(&p.pointer))
-        {
-            return Err(RecordError::invalid(
-                p.pointer.clone(),
-                format!(
-                    "plugin adapter `{name}` exported a record its own schema refuses: {}",
-                    p.message
-                ),
-            ));
-        }
-        let Value::Object(map) = record else {
-            unreachable!("built as an object above")
-        };
-        return Ok(map);
-    }
-    Ok(map)
 }
 
 impl ViewAdapter for NativeAdapter {

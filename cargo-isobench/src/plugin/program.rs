@@ -48,9 +48,9 @@ use isobench_core::{CanonicalRecord, Notes, RecordError};
 use isobench_plugin_sdk::wire::{self, Converted, Manifest, WireError};
 use serde_json::{Map, Value, json};
 
-use super::PluginError;
+use super::checks::{check_export, check_import};
+use super::error::PluginError;
 use super::hooks::{self, HookCall};
-use super::native::{check_export, check_import};
 
 /// The protocol version.
 pub const PROTOCOL: u32 = 2;

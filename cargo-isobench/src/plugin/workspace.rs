@@ -15,7 +15,7 @@ use std::process::{Command, Stdio};
 
 use cargo_metadata::{Message, Metadata, MetadataCommand, Package};
 
-use super::PluginError;
+use super::error::PluginError;
 use super::trust::{self, BuiltPlugin, Skipped, Store, canonical};
 use crate::cli::{PluginBuildArgs, PluginListArgs};
 use crate::errors::CliError;

@@ -1,7 +1,7 @@
 //! A quicker reader for the common record: a JSON Lines object whose passed strings
 //! (see [`isobench_core::passthrough`]) are written as the writer writes them.
 //!
-//! [`super::PassingObject`] lets `serde_json` find where each passed string ends, then
+//! [`super::checked::PassingObject`] lets `serde_json` find where each passed string ends, then
 //! checks its escapes in a second pass. This reader does both in one pass, and hands
 //! every other value to the same checked parser as the full reader. It gives up
 //! (`None`) at anything out of the ordinary: an escaped key, a key given twice, a value
@@ -13,7 +13,9 @@ use isobench_core::passthrough::{self, Passed};
 use serde::de::DeserializeSeed;
 use serde_json::{Map, Value};
 
-use super::{CheckedValue, PassKey, Passing, Skim, Trail};
+use super::checked::{CheckedValue, Trail};
+use super::passing::{PassKey, Passing};
+use super::skim::Skim;
 
 /// How deep a value may nest before this reader leaves it to the full reader, whose
 /// limit counts from the record (see [`super::MAX_DEPTH`]).
@@ -219,7 +221,7 @@ mod tests {
         let mut trail = Trail::default();
         let mut de = serde_json::Deserializer::from_str(text);
         let value = de
-            .deserialize_map(super::super::PassingObject {
+            .deserialize_map(super::super::checked::PassingObject {
                 trail: &mut trail,
                 passing,
                 start: text.as_ptr() as usize,
@@ -295,7 +297,7 @@ mod tests {
                 fast += 1;
                 let mut skimmed = Passed::default();
                 let mut de = serde_json::Deserializer::from_str(line);
-                de.deserialize_map(super::super::SkimPassing {
+                de.deserialize_map(super::super::skim::SkimPassing {
                     passing,
                     start: line.as_ptr() as usize,
                     passed: &mut skimmed,
@@ -348,7 +350,7 @@ mod tests {
                 let mut skimmed = Passed::default();
                 let mut de = serde_json::Deserializer::from_str(line);
                 let skim = de
-                    .deserialize_map(super::super::SkimPassing {
+                    .deserialize_map(super::super::skim::SkimPassing {
                         passing,
                         start: line.as_ptr() as usize,
                         passed: &mut skimmed,

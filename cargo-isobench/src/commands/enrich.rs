@@ -1,0 +1,46 @@
+//! `enrich`: `convert --from FMT --to canonical` with the enrichment from repositories,
+//! timing logs and an environment.
+
+use crate::cli::EnrichArgs;
+use crate::errors::CliError;
+use crate::mine::EnrichConfig;
+use crate::pipeline::{self, ConvertRequest};
+use crate::session::Session;
+
+/// Runs `enrich`: `convert --from FMT --to canonical` with the enrichment.
+pub fn run_enrich(session: &Session, args: &EnrichArgs) -> Result<i32, CliError> {
+    if args.repos.is_none()
+        && args.timings.is_none()
+        && args.python.is_none()
+        && session.config.repos.is_empty()
+    {
+        return Err(CliError::usage(
+            "nothing to enrich from",
+            Some(
+                "give `--repos DIR`, `--timings DIR`, `--python X.Y`, or a `[repos]` table in `isobench.toml`",
+            ),
+        ));
+    }
+    let enrich = EnrichConfig {
+        repos_dir: args.repos.clone(),
+        mapped: session.config.repos.clone(),
+        use_map: !session.config.repos.is_empty(),
+        timings: args.timings.clone(),
+        env: args
+            .python
+            .clone()
+            .map(|python| (python, args.arch.clone(), args.image.clone())),
+    };
+    let request = ConvertRequest {
+        inputs: args.inputs.clone(),
+        output: args.output.clone(),
+        on_error: args.on_error,
+        rejects: args.rejects.clone(),
+        report: args.report.clone(),
+        overwrite: args.overwrite,
+        enrich: Some(enrich),
+        ..ConvertRequest::new(&args.from, "canonical")
+    };
+    let plan = request.plan(&session.registry)?;
+    pipeline::run(&session.registry, &plan)
+}

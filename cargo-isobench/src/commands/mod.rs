@@ -1,0 +1,7 @@
+//! The commands that read git history and logs: each turns its arguments into work for
+//! [`crate::mine`] (and, for `enrich`, a plan for [`crate::pipeline`]), so that `mine/`
+//! stays a library the pipeline can use.
+
+pub mod enrich;
+pub mod mine;
+pub mod timings;

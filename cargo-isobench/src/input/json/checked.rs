@@ -1,0 +1,211 @@
+//! Reading a record's JSON text as `serde_json` does, noting the first key an object
+//! holds twice, and leaving passed values as text.
+
+use isobench_core::passthrough::{self, Passed};
+use serde::de::{DeserializeSeed, Error as _, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::passing::Passing;
+use crate::input::items::BadInput;
+
+/// What [`CheckedValue`] found: the first key an object holds twice, with the path to it
+/// (built innermost first as the parse returns through the enclosing values).
+#[derive(Debug, Default)]
+pub(in crate::input) struct Trail {
+    /// The repeated key and the path to it, reversed.
+    pub(in crate::input) duplicate: Option<(String, Vec<String>)>,
+    /// The path is still being built: the enclosing value adds its key or index.
+    climbing: bool,
+}
+
+impl Trail {
+    /// The duplicate found, as bad input; the trail is reset.
+    pub(in crate::input) fn take_duplicate(&mut self) -> Option<BadInput> {
+        let (key, path) = self.duplicate.take()?;
+        self.climbing = false;
+        let mut pointer = String::new();
+        for token in path.iter().rev() {
+            pointer.push('/');
+            pointer.push_str(&isobench_core::error::pointer_token(token));
+        }
+        Some(BadInput {
+            message: format!(
+                "`{pointer}`: duplicate key `{key}`: the object holds it twice, and reading it would keep only one of the values"
+            ),
+            value: None,
+            hint: Some("remove one of the two; JSON readers disagree on which one wins".to_owned()),
+        })
+    }
+
+    /// Called by an array or object once a child value is read: adds the child's place to
+    /// the path when the duplicate lies inside it. `true` when it did.
+    fn climb(&mut self, token: impl FnOnce() -> String) -> bool {
+        if !self.climbing {
+            return false;
+        }
+        if let Some((_, path)) = &mut self.duplicate {
+            path.push(token());
+        }
+        self.climbing = false;
+        true
+    }
+}
+
+/// Reads any JSON value, as `serde_json::Value` does, but notes the first key an object
+/// holds twice (`serde_json` silently keeps the last one). The check costs one map lookup
+/// per key, the one inserting it.
+pub(in crate::input) struct CheckedValue<'t> {
+    pub(in crate::input) trail: &'t mut Trail,
+}
+
+impl<'de> DeserializeSeed<'de> for CheckedValue<'_> {
+    type Value = Value;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for CheckedValue<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        let mut inside = false;
+        while let Some(item) = seq.next_element_seed(CheckedValue {
+            trail: &mut *self.trail,
+        })? {
+            let index = items.len();
+            inside |= self.trail.climb(|| index.to_string());
+            items.push(item);
+        }
+        self.trail.climbing |= inside;
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Value, A::Error> {
+        read_object(self.trail, map, |_, map, trail| {
+            map.next_value_seed(CheckedValue { trail })
+        })
+    }
+}
+
+/// Reads an object's entries, each value with `read`, noting the first key it holds
+/// twice in `trail`.
+fn read_object<'de, A: MapAccess<'de>>(
+    trail: &mut Trail,
+    mut map: A,
+    mut read: impl FnMut(&str, &mut A, &mut Trail) -> Result<Value, A::Error>,
+) -> Result<Value, A::Error> {
+    let mut object = serde_json::Map::new();
+    let mut inside = false;
+    while let Some(key) = map.next_key::<String>()? {
+        let value = read(&key, &mut map, trail)?;
+        match object.entry(key) {
+            serde_json::map::Entry::Vacant(slot) => {
+                inside |= trail.climb(|| slot.key().clone());
+                slot.insert(value);
+            }
+            serde_json::map::Entry::Occupied(slot) => {
+                inside |= trail.climb(|| slot.key().clone());
+                if trail.duplicate.is_none() {
+                    trail.duplicate = Some((slot.key().clone(), vec![slot.key().clone()]));
+                    inside = true;
+                }
+            }
+        }
+    }
+    trail.climbing |= inside;
+    Ok(Value::Object(object))
+}
+
+/// Reads a record object as [`CheckedValue`] does, except the values of the keys
+/// `passing` names that the writer would write back as they are: those are left as
+/// text (see [`super::parse_record_passing`]).
+pub(super) struct PassingObject<'t> {
+    pub(super) trail: &'t mut Trail,
+    pub(super) passing: Passing<'t>,
+    /// The address of the record's first byte, to turn values into ranges.
+    pub(super) start: usize,
+    pub(super) passed: &'t mut Passed,
+}
+
+impl<'de> Visitor<'de> for PassingObject<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Value, A::Error> {
+        let Self {
+            trail,
+            passing,
+            start,
+            passed,
+        } = self;
+        read_object(trail, map, |key, map, trail| {
+            let Some(pass) = passing.get(key) else {
+                return map.next_value_seed(CheckedValue { trail });
+            };
+            let text = map.next_value::<&'de RawValue>()?.get();
+            let bytes = text.as_bytes();
+            let at = text.as_ptr() as usize - start;
+            let input = at..at + text.len();
+            if !pass.list && passthrough::is_written_as_is(bytes) {
+                let index = passed.push_input(input);
+                return Ok(Value::String(passed.marker(index)));
+            }
+            if pass.list && bytes.first() == Some(&b'"') {
+                if let Some((index, encoding)) = passed.push_encoded_list(bytes, passing.style) {
+                    return Ok(Value::String(passed.encoded_list(index, encoding)));
+                }
+            } else if pass.list && passthrough::is_list_written_as_is(bytes, passing.style) {
+                let index = passed.push_input(input);
+                let marker = Value::String(passed.marker(index));
+                return Ok(Value::Array(vec![marker]));
+            }
+            let mut de = serde_json::Deserializer::from_str(text);
+            CheckedValue { trail }
+                .deserialize(&mut de)
+                .map_err(A::Error::custom)
+        })
+    }
+}

@@ -1,0 +1,23 @@
+//! The names and sizes of the layout this tool writes (and reads back): metadata keys,
+//! the `__extra` and `__keys` columns, batch and row group sizes.
+
+/// The four bytes every Parquet file starts (and ends) with.
+pub const MAGIC: &[u8; 4] = b"PAR1";
+/// Field metadata key marking a column of JSON text.
+pub const ENCODING_KEY: &str = "isobench.encoding";
+/// Schema metadata key marking a file laid out by this writer.
+pub const LAYOUT_KEY: &str = "isobench.layout";
+/// Schema metadata key of the JSON style of the records written (`compact`, `spaced`).
+pub const STYLE_KEY: &str = "isobench.json_style";
+/// Schema metadata key of the columns as Hugging Face `datasets` features.
+pub const HF_KEY: &str = "huggingface";
+/// The column of undeclared (or ill-typed) properties.
+pub const EXTRA_COLUMN: &str = "__extra";
+/// The column of key orders, when the columns cannot tell them.
+pub const KEYS_COLUMN: &str = "__keys";
+/// Rows per record batch read.
+pub const READ_ROWS: usize = 256;
+/// Rows per row group written.
+pub const GROUP_ROWS: usize = 1024;
+/// Bytes of JSON input after which a row group is written even if it has fewer rows.
+pub const GROUP_BYTES: usize = 32 << 20;
