@@ -39,6 +39,8 @@ __all__ = [
     "convert",
     "convert_arrow",
     "convert_records",
+    "load_adapter",
+    "load_plugin",
     "mine",
     "table_records",
     "validate",
@@ -55,6 +57,19 @@ def adapters() -> List[Dict[str, Any]]:
     """The adapters, as `cargo isobench adapters --json` lists them: name, aliases,
     description, what each carries and cannot carry, and what its consumer requires."""
     return json.loads(_isobench.adapters())
+
+
+def load_plugin(path: PathLike) -> List[str]:
+    """Loads a native plugin (a `cdylib` built with `isobench-plugin-sdk`), as
+    `--plugin PATH` does, for every later call in this process; gives the names of the
+    formats it adds. A conversion already running keeps the adapters it started with."""
+    return _isobench.load_plugin(os.fspath(path))
+
+
+def load_adapter(path: PathLike) -> List[str]:
+    """Loads a format declared by a field table in a TOML file, as `--adapter PATH.toml`
+    does, for every later call in this process; gives the names of the formats it adds."""
+    return _isobench.load_adapter(os.fspath(path))
 
 
 def _options(**options: Any) -> Dict[str, Any]:

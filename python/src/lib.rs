@@ -8,7 +8,7 @@ mod arrow;
 mod errors;
 
 use std::path::PathBuf;
-use std::sync::OnceLock;
+use std::sync::{Mutex, PoisonError};
 
 use cargo_isobench::cli::OnError;
 use cargo_isobench::errors::CliError;
@@ -24,13 +24,83 @@ use serde_json::Value;
 
 use crate::errors::to_py;
 
-/// The built-in adapters (plugins are not loaded by the Python package).
+/// An adapter loaded besides the built-in ones: a native plugin or a field-table file.
+#[derive(Debug, Clone)]
+enum Loaded {
+    Plugin(PathBuf),
+    Table(PathBuf),
+}
+
+/// What was loaded, in order, and the registry holding the built-in adapters and those.
+/// A registry is never changed once made: a load makes a new one (the old one stays for
+/// the converters that hold it), so a conversion sees the adapters of when it started.
+struct Adapters {
+    loaded: Vec<Loaded>,
+    registry: &'static Registry,
+}
+
+static ADAPTERS: Mutex<Option<Adapters>> = Mutex::new(None);
+
+/// The built-in adapters and every one loaded so far.
 fn registry() -> &'static Registry {
-    static REGISTRY: OnceLock<Registry> = OnceLock::new();
-    REGISTRY.get_or_init(|| {
-        isobench_adapters::link();
-        Registry::builtin()
+    let mut adapters = ADAPTERS.lock().unwrap_or_else(PoisonError::into_inner);
+    adapters
+        .get_or_insert_with(|| Adapters {
+            loaded: Vec::new(),
+            registry: build(&[]).expect("the built-in adapters register"),
+        })
+        .registry
+}
+
+/// A registry of the built-in adapters and `loaded`, made once and kept.
+fn build(loaded: &[Loaded]) -> Result<&'static Registry, CliError> {
+    isobench_adapters::link();
+    let mut registry = Registry::builtin();
+    for adapter in loaded {
+        let adapter: Box<dyn isobench_core::ViewAdapter> = match adapter {
+            Loaded::Plugin(path) => cargo_isobench::plugin::native::load(path)?,
+            Loaded::Table(path) => Box::new(cargo_isobench::declared::load(path)?),
+        };
+        registry
+            .register(adapter)
+            .map_err(cargo_isobench::plugin::PluginError::from)?;
+    }
+    Ok(Box::leak(Box::new(registry)))
+}
+
+/// Loads `adapter` for every later call; gives the names of the formats it added.
+fn load(py: Python<'_>, adapter: Loaded) -> PyResult<Vec<String>> {
+    let before: Vec<String> = registry().names().into_iter().map(str::to_owned).collect();
+    py.detach(|| {
+        let mut adapters = ADAPTERS.lock().unwrap_or_else(PoisonError::into_inner);
+        let current = adapters.as_mut().expect("made by `registry` above");
+        let mut loaded = current.loaded.clone();
+        loaded.push(adapter);
+        current.registry = build(&loaded)?;
+        current.loaded = loaded;
+        Ok(current
+            .registry
+            .names()
+            .into_iter()
+            .filter(|name| !before.iter().any(|b| b == name))
+            .map(str::to_owned)
+            .collect())
     })
+    .map_err(to_py)
+}
+
+/// `load_plugin`: a native plugin (a `cdylib` built with `isobench-plugin-sdk`), as
+/// `--plugin PATH` loads it.
+#[pyfunction]
+fn load_plugin(py: Python<'_>, path: PathBuf) -> PyResult<Vec<String>> {
+    load(py, Loaded::Plugin(path))
+}
+
+/// `load_adapter`: a format declared by a field table in a TOML file, as
+/// `--adapter PATH.toml` loads it.
+#[pyfunction]
+fn load_adapter(py: Python<'_>, path: PathBuf) -> PyResult<Vec<String>> {
+    load(py, Loaded::Table(path))
 }
 
 /// The adapters as `cargo isobench adapters --json` lists them (JSON text).
@@ -269,6 +339,8 @@ fn arrow_lines<'py>(py: Python<'py>, stream: &Bound<'py, PyAny>) -> PyResult<Bou
 #[pymodule]
 fn _isobench(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(adapters, m)?)?;
+    m.add_function(wrap_pyfunction!(load_plugin, m)?)?;
+    m.add_function(wrap_pyfunction!(load_adapter, m)?)?;
     m.add_function(wrap_pyfunction!(convert, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(mine, m)?)?;

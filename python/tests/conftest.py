@@ -11,13 +11,14 @@ ROOT = Path(__file__).resolve().parents[2]
 REAL = ROOT.parent / "shared" / "data" / "real"
 SAMPLES = ROOT / "examples" / "data"
 
-# Real folders whose format is built in (`multi-swe-bench` comes from a plugin, which the
-# package does not load).
+# Real folders and their formats (`multi-swe-bench` comes from the workspace's plugin,
+# which both the package and the command line load: `plugin_path`).
 REAL_FORMATS = {
     "swebench-verified": "swe-bench",
     "swebench-lite": "swe-bench",
     "swebench-full": "swe-bench",
     "swesmith": "swe-smith",
+    "multi-swe-bench": "multi-swe-bench",
 }
 
 
@@ -37,13 +38,39 @@ def cli_path() -> Path:
     return binary
 
 
+def plugin_path() -> Path:
+    """The Multi-SWE-bench plugin the workspace builds beside the binary (built if
+    missing)."""
+    target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+    library = target / "debug" / "libisobench_multi_swe_bench.so"
+    if not library.exists():
+        subprocess.run(
+            ["cargo", "build", "--quiet", "-p", "isobench-multi-swe-bench"], cwd=ROOT, check=True
+        )
+    return library
+
+
+@pytest.fixture(scope="session", autouse=True)
+def multi_swe_bench_plugin():
+    """The package loads the plugin once, for the whole session; the command line is
+    given it on every call that reads adapters, so both know the same formats."""
+    import isobench
+
+    path = plugin_path()
+    assert isobench.load_plugin(path) == ["multi-swe-bench"]
+    return path
+
+
 @pytest.fixture(scope="session")
-def cli():
+def cli(multi_swe_bench_plugin):
     binary = cli_path()
 
     def run(*args, check=True):
+        args = [str(a) for a in args]
+        if args[0] in ("convert", "validate", "adapters", "schema"):
+            args += ["--plugin", str(multi_swe_bench_plugin)]
         done = subprocess.run(
-            [str(binary), "isobench", *map(str, args)], capture_output=True, text=True
+            [str(binary), "isobench", *args], capture_output=True, text=True
         )
         if check and done.returncode not in (0, 1):
             raise AssertionError(f"cargo isobench {' '.join(map(str, args))}: {done.stderr}")
@@ -53,8 +80,8 @@ def cli():
 
 
 def real_files():
-    """pytest parameters (format, path) of every real file; those that cannot run (a
-    plugin's format, or no real records at all) are skipped with their reason."""
+    """pytest parameters (format, path) of every real file, or one skipped parameter
+    saying why there are none."""
     if not REAL.is_dir():
         return [pytest.param(None, None, marks=pytest.mark.skip(
             reason=f"the real records are not at {REAL}"), id="no-real-records")]
@@ -64,9 +91,8 @@ def real_files():
             continue
         fmt = REAL_FORMATS.get(folder.name)
         for path in sorted(folder.glob("*.jsonl")):
-            marks = () if fmt else pytest.mark.skip(
-                reason=f"{path.name}: `{folder.name}` is a plugin's format; the package loads no plugin")
-            found.append(pytest.param(fmt, path, marks=marks, id=f"{folder.name}/{path.name}"))
+            assert fmt, f"{folder}: a real folder whose format the tests do not know"
+            found.append(pytest.param(fmt, path, id=f"{folder.name}/{path.name}"))
     return found
 
 

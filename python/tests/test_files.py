@@ -1,6 +1,8 @@
 """`isobench.convert` on files writes what `cargo isobench convert` writes, byte for byte."""
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -75,21 +77,25 @@ def test_adapters_lists_what_the_cli_lists(cli):
     listed = json.loads(cli("adapters", "--json").stdout)
     assert isobench.adapters() == listed
     names = {a["name"] for a in isobench.adapters()}
-    assert {"canonical", "swe-bench", "swe-smith", "swe-perf", "gso", "minisandbox"} <= names
+    assert {"canonical", "swe-bench", "swe-smith", "swe-perf", "gso", "minisandbox",
+            "multi-swe-bench"} <= names
 
 
-def test_validate_finds_what_the_cli_finds(cli, tmp_path):
-    path = SAMPLES / "swe-bench-verified.sample.jsonl"
-    good = isobench.validate(path, format="swe-bench")
-    assert good["records"] > 0 and good["problems"] == []
-    done = cli("validate", "--format", "gso", "-i", path)
-    found = isobench.validate(path, format="gso")
-    assert found["problems"], "swe-bench records are not GSO records"
-    shown = done.stdout.splitlines()
-    for problem, line in zip(found["problems"], shown):
-        at = f"{problem['file']}:{problem['line']}:"
-        if problem["instance_id"]:
-            at += f" record `{problem['instance_id']}`:"
-        if problem["pointer"]:
-            at += f" `{problem['pointer']}`:"
-        assert line == f"{at} {problem['message']}"
+def test_a_declared_adapter_loads_and_converts_as_the_cli_does(cli, tmp_path):
+    """In a process of its own: what a process loads stays loaded for its later calls."""
+    table = SAMPLES.parent / "adapters" / "swe-bench-extra.toml"
+    sample = SAMPLES / "swe-bench-extra.sample.jsonl"
+    theirs, ours = tmp_path / "cli.jsonl", tmp_path / "py.jsonl"
+    cli("convert", "--adapter", table, "--from", "swe-bench-extra", "--to", "canonical",
+        "-i", sample, "-o", theirs)
+    script = f"""
+import isobench, pytest
+assert isobench.load_adapter({str(table)!r}) == ["swe-bench-extra"]
+isobench.convert({str(sample)!r}, from_="swe-bench-extra", to="canonical", output={str(ours)!r})
+# A second load of the same format is refused, and changes nothing.
+with pytest.raises(isobench.UsageError, match="swe-bench-extra"):
+    isobench.load_adapter({str(table)!r})
+assert [a["name"] for a in isobench.adapters()].count("swe-bench-extra") == 1
+"""
+    subprocess.run([sys.executable, "-c", script], check=True)
+    assert ours.read_bytes() == theirs.read_bytes()
