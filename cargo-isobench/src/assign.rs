@@ -20,7 +20,7 @@ use isobench_core::record::{V1_FIELDS, V1_STRING_FIELDS};
 use isobench_core::{CanonicalRecord, Notes, RecordError};
 use serde_json::{Map, Value};
 
-use crate::errors::CliError;
+use crate::errors::{AssignError, CliError, TemplateFault};
 
 /// The placeholders a template may use.
 const PLACEHOLDERS: [&str; 9] = [
@@ -64,27 +64,22 @@ enum Part {
 
 /// Reads every `--set`.
 pub fn parse_all(sets: &[String]) -> Result<Vec<Assignment>, CliError> {
-    sets.iter().map(|set| parse(set)).collect()
+    Ok(sets
+        .iter()
+        .map(|set| parse(set))
+        .collect::<Result<_, _>>()?)
 }
 
-fn parse(set: &str) -> Result<Assignment, CliError> {
-    let (field, value) = set.split_once('=').ok_or_else(|| {
-        CliError::usage(
-            format!("`--set {set}` has no `=`"),
-            Some("write `--set FIELD=VALUE`"),
-        )
-    })?;
+fn parse(set: &str) -> Result<Assignment, AssignError> {
+    let (field, value) = set
+        .split_once('=')
+        .ok_or_else(|| AssignError::NoEquals(set.to_owned()))?;
     let known = V1_FIELDS.contains(&field) && field != "extensions"
         || field
             .strip_prefix("extensions.")
             .is_some_and(|k| !k.is_empty() && k != "source");
     if !known {
-        return Err(CliError::usage(
-            format!("`--set`: `{field}` is not a canonical field"),
-            Some(
-                "use a canonical v1 field name (`head_commit`) or `extensions.KEY` (`extensions.image_name`)",
-            ),
-        ));
+        return Err(AssignError::UnknownField(field.to_owned()));
     }
     let value = match serde_json::from_str(value) {
         Ok(Value::String(text)) => template(&text, set)?,
@@ -102,15 +97,11 @@ fn parse(set: &str) -> Result<Assignment, CliError> {
 }
 
 /// A string value: fixed when it holds no placeholder.
-fn template(text: &str, set: &str) -> Result<Assigned, CliError> {
-    let bad = |message: String| {
-        CliError::usage(
-            format!("`--set {set}`: {message}"),
-            Some(&format!(
-                "placeholders are {}, each optionally ending in `:lower` or `:N`; write `{{{{` and `}}}}` for literal braces",
-                PLACEHOLDERS.map(|p| format!("`{{{p}}}`")).join(", ")
-            )),
-        )
+fn template(text: &str, set: &str) -> Result<Assigned, AssignError> {
+    let bad = |fault| AssignError::Template {
+        set: set.to_owned(),
+        fault,
+        placeholders: &PLACEHOLDERS,
     };
     let mut parts = Vec::new();
     let mut literal = String::new();
@@ -129,11 +120,9 @@ fn template(text: &str, set: &str) -> Result<Assigned, CliError> {
             continue;
         }
         if rest.starts_with('}') {
-            return Err(bad("a `}` closes no placeholder".to_owned()));
+            return Err(bad(TemplateFault::StrayClose));
         }
-        let end = rest
-            .find('}')
-            .ok_or_else(|| bad("a `{` is never closed".to_owned()))?;
+        let end = rest.find('}').ok_or_else(|| bad(TemplateFault::Unclosed))?;
         let spec = &rest[1..end];
         rest = &rest[end + 1..];
         let (key, modifier) = match spec.split_once(':') {
@@ -143,13 +132,18 @@ fn template(text: &str, set: &str) -> Result<Assigned, CliError> {
         let name = PLACEHOLDERS
             .into_iter()
             .find(|p| *p == key)
-            .ok_or_else(|| bad(format!("unknown placeholder `{{{spec}}}`")))?;
+            .ok_or_else(|| bad(TemplateFault::UnknownPlaceholder(spec.to_owned())))?;
         let (lower, take) = match modifier {
             None => (false, None),
             Some("lower") => (true, None),
             Some(n) => match n.parse::<usize>() {
                 Ok(n) if n > 0 => (false, Some(n)),
-                _ => return Err(bad(format!("unknown modifier `:{n}` in `{{{spec}}}`"))),
+                _ => {
+                    return Err(bad(TemplateFault::UnknownModifier {
+                        modifier: n.to_owned(),
+                        placeholder: spec.to_owned(),
+                    }));
+                }
             },
         };
         if !literal.is_empty() {

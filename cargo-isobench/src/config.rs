@@ -31,7 +31,7 @@ use isobench_core::testfiles::TestFileRules;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-use crate::errors::CliError;
+use crate::errors::{CliError, ConfigError};
 
 /// The file name looked for.
 pub const FILE_NAME: &str = "isobench.toml";
@@ -123,35 +123,23 @@ impl Config {
 
     /// Parses a configuration's text; `path` names it in errors and anchors relative paths.
     pub fn parse(text: &str, path: &Path) -> Result<Self, CliError> {
-        let mut config: Self = toml::from_str(text).map_err(|e| {
-            let at = e.span().map_or_else(String::new, |span| {
-                let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
-                format!(":{line}")
-            });
-            CliError::usage(
-                format!(
-                    "invalid configuration `{}{at}`: {}",
-                    path.display(),
-                    e.message()
-                ),
-                Some("see the README's `isobench.toml` section for the keys it accepts"),
-            )
+        let mut config: Self = toml::from_str(text).map_err(|e| ConfigError::Invalid {
+            path: path.to_owned(),
+            line: e
+                .span()
+                .map(|span| text[..span.start.min(text.len())].matches('\n').count() + 1),
+            message: e.message().to_owned(),
         })?;
         if let Some(n) = config
             .plugins
             .iter()
             .position(|p| p.path.is_some() == p.command.is_some())
         {
-            return Err(CliError::usage(
-                format!(
-                    "invalid configuration `{}`: `[[plugins]]` entry {} needs exactly one of `path` (a native plugin) or `command` (a program plugin)",
-                    path.display(),
-                    n + 1
-                ),
-                Some(
-                    "`path = \"target/release/libmy_format.so\"` or `command = [\"python3\", \"my_format.py\"]`",
-                ),
-            ));
+            return Err(ConfigError::PluginEntry {
+                path: path.to_owned(),
+                entry: n + 1,
+            }
+            .into());
         }
         let base = path.parent().unwrap_or_else(|| Path::new("."));
         for plugin in &mut config.plugins {
@@ -179,15 +167,12 @@ impl Config {
     pub fn test_file_rules(&self) -> Result<TestFileRules, CliError> {
         match &self.test_files {
             None => Ok(TestFileRules::mining_default()),
-            Some(t) => TestFileRules::from_patterns(&t.rules).map_err(|e| {
-                let file = self
-                    .path
-                    .as_ref()
-                    .map_or_else(String::new, |p| format!("`{}`: ", p.display()));
-                CliError::usage(
-                    format!("{file}{e}"),
-                    Some("rules are `dir:NAME`, `name:GLOB` or `path:GLOB`"),
-                )
+            Some(t) => TestFileRules::from_patterns(&t.rules).map_err(|rule| {
+                ConfigError::TestFileRule {
+                    path: self.path.clone(),
+                    rule,
+                }
+                .into()
             }),
         }
     }

@@ -27,9 +27,7 @@ use isobench_core::Registry;
 use isobench_core::table::{Table, TableAdapter};
 use serde::Deserialize;
 
-use crate::errors::CliError;
-
-const HINT: &str = "see the README's adapter guide for the keys a table file takes";
+use crate::errors::{CliError, TableError};
 
 /// Registers the adapter of every table file named with `--adapter` (relative to `cwd`)
 /// or by `[[adapters]]` in the configuration (already relative to it).
@@ -45,9 +43,9 @@ pub fn register_all(
         .chain(configured.iter().cloned())
     {
         let adapter = load(&path)?;
-        registry.register(Box::new(adapter)).map_err(|e| {
-            CliError::usage(e.to_string(), Some("rename the format in one of the two"))
-        })?;
+        registry
+            .register(Box::new(adapter))
+            .map_err(TableError::NameClash)?;
     }
     Ok(())
 }
@@ -113,20 +111,18 @@ struct Entries {
 
 /// The usage error for a table file, naming its line and column when known.
 fn invalid(path: &Path, text: &str, at: Option<usize>, message: &str) -> CliError {
-    let place = at.map_or_else(String::new, |at| {
+    let at = at.map(|at| {
         let at = at.min(text.len());
         let line = text[..at].matches('\n').count() + 1;
         let column = at - text[..at].rfind('\n').map_or(0, |i| i + 1) + 1;
-        format!(":{line}:{column}")
+        (line, column)
     });
-    CliError::usage(
-        format!(
-            "invalid adapter table `{}{place}`: {}",
-            path.display(),
-            message.trim_end()
-        ),
-        Some(HINT),
-    )
+    TableError::Invalid {
+        path: path.to_owned(),
+        at,
+        message: message.trim_end().to_owned(),
+    }
+    .into()
 }
 
 #[cfg(test)]
@@ -135,7 +131,7 @@ mod tests {
 
     fn error(text: &str) -> String {
         match parse(text, Path::new("f.toml")) {
-            Err(CliError::Usage { message, .. }) => message,
+            Err(CliError::Table(e)) if matches!(*e, TableError::Invalid { .. }) => e.to_string(),
             other => panic!("expected a usage error, got {other:?}"),
         }
     }

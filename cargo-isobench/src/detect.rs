@@ -13,7 +13,7 @@ use isobench_core::Registry;
 use isobench_core::adapter::ViewAdapter;
 use serde_json::{Map, Value};
 
-use crate::errors::CliError;
+use crate::errors::{CliError, DetectError};
 use crate::formats::formats_accepting;
 use crate::input::{self, Source};
 
@@ -197,22 +197,21 @@ pub fn detect<'r>(
     sources: &[Source],
 ) -> Result<&'r dyn ViewAdapter, CliError> {
     if sources.contains(&Source::Stdin) {
-        return Err(CliError::usage(
-            "`--from auto` cannot read stdin: the records it looks at would be gone",
-            Some("give the input files with `-i`, or name the format with `--from`"),
-        ));
+        return Err(DetectError::Stdin.into());
     }
     let mut records = Vec::with_capacity(SAMPLE);
     // The first item that is not a record: what to say when none is.
-    let mut first_bad: Option<String> = None;
+    let mut first_bad: Option<DetectError> = None;
     for source in sources {
         input::for_each_item(source, |item| {
             match item.record {
                 Ok(Value::Object(map)) => records.push(map),
                 Ok(_) => {}
                 Err(bad) => {
-                    first_bad.get_or_insert_with(|| {
-                        format!("{}:{}: {}", source.display(), item.line, bad.message)
+                    first_bad.get_or_insert_with(|| DetectError::NotRecords {
+                        file: source.display(),
+                        line: item.line,
+                        message: bad.message,
                     });
                 }
             }
@@ -225,25 +224,18 @@ pub fn detect<'r>(
     if records.is_empty()
         && let Some(bad) = first_bad
     {
-        return Err(CliError::Usage {
-            message: format!("`--from auto`: the input is not JSON records: {bad}"),
-            hint: Some(
-                "inputs are JSON Lines (`.jsonl`), a JSON array (`.json`) or Parquet (`.parquet`); CSV and other formats are not read".into(),
-            ),
-        });
+        return Err(bad.into());
     }
-    let names = registry.names().join(", ");
     match choose(registry, &records) {
         Ok(adapter) => {
             eprintln!("--from auto: the records read as `{}`", adapter.info().name);
             Ok(adapter)
         }
-        Err(why) => Err(CliError::Usage {
-            message: format!("`--from auto`: {why}"),
-            hint: Some(format!(
-                "name the format with `--from` (one of {names}); `cargo isobench adapters` lists them"
-            )),
-        }),
+        Err(why) => Err(DetectError::Undecided {
+            why,
+            known: registry.names().iter().map(ToString::to_string).collect(),
+        }
+        .into()),
     }
 }
 

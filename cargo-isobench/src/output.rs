@@ -10,7 +10,7 @@ use std::sync::{Mutex, MutexGuard, Once, PoisonError, mpsc};
 use isobench_core::codec::JsonStyle;
 use serde_json::{Map, Value};
 
-use crate::errors::CliError;
+use crate::errors::{CliError, OutputError};
 use crate::input::{Compression, Layout};
 
 /// Where records go.
@@ -326,13 +326,7 @@ impl RecordWriter {
         let temp = temp_path(dest);
         if crate::parquet::is_parquet(dest) {
             let Some(schema) = schema else {
-                return Err(CliError::usage(
-                    format!(
-                        "`{}`: this output is written as JSON Lines, not Parquet",
-                        dest.display()
-                    ),
-                    Some("give it a `.jsonl` name"),
-                ));
+                return Err(OutputError::JsonLinesOnly(dest.to_owned()).into());
             };
             let file = File::create(&temp).map_err(write_err)?;
             track(&temp);

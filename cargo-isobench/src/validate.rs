@@ -11,7 +11,7 @@ use isobench_core::{Notes, Profile, Registry, ViewAdapter};
 use serde_json::{Map, Value};
 
 use crate::cli::ValidateArgs;
-use crate::errors::CliError;
+use crate::errors::{CliError, ValidateError};
 use crate::exit;
 use crate::formats::find;
 use crate::input::{self, Item};
@@ -29,10 +29,7 @@ pub fn run(registry: &Registry, args: &ValidateArgs) -> Result<i32, CliError> {
     let validator = Validator::new(adapter, profile)?;
     let paths: Vec<_> = args.inputs.iter().chain(&args.paths).cloned().collect();
     if paths.is_empty() {
-        return Err(CliError::usage(
-            "`validate` needs the files to check",
-            Some("give them with `-i PATH` (repeatable) or as arguments"),
-        ));
+        return Err(ValidateError::NoInputs.into());
     }
     let (mut records, mut invalid, mut problems) = (0u64, 0u64, 0u64);
     let mut sample: Vec<Map<String, Value>> = Vec::new();
@@ -128,10 +125,7 @@ impl<'r> Validator<'r> {
         let view = if adapter.info().name == "canonical" {
             None
         } else {
-            Some(
-                SchemaValidator::new(adapter.schema())
-                    .map_err(|e| CliError::usage(e.to_string(), None))?,
-            )
+            Some(SchemaValidator::new(adapter.schema()).map_err(ValidateError::Schema)?)
         };
         Ok(Self {
             adapter,

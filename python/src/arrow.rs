@@ -10,7 +10,7 @@ use std::ffi::CStr;
 use arrow_array::ffi_stream::{ArrowArrayStreamReader, FFI_ArrowArrayStream};
 use arrow_array::{RecordBatch, RecordBatchIterator, RecordBatchReader};
 use arrow_schema::{ArrowError, SchemaRef};
-use cargo_isobench::errors::CliError;
+use cargo_isobench::errors::{CliError, OutputError};
 use cargo_isobench::input::parquet_file::BatchRows;
 use cargo_isobench::parquet::ArrowTable;
 use cargo_isobench::pipeline::BatchConverter;
@@ -136,7 +136,7 @@ pub fn convert_arrow(
         .detach(|| {
             let mut converter = BatchConverter::new(registry, &plan, "<arrow>")?;
             let to = cargo_isobench::find(registry, &plan.to)?;
-            let mut table = ArrowTable::new(to.schema()).map_err(|e| CliError::usage(e, None))?;
+            let mut table = ArrowTable::new(to.schema()).map_err(OutputError::Columns)?;
             let mut rejects = Vec::new();
             let mut report: Option<isobench_core::ConversionReport> = None;
             for_each_batch(reader, |rows, batch_rows| {

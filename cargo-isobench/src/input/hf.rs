@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 
 use super::source::Source;
-use crate::errors::CliError;
+use crate::errors::{CliError, HfDataset, HfError, HfSyntax};
 
 /// The prefix of a Hugging Face input.
 pub const PREFIX: &str = "hf:";
@@ -40,13 +40,11 @@ impl HfInput {
     /// Parses `hf:OWNER/NAME[@REVISION][:SPLIT]`; `None` when `arg` is not an `hf:` input.
     pub fn parse(arg: &str) -> Option<Result<Self, CliError>> {
         let rest = arg.strip_prefix(PREFIX)?;
-        let bad = |why: &str| {
-            CliError::usage(
-                format!("`{arg}`: {why}"),
-                Some(
-                    "write `hf:OWNER/NAME`, optionally with `@REVISION` and `:SPLIT` (`hf:princeton-nlp/SWE-bench_Lite@main:test`)",
-                ),
-            )
+        let bad = |fault| {
+            CliError::from(HfError::Malformed {
+                input: arg.to_owned(),
+                fault,
+            })
         };
         let (rest, split) = match rest.split_once(':') {
             Some((rest, split)) => (rest, Some(split)),
@@ -63,16 +61,14 @@ impl HfInput {
                 .iter()
                 .any(|p| p.is_empty() || *p == "." || *p == ".." || p.contains('\\'))
         {
-            return Some(Err(bad("the dataset is not `OWNER/NAME`")));
+            return Some(Err(bad(HfSyntax::Dataset)));
         }
         if revision.is_some_and(|r| r.is_empty() || r.split('/').any(|c| c.is_empty() || c == ".."))
         {
-            return Some(Err(bad(
-                "the revision after `@` is empty or not a plain name",
-            )));
+            return Some(Err(bad(HfSyntax::Revision)));
         }
         if split.is_some_and(|s| s.is_empty() || s.contains('/')) {
-            return Some(Err(bad("the split after `:` is empty or not a plain name")));
+            return Some(Err(bad(HfSyntax::Split)));
         }
         Some(Ok(Self {
             repo: repo.to_owned(),
@@ -81,35 +77,23 @@ impl HfInput {
         }))
     }
 
-    /// The command that fetches this dataset into the cache.
-    fn download_hint(&self) -> String {
-        let revision = self
-            .revision
-            .as_ref()
-            .map(|r| format!(" --revision {r}"))
-            .unwrap_or_default();
-        format!(
-            "fetch it with `huggingface-cli download --repo-type dataset {}{revision}` (or `hf download`), or point `HF_HUB_CACHE` at the cache that holds it",
-            self.repo
-        )
+    /// The dataset, as errors name it.
+    fn dataset(&self) -> HfDataset {
+        HfDataset {
+            repo: self.repo.clone(),
+            revision: self.revision.clone(),
+        }
     }
 
     /// The data files of this input in the cache `hub`, in sorted path order.
     pub fn resolve(&self, hub: &Path) -> Result<Vec<PathBuf>, CliError> {
-        let not_found = |message: String, hint: String| CliError::Usage {
-            message,
-            hint: Some(hint),
-        };
         let dir = hub.join(format!("datasets--{}", self.repo.replace('/', "--")));
         if !dir.is_dir() {
-            return Err(not_found(
-                format!(
-                    "dataset `{}` is not in the Hugging Face cache (looked for `{}`)",
-                    self.repo,
-                    dir.display()
-                ),
-                self.download_hint(),
-            ));
+            return Err(HfError::NoDataset {
+                dataset: self.dataset(),
+                dir,
+            }
+            .into());
         }
         let revision = self.revision.as_deref().unwrap_or("main");
         let snapshots = dir.join("snapshots");
@@ -125,56 +109,35 @@ impl HfInput {
         } else if snapshots.join(revision).is_dir() {
             revision.to_owned()
         } else {
-            let mut known = Vec::new();
-            for (what, names) in [
-                ("refs", listing(&dir.join("refs"), true)),
-                ("snapshots", listing(&snapshots, false)),
-            ] {
-                if !names.is_empty() {
-                    known.push(format!("{what} {}", names.join(", ")));
-                }
+            return Err(HfError::NoRevision {
+                dataset: self.dataset(),
+                revision: revision.to_owned(),
+                snapshot: snapshots.join(revision),
+                refs: listing(&dir.join("refs"), true),
+                snapshots: listing(&snapshots, false),
+                ref_file,
             }
-            return Err(not_found(
-                format!(
-                    "revision `{revision}` of dataset `{}` is not in the Hugging Face cache (looked for `{}` and `{}`)",
-                    self.repo,
-                    ref_file.display(),
-                    snapshots.join(revision).display()
-                ),
-                if known.is_empty() {
-                    self.download_hint()
-                } else {
-                    format!(
-                        "the cache holds {}; or {}",
-                        known.join(" and "),
-                        self.download_hint()
-                    )
-                },
-            ));
+            .into());
         };
         let snapshot = snapshots.join(&commit);
         if commit.is_empty() || commit.contains(['/', '\\']) || !snapshot.is_dir() {
-            return Err(not_found(
-                format!(
-                    "`{}` names commit `{commit}`, whose snapshot `{}` is not in the cache",
-                    ref_file.display(),
-                    snapshot.display()
-                ),
-                self.download_hint(),
-            ));
+            return Err(HfError::NoSnapshot {
+                dataset: self.dataset(),
+                ref_file,
+                commit,
+                snapshot,
+            }
+            .into());
         }
         let mut files = Vec::new();
         collect(&snapshot, &snapshot, &mut files)?;
         files.sort();
         if files.is_empty() {
-            return Err(not_found(
-                format!(
-                    "snapshot `{}` of dataset `{}` holds no data files (`.parquet`, `.jsonl`, `.json`)",
-                    snapshot.display(),
-                    self.repo
-                ),
-                self.download_hint(),
-            ));
+            return Err(HfError::NoDataFiles {
+                dataset: self.dataset(),
+                snapshot,
+            }
+            .into());
         }
         if let Some(split) = &self.split {
             let all = files.clone();
@@ -183,35 +146,24 @@ impl HfInput {
                 let mut splits: Vec<String> = all.iter().filter_map(|r| split_of(r)).collect();
                 splits.sort();
                 splits.dedup();
-                return Err(not_found(
-                    format!(
-                        "dataset `{}` has no `{split}` split in the cache (looked in `{}`)",
-                        self.repo,
-                        snapshot.display()
-                    ),
-                    format!(
-                        "splits found: {}; or, if the split was not downloaded, {}",
-                        if splits.is_empty() {
-                            "(none)".to_owned()
-                        } else {
-                            splits.join(", ")
-                        },
-                        self.download_hint()
-                    ),
-                ));
+                return Err(HfError::NoSplit {
+                    dataset: self.dataset(),
+                    split: split.clone(),
+                    snapshot,
+                    found: splits,
+                }
+                .into());
             }
         }
         let mut paths = Vec::with_capacity(files.len());
         for rel in files {
             let path = snapshot.join(&rel);
             if !path.is_file() {
-                return Err(not_found(
-                    format!(
-                        "`{}` in the Hugging Face cache points to a missing file: the download is incomplete",
-                        path.display()
-                    ),
-                    self.download_hint(),
-                ));
+                return Err(HfError::MissingFile {
+                    dataset: self.dataset(),
+                    path,
+                }
+                .into());
             }
             paths.push(path);
         }
@@ -232,11 +184,12 @@ fn listing(dir: &Path, recurse: bool) -> Vec<String> {
             if recurse && entry.path().is_dir() {
                 stack.push((entry.path(), format!("{name}/")));
             } else {
-                names.push(format!("`{name}`"));
+                names.push(name);
             }
         }
     }
-    names.sort();
+    // In the order of the names as the hint quotes them: `pr/10` before `pr/1`.
+    names.sort_by(|a, b| a.bytes().chain([b'`']).cmp(b.bytes().chain([b'`'])));
     names
 }
 
@@ -417,6 +370,21 @@ mod tests {
         assert_eq!(
             split_of(Path::new("data/dev-00000-of-00001.parquet")).as_deref(),
             Some("dev")
+        );
+    }
+
+    #[test]
+    fn refs_are_listed_in_the_order_of_their_quoted_names() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["main", "pr/1", "pr/10", "v1", "v1.0"] {
+            let file = dir.path().join(name);
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(file, "abc").unwrap();
+        }
+        // `pr/10` before `pr/1`, as "`pr/10`" sorts before "`pr/1`".
+        assert_eq!(
+            listing(dir.path(), true),
+            ["main", "pr/10", "pr/1", "v1.0", "v1"]
         );
     }
 

@@ -24,7 +24,7 @@ use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchR
 use serde_json::{Map, Number, Value};
 
 use super::items::{BadInput, Batch, Batching, Item, RawItem, RecordReader, Window};
-use crate::errors::CliError;
+use crate::errors::{CliError, ParquetInputError};
 use crate::parquet::{ENCODING_KEY, EXTRA_COLUMN, KEYS_COLUMN, LAYOUT_KEY, READ_ROWS, STYLE_KEY};
 
 /// Rows per batch handed to the conversion pipeline.
@@ -83,15 +83,7 @@ impl RecordReader for ParquetFile {
 
 /// The error for Parquet bytes read as JSON.
 pub fn looks_like_parquet(source: &str) -> CliError {
-    let hint = if source == "-" {
-        "Parquet is not read from stdin: save it to a file named `NAME.parquet` and give that to `-i`"
-    } else {
-        "name the file (or a link to it) `NAME.parquet` so that it is read as Parquet"
-    };
-    CliError::usage(
-        format!("`{source}` looks like a Parquet file (it starts with `PAR1`), not JSON"),
-        Some(hint),
-    )
+    ParquetInputError::ReadAsJson(source.to_owned()).into()
 }
 
 /// A row read: its 1-based number in the file, and the record or why there is none.

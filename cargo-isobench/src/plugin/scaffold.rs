@@ -4,7 +4,7 @@
 use std::path::{Component, Path, PathBuf};
 
 use crate::cli::PluginNewArgs;
-use crate::errors::CliError;
+use crate::errors::{CliError, ScaffoldError};
 use crate::exit;
 
 // `templates/` links to `examples/custom-adapter`, so the example stays the one source and
@@ -129,12 +129,7 @@ fn valid_name(name: &str) -> bool {
 /// `cargo isobench plugin new`.
 pub fn run(cwd: &Path, args: &PluginNewArgs) -> Result<i32, CliError> {
     if !valid_name(&args.name) {
-        return Err(CliError::usage(
-            format!("`{}` is not a usable adapter name", args.name),
-            Some(
-                "lowercase letters, digits and single dashes, starting with a letter (`my-bench`)",
-            ),
-        ));
+        return Err(ScaffoldError::BadName(args.name.clone()).into());
     }
     let dir = lexically_normal(
         &cwd.join(
@@ -144,10 +139,7 @@ pub fn run(cwd: &Path, args: &PluginNewArgs) -> Result<i32, CliError> {
         ),
     );
     if dir.exists() {
-        return Err(CliError::usage(
-            format!("`{}` already exists", dir.display()),
-            Some("choose another directory with `--path DIR`, or remove that one first"),
-        ));
+        return Err(ScaffoldError::DirectoryExists(dir).into());
     }
     let sdk = match &args.sdk_path {
         Some(p) => {

@@ -27,7 +27,7 @@ use sha2::{Digest, Sha256};
 
 use crate::cli::TrustArgs;
 use crate::config::{Config, FILE_NAME, PluginEntry};
-use crate::errors::CliError;
+use crate::errors::{CliError, TrustError};
 use crate::exit;
 
 /// The environment variable that moves the state directory.
@@ -92,24 +92,18 @@ impl Store {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Self::default()),
             Err(source) => return Err(CliError::Read { path: file, source }),
         };
-        serde_json::from_slice(&bytes).map_err(|e| {
-            CliError::usage(
-                format!("invalid trust records `{}`: {e}", file.display()),
-                Some(
-                    "the file is written by `cargo isobench trust` and `cargo isobench plugin build`: move it away, then trust and build again what you use",
-                ),
-            )
+        serde_json::from_slice(&bytes).map_err(|source| {
+            TrustError::InvalidStore {
+                file: file.clone(),
+                source,
+            }
+            .into()
         })
     }
 
     /// Writes the store (to a temporary file first, then renamed over the old one).
     pub fn save(&self) -> Result<(), CliError> {
-        let file = Self::file().ok_or_else(|| {
-            CliError::usage(
-                "no state directory to keep trust records in: no home directory is known",
-                Some(&format!("set `{STATE_DIR_ENV}` to a directory of your own")),
-            )
-        })?;
+        let file = Self::file().ok_or(TrustError::NoStateDir { env: STATE_DIR_ENV })?;
         let write_error = |source| CliError::Write {
             path: file.clone(),
             source,
@@ -263,10 +257,11 @@ pub fn run(cwd: &Path, args: &TrustArgs) -> Result<i32, CliError> {
 
 fn nearest_config(cwd: &Path) -> Result<PathBuf, CliError> {
     Config::find(cwd).ok_or_else(|| {
-        CliError::usage(
-            format!("no `{FILE_NAME}` in `{}` or above", cwd.display()),
-            Some("name it: `cargo isobench trust PATH`"),
-        )
+        TrustError::NoConfig {
+            dir: cwd.to_owned(),
+            file_name: FILE_NAME,
+        }
+        .into()
     })
 }
 
