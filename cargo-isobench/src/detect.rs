@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 
 use crate::errors::{CliError, DetectError};
 use crate::formats::formats_accepting;
-use crate::input::{self, Source};
+use crate::input::{self, Input};
 
 /// The value of `--from` that asks for detection.
 pub const AUTO: &str = "auto";
@@ -194,9 +194,9 @@ fn quoted(fields: &[String]) -> String {
 /// stderr which.
 pub fn detect<'r>(
     registry: &'r Registry,
-    sources: &[Source],
+    sources: &[Input],
 ) -> Result<&'r dyn ViewAdapter, CliError> {
-    if sources.contains(&Source::Stdin) {
+    if sources.contains(&Input::Stdin) {
         return Err(DetectError::Stdin.into());
     }
     let mut records = Vec::with_capacity(SAMPLE);

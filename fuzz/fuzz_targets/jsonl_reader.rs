@@ -6,13 +6,13 @@
 
 use std::path::PathBuf;
 
-use cargo_isobench::input::{self, Source, Window};
+use cargo_isobench::input::{self, Input, Window};
 use libfuzzer_sys::fuzz_target;
 
 /// What a reader saw of one item: its line and its value or error text.
 type Seen = (u64, Result<serde_json::Value, String>);
 
-fn streamed(source: &Source) -> Result<Vec<Seen>, String> {
+fn streamed(source: &Input) -> Result<Vec<Seen>, String> {
     let mut seen = Vec::new();
     input::for_each_item(source, |item| {
         seen.push((item.line, item.record.map_err(|e| e.message)));
@@ -22,7 +22,7 @@ fn streamed(source: &Source) -> Result<Vec<Seen>, String> {
     Ok(seen)
 }
 
-fn batched(source: &Source, target: usize) -> Result<Vec<Seen>, String> {
+fn batched(source: &Input, target: usize) -> Result<Vec<Seen>, String> {
     let mut seen = Vec::new();
     input::read_batches(source, 0, target, &mut Window::default(), &Vec::new, |batch| {
         for item in &batch.items {
@@ -45,7 +45,7 @@ fuzz_target!(|data: &[u8]| {
     for name in ["input.jsonl", "input.json", "input"] {
         let path: PathBuf = dir.join(name);
         std::fs::write(&path, bytes).expect("the input is written");
-        let source = Source::File(path);
+        let source = Input::File(path);
         let a = streamed(&source);
         let b = batched(&source, 1 + usize::from(cut));
         match (&a, &b) {

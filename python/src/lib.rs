@@ -12,7 +12,7 @@ use std::sync::{Mutex, PoisonError};
 
 use cargo_isobench::cli::OnError;
 use cargo_isobench::errors::CliError;
-use cargo_isobench::input::{self, Item, Source};
+use cargo_isobench::input::{self, Input, Item};
 use cargo_isobench::pipeline::BatchConverter;
 use cargo_isobench::pipeline::ConvertRequest;
 use isobench_core::codec::JsonStyle;
@@ -245,7 +245,7 @@ fn validate(
         let mut records = 0u64;
         let mut problems = Vec::new();
         for source in cargo_isobench::input::hf::sources(&inputs)? {
-            if let Source::File(p) = &source
+            if let Input::File(p) = &source
                 && !p.is_file()
             {
                 return Err(CliError::Read {

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::items::{BadInput, Batch, Batching, Item, RawItem, RecordReader, Window};
 use super::json::{CheckedValue, MAX_DEPTH, Trail, is_too_deep, style_of_prefix};
-use super::source::{Source, open, read_error};
+use super::source::{Input, open, read_error};
 use crate::errors::CliError;
 
 /// The records of a byte stream (decompressed already) holding one JSON array.
@@ -92,7 +92,7 @@ fn non_json_number_in_file(path: &Path, error: &serde_json::Error) -> Option<&'s
     if !error.is_syntax() || error.line() == 0 || error.column() == 0 || path == Path::new("-") {
         return None;
     }
-    let reader = BufReader::new(open(&Source::File(path.to_owned())).ok()?);
+    let reader = BufReader::new(open(&Input::File(path.to_owned())).ok()?);
     let mut line = reader.split(b'\n').nth(error.line() - 1)?.ok()?;
     // The parser does not see a byte-order mark.
     if error.line() == 1 && line.starts_with(b"\xEF\xBB\xBF") {

@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::source::Source;
+use super::source::Input;
 use crate::errors::{CliError, HfDataset, HfError, HfSyntax};
 
 /// The prefix of a Hugging Face input.
@@ -292,15 +292,15 @@ pub fn hub_cache() -> PathBuf {
 
 /// The sources the `-i` arguments name: `-` stdin, `hf:...` the dataset's files, anything
 /// else a path.
-pub fn sources(inputs: &[PathBuf]) -> Result<Vec<Source>, CliError> {
+pub fn sources(inputs: &[PathBuf]) -> Result<Vec<Input>, CliError> {
     let mut sources = Vec::with_capacity(inputs.len());
     for input in inputs {
         match input.to_str().and_then(HfInput::parse) {
             Some(parsed) => {
                 let files = parsed?.resolve(&hub_cache())?;
-                sources.extend(files.into_iter().map(Source::File));
+                sources.extend(files.into_iter().map(Input::File));
             }
-            None => sources.push(Source::parse(input)),
+            None => sources.push(Input::parse(input)),
         }
     }
     Ok(sources)

@@ -3,7 +3,7 @@
 use std::io::{self, BufRead};
 use std::path::Path;
 
-use super::source::{Compression, Source};
+use super::source::{Compression, Input};
 
 /// How a file's records are laid out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,9 +34,9 @@ impl Layout {
 /// The layout of an input: JSON Lines when its extension says so, otherwise told by the
 /// first byte that is not blank (`[`: an array), so that a `.json` file holding JSON Lines,
 /// as some published datasets are, is read as what it holds.
-pub(super) fn input_layout(source: &Source, reader: &mut impl BufRead) -> io::Result<Layout> {
+pub(super) fn input_layout(source: &Input, reader: &mut impl BufRead) -> io::Result<Layout> {
     match source {
-        Source::File(p) if Layout::from_extension(p) == Some(Layout::JsonLines) => {
+        Input::File(p) if Layout::from_extension(p) == Some(Layout::JsonLines) => {
             Ok(Layout::JsonLines)
         }
         _ => sniff(reader),

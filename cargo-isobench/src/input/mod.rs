@@ -36,14 +36,14 @@ pub use json::{
 pub use layout::Layout;
 pub use lines::JsonLines;
 pub use parquet_file::ParquetFile;
-pub use source::{Compression, Source, open};
+pub use source::{Compression, Input, open};
 
 use crate::errors::CliError;
 
 /// The reader of an input: Parquet by its name, otherwise JSON Lines or a JSON array (by
 /// the name, or the first byte), decompressed as the name says.
-pub fn reader_for(source: &Source) -> Result<Box<dyn RecordReader>, CliError> {
-    if let Source::File(p) = source
+pub fn reader_for(source: &Input) -> Result<Box<dyn RecordReader>, CliError> {
+    if let Input::File(p) = source
         && crate::parquet::is_parquet(p)
     {
         return Ok(Box::new(ParquetFile::new(p)));
@@ -63,7 +63,7 @@ pub fn reader_for(source: &Source) -> Result<Box<dyn RecordReader>, CliError> {
 /// Opens an input and calls `each` for every item, in order, until `each` returns
 /// `false` or the input ends.
 pub fn for_each_item(
-    source: &Source,
+    source: &Input,
     mut each: impl FnMut(Item<'_>) -> Result<bool, CliError>,
 ) -> Result<(), CliError> {
     reader_for(source)?.for_each_item(&mut each)
@@ -73,7 +73,7 @@ pub fn for_each_item(
 /// order, until the input ends, the window is past, or `emit` returns `false`. JSONL
 /// batches are read into buffers from `fresh` (empty; they may have room already).
 pub fn read_batches(
-    source: &Source,
+    source: &Input,
     index: usize,
     target: usize,
     window: &mut Window,
@@ -90,12 +90,12 @@ pub fn read_batches(
 
 /// Counts the items of an input (non-blank JSONL lines, array elements or Parquet rows)
 /// without converting them, for `--shard`.
-pub fn count_items(source: &Source) -> Result<u64, CliError> {
+pub fn count_items(source: &Input) -> Result<u64, CliError> {
     reader_for(source)?.count_items()
 }
 
 /// Stops at Parquet bytes in an input read as JSON.
-fn refuse_parquet(reader: &mut impl BufRead, source: &Source) -> Result<(), CliError> {
+fn refuse_parquet(reader: &mut impl BufRead, source: &Input) -> Result<(), CliError> {
     // A read error shows again on the next read, with the path.
     match reader.fill_buf() {
         Ok(head) if head.starts_with(crate::parquet::MAGIC) => {

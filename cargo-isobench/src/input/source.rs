@@ -9,14 +9,14 @@ use crate::errors::CliError;
 
 /// Where records come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Source {
+pub enum Input {
     /// Standard input.
     Stdin,
     /// A file.
     File(PathBuf),
 }
 
-impl Source {
+impl Input {
     /// `-` is stdin; anything else a path.
     pub fn parse(arg: &Path) -> Self {
         if arg.as_os_str() == "-" {
@@ -63,10 +63,10 @@ impl Compression {
 }
 
 /// Opens an input, decompressing it when its extension says so.
-pub fn open(source: &Source) -> io::Result<Box<dyn Read + Send>> {
+pub fn open(source: &Input) -> io::Result<Box<dyn Read + Send>> {
     match source {
-        Source::Stdin => Ok(Box::new(io::stdin())),
-        Source::File(p) => {
+        Input::Stdin => Ok(Box::new(io::stdin())),
+        Input::File(p) => {
             let file = File::open(p)?;
             Ok(match Compression::of(p) {
                 Compression::None => Box::new(file),

@@ -41,7 +41,7 @@ use seen_ids::SeenIds;
 
 use crate::errors::CliError;
 use crate::exit;
-use crate::input::{self, Source, Window};
+use crate::input::{self, Input, Window};
 use crate::mine::enrich::Enricher;
 use crate::output::RecordWriter;
 
@@ -65,12 +65,12 @@ pub fn run(registry: &Registry, plan: &ConvertPlan) -> Result<i32, CliError> {
 /// Runs a planned conversion.
 pub fn execute(registry: &Registry, plan: &ConvertPlan) -> Result<Finished, CliError> {
     let sources = &plan.inputs;
-    if sources.contains(&Source::Stdin) && std::io::stdin().is_terminal() {
+    if sources.contains(&Input::Stdin) && std::io::stdin().is_terminal() {
         eprintln!(
             "reading records from stdin, which is a terminal: paste JSON Lines and end with Ctrl-D, or give files with `-i FILE`"
         );
     }
-    let files: Vec<String> = sources.iter().map(Source::display).collect();
+    let files: Vec<String> = sources.iter().map(Input::display).collect();
     // Those in flight, and those just given back.
     let buffers = Buffers::new(2 * IN_FLIGHT_PER_JOB * plan.jobs + 2);
     let shared = Shared::for_plan(registry, plan, files, buffers)?;
@@ -202,9 +202,9 @@ fn finish(
 }
 
 /// The summed size of the file inputs, when every input is a file (for the progress ETA).
-fn total_bytes(sources: &[Source]) -> Option<u64> {
+fn total_bytes(sources: &[Input]) -> Option<u64> {
     sources.iter().try_fold(0u64, |sum, source| match source {
-        Source::File(p) if input::Compression::of(p) == input::Compression::None => {
+        Input::File(p) if input::Compression::of(p) == input::Compression::None => {
             Some(sum + fs::metadata(p).ok()?.len())
         }
         _ => None,
@@ -213,7 +213,7 @@ fn total_bytes(sources: &[Source]) -> Option<u64> {
 
 /// `--shard K/N`: the window of items (across all inputs, in order) that shard K of N
 /// converts: the K-th of N contiguous, near-equal ranges.
-fn shard_window(Shard { k, n }: Shard, sources: &[Source]) -> Result<Window, CliError> {
+fn shard_window(Shard { k, n }: Shard, sources: &[Input]) -> Result<Window, CliError> {
     let mut total = 0u64;
     for source in sources {
         total += input::count_items(source)?;
@@ -242,7 +242,7 @@ struct Settings {
 /// is in flight at any time, so memory does not grow with the input.
 fn pipeline(
     shared: &Shared<'_>,
-    sources: &[Source],
+    sources: &[Input],
     settings: Settings,
     sink: &mut Sink<'_>,
 ) -> Result<(), CliError> {
@@ -286,7 +286,7 @@ fn pipeline(
 /// The reader thread: every input in order, in batches, each sent once a token says there
 /// is room.
 fn read_all(
-    sources: &[Source],
+    sources: &[Input],
     settings: Settings,
     buffers: &Buffers,
     tokens: &crossbeam_channel::Receiver<()>,

@@ -16,7 +16,7 @@ use isobench_core::{Profile, Registry};
 use crate::assign::{self, Assignment};
 use crate::cli::{ConvertArgs, OnError, StyleArg};
 use crate::errors::{CliError, PlanError};
-use crate::input::Source;
+use crate::input::Input;
 use crate::mine::enrich::EnrichConfig;
 
 /// A conversion as asked for, not yet checked. Field names follow `convert`'s flags.
@@ -141,12 +141,12 @@ impl ConvertRequest {
             .name
             .clone();
         let assignments = assign::parse_all(&self.set)?;
-        let inputs: Vec<Source> = if self.inputs.is_empty() {
-            vec![Source::Stdin]
+        let inputs: Vec<Input> = if self.inputs.is_empty() {
+            vec![Input::Stdin]
         } else {
             crate::input::hf::sources(&self.inputs)?
         };
-        if inputs.iter().filter(|s| **s == Source::Stdin).count() > 1 {
+        if inputs.iter().filter(|s| **s == Input::Stdin).count() > 1 {
             return Err(PlanError::StdinTwice.into());
         }
         let output = self.output.filter(|p| p.as_os_str() != "-");
@@ -163,7 +163,7 @@ impl ConvertRequest {
         };
         for written in output.iter().chain(errors.rejects()) {
             for source in &inputs {
-                if let Source::File(input) = source
+                if let Input::File(input) = source
                     && same_file(input, written)
                 {
                     return Err(CliError::OutputIsInput(written.clone()));
@@ -171,7 +171,7 @@ impl ConvertRequest {
             }
         }
         for source in &inputs {
-            if let Source::File(p) = source
+            if let Input::File(p) = source
                 && !p.is_file()
             {
                 return Err(CliError::Read {
@@ -262,7 +262,7 @@ impl ConvertRequest {
 #[derive(Debug, Clone)]
 pub struct ConvertPlan {
     /// The inputs, in order (`hf:` ids resolved to their files).
-    pub inputs: Vec<Source>,
+    pub inputs: Vec<Input>,
     /// The adapter reading the records (its name; `auto` resolved).
     pub from: String,
     /// The adapter writing them (its name).
@@ -339,7 +339,7 @@ pub struct Shard {
 
 impl Shard {
     /// Parses `K/N`; a shard cannot split stdin.
-    pub fn parse(spec: &str, inputs: &[Source]) -> Result<Self, PlanError> {
+    pub fn parse(spec: &str, inputs: &[Input]) -> Result<Self, PlanError> {
         let bad = || PlanError::BadShard(spec.to_owned());
         let (k, n) = spec.split_once('/').ok_or_else(bad)?;
         let (k, n): (u64, u64) = (
@@ -349,7 +349,7 @@ impl Shard {
         if k == 0 || n == 0 || k > n {
             return Err(bad());
         }
-        if inputs.contains(&Source::Stdin) {
+        if inputs.contains(&Input::Stdin) {
             return Err(PlanError::ShardOfStdin);
         }
         Ok(Self { k, n })
@@ -382,7 +382,7 @@ mod tests {
         let plan = ConvertRequest::new("swe-bench", "canonical")
             .plan(&registry())
             .unwrap();
-        assert_eq!(plan.inputs, vec![Source::Stdin]);
+        assert_eq!(plan.inputs, vec![Input::Stdin]);
         assert_eq!(plan.to, "canonical");
         assert_eq!(plan.errors, ErrorPolicy::Fail);
         assert!(plan.jobs >= 1);
@@ -428,7 +428,7 @@ mod tests {
             Err(PlanError::BadShard("3/2".into()))
         );
         assert_eq!(
-            Shard::parse("1/2", &[Source::Stdin]),
+            Shard::parse("1/2", &[Input::Stdin]),
             Err(PlanError::ShardOfStdin)
         );
         assert_eq!(Shard::parse(" 2/ 8", &[]), Ok(Shard { k: 2, n: 8 }));
