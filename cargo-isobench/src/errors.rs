@@ -64,8 +64,11 @@ pub enum CliError {
     /// `--from auto` that cannot pick a format.
     #[error(transparent)]
     Detect(#[from] DetectError),
-    /// A usage error with its own message, for the areas whose errors have no type of
-    /// their own yet (`mine`, plugin loading).
+    /// `mine`, `enrich` or `timings` asked for something they cannot do.
+    #[error(transparent)]
+    Mine(#[from] MineError),
+    /// A usage error told by an area's own typed error (a repository or a plugin that
+    /// cannot be used), carried as its message and hint.
     #[error("{message}")]
     Usage {
         /// What is wrong.
@@ -150,6 +153,7 @@ impl CliError {
             | Self::Hf(_)
             | Self::Config(_)
             | Self::Detect(_)
+            | Self::Mine(_)
             | Self::Usage { .. } => exit::USAGE,
             Self::Read { .. } | Self::Write { .. } => exit::IO,
             Self::Record(..) | Self::Rejected { .. } => exit::RECORDS,
@@ -193,6 +197,7 @@ impl CliError {
             Self::Hf(e) => Some(e.hint()),
             Self::Config(e) => Some(e.hint().to_owned()),
             Self::Detect(e) => Some(e.hint()),
+            Self::Mine(e) => e.hint(),
             Self::Usage { hint, .. } | Self::Record(_, hint) | Self::Rejected { hint, .. } => {
                 hint.clone()
             }
@@ -200,8 +205,9 @@ impl CliError {
         }
     }
 
-    /// A usage error with its own message, for the areas whose errors have no type of
-    /// their own yet.
+    /// The usage error an area's own typed error becomes where that type lives in the
+    /// area's module (a repository's `RepoError`, a plugin's `PluginError`): its message
+    /// and hint. This module names no area module, so that none depends back on it.
     pub fn usage(message: impl Into<String>, hint: Option<&str>) -> Self {
         Self::Usage {
             message: message.into(),
@@ -464,6 +470,65 @@ impl ValidateError {
             Self::NoInputs => Some("give them with `-i PATH` (repeatable) or as arguments".into()),
             Self::Schema(_) => None,
         }
+    }
+}
+
+/// What `mine`, `enrich` and `timings` cannot do as asked.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum MineError {
+    /// `mine` without `--head` or `--range`.
+    #[error("nothing to mine")]
+    NothingToMine,
+    /// `--base` with several heads or a range.
+    #[error("`--base` goes with a single `--head`")]
+    BaseWithoutSingleHead,
+    /// A `--repo-name` that is not `OWNER/NAME`.
+    #[error("`--repo-name {0}` is not `OWNER/NAME`")]
+    RepoName(String),
+    /// No `--repo-name`, and no `origin` remote to take it from.
+    #[error("the `owner/name` of `{}` is unknown (no `origin` remote with a GitHub-style URL)", .0.display())]
+    UnknownOwnerName(PathBuf),
+    /// A `--range` that is not `A..B`.
+    #[error("`--range {0}` is not `A..B`")]
+    Range(String),
+    /// An unknown `--preset`.
+    #[error("unknown `--preset {given}`")]
+    Preset {
+        /// The preset given.
+        given: String,
+        /// The presets there are.
+        names: Vec<&'static str>,
+    },
+    /// `enrich` with nothing to enrich from.
+    #[error("nothing to enrich from")]
+    NothingToEnrich,
+    /// `timings` without a base log or a head log.
+    #[error("timings need at least one base log and one head log")]
+    TimingLogs,
+}
+
+impl MineError {
+    /// What to do.
+    pub fn hint(&self) -> Option<String> {
+        let hint = match self {
+            Self::NothingToMine => "give `--head REV` (repeatable) or `--range A..B`",
+            Self::BaseWithoutSingleHead => {
+                "a range's commits are each mined against their first parent"
+            }
+            Self::RepoName(_) | Self::Range(_) => return None,
+            Self::UnknownOwnerName(_) => "give it with `--repo-name OWNER/NAME`",
+            Self::Preset { names, .. } => {
+                return Some(format!("the presets are `{}`", names.join("`, `")));
+            }
+            Self::NothingToEnrich => {
+                "give `--repos DIR`, `--timings DIR`, `--python X.Y`, or a `[repos]` table in `isobench.toml`"
+            }
+            Self::TimingLogs => {
+                "give `--base PATH --head PATH`, or a directory with `base*` and `head*` entries"
+            }
+        };
+        Some(hint.to_owned())
     }
 }
 
@@ -919,6 +984,38 @@ mod tests {
             ValidateError::NoInputs,
             "`validate` needs the files to check",
             Some("give them with `-i PATH` (repeatable) or as arguments"),
+        );
+    }
+
+    #[test]
+    fn mine_errors_say_what_they_always_said() {
+        check(
+            MineError::NothingToMine,
+            "nothing to mine",
+            Some("give `--head REV` (repeatable) or `--range A..B`"),
+        );
+        check(
+            MineError::UnknownOwnerName("r".into()),
+            "the `owner/name` of `r` is unknown (no `origin` remote with a GitHub-style URL)",
+            Some("give it with `--repo-name OWNER/NAME`"),
+        );
+        check(
+            MineError::Range("a.b".into()),
+            "`--range a.b` is not `A..B`",
+            None,
+        );
+        check(
+            MineError::Preset {
+                given: "x".into(),
+                names: vec!["default", "swe-bench"],
+            },
+            "unknown `--preset x`",
+            Some("the presets are `default`, `swe-bench`"),
+        );
+        check(
+            MineError::TimingLogs,
+            "timings need at least one base log and one head log",
+            Some("give `--base PATH --head PATH`, or a directory with `base*` and `head*` entries"),
         );
     }
 

@@ -2,7 +2,7 @@
 //! timing logs and an environment.
 
 use crate::cli::EnrichArgs;
-use crate::errors::CliError;
+use crate::errors::{CliError, MineError};
 use crate::mine::EnrichConfig;
 use crate::pipeline::{self, ConvertRequest};
 use crate::session::Session;
@@ -14,12 +14,7 @@ pub fn run_enrich(session: &Session, args: &EnrichArgs) -> Result<i32, CliError>
         && args.python.is_none()
         && session.config.repos.is_empty()
     {
-        return Err(CliError::usage(
-            "nothing to enrich from",
-            Some(
-                "give `--repos DIR`, `--timings DIR`, `--python X.Y`, or a `[repos]` table in `isobench.toml`",
-            ),
-        ));
+        return Err(MineError::NothingToEnrich.into());
     }
     let enrich = EnrichConfig {
         repos_dir: args.repos.clone(),

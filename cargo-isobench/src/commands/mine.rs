@@ -12,7 +12,7 @@ use isobench_core::testfiles::SplitPreset;
 use serde_json::Value;
 
 use crate::cli::MineArgs;
-use crate::errors::CliError;
+use crate::errors::{CliError, MineError};
 use crate::exit;
 use crate::mine::commit::{self, EnvSpec, Filters, MineSettings, Mined};
 use crate::mine::functions::FunctionFinder;
@@ -35,16 +35,10 @@ pub fn run_mine(session: &Session, args: &MineArgs) -> Result<i32, CliError> {
     git2::opts::strict_hash_verification(false);
     let repo = Repo::open(&args.repo)?;
     if args.head.is_empty() && args.range.is_empty() {
-        return Err(CliError::usage(
-            "nothing to mine",
-            Some("give `--head REV` (repeatable) or `--range A..B`"),
-        ));
+        return Err(MineError::NothingToMine.into());
     }
     if args.base.is_some() && (args.head.len() != 1 || !args.range.is_empty()) {
-        return Err(CliError::usage(
-            "`--base` goes with a single `--head`",
-            Some("a range's commits are each mined against their first parent"),
-        ));
+        return Err(MineError::BaseWithoutSingleHead.into());
     }
     let repo_name = match &args.repo_name {
         Some(name)
@@ -53,21 +47,12 @@ pub fn run_mine(session: &Session, args: &MineArgs) -> Result<i32, CliError> {
             name.clone()
         }
         Some(name) => {
-            return Err(CliError::usage(
-                format!("`--repo-name {name}` is not `OWNER/NAME`"),
-                None,
-            ));
+            return Err(MineError::RepoName(name.clone()).into());
         }
         None => {
-            let name = repo.origin_owner_name().ok_or_else(|| {
-                CliError::usage(
-                    format!(
-                        "the `owner/name` of `{}` is unknown (no `origin` remote with a GitHub-style URL)",
-                        args.repo.display()
-                    ),
-                    Some("give it with `--repo-name OWNER/NAME`"),
-                )
-            })?;
+            let name = repo
+                .origin_owner_name()
+                .ok_or_else(|| MineError::UnknownOwnerName(args.repo.clone()))?;
             if let Some(url) = repo.origin_url().filter(|u| repo::is_local_url(u)) {
                 eprintln!(
                     "warning: the `origin` of `{}` is the local path `{url}`: the records name the repository `{name}` after its last two directories\nhint: give the repository's real name with `--repo-name OWNER/NAME`",
@@ -91,10 +76,7 @@ pub fn run_mine(session: &Session, args: &MineArgs) -> Result<i32, CliError> {
     }
     for range in &args.range {
         let Some((from, to)) = range.split_once("..") else {
-            return Err(CliError::usage(
-                format!("`--range {range}` is not `A..B`"),
-                None,
-            ));
+            return Err(MineError::Range(range.clone()).into());
         };
         let (from_id, to_id) = (repo.commit(from)?.id(), repo.commit(to)?.id());
         let commits = range_commits(&repo, from_id, to_id)?;
@@ -118,14 +100,9 @@ pub fn run_mine(session: &Session, args: &MineArgs) -> Result<i32, CliError> {
     let settings = MineSettings {
         repo_name,
         preset: SplitPreset::named(&args.preset, session.config.test_file_rules()?).ok_or_else(
-            || {
-                CliError::usage(
-                    format!("unknown `--preset {}`", args.preset),
-                    Some(&format!(
-                        "the presets are `{}`",
-                        SplitPreset::NAMES.join("`, `")
-                    )),
-                )
+            || MineError::Preset {
+                given: args.preset.clone(),
+                names: SplitPreset::NAMES.to_vec(),
             },
         )?,
         env: args.python.as_ref().map(|python| EnvSpec {

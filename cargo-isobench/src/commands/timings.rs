@@ -5,7 +5,7 @@ use std::io::Write;
 use serde_json::Value;
 
 use crate::cli::TimingsArgs;
-use crate::errors::CliError;
+use crate::errors::{CliError, MineError};
 use crate::exit;
 use crate::mine::timings;
 
@@ -24,10 +24,7 @@ pub fn run_timings(args: &TimingsArgs) -> Result<i32, CliError> {
         )
     };
     if files.base.is_empty() || files.head.is_empty() {
-        return Err(CliError::usage(
-            "timings need at least one base log and one head log",
-            Some("give `--base PATH --head PATH`, or a directory with `base*` and `head*` entries"),
-        ));
+        return Err(MineError::TimingLogs.into());
     }
     let tests = (!args.tests.is_empty()).then_some(args.tests.as_slice());
     let timed = timings::read_timings(&files, tests, &place).map_err(|e| timing_error(&e))?;
