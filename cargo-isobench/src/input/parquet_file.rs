@@ -125,14 +125,18 @@ fn read_error(path: &Path, message: impl std::fmt::Display) -> CliError {
     }
 }
 
-/// The number of rows of a Parquet file, from its footer.
-pub fn row_count(path: &Path) -> Result<u64, CliError> {
+/// A reader of the Parquet file at `path`, its footer read.
+fn open_builder(path: &Path) -> Result<ParquetRecordBatchReaderBuilder<File>, CliError> {
     let file = File::open(path).map_err(|e| CliError::Read {
         path: path.to_owned(),
         source: e,
     })?;
-    let builder =
-        ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| read_error(path, e))?;
+    ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| read_error(path, e))
+}
+
+/// The number of rows of a Parquet file, from its footer.
+pub fn row_count(path: &Path) -> Result<u64, CliError> {
+    let builder = open_builder(path)?;
     u64::try_from(builder.metadata().file_metadata().num_rows())
         .map_err(|_| read_error(path, "negative row count"))
 }
@@ -140,12 +144,7 @@ pub fn row_count(path: &Path) -> Result<u64, CliError> {
 impl ParquetRows {
     /// Opens a Parquet file; its columns' types are checked here.
     pub fn open(path: &Path) -> Result<Self, CliError> {
-        let file = File::open(path).map_err(|e| CliError::Read {
-            path: path.to_owned(),
-            source: e,
-        })?;
-        let builder =
-            ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| read_error(path, e))?;
+        let builder = open_builder(path)?;
         let rows = u64::try_from(builder.metadata().file_metadata().num_rows()).unwrap_or(0);
         let size = std::fs::metadata(path).map_or(0, |m| m.len());
         let bytes_per_row = size.checked_div(rows).unwrap_or(0);
