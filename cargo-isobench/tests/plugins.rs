@@ -803,6 +803,83 @@ for line in sys.stdin:
     assert_eq!(asked, ["hook-export", "hook-import"], "{calls}");
 }
 
+/// The Python helper's table form (`plugins/python/example_table.py`): the host runs the
+/// table, the program's one hook refuses a task id that names another repository, and
+/// records come back exactly.
+#[test]
+fn the_python_table_example_round_trips_and_its_hook_refuses() {
+    if !python() {
+        return;
+    }
+    let context = TestContext::new();
+    let script = Path::new(WORKSPACE).join("plugins/python/example_table.py");
+    std::fs::write(
+        context.path("isobench.toml"),
+        format!(
+            "[[plugins]]\ncommand = [\"python3\", {:?}]\n",
+            script.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    trust(&context);
+    let good = [
+        r#"{"task_id": "o__r-1", "repository": "o/r", "base_sha": "abc", "gold_patch": "diff --git a/x b/x\n", "issue": "It breaks", "fail_to_pass": ["t::a"], "pass_to_pass": [], "weird": {"k": [1, 2.5, null]}}"#,
+        r#"{"repository": "o/r", "task_id": "o__r-2", "gold_patch": "diff\n"}"#,
+    ];
+    let other = r#"{"task_id": "x__y-3", "repository": "o/r"}"#;
+    let input = format!("{}\n{other}\n{}\n", good[0], good[1]);
+    std::fs::write(context.path("in.jsonl"), input).unwrap();
+    let out = context.run([
+        "convert",
+        "--from",
+        "custom-py-table",
+        "--to",
+        "canonical",
+        "-i",
+        "in.jsonl",
+        "-o",
+        "c.jsonl",
+        "--on-error",
+        "skip",
+        "--rejects",
+        "r.jsonl",
+    ]);
+    // Written, with one record rejected: exit 1.
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let canonical = std::fs::read_to_string(context.path("c.jsonl")).unwrap();
+    let first: Value = serde_json::from_str(canonical.lines().next().unwrap()).unwrap();
+    assert_eq!(first["repo"], "o/r");
+    assert_eq!(first["extensions"]["problem_statement"], "It breaks");
+    assert_eq!(canonical.lines().count(), 2);
+    let rejects = std::fs::read_to_string(context.path("r.jsonl")).unwrap();
+    assert!(
+        rejects.contains("`x__y-3` is not a task of `o/r` (expected `o__r-N`)"),
+        "{rejects}"
+    );
+    let out = context.run([
+        "convert",
+        "--from",
+        "canonical",
+        "--to",
+        "custom-py-table",
+        "-i",
+        "c.jsonl",
+        "-o",
+        "back.jsonl",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let back = std::fs::read_to_string(context.path("back.jsonl")).unwrap();
+    let back: Vec<Value> = back
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let good: Vec<Value> = good
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(back, good);
+}
+
 #[test]
 fn the_python_program_plugin_round_trips_records() {
     if !python() {

@@ -1,13 +1,33 @@
 """Write a cargo-isobench adapter in Python: a program plugin, standard library only.
 
 A program plugin speaks JSON Lines on stdin/stdout. The host sends
-``{"id": 0, "method": "hello", "protocol": 2}`` first; this helper answers protocol 1 (an
-adapter written by hand, sent whole records), then ``import`` and ``export`` requests,
-each with an ``id`` the answer repeats. stderr is free for logs; closing stdin asks the
-program to exit. (Protocol 2 also lets a program declare a field table, which the host
-then runs itself; this helper does not offer that.)
+``{"id": 0, "method": "hello", "protocol": 2}`` first, then requests, each with an ``id``
+the answer repeats. stderr is free for logs; closing stdin asks the program to exit.
 
-Subclass :class:`Adapter`, then call :func:`serve`::
+A format that is SWE-bench rows under other names is best declared by its field table
+(:class:`TableAdapter`, protocol 2): the host runs the table itself, so records never
+cross, and the program is sent only what its fields marked ``hook`` leave::
+
+    from isobench_plugin import TableAdapter, serve
+
+    class MyBench(TableAdapter):
+        table = {"name": "my-bench", "description": "MyBench rows", "fields": [
+            {"key": "id", "to": "instance_id", "required": True},
+            {"key": "diff", "to": "patch"},
+            {"key": "level", "to": "extensions.level", "hook": True}]}
+
+        def hook_import(self, left, record, notes):
+            if "level" in left:  # `L3`
+                record.setdefault("extensions", {})["level"] = int(left["level"][1:])
+                return ["level"]  # the keys of `left` taken
+            return []
+
+        def hook_export(self, record, source, notes):
+            level = record.get("extensions", {}).get("level")
+            return {} if level is None else {"level": "L%d" % level}  # the keys written
+
+A format that needs whole records (protocol 1) subclasses :class:`Adapter`; both are
+served by :func:`serve`::
 
     from isobench_plugin import Adapter, RecordError, serve
 
@@ -28,6 +48,7 @@ Name it ``isobench-adapter-my-bench`` on ``PATH`` (executable), or list it in
 ``isobench.toml``: ``[[plugins]] command = ["python3", "my_bench.py"]``.
 """
 
+import copy
 import json
 import sys
 import traceback
@@ -109,6 +130,44 @@ class Adapter:
         return manifest
 
 
+class TableAdapter:
+    """Base class of a format declared by its field table: set ``table`` (the shape of
+    ``cargo isobench adapters --json``'s tables: ``name``, ``aliases``, ``description``,
+    ``fields``); override ``hook_import`` and ``hook_export`` for the fields marked
+    ``hook``, if any. A table without hooks is never sent a record."""
+
+    table = None
+
+    def hook_import(self, left, record, notes):
+        """Reads the hook keys' values (``left``) into the canonical ``record``, in
+        place; returns the keys of ``left`` it took (the others stay for the round trip).
+        Raise :class:`RecordError` to refuse the record."""
+        return []
+
+    def hook_export(self, record, source, notes):
+        """Returns the keys the hooks write for the canonical ``record`` (without its
+        patches and texts), in order. ``source``: for a record imported from this same
+        format, its source block with the hook keys' original values, else ``None``."""
+        return {}
+
+    def has_hooks(self):
+        cls = type(self)
+        return (cls.hook_import is not TableAdapter.hook_import
+                or cls.hook_export is not TableAdapter.hook_export)
+
+    def manifest(self):
+        table = self.table
+        return {
+            "abi": 2,
+            "sdk": "python",
+            "info": {"name": table["name"], "aliases": list(table.get("aliases", [])),
+                     "description": table.get("description", "")},
+            "schema": {"type": "object"},
+            "table": table,
+            "hooks": self.has_hooks(),
+        }
+
+
 def source_block(format_name, record, extra):
     """The ``extensions.source`` block that lets an export give the record back unchanged."""
     block = {"format": format_name, "keys": list(record.keys())}
@@ -130,6 +189,17 @@ def _answer(adapter, request):
     notes = Notes()
     if method == "hello":
         return {"ok": adapter.manifest()}
+    if method == "hook-import":
+        record = request["record"]
+        sent = copy.deepcopy(record)
+        taken = list(adapter.hook_import(request.get("left", {}), record, notes))
+        answer = {"taken": taken, "notes": notes.items}
+        if record != sent:  # an unchanged record need not cross back
+            answer["record"] = record
+        return {"ok": answer}
+    if method == "hook-export":
+        written = adapter.hook_export(request["record"], request.get("source"), notes)
+        return {"ok": {"written": written, "notes": notes.items}}
     if method == "import":
         record = adapter.import_record(request["record"], notes)
     elif method == "export":
