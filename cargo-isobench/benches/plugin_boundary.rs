@@ -111,8 +111,8 @@ fn convert_lines(
     let mut notes = Notes::new();
     let mut out = Vec::with_capacity(lines.iter().map(Vec::len).sum::<usize>() * 2);
     // As `convert` reads lines: the strings the adapter moves unread and canonical
-    // writes unread stay as they were read (a plugin gets markers in their place), and
-    // an adapter that reads the text gets the line checked, not parsed.
+    // writes unread stay as they were read, and an adapter that reads the text (a plugin
+    // written by hand) gets the line checked, not parsed, and nothing passed.
     let keys = passing_keys(adapter, canonical);
     let passing = input::Passing {
         keys: &keys,
@@ -123,21 +123,14 @@ fn convert_lines(
     for line in lines {
         notes.clear();
         passed.clear();
-        let record = if adapter.imports_from_text() {
-            input::check_record_passing(line, true, passing, &mut passed).expect("a JSON object");
-            Map::new()
+        let imported = if adapter.imports_from_text() {
+            input::check_record(line, true).expect("a JSON object");
+            adapter.import_text(Map::new(), line, &mut notes)
         } else {
             match input::parse_record_passing(line, true, passing, &mut passed) {
-                Ok(Value::Object(map)) => map,
+                Ok(Value::Object(map)) => adapter.import(map, &mut notes),
                 _ => panic!("a JSON object"),
             }
-        };
-        let imported = if passed.is_empty() {
-            adapter.import_text(record, line, &mut notes)
-        } else if adapter.imports_from_text() {
-            adapter.import_text(record, &input::with_markers(line, &passed), &mut notes)
-        } else {
-            adapter.import(record, &mut notes)
         }
         .expect("imports");
         let written = canonical

@@ -4,10 +4,7 @@
 //! error, in either output style, as with every value decoded and encoded again and the
 //! record exported by borrow.
 
-use cargo_isobench::input::{
-    BadInput, PassKey, Passing, check_record_passing, parse_record, parse_record_passing,
-    with_markers,
-};
+use cargo_isobench::input::{PassKey, Passing, parse_record, parse_record_passing};
 use cargo_isobench::pipeline::passing_keys;
 use isobench_core::adapter::ExportOptions;
 use isobench_core::codec::JsonStyle;
@@ -221,76 +218,10 @@ fn written_records_and_errors_are_the_same_with_strings_passed_through() {
                 style: JsonStyle::Compact,
             };
             parse_record_passing(line.as_bytes(), true, passing, &mut passed).is_ok()
-                && passed.input_ranges().is_none()
+                && passed.any_made()
         })
         .count();
     assert!(transcoded >= 20, "{transcoded}");
-}
-
-/// What a plugin is sent: the line checked, not parsed, with markers spliced in where
-/// the passed strings were. It finds the strings parsing finds, gives the record parsing
-/// gives once the markers are read back, and fails with the same errors.
-#[test]
-fn checking_with_passing_finds_what_parsing_with_passing_finds() {
-    let string = |key| PassKey { key, list: false };
-    let list = |key| PassKey { key, list: true };
-    let keys = [
-        string("patch"),
-        string("test_patch"),
-        string("problem_statement"),
-        string("hints_text"),
-        list("tests"),
-    ];
-    let mut lines = tricky_lines();
-    // Lists a plugin is sent as markers: arrays written as the output's style writes them.
-    for tests in [
-        r#"["a", "b"]"#,
-        r#"["a","b"]"#,
-        "[]",
-        r#"["\/"]"#,
-        "[1]",
-        r#"[{"k": 1, "k": 2}]"#,
-    ] {
-        lines.push(format!(r#"{{"patch": "p", "tests": {tests}, "n": 1}}"#));
-    }
-    let mut spliced = 0;
-    for line in lines {
-        for style in [JsonStyle::Compact, JsonStyle::Spaced] {
-            let passing = Passing { keys: &keys, style };
-            let (mut checked, mut parsed) = (Passed::default(), Passed::default());
-            let check = check_record_passing(line.as_bytes(), true, passing, &mut checked);
-            let parse = parse_record_passing(line.as_bytes(), true, passing, &mut parsed);
-            spliced += usize::from(same_check_and_parse(
-                &line,
-                (check, &checked),
-                (parse, &parsed),
-            ));
-        }
-    }
-    assert!(spliced > 0);
-}
-
-/// Whether a line checked and the same line parsed, both passing values, pass the same
-/// and fail the same; `true` when they passed some.
-fn same_check_and_parse(
-    line: &str,
-    (check, checked): (Result<(), BadInput>, &Passed),
-    (parse, parsed): (Result<Value, BadInput>, &Passed),
-) -> bool {
-    match (check, parse) {
-        (Ok(()), Ok(record)) => {
-            assert_eq!(checked, parsed, "{line}");
-            let sent: Value = serde_json::from_slice(&with_markers(line.as_bytes(), checked))
-                .expect("the spliced text is JSON");
-            assert_eq!(sent, record, "{line}");
-            !checked.is_empty()
-        }
-        (Err(c), Err(p)) => {
-            assert_eq!(c.message, p.message, "{line}");
-            false
-        }
-        (c, p) => panic!("check {:?} but parse {:?}: {line}", c.err(), p.err()),
-    }
 }
 
 #[test]

@@ -175,7 +175,9 @@ pub trait ViewAdapter: Send + Sync + std::fmt::Debug {
 
     /// The input keys whose string values `import` moves, unread, into the canonical
     /// record, each with the canonical field it lands in (`extensions.<key>` for the
-    /// shared vocabulary). A caller may hand such a value to `import` as a
+    /// shared vocabulary). The host acts on it only for the adapters it runs itself
+    /// (built in, and field tables): a plugin written by hand is sent whole records. A
+    /// caller may hand such a value to `import` as a
     /// [`marker`](crate::passthrough::Passed::marker), so `import` must not look at
     /// it, only move or copy it. For a field holding a list of strings
     /// ([`passthrough::is_list_field`](crate::passthrough::is_list_field)), the value is

@@ -36,8 +36,6 @@ use std::ops::Range;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use memchr::memmem;
-
 use crate::codec::{Encoding, JsonStyle};
 
 /// What every marker of this process starts with.
@@ -87,7 +85,7 @@ fn hex(digits: &[u8]) -> Option<u64> {
 }
 
 /// The index of the passed string `s` stands for, when it is a marker (of any record:
-/// [`check_moved`] tells a plugin's markers from the record's).
+/// the serial number tells a record's markers from another's).
 pub fn index_of(s: &str) -> Option<usize> {
     if s.as_bytes().first() != Some(&0) {
         return None;
@@ -161,15 +159,6 @@ impl Passed {
         format!("{}{}", prefix(), self.id(index))
     }
 
-    /// Appends the JSON text of [`Passed::marker`], as a JSON writer writes it.
-    pub fn write_marker(&self, out: &mut Vec<u8>, index: usize) {
-        use std::io::Write as _;
-        // The NUL is the only byte of a marker JSON escapes.
-        out.extend_from_slice(b"\"\\u0000");
-        out.extend_from_slice(&prefix().as_bytes()[1..]);
-        write!(out, "{}\"", self.id(index)).expect("writing to memory cannot fail");
-    }
-
     /// What follows the prefix in the `index`-th marker.
     fn id(&self, index: usize) -> Id {
         Id {
@@ -213,13 +202,10 @@ impl Passed {
         Some((self.spans.len() - 1, encoding))
     }
 
-    /// The ranges of the record's text that are passed, by marker index; `None` when
-    /// a text was made by the reader.
-    pub fn input_ranges(&self) -> Option<Vec<Range<usize>>> {
-        self.spans
-            .iter()
-            .map(|(made, range)| (!made).then(|| range.clone()))
-            .collect()
+    /// Whether the reader made any of the texts (a JSON-encoded list rewritten as the
+    /// array the writer writes), rather than each being a range of the record's text.
+    pub fn any_made(&self) -> bool {
+        self.spans.iter().any(|(made, _)| *made)
     }
 
     /// The `index`-th marker's text, for `text`, the record's JSON text.
@@ -343,143 +329,6 @@ pub fn string_length(text: &[u8]) -> Option<usize> {
     }
 }
 
-/// Checks the JSON text `answer` that a plugin gave back for the JSON text `request`:
-/// every marker in `answer` must be a whole string value, and one `request` held (the
-/// same record's, the same index); a marker `request` held alone in an array (a passed
-/// list) must come back alone in an array. A plugin may move or copy the strings and
-/// lists it declares it moves unread ([`ViewAdapter::verbatim_imports`],
-/// [`ViewAdapter::verbatim_exports`]), never edit, split, invent, keep for another
-/// record or use them as keys; the writer would otherwise put a marker's text in the
-/// output instead of the value it stands for. When every NUL of `request` is a
-/// marker's, a NUL of `answer` outside a marker is taken for an edited one. Says what
-/// is wrong and where.
-///
-/// [`ViewAdapter::verbatim_imports`]: crate::ViewAdapter::verbatim_imports
-/// [`ViewAdapter::verbatim_exports`]: crate::ViewAdapter::verbatim_exports
-pub fn check_moved(request: &[u8], answer: &[u8]) -> Result<(), String> {
-    let mut sent = Vec::new();
-    let mut only_markers = true;
-    for nul in nuls_in(request) {
-        match nul {
-            Nul::Marker(found) => sent.push(found),
-            Nul::Edited(_) | Nul::Other(_) => only_markers = false,
-        }
-    }
-    let edited = |at| {
-        format!(
-            "a string it declares it moves unread was edited or used as a key (byte {at} of its answer)"
-        )
-    };
-    for nul in nuls_in(answer) {
-        match nul {
-            Nul::Marker(back) => {
-                let Some(sent) = sent
-                    .iter()
-                    .find(|s| s.serial == back.serial && s.index == back.index)
-                else {
-                    return Err(format!(
-                        "it gave back a moved string it was not sent with this record (number {})",
-                        back.index
-                    ));
-                };
-                if sent.alone && !back.alone {
-                    return Err(format!(
-                        "a list it declares it moves unread came back as something else than the whole list (number {})",
-                        back.index
-                    ));
-                }
-            }
-            Nul::Edited(at) => return Err(edited(at)),
-            Nul::Other(at) if only_markers => return Err(edited(at)),
-            Nul::Other(_) => {}
-        }
-    }
-    // A marker's text without its NUL (those after one were all checked above).
-    let nul = br"\u0000".len();
-    match marker_finder()
-        .find_iter(answer)
-        .find(|&at| at < nul || &answer[at - nul..at] != br"\u0000" || escaped(answer, at - nul))
-    {
-        Some(at) => Err(edited(at)),
-        None => Ok(()),
-    }
-}
-
-/// A NUL (`\u0000`) in JSON text.
-enum Nul {
-    /// The start of a marker that is a whole string value.
-    Marker(Found),
-    /// The start of a marker's text that is not a whole string value, or not a marker's
-    /// whole text: at this byte offset.
-    Edited(usize),
-    /// A NUL not followed by a marker's text, at this byte offset.
-    Other(usize),
-}
-
-/// A marker found as a whole string value: its record's serial number, its index, and
-/// whether it is alone in an array.
-#[derive(Debug, Clone, Copy)]
-struct Found {
-    serial: u64,
-    index: usize,
-    alone: bool,
-}
-
-/// The text of every marker after its NUL starts with this (the prefix after the NUL).
-fn marker_finder() -> &'static memmem::Finder<'static> {
-    static FINDER: OnceLock<memmem::Finder<'static>> = OnceLock::new();
-    FINDER.get_or_init(|| memmem::Finder::new(&prefix().as_bytes()[1..]).into_owned())
-}
-
-/// Each NUL of the JSON text `text`, which JSON can only write as `\u0000`: the start of
-/// a marker or not.
-fn nuls_in(text: &[u8]) -> impl Iterator<Item = Nul> + '_ {
-    static NUL: OnceLock<memmem::Finder<'static>> = OnceLock::new();
-    let needle = marker_finder().needle();
-    NUL.get_or_init(|| memmem::Finder::new(br"\u0000"))
-        .find_iter(text)
-        .filter(move |&at| !escaped(text, at))
-        .map(move |at| {
-            let start = at + br"\u0000".len();
-            if text[start..].starts_with(needle) {
-                whole_marker(text, start, start + needle.len()).map_or(Nul::Edited(at), Nul::Marker)
-            } else {
-                Nul::Other(at)
-            }
-        })
-}
-
-/// Whether the byte at `at` of the JSON text `text` follows an escaping backslash.
-fn escaped(text: &[u8], at: usize) -> bool {
-    text[..at].iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 1
-}
-
-/// The marker whose text after its NUL spans `text[at..id]` and beyond, when it is a
-/// whole string value: an opening quote and `\u0000` before it, its serial number and
-/// index and a closing quote after, and no `:` next (which would make it a key).
-fn whole_marker(text: &[u8], at: usize, id: usize) -> Option<Found> {
-    let quote = at.checked_sub(7)?;
-    // The quote opens a string when no backslash escapes it.
-    if &text[quote..at] != b"\"\\u0000" || escaped(text, quote) {
-        return None;
-    }
-    let (serial, index) = parse_id(&text[id..])?;
-    let end = id + ID_LENGTH;
-    if text.get(end) != Some(&b'"') {
-        return None;
-    }
-    let next = text[end + 1..].iter().find(|b| !b.is_ascii_whitespace());
-    if next == Some(&b':') {
-        return None;
-    }
-    let before = text[..quote].iter().rfind(|b| !b.is_ascii_whitespace());
-    Some(Found {
-        serial,
-        index,
-        alone: before == Some(&b'[') && next == Some(&b']'),
-    })
-}
-
 /// Whether `token`, the text of a JSON string with its quotes, valid JSON and UTF-8,
 /// is exactly what the writer writes for the string it decodes to: every escape is
 /// one the writer would make (`\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, or `\u00xx` in
@@ -530,10 +379,6 @@ mod tests {
 
     fn encoded_list(index: usize, encoding: Encoding) -> String {
         Passed::default().encoded_list(index, encoding)
-    }
-
-    fn write_marker(out: &mut Vec<u8>, index: usize) {
-        Passed::default().write_marker(out, index);
     }
 
     /// The rule the fast check must agree with: decode, encode, compare.
@@ -787,37 +632,6 @@ mod tests {
     }
 
     #[test]
-    fn a_plugin_gives_a_list_back_whole_or_not_at_all() {
-        let text = |value: &serde_json::Value| serde_json::to_vec(value).expect("in memory");
-        let (m0, m1) = (marker(0), marker(1));
-        let request = text(&serde_json::json!({"tests": [m0], "patch": m1}));
-        for good in [
-            serde_json::json!({"t": [m0], "p": m1}),
-            serde_json::json!({"t": [m0], "p": [m1]}),
-            serde_json::json!({"nothing": []}),
-        ] {
-            assert_eq!(check_moved(&request, &text(&good)), Ok(()), "{good}");
-        }
-        for bad in [
-            serde_json::json!({"t": m0}),
-            serde_json::json!({"t": [m0, "x"]}),
-            serde_json::json!({"t": [[m0, 1]]}),
-            serde_json::json!({"t": ["x", m0]}),
-        ] {
-            assert!(check_moved(&request, &text(&bad)).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn a_marker_is_written_as_json_writes_it() {
-        for index in [0, 7, 12_345] {
-            let mut out = Vec::new();
-            write_marker(&mut out, index);
-            assert_eq!(out, serde_json::to_vec(&marker(index)).expect("in memory"));
-        }
-    }
-
-    #[test]
     fn markers_are_told_from_input_strings() {
         let p = marker(7);
         assert_eq!(index_of(&p), Some(7));
@@ -832,7 +646,7 @@ mod tests {
         assert_eq!(index_of(&format!("{p}0")), None);
         assert_eq!(index_of(&p[..p.len() - 1]), None);
         assert_eq!(index_of(&p.to_uppercase()), None);
-        // Another record's marker is one too: only `check_moved` tells them apart.
+        // Another record's marker is one too: only its serial number tells them apart.
         let mut other = Passed::default();
         other.clear();
         assert_ne!(other.marker(7), p);
@@ -841,50 +655,5 @@ mod tests {
             encoded_list_of(&other.encoded_list(7, Encoding::Json)),
             Some((other.marker(7), Encoding::Json))
         );
-    }
-
-    #[test]
-    fn only_markers_moved_whole_pass_the_check() {
-        let text = |value: &serde_json::Value| serde_json::to_vec(value).expect("in memory");
-        let (m0, m1) = (marker(0), marker(1));
-        let request = text(&serde_json::json!({"a": m0, "b": m1, "c": "\\\"x"}));
-        let good = [
-            serde_json::json!({"x": m0, "y": [m1, m0], "z": {"w": m1}}),
-            serde_json::json!({"nothing": "moved", "escaped": "\\u0000"}),
-            serde_json::json!([m1]),
-        ];
-        for answer in &good {
-            assert_eq!(check_moved(&request, &text(answer)), Ok(()), "{answer}");
-        }
-        let mut other = Passed::default();
-        other.clear();
-        let bad = [
-            serde_json::json!({"x": format!("edited {m0}")}),
-            serde_json::json!({"x": format!("{m0} edited")}),
-            serde_json::json!({"x": format!("{m0}0")}),
-            serde_json::json!({"x": m1[..m1.len() - 1].to_owned()}),
-            serde_json::json!({"x": marker(2)}),
-            serde_json::json!({"x": other.marker(0)}),
-            serde_json::json!({"x": {m0.clone(): 1}}),
-            serde_json::json!({"x": format!("\"{m1}")}),
-            serde_json::json!({"x": m0[1..].to_owned()}),
-            serde_json::json!({"x": m0.replace('\0', "\\u0000")}),
-            serde_json::json!({"x": m0.to_uppercase()}),
-            serde_json::json!({"x": m0.replace('-', "_")}),
-            serde_json::json!({"x": m0.split('-').next()}),
-            serde_json::json!({"x": m0.chars().take(20).collect::<String>()}),
-            serde_json::json!({"x": m0, "n": "\u{0}text"}),
-        ];
-        for answer in &bad {
-            assert!(check_moved(&request, &text(answer)).is_err(), "{answer}");
-        }
-        // Without markers in the request, a marker in the answer was kept from another
-        // record or made up.
-        assert!(check_moved(b"{}", &text(&good[0])).is_err());
-        assert_eq!(check_moved(b"{}", &text(&good[1])), Ok(()));
-        // A NUL of the record's own may come back anywhere, edited or not.
-        let own = text(&serde_json::json!({"a": m0, "c": "\u{0}data"}));
-        let answer = serde_json::json!({"x": m0, "c": "\u{0}data", "d": "\u{0}"});
-        assert_eq!(check_moved(&own, &text(&answer)), Ok(()));
     }
 }

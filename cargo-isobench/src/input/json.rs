@@ -18,7 +18,7 @@ mod skim;
 use checked::PassingObject;
 pub(super) use checked::{CheckedValue, Trail};
 pub use passing::{PassKey, Passing};
-use skim::{Skim, SkimPassing};
+use skim::Skim;
 
 /// The JSON style a record's text shows, if any.
 pub fn style_of(raw: &[u8]) -> Option<JsonStyle> {
@@ -44,69 +44,15 @@ pub fn parse_record(text: &[u8], complete_line: bool) -> Result<Value, BadInput>
 /// ([`isobench_core::ViewAdapter::imports_from_text`]). The error, when there is one,
 /// is the one [`parse_record`] gives.
 pub fn check_record(text: &[u8], complete_line: bool) -> Result<(), BadInput> {
-    check_record_passing(text, complete_line, Passing::NONE, &mut Passed::default())
-}
-
-/// Checks like [`check_record`], and finds the top-level values of the keys in
-/// `passing` that [`parse_record_passing`] would leave undecoded: `passed` gets their
-/// byte ranges in `text`, in order. [`with_markers`] then makes the text a plugin is
-/// sent. A JSON-encoded list is not passed here: a plugin could not tell its marker.
-pub fn check_record_passing(
-    text: &[u8],
-    complete_line: bool,
-    passing: Passing<'_>,
-    passed: &mut Passed,
-) -> Result<(), BadInput> {
     let skimmed = std::str::from_utf8(text).is_ok_and(|checked| {
-        if !passing.keys.is_empty() {
-            if fast::check(checked, passing, passed).is_some() {
-                return true;
-            }
-            passed.clear();
-        }
         let mut de = serde_json::Deserializer::from_str(checked);
-        let skim = if passing.keys.is_empty() {
-            de.deserialize_map(Skim)
-        } else {
-            de.deserialize_map(SkimPassing {
-                passing,
-                start: checked.as_ptr() as usize,
-                passed: &mut *passed,
-            })
-        };
-        skim.and_then(|()| de.end()).is_ok()
+        de.deserialize_map(Skim).and_then(|()| de.end()).is_ok()
     });
     if skimmed {
         return Ok(());
     }
     // Not a well-formed object, or a key that may repeat: the full reader tells which.
-    passed.clear();
     parse_record(text, complete_line).map(drop)
-}
-
-/// `text` with each value of `passed` (from [`check_record_passing`]) replaced by the
-/// JSON text of its [`Passed::marker`], in order: a string by the marker, a list
-/// by an array holding the marker alone.
-pub fn with_markers(text: &[u8], passed: &Passed) -> Vec<u8> {
-    let ranges = passed
-        .input_ranges()
-        .expect("a record checked for a plugin passes only ranges of its text");
-    let mut out = Vec::with_capacity(text.len().min(4096));
-    let mut from = 0;
-    for (i, range) in ranges.into_iter().enumerate() {
-        out.extend_from_slice(&text[from..range.start]);
-        let list = text[range.start] == b'[';
-        if list {
-            out.push(b'[');
-        }
-        passed.write_marker(&mut out, i);
-        if list {
-            out.push(b']');
-        }
-        from = range.end;
-    }
-    out.extend_from_slice(&text[from..]);
-    out
 }
 
 /// Parses like [`parse_record`], but leaves undecoded the top-level values of the keys

@@ -209,9 +209,9 @@ impl Job<'_> {
             passed.clear();
             let record = item.parsed.unwrap_or_else(|| {
                 if shared.from.imports_from_text() {
-                    // The adapter reads the text: check it, build nothing.
-                    input::check_record_passing(raw, item.complete, passing, &mut passed)
-                        .map(|()| Value::Object(Map::new()))
+                    // The adapter reads the text (a plugin written by hand, sent whole
+                    // records: nothing passes): check it, build nothing.
+                    input::check_record(raw, item.complete).map(|()| Value::Object(Map::new()))
                 } else {
                     input::parse_record_passing(raw, item.complete, passing, &mut passed)
                 }
@@ -265,17 +265,12 @@ impl Job<'_> {
         // Arrays give no raw text: keep the record for the rejects file.
         let kept = (shared.on_error == OnError::Skip && raw.is_empty()).then(|| map.clone());
         self.notes.clear();
-        // JSON Lines give the record's text too, which a plugin takes as it is, with
-        // markers for the strings it moves unread.
-        let imported = if raw.is_empty() {
+        // JSON Lines give the record's text too, which a plugin takes as it is. A record
+        // holding passed strings was parsed, by an adapter that reads parsed records.
+        let imported = if raw.is_empty() || !passed.is_empty() {
             shared.from.import(map, &mut self.notes)
-        } else if passed.is_empty() {
-            shared.from.import_text(map, raw, &mut self.notes)
-        } else if shared.from.imports_from_text() {
-            let text = input::with_markers(raw, passed);
-            shared.from.import_text(map, &text, &mut self.notes)
         } else {
-            shared.from.import(map, &mut self.notes)
+            shared.from.import_text(map, raw, &mut self.notes)
         };
         let converted = imported
             .and_then(|c| assign::apply(c, &shared.assignments, &mut self.notes))

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use isobench_core::adapter::{AdapterInfo, ExportOptions, ViewAdapter};
 use isobench_core::schema::SchemaValidator;
-use isobench_core::{CanonicalRecord, Notes, RecordError, TableAdapter, passthrough};
+use isobench_core::{CanonicalRecord, Notes, RecordError, TableAdapter};
 use isobench_plugin_sdk::abi::{
     ABI_VERSION, DESCRIPTOR_SIZE, ENTRY_SYMBOL, EntryFn, OutBuffer, PluginDescriptor, STATUS_OK,
     STATUS_PANIC, STATUS_RECORD_ERROR,
@@ -35,9 +35,6 @@ pub struct NativeAdapter {
     validator: Option<SchemaValidator>,
     descriptor: &'static PluginDescriptor,
     path: PathBuf,
-    /// From the manifest, kept for the life of the process as the trait wants.
-    verbatim_imports: Vec<(String, String)>,
-    verbatim_exports: Vec<String>,
     /// The size of the last export request, to size the next one's buffer.
     request_size: AtomicUsize,
 }
@@ -81,8 +78,6 @@ fn open(path: &Path) -> Result<(NativeAdapter, Option<isobench_core::Table>, boo
         descriptor,
         path: path.to_owned(),
         request_size: AtomicUsize::new(1024),
-        verbatim_imports: Vec::new(),
-        verbatim_exports: Vec::new(),
     };
     let (status, bytes) = plugin.call(
         |out| {
@@ -132,8 +127,6 @@ fn open(path: &Path) -> Result<(NativeAdapter, Option<isobench_core::Table>, boo
         info,
         schema: manifest.schema,
         validator: Some(validator),
-        verbatim_imports: manifest.verbatim_imports,
-        verbatim_exports: manifest.verbatim_exports,
         ..plugin
     };
     Ok((adapter, manifest.table, manifest.hooks))
@@ -303,9 +296,7 @@ impl NativeAdapter {
         call(self.descriptor, f, read)
     }
 
-    /// Calls `import` or `export` with `input` and reads the answer with `read`, once
-    /// checked to hold the markers of `input` only as the plugin may
-    /// ([`passthrough::check_moved`]).
+    /// Calls `import` or `export` with `input` and reads the answer with `read`.
     #[allow(unsafe_code)]
     fn convert<T>(
         &self,
@@ -324,13 +315,7 @@ impl NativeAdapter {
                 // valid, writable buffer; the descriptor was checked at load.
                 unsafe { function(input.as_ptr(), input.len(), out) }
             },
-            |status, answer| {
-                if status == STATUS_OK {
-                    passthrough::check_moved(input, answer)
-                        .map_err(|e| self.bad(&format!("broke its `verbatim` promise: {e}")))?;
-                }
-                read(status, answer)
-            },
+            read,
         )
     }
 
@@ -382,14 +367,6 @@ impl ViewAdapter for NativeAdapter {
         let bytes =
             serde_json::to_vec(&record).map_err(|e| RecordError::invalid("", e.to_string()))?;
         self.import_text(record, &bytes, notes)
-    }
-
-    fn verbatim_imports(&self) -> &[(String, String)] {
-        &self.verbatim_imports
-    }
-
-    fn verbatim_exports(&self) -> &[String] {
-        &self.verbatim_exports
     }
 
     fn imports_from_text(&self) -> bool {

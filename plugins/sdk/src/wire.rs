@@ -23,8 +23,9 @@ pub struct Manifest {
     /// The JSON Schema of one record of the format.
     pub schema: Value,
     /// The adapter's [`ViewAdapter::verbatim_imports`]: input keys and the canonical
-    /// fields their strings are moved to, unread. A host may then send such strings as
-    /// markers and write the original text where the markers land.
+    /// fields their strings are moved to, unread. Informative: the host sends a plugin
+    /// written by hand whole records, strings included, and passes strings unread only
+    /// for adapters it runs itself (built-in and field-table ones).
     ///
     /// [`ViewAdapter::verbatim_imports`]: isobench_core::ViewAdapter::verbatim_imports
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

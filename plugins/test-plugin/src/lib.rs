@@ -8,9 +8,7 @@
 //! * `invalid`: `import` answers a canonical record without `repo`;
 //! * `answer`: `import` answers the bytes of `ISOBENCH_TEST_PLUGIN_ANSWER` as they are;
 //! * `tamper`: `import` and `export` edit `body`/`patch`, which they declare they move
-//!   unread;
-//! * `split`: `import` adds an item to `tests`, a list it declares it moves unread;
-//! * `stale`: `import` gives a record without `body` the `body` of the record before;
+//!   unread (a declaration the host no longer acts on for a plugin written by hand);
 //! * `moved-id`: it also declares `id` moved unread into `instance_id`, both ways;
 //! * `table`: it is declared by a field table without hooks, and every per-record call
 //!   (`import`, `export`, the hooks) is refused: the host must run the table itself;
@@ -22,7 +20,7 @@
 //! proof that the host ran the library's code.
 #![allow(unsafe_code)] // a hand-written ABI, to get it wrong on purpose
 
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
 use isobench_plugin_sdk::__private::{Exported, TablePlugin};
 use isobench_plugin_sdk::abi::{
@@ -83,18 +81,7 @@ impl ViewAdapter for TestPlugin {
                         .map(tamper),
                     ..CanonicalRecord::default()
                 };
-                if mode() == "stale" {
-                    static LAST_BODY: Mutex<Option<String>> = Mutex::new(None);
-                    let mut last = LAST_BODY.lock().expect("not poisoned");
-                    match &c.patch {
-                        Some(body) => *last = Some(body.clone()),
-                        None => c.patch.clone_from(&last),
-                    }
-                }
-                if let Some(mut tests) = record.shift_remove("tests") {
-                    if let (Value::Array(items), "split") = (&mut tests, mode().as_str()) {
-                        items.push("added".into());
-                    }
+                if let Some(tests) = record.shift_remove("tests") {
                     c.set_ext("fail_to_pass", tests);
                 }
                 c.set_ext("rest", Value::Object(record));

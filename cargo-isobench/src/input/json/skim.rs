@@ -1,11 +1,7 @@
 //! Checking a record's JSON text without building it: malformed JSON and keys an object
-//! may hold twice are found, and the ranges of passed values noted.
+//! may hold twice are found.
 
-use isobench_core::passthrough::{self, Passed};
 use serde::de::{DeserializeSeed, Error as _, MapAccess, SeqAccess, Visitor};
-use serde_json::value::RawValue;
-
-use super::passing::{PassKey, Passing};
 
 /// Reads a JSON value and keeps nothing: fails on malformed JSON and on an object
 /// holding two keys of the same hash (the same key, or by rare chance two keys; the
@@ -66,79 +62,6 @@ impl<'de> Visitor<'de> for Skim {
             return Err(A::Error::custom("a key may repeat"));
         }
         Ok(())
-    }
-}
-
-/// [`Skim`] for a record whose top-level values of the keys `passing` names are passed:
-/// their ranges go to `passed` (see [`super::checked::PassingObject`]).
-pub(super) struct SkimPassing<'t> {
-    pub(super) passing: Passing<'t>,
-    /// The address of the record's first byte, to turn values into ranges.
-    pub(super) start: usize,
-    pub(super) passed: &'t mut Passed,
-}
-
-impl<'de> Visitor<'de> for SkimPassing<'_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a JSON object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let mut keys = Vec::new();
-        while let Some((key, pass)) = map.next_key_seed(KeyHashIn(self.passing))? {
-            keys.push(key);
-            let Some(pass) = pass else {
-                map.next_value_seed(Skim)?;
-                continue;
-            };
-            let text = map.next_value::<&'de RawValue>()?.get();
-            let bytes = text.as_bytes();
-            let passes = if pass.list {
-                passthrough::is_list_written_as_is(bytes, self.passing.style)
-            } else {
-                passthrough::is_written_as_is(bytes)
-            };
-            if passes {
-                let at = text.as_ptr() as usize - self.start;
-                self.passed.push_input(at..at + text.len());
-            } else {
-                // Valid JSON, but it may hold a repeated key.
-                let mut de = serde_json::Deserializer::from_str(text);
-                Skim.deserialize(&mut de).map_err(A::Error::custom)?;
-            }
-        }
-        if any_repeated(keys) {
-            return Err(A::Error::custom("a key may repeat"));
-        }
-        Ok(())
-    }
-}
-
-/// An object key, read as its hash and, when it passes, how.
-struct KeyHashIn<'k>(Passing<'k>);
-
-impl<'de, 'k> DeserializeSeed<'de> for KeyHashIn<'k> {
-    type Value = (u64, Option<PassKey<'k>>);
-
-    fn deserialize<D: serde::Deserializer<'de>>(
-        self,
-        deserializer: D,
-    ) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_str(self)
-    }
-}
-
-impl<'k> Visitor<'_> for KeyHashIn<'k> {
-    type Value = (u64, Option<PassKey<'k>>);
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("an object key")
-    }
-
-    fn visit_str<E>(self, key: &str) -> Result<Self::Value, E> {
-        Ok((key_hash(key), self.0.get(key)))
     }
 }
 
