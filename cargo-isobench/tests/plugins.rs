@@ -674,6 +674,26 @@ fn trust(context: &TestContext) {
     assert!(out.status.success(), "{}", stderr(&out));
 }
 
+/// A context whose trusted `isobench.toml` runs `plugins/python/<script>`; `None` (the
+/// test skipped, and saying so) without `python3`.
+fn with_python_example(script: &str) -> Option<TestContext> {
+    if !python() {
+        return None;
+    }
+    let context = TestContext::new();
+    let script = Path::new(WORKSPACE).join("plugins/python").join(script);
+    std::fs::write(
+        context.path("isobench.toml"),
+        format!(
+            "[[plugins]]\ncommand = [\"python3\", {:?}]\n",
+            script.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    trust(&context);
+    Some(context)
+}
+
 fn python() -> bool {
     let ok = Command::new("python3")
         .arg("--version")
@@ -767,20 +787,9 @@ for line in sys.stdin:
 /// records come back exactly.
 #[test]
 fn the_python_table_example_round_trips_and_its_hook_refuses() {
-    if !python() {
+    let Some(context) = with_python_example("example_table.py") else {
         return;
-    }
-    let context = TestContext::new();
-    let script = Path::new(WORKSPACE).join("plugins/python/example_table.py");
-    std::fs::write(
-        context.path("isobench.toml"),
-        format!(
-            "[[plugins]]\ncommand = [\"python3\", {:?}]\n",
-            script.to_str().unwrap()
-        ),
-    )
-    .unwrap();
-    trust(&context);
+    };
     let good = [
         r#"{"task_id": "o__r-1", "repository": "o/r", "base_sha": "abc", "gold_patch": "diff --git a/x b/x\n", "issue": "It breaks", "fail_to_pass": ["t::a"], "pass_to_pass": [], "weird": {"k": [1, 2.5, null]}}"#,
         r#"{"repository": "o/r", "task_id": "o__r-2", "gold_patch": "diff\n"}"#,
@@ -841,20 +850,9 @@ fn the_python_table_example_round_trips_and_its_hook_refuses() {
 
 #[test]
 fn the_python_program_plugin_round_trips_records() {
-    if !python() {
+    let Some(context) = with_python_example("example_adapter.py") else {
         return;
-    }
-    let context = TestContext::new();
-    let script = Path::new(WORKSPACE).join("plugins/python/example_adapter.py");
-    std::fs::write(
-        context.path("isobench.toml"),
-        format!(
-            "[[plugins]]\ncommand = [\"python3\", {:?}]\n",
-            script.to_str().unwrap()
-        ),
-    )
-    .unwrap();
-    trust(&context);
+    };
     let input = "{\"task_id\": \"o__r-1\", \"repository\": \"o/r\", \"base_sha\": \"abc\", \"gold_patch\": \"diff --git a/x b/x\\n\", \"issue\": \"It breaks\", \"fail_to_pass\": [\"t::a\"], \"pass_to_pass\": [], \"weird\": {\"k\": [1, 2.5, null]}}\n\
                  {\"repository\": \"o/r\", \"task_id\": \"o__r-2\", \"gold_patch\": \"diff\\n\"}\n";
     std::fs::write(context.path("in.jsonl"), input).unwrap();
