@@ -13,12 +13,12 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use cargo_isobench::input;
-use cargo_isobench::pipeline::passing_keys;
+
 use cargo_isobench::plugin::{native, program};
 use isobench_core::Notes;
 use isobench_core::adapter::{ExportOptions, ViewAdapter};
 use isobench_core::codec::JsonStyle;
-use isobench_core::passthrough::Passed;
+use isobench_core::passthrough::{self, Texts};
 use serde_json::{Map, Value, json};
 
 const WORKSPACE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
@@ -113,21 +113,21 @@ fn convert_lines(
     // As `convert` reads lines: the strings the adapter moves unread and canonical
     // writes unread stay as they were read, and an adapter that reads the text (a plugin
     // written by hand) gets the line checked, not parsed, and nothing passed.
-    let keys = passing_keys(adapter, canonical);
-    let passing = input::Passing {
-        keys: &keys,
+    let routes = passthrough::routes(adapter, canonical);
+    let passing = input::Routes {
+        routes: &routes,
         style: JsonStyle::Compact,
     };
-    let mut passed = Passed::default();
+    let mut texts = Texts::default();
     let start = Instant::now();
     for line in lines {
         notes.clear();
-        passed.clear();
+        texts.clear();
         let imported = if adapter.imports_from_text() {
             input::check_record(line, true).expect("a JSON object");
             adapter.import_text(Map::new(), line, &mut notes)
         } else {
-            match input::parse_record_passing(line, true, passing, &mut passed) {
+            match input::parse_record_passing(line, true, passing, &mut texts) {
                 Ok(Value::Object(map)) => adapter.import(map, &mut notes),
                 _ => panic!("a JSON object"),
             }
@@ -136,7 +136,7 @@ fn convert_lines(
         let written = canonical
             .export_owned(imported, &options, &mut notes)
             .expect("exports");
-        JsonStyle::Compact.write_object_passing(&mut out, &written, &passed.texts(line));
+        JsonStyle::Compact.write_object_passing(&mut out, &written, &texts.placed(&routes, line));
         out.push(b'\n');
     }
     let elapsed = start.elapsed();

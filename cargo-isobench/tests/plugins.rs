@@ -389,7 +389,7 @@ fn a_plugin_returning_an_invalid_record_is_an_error() {
 /// A plugin written by hand is sent whole records, whatever it declares it moves unread
 /// (the test plugin's `body`, as `patch`): the output holds the strings' text as if
 /// decoded and encoded again, in both directions, and what the plugin answers is what is
-/// written; no marker crosses, so there is nothing to check in its answer.
+/// written.
 #[test]
 fn strings_a_plugin_moves_unread_keep_their_text_both_ways() {
     let context = TestContext::new();
@@ -494,7 +494,6 @@ fn a_moved_instance_id_is_still_read() {
         "{err}"
     );
     assert_eq!(err.matches("warning: ").count(), 1, "{err}");
-    assert!(!err.contains("isobench-passthrough"), "{err}");
 }
 
 /// SWE-bench's JSON-encoded test lists reach a plugin written by hand that writes them

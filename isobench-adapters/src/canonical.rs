@@ -4,6 +4,7 @@ use std::sync::OnceLock;
 
 use isobench_core::adapter::{AdapterInfo, AdapterRegistration, ExportOptions, ViewAdapter};
 use isobench_core::contract::{Contract, Kind, Requirement};
+use isobench_core::passthrough::{BULK_FIELDS, Place};
 use isobench_core::record::V1_FIELDS;
 use isobench_core::validate::{Problem, semantic_problems};
 use isobench_core::vocab;
@@ -69,22 +70,23 @@ impl ViewAdapter for Canonical {
         Profile::Lossless.schema()
     }
 
-    fn verbatim_imports(&self) -> &[(String, String)] {
-        static PAIRS: OnceLock<Vec<(String, String)>> = OnceLock::new();
-        crate::common::owned_pairs(
-            &PAIRS,
-            &[
-                ("patch", "patch"),
-                ("test_patch", "test_patch"),
-                ("gt_commit_message", "gt_commit_message"),
-            ],
-        )
-    }
-
-    fn verbatim_exports(&self) -> &[String] {
-        static FIELDS: OnceLock<Vec<String>> = OnceLock::new();
-        // Canonical writes every bulk field as it is.
-        crate::common::owned(&FIELDS, &isobench_core::passthrough::BULK_FIELDS)
+    fn passthrough(&self) -> &[Place] {
+        static PLACES: OnceLock<Vec<Place>> = OnceLock::new();
+        PLACES.get_or_init(|| {
+            // Every bulk field is written as it is; only the top-level ones can be read
+            // unparsed.
+            BULK_FIELDS
+                .iter()
+                .map(|field| match field.strip_prefix("extensions.") {
+                    Some(key) => Place {
+                        path: vec!["extensions".to_owned(), key.to_owned()],
+                        import: false,
+                        ..Place::both_ways(field, field)
+                    },
+                    None => Place::both_ways(field, field),
+                })
+                .collect()
+        })
     }
 
     fn import(

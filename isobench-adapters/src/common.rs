@@ -1,10 +1,8 @@
 //! What several built-in adapters share: the repository release a SWE-bench-like harness
-//! looks up, SWE-bench's evaluation image of an instance, and fixed pass-through lists.
+//! looks up, and SWE-bench's evaluation image of an instance.
 
 use isobench_core::CanonicalRecord;
 use isobench_core::vocab::{self, Source};
-
-use std::sync::OnceLock;
 
 /// The repository release (`X.Y`) of a record, which SWE-bench-like harnesses use as a key
 /// of their spec table: the source's release kept beside a derived `version`, or
@@ -32,22 +30,4 @@ pub(crate) fn swe_bench_image(record: &CanonicalRecord) -> Option<String> {
         .to_lowercase()
         .replace("__", "_1776_");
     Some(format!("swebench/sweb.eval.x86_64.{id}:latest"))
-}
-
-/// `pairs` as owned strings, made once: an adapter's fixed pass-through list.
-pub(crate) fn owned_pairs(
-    cell: &'static OnceLock<Vec<(String, String)>>,
-    pairs: &[(&str, &str)],
-) -> &'static [(String, String)] {
-    cell.get_or_init(|| {
-        pairs
-            .iter()
-            .map(|&(a, b)| (a.to_owned(), b.to_owned()))
-            .collect()
-    })
-}
-
-/// `items` as owned strings, made once: an adapter's fixed pass-through list.
-pub(crate) fn owned(cell: &'static OnceLock<Vec<String>>, items: &[&str]) -> &'static [String] {
-    cell.get_or_init(|| items.iter().map(|&i| i.to_owned()).collect())
 }

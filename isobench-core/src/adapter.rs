@@ -173,25 +173,14 @@ pub trait ViewAdapter: Send + Sync + std::fmt::Debug {
         self.import(record, notes)
     }
 
-    /// The input keys whose string values `import` moves, unread, into the canonical
-    /// record, each with the canonical field it lands in (`extensions.<key>` for the
-    /// shared vocabulary). The host acts on it only for the adapters it runs itself
-    /// (built in, and field tables): a plugin written by hand is sent whole records. A
-    /// caller may hand such a value to `import` as a
-    /// [`marker`](crate::passthrough::Passed::marker), so `import` must not look at
-    /// it, only move or copy it. For a field holding a list of strings
-    /// ([`passthrough::is_list_field`](crate::passthrough::is_list_field)), the value is
-    /// the list: an array `import` moves, or a string it decodes with
-    /// [`codec::decode_list`](crate::codec::decode_list) and whose items it moves; the
-    /// caller may hand either as a marker. None by default.
-    fn verbatim_imports(&self) -> &[(String, String)] {
-        &[]
-    }
-
-    /// The canonical fields whose values (strings, or lists of strings written as
-    /// arrays) `export` moves, unread, into its output, under the same promise as
-    /// [`ViewAdapter::verbatim_imports`]. None by default.
-    fn verbatim_exports(&self) -> &[String] {
+    /// Where the format's records hold the bulk fields `import` moves unread into the
+    /// canonical record, and `export` writes unread (see [`crate::passthrough`]). The
+    /// host acts on it only for the adapters it runs itself (built in, and field tables):
+    /// a plugin written by hand is sent whole records. A conversion may hand `import` an
+    /// empty value of the same type in place of such a value, and writes the value's
+    /// text where `export` puts the field, so neither may read it, only move it. None by
+    /// default.
+    fn passthrough(&self) -> &[crate::passthrough::Place] {
         &[]
     }
 

@@ -113,45 +113,42 @@ impl JsonStyle {
     /// Appends `value` in this style: the same bytes as [`JsonStyle::write`], written
     /// faster.
     pub fn write_value(self, out: &mut Vec<u8>, value: &Value) {
-        crate::jsonwrite::value(out, value, self.writer(&[]));
+        crate::jsonwrite::value(out, value, self.writer());
     }
 
     /// Appends `map` as a JSON object in this style (see [`JsonStyle::write_value`]).
     pub fn write_object(self, out: &mut Vec<u8>, map: &Map<String, Value>) {
-        crate::jsonwrite::object(out, map, self.writer(&[]));
+        crate::jsonwrite::object(out, map, self.writer());
     }
 
     /// Appends a canonical record in this style: the same bytes as [`JsonStyle::write`]
     /// gives for it, written without building a [`Value`] first.
     pub fn write_record(self, out: &mut Vec<u8>, record: &crate::CanonicalRecord) {
-        crate::jsonwrite::record(out, record, self.writer(&[]));
+        crate::jsonwrite::record(out, record, self.writer());
     }
 
-    /// Appends `map` like [`JsonStyle::write_object`], writing the `i`-th entry of
-    /// `passed` where the map holds the `i`-th [marker](crate::passthrough::Passed::marker):
-    /// a JSON string's text in its place, or a JSON array's text in place of the
-    /// one-item array holding it.
+    /// Appends `map` like [`JsonStyle::write_object`], with the JSON text of each entry
+    /// of `passed` in place of the value at its path (see [`crate::passthrough`]).
     pub fn write_object_passing(
         self,
         out: &mut Vec<u8>,
         map: &Map<String, Value>,
-        passed: &[&[u8]],
+        passed: &[(&[String], &[u8])],
     ) {
-        crate::jsonwrite::object(out, map, self.writer(passed));
+        crate::jsonwrite::object_passing(out, map, self.writer(), passed);
     }
 
     /// A list of strings as a JSON array in this style: what [`JsonStyle::to_string`]
     /// gives for it, written faster.
     fn list_text(self, items: &[String]) -> String {
         let mut out = Vec::with_capacity(items.iter().map(|s| s.len() + 4).sum::<usize>() + 2);
-        crate::jsonwrite::strings(&mut out, items, self.writer(&[]));
+        crate::jsonwrite::strings(&mut out, items, self.writer());
         String::from_utf8(out).expect("the writer writes UTF-8")
     }
 
-    fn writer<'a>(self, passed: &'a [&'a [u8]]) -> crate::jsonwrite::Style<'a> {
+    fn writer(self) -> crate::jsonwrite::Style {
         crate::jsonwrite::Style {
             spaced: self == Self::Spaced,
-            passed,
         }
     }
 
@@ -250,16 +247,7 @@ pub fn decode_list(value: &Value, pointer: &str) -> Result<DecodedList, RecordEr
             encoding: Encoding::Native,
             reproducible: true,
         }),
-        Value::String(text) => match crate::passthrough::encoded_list_of(text) {
-            // A list the reader passes (see `passthrough`): the record holds it as the
-            // one-item array the writer replaces.
-            Some((marker, encoding)) => Ok(DecodedList {
-                items: vec![marker],
-                encoding,
-                reproducible: true,
-            }),
-            None => decode_list_text(text, pointer),
-        },
+        Value::String(text) => decode_list_text(text, pointer),
         other => Err(RecordError::wrong_type(
             pointer,
             "an array of strings (or a string holding one)",

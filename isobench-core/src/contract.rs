@@ -231,20 +231,10 @@ impl Requirement {
     }
 
     /// What is wrong with `value` for this requirement; `None` when it complies.
-    ///
-    /// `passed` gives the JSON text a marker string stands for (see
-    /// [`crate::passthrough`]): such a value is judged by that text.
-    fn problem<'t>(
-        &self,
-        value: &Value,
-        passed: &dyn Fn(&str) -> Option<&'t [u8]>,
-    ) -> Option<Problem> {
-        let text = match value {
-            Value::String(s) => passed(s),
-            Value::Array(items) if items.len() == 1 => items[0].as_str().and_then(passed),
-            _ => None,
-        };
-        if let Some(text) = text {
+    /// `passed`: the JSON text written in place of `value`, when it passed (see
+    /// [`crate::passthrough`]), which is judged instead.
+    fn problem(&self, value: &Value, passed: Option<&[u8]>) -> Option<Problem> {
+        if let Some(text) = passed {
             return self.text_problem(text);
         }
         let (fits, empty) = match (self.kind, value) {
@@ -422,7 +412,8 @@ impl Contract {
     }
 
     /// Every requirement `record` does not meet, in the contract's order. `passed` gives
-    /// the JSON text a passed-through marker stands for (`|_| None` when nothing passed).
+    /// the JSON text written in place of a key's value, when it passed (see
+    /// [`crate::passthrough`]; `|_| None` when nothing passed).
     pub fn check<'c, 't>(
         &'c self,
         record: &Map<String, Value>,
@@ -437,7 +428,7 @@ impl Contract {
                         Some(Problem::Absent)
                     }
                     Some(value) => requirement
-                        .problem(value, passed)
+                        .problem(value, passed(&requirement.key))
                         .or_else(|| requirement.unknown(value, record)),
                 };
                 problem.map(|problem| Unmet {
@@ -646,25 +637,33 @@ mod tests {
     #[test]
     fn a_passed_value_is_judged_by_its_text() {
         let c = contract();
-        let texts = |s: &str| match s {
-            "\0empty" => Some(&b"\"\""[..]),
-            "\0list" => Some(&b"[\"a\"]"[..]),
-            "\0nolist" => Some(&b"[]"[..]),
+        // The record holds empty placeholders; the texts written in their place decide.
+        let record = map(json!({"patch": "", "hints": "", "F2P": [], "runs": "1", "n": 1}));
+        let texts = |key: &str| match key {
+            "patch" => Some(&b"\"\""[..]),
+            "F2P" => Some(&b"[\"a\"]"[..]),
             _ => None,
         };
-        let record = map(json!({
-            "patch": "\0empty", "hints": "", "F2P": ["\0list"], "runs": "1", "n": 1
-        }));
         assert_eq!(
             keys_and_problems(&c.check(&record, &texts)),
             [("patch".to_owned(), Problem::Empty)]
         );
-        let record = map(json!({
-            "patch": "d", "hints": "", "F2P": ["\0nolist"], "runs": "1", "n": 1
-        }));
+        let texts = |key: &str| match key {
+            "patch" => Some(&b"\"d\""[..]),
+            "F2P" => Some(&b"[]"[..]),
+            _ => None,
+        };
         assert_eq!(
             keys_and_problems(&c.check(&record, &texts)),
             [("F2P".to_owned(), Problem::Empty)]
+        );
+        // Without texts, the placeholders themselves are judged: both empty.
+        assert_eq!(
+            keys_and_problems(&c.check(&record, &none)),
+            [
+                ("patch".to_owned(), Problem::Empty),
+                ("F2P".to_owned(), Problem::Empty)
+            ]
         );
     }
 

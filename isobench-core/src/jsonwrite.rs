@@ -11,61 +11,63 @@ use serde_json::{Map, Number, Value};
 
 use crate::record::{CanonicalRecord, FieldRef, V1_FIELDS};
 
-/// How to write: the separators, and the passed strings' texts (see
-/// [`crate::passthrough`]).
+/// How to write: the separators.
 #[derive(Clone, Copy)]
-pub(crate) struct Style<'a> {
+pub(crate) struct Style {
     /// `, ` and `: ` between items, as Python writes them.
     pub spaced: bool,
-    /// The JSON text of each passed string, by marker index.
-    pub passed: &'a [&'a [u8]],
 }
 
 /// Writes `value` in `style`.
-pub(crate) fn value(out: &mut Vec<u8>, value: &Value, style: Style<'_>) {
+pub(crate) fn value(out: &mut Vec<u8>, value: &Value, style: Style) {
     match value {
         Value::Null => out.extend_from_slice(b"null"),
         Value::Bool(true) => out.extend_from_slice(b"true"),
         Value::Bool(false) => out.extend_from_slice(b"false"),
         Value::Number(n) => number(out, n),
-        // A list's text stands only for the array holding its marker alone (below).
-        Value::String(s) => match passed(s, style).filter(|t| t.first() == Some(&b'"')) {
-            Some(text) => out.extend_from_slice(text),
-            None => string(out, s),
-        },
-        Value::Array(items) => {
-            // A passed list: its marker alone in an array stands for the whole array.
-            if let [Value::String(s)] = items.as_slice()
-                && let Some(text) = passed(s, style).filter(|t| t.first() == Some(&b'['))
-            {
-                out.extend_from_slice(text);
-                return;
-            }
-            out.push(b'[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    separator(out, b',', style.spaced);
-                }
-                self::value(out, item, style);
-            }
-            out.push(b']');
-        }
+        Value::String(s) => string(out, s),
+        Value::Array(items) => array(out, items, style.spaced, |out, item| {
+            self::value(out, item, style);
+        }),
         Value::Object(map) => object(out, map, style),
     }
 }
 
-/// The text a marker stands for: a string's, or a list's (which stands for the array
-/// holding the marker).
-fn passed<'a>(s: &str, style: Style<'a>) -> Option<&'a [u8]> {
-    if style.passed.is_empty() {
-        return None;
+/// Writes `map` as [`object`] does, with each JSON text of `passed` in place of the
+/// value at its path (the keys from `map` down; see [`crate::passthrough`]).
+pub(crate) fn object_passing(
+    out: &mut Vec<u8>,
+    map: &Map<String, Value>,
+    style: Style,
+    passed: &[(&[String], &[u8])],
+) {
+    out.push(b'{');
+    for (i, (key, item)) in map.iter().enumerate() {
+        if i > 0 {
+            separator(out, b',', style.spaced);
+        }
+        string(out, key);
+        separator(out, b':', style.spaced);
+        let mut below = passed
+            .iter()
+            .filter(|(path, _)| path.first() == Some(key))
+            .peekable();
+        match (below.peek(), item) {
+            (Some(([_], text)), _) => out.extend_from_slice(text),
+            (Some(_), Value::Object(inner)) => {
+                let inner_passed: Vec<(&[String], &[u8])> =
+                    below.map(|(path, text)| (&path[1..], *text)).collect();
+                object_passing(out, inner, style, &inner_passed);
+            }
+            _ => value(out, item, style),
+        }
     }
-    style.passed.get(crate::passthrough::index_of(s)?).copied()
+    out.push(b'}');
 }
 
 /// Writes a canonical record as [`CanonicalRecord::into_value`] makes it: the v1
 /// fields present, in schema order, then `extensions` unless empty.
-pub(crate) fn record(out: &mut Vec<u8>, record: &CanonicalRecord, style: Style<'_>) {
+pub(crate) fn record(out: &mut Vec<u8>, record: &CanonicalRecord, style: Style) {
     out.push(b'{');
     let mut first = true;
     let mut key = |out: &mut Vec<u8>, name: &str| {
@@ -114,7 +116,7 @@ fn number(out: &mut Vec<u8>, n: &Number) {
 }
 
 /// Writes `items` as a JSON array of strings.
-pub(crate) fn strings(out: &mut Vec<u8>, items: &[String], style: Style<'_>) {
+pub(crate) fn strings(out: &mut Vec<u8>, items: &[String], style: Style) {
     array(out, items, style.spaced, |out, item| string(out, item));
 }
 
@@ -136,7 +138,7 @@ fn array<T>(
 }
 
 /// Writes `map` as a JSON object.
-pub(crate) fn object(out: &mut Vec<u8>, map: &Map<String, Value>, style: Style<'_>) {
+pub(crate) fn object(out: &mut Vec<u8>, map: &Map<String, Value>, style: Style) {
     out.push(b'{');
     for (i, (key, item)) in map.iter().enumerate() {
         if i > 0 {
@@ -243,14 +245,7 @@ mod tests {
         for style in [JsonStyle::Compact, JsonStyle::Spaced] {
             let mut ours = Vec::new();
             let spaced = style == JsonStyle::Spaced;
-            value(
-                &mut ours,
-                v,
-                Style {
-                    spaced,
-                    passed: &[],
-                },
-            );
+            value(&mut ours, v, Style { spaced });
             let mut theirs = Vec::new();
             style.write(&mut theirs, v).expect("in memory");
             assert_eq!(
@@ -307,14 +302,7 @@ mod tests {
             for style in [JsonStyle::Compact, JsonStyle::Spaced] {
                 let mut ours = Vec::new();
                 let spaced = style == JsonStyle::Spaced;
-                strings(
-                    &mut ours,
-                    &items,
-                    Style {
-                        spaced,
-                        passed: &[],
-                    },
-                );
+                strings(&mut ours, &items, Style { spaced });
                 assert_eq!(String::from_utf8_lossy(&ours), style.to_string(&items));
             }
         }

@@ -1,111 +1,35 @@
-//! Strings passed from an input record to the output as the JSON text they were read
-//! as, without being decoded and encoded again.
+//! Bulk values passed from an input record to the output as the JSON text they were
+//! read as, without being decoded and encoded again.
 //!
-//! Patches and issue texts make up most of a benchmark record, and most adapters only
-//! move them from one key to another. When the source adapter moves an input field
-//! untouched ([`ViewAdapter::verbatim_imports`]) and the target writes that canonical
-//! field untouched ([`ViewAdapter::verbatim_exports`]), a reader may leave the field's
-//! JSON string undecoded: the record holds a [marker](Passed::marker) instead, and the
-//! writer ([`JsonStyle::write_object_passing`]) puts the original text where the marker
-//! lands. This is only done for a string whose text is exactly what the writer would
-//! write for it ([`is_written_as_is`]), so the output is the same, byte for byte, as
-//! with the string decoded and encoded again.
+//! Patches, issue texts and test lists make up most of a benchmark record, and most
+//! adapters only move them from one key to another. Each adapter says where its records
+//! hold such a field and whether it moves it unread ([`ViewAdapter::passthrough`], a
+//! [`Place`] per field; a [`crate::table::Table`] derives them from the fields it maps
+//! straight across). A conversion pairs the places of its two formats into [`Route`]s,
+//! from an input key to where the output holds the field. A reader then leaves a
+//! routed value undecoded: it keeps the value's text ([`Texts`]) and gives the adapter
+//! an empty value of the same type in its place, which the adapters move like any
+//! other. The writer ([`JsonStyle::write_object_passing`]) writes the kept text at the
+//! route's output path. Nothing in the record stands for the text, so no adapter can
+//! misplace it: the record holds empty strings and lists, and the text goes where the
+//! route says.
 //!
-//! Lists of strings pass too, when the canonical field is a list
-//! ([`is_list_field`]): an array written as the writer would write it in the output's
-//! style ([`is_list_written_as_is`]), or a string holding a JSON-encoded list, which the
-//! reader rewrites as the array the writer would write ([`transcode_list`]) without
-//! decoding its items. The record then holds the array `[marker]`, one item, which
-//! the writer replaces by the whole list's text. A JSON-encoded list reaches the
-//! adapter as an [`encoded_list`](Passed::encoded_list) marker, which
-//! [`crate::codec::decode_list`] reads as that one-item array and the encoding the text
-//! was in.
+//! A value passes only when its text is exactly what the writer would write for it
+//! ([`is_written_as_is`], [`is_list_written_as_is`]), so the output is the same, byte
+//! for byte, as with the value decoded and encoded again. A list held as a string
+//! (JSON-encoded) passes too, rewritten as the array the writer would write
+//! ([`transcode_list`]) without decoding its items; its placeholder is a string in the
+//! same encoding, so the source adapter notes the encoding it would note for the list.
 //!
-//! A marker holds a NUL byte and a number drawn at random once per process, so no
-//! string of the input can be taken for one; then the serial number of its record
-//! (one per [`Passed::clear`]) and its index, both fixed-width, so that a marker kept
-//! from another record, or with a digit added or lost, is not one of this record's.
-//!
-//! [`ViewAdapter::verbatim_imports`]: crate::ViewAdapter::verbatim_imports
-//! [`ViewAdapter::verbatim_exports`]: crate::ViewAdapter::verbatim_exports
+//! [`ViewAdapter::passthrough`]: crate::ViewAdapter::passthrough
 //! [`JsonStyle::write_object_passing`]: crate::codec::JsonStyle::write_object_passing
 
-use std::collections::hash_map::RandomState;
-use std::hash::BuildHasher;
 use std::ops::Range;
-use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU64, Ordering};
 
+use serde_json::Value;
+
+use crate::adapter::ViewAdapter;
 use crate::codec::{Encoding, JsonStyle};
-
-/// What every marker of this process starts with.
-fn prefix() -> &'static str {
-    static PREFIX: OnceLock<String> = OnceLock::new();
-    PREFIX.get_or_init(|| {
-        let nonce = RandomState::new().hash_one("isobench passthrough");
-        format!("\0isobench-passthrough-{nonce:016x}-")
-    })
-}
-
-/// The length of what follows the [`prefix`] in a marker: the record's serial number
-/// (16 hex digits), `-`, the marker's index (8 hex digits).
-const ID_LENGTH: usize = 25;
-
-/// A marker's text after the [`prefix`]: [`ID_LENGTH`] bytes.
-struct Id {
-    serial: u64,
-    index: u32,
-}
-
-impl std::fmt::Display for Id {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{:016x}-{:08x}", self.serial, self.index)
-    }
-}
-
-/// The serial number and index a marker's text after the [`prefix`] starts with.
-fn parse_id(rest: &[u8]) -> Option<(u64, usize)> {
-    let id = rest.get(..ID_LENGTH)?;
-    if id[16] != b'-' {
-        return None;
-    }
-    Some((hex(&id[..16])?, usize::try_from(hex(&id[17..])?).ok()?))
-}
-
-/// The number `digits` writes in lower-case hexadecimal, leading zeros allowed.
-fn hex(digits: &[u8]) -> Option<u64> {
-    digits.iter().try_fold(0_u64, |n, &b| {
-        let digit = match b {
-            b'0'..=b'9' => b - b'0',
-            b'a'..=b'f' => b - b'a' + 10,
-            _ => return None,
-        };
-        n.checked_mul(16)?.checked_add(u64::from(digit))
-    })
-}
-
-/// The index of the passed string `s` stands for, when it is a marker (of any record:
-/// the serial number tells a record's markers from another's).
-pub fn index_of(s: &str) -> Option<usize> {
-    if s.as_bytes().first() != Some(&0) {
-        return None;
-    }
-    let rest = s.strip_prefix(prefix())?.as_bytes();
-    let (_, index) = parse_id(rest).filter(|_| rest.len() == ID_LENGTH)?;
-    Some(index)
-}
-
-/// The marker and encoding of an [`encoded_list`](Passed::encoded_list) marker.
-pub(crate) fn encoded_list_of(s: &str) -> Option<(String, Encoding)> {
-    if s.as_bytes().first() != Some(&0) {
-        return None;
-    }
-    let rest = s.strip_prefix(prefix())?;
-    parse_id(rest.as_bytes())?;
-    let encoding = rest.get(ID_LENGTH..)?.strip_prefix(':')?;
-    let marker = &s[..s.len() - rest.len() + ID_LENGTH];
-    Some((marker.to_owned(), Encoding::parse(encoding)?))
-}
 
 /// The canonical fields that may pass at all: the bulk of a record (patches, texts,
 /// test lists), which nothing between import and export reads. A [`crate::table::Table`]
@@ -132,85 +56,156 @@ pub fn is_list_field(field: &str) -> bool {
     LIST_FIELDS.contains(&field)
 }
 
-/// The texts a record's markers stand for, by marker index: ranges of the record's
-/// JSON text, or texts the reader made from it (a JSON-encoded list rewritten as an
-/// array).
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Passed {
-    /// Per marker: whether its text is in `made` (else in the record's text), and where.
-    spans: Vec<(bool, Range<usize>)>,
-    made: Vec<u8>,
-    /// The record's serial number, which its markers hold.
-    serial: u64,
+/// Where a format's records hold a bulk field ([`BULK_FIELDS`]) that its adapter moves
+/// unread, and which ways.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Place {
+    /// The canonical field.
+    pub field: String,
+    /// The keys that lead to the value in a record of the format, from the top.
+    pub path: Vec<String>,
+    /// Whether import moves the value, unread, from there into the field: a string, or
+    /// for a list field ([`is_list_field`]) an array or a string holding a list, which
+    /// import decodes with [`crate::codec::decode_list`] and whose items it moves. The
+    /// reader passes top-level keys only.
+    pub import: bool,
+    /// Whether export writes the field's value there unread: a string, or an array for
+    /// a list field.
+    pub export: bool,
 }
 
-impl Passed {
-    /// Forgets every text, keeping the memory, for the next record: its markers get a
-    /// serial number of their own, unique in the process.
-    pub fn clear(&mut self) {
-        static SERIALS: AtomicU64 = AtomicU64::new(1);
-        self.spans.clear();
-        self.made.clear();
-        self.serial = SERIALS.fetch_add(1, Ordering::Relaxed);
-    }
-
-    /// The string a record holds in place of the `index`-th passed text.
-    pub fn marker(&self, index: usize) -> String {
-        format!("{}{}", prefix(), self.id(index))
-    }
-
-    /// What follows the prefix in the `index`-th marker.
-    fn id(&self, index: usize) -> Id {
-        Id {
-            serial: self.serial,
-            index: u32::try_from(index).expect("a record passes fewer than 2^32 texts"),
+impl Place {
+    /// A top-level `key` holding `field`, moved unread both ways.
+    pub fn both_ways(key: &str, field: &str) -> Self {
+        Self {
+            field: field.to_owned(),
+            path: vec![key.to_owned()],
+            import: true,
+            export: true,
         }
     }
+}
 
-    /// The string a record holds in place of the `index`-th passed text when that text
-    /// is a list the input held as a string in `encoding` (a JSON-encoded list):
-    /// [`crate::codec::decode_list`] reads it as the list `[marker(index)]`.
-    pub fn encoded_list(&self, index: usize, encoding: Encoding) -> String {
-        format!("{}:{}", self.marker(index), encoding.as_str())
+/// How a value passes in one conversion: from an input key to where the output holds
+/// it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Route<'a> {
+    /// The input key.
+    pub key: &'a str,
+    /// Whether the value is a list of strings.
+    pub list: bool,
+    /// Whether a list may come as a string holding a JSON-encoded list, rewritten as the
+    /// array the output holds. Not between two records of one format: export writes a
+    /// list in the encoding import read it in.
+    pub encoded: bool,
+    /// Where the output holds it, from the top.
+    pub path: &'a [String],
+}
+
+/// The routes of a conversion from `from` to `to`: the fields `from` moves unread from a
+/// top-level key that `to` writes unread. Never the `instance_id`, which the conversion
+/// reads (repeated ids, rejected records), whatever the adapters declare.
+pub fn routes<'a>(from: &'a dyn ViewAdapter, to: &'a dyn ViewAdapter) -> Vec<Route<'a>> {
+    let same_format = from.info().name == to.info().name;
+    from.passthrough()
+        .iter()
+        .filter(|place| place.import && place.field != "instance_id")
+        .filter_map(|place| {
+            let [key] = place.path.as_slice() else {
+                return None;
+            };
+            let out = to
+                .passthrough()
+                .iter()
+                .find(|out| out.export && out.field == place.field)?;
+            let list = is_list_field(&place.field);
+            Some(Route {
+                key,
+                list,
+                encoded: list && !same_format,
+                path: &out.path,
+            })
+        })
+        .filter(|route| route.key != "instance_id")
+        .collect()
+}
+
+/// The texts of the values a record passed, by route: ranges of the record's JSON text,
+/// or texts the reader made from it (a JSON-encoded list rewritten as an array).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Texts {
+    /// Per route: whether its text is in `made` (else in the record's text), and where;
+    /// `None` for a route whose value did not pass.
+    spans: Vec<Option<(bool, Range<usize>)>>,
+    made: Vec<u8>,
+}
+
+impl Texts {
+    /// Forgets every text, keeping the memory, for the next record.
+    pub fn clear(&mut self) {
+        self.spans.clear();
+        self.made.clear();
     }
 
-    /// Whether no text is passed.
+    /// Whether no value passed.
     pub fn is_empty(&self) -> bool {
-        self.spans.is_empty()
+        self.spans.iter().all(Option::is_none)
     }
 
-    /// Passes the value at `range` of the record's text; its marker index.
-    pub fn push_input(&mut self, range: Range<usize>) -> usize {
-        self.spans.push((false, range));
-        self.spans.len() - 1
+    fn keep(&mut self, route: usize, span: (bool, Range<usize>)) {
+        if self.spans.len() <= route {
+            self.spans.resize(route + 1, None);
+        }
+        self.spans[route] = Some(span);
     }
 
-    /// Passes the array [`transcode_list`] makes of `token`, a string holding a
-    /// JSON-encoded list, for an output in `style`: its marker index and the
-    /// encoding, when the list can pass.
-    pub fn push_encoded_list(
+    /// Passes the string at `range` of the record's text for `route`; what the record
+    /// holds in its place.
+    pub fn pass_string(&mut self, route: usize, range: Range<usize>) -> Value {
+        self.keep(route, (false, range));
+        Value::String(String::new())
+    }
+
+    /// Passes the array of strings at `range` of the record's text for `route`; what
+    /// the record holds in its place.
+    pub fn pass_array(&mut self, route: usize, range: Range<usize>) -> Value {
+        self.keep(route, (false, range));
+        Value::Array(Vec::new())
+    }
+
+    /// Passes `token`, a string holding a JSON-encoded list, as the array
+    /// [`transcode_list`] makes of it for an output in `style`, for `route`: what the
+    /// record holds in its place, a string holding a list in the same encoding
+    /// (`[]`, or for Python's separators, which only a list of two items or more
+    /// shows, two empty items); `None` when the list cannot pass.
+    pub fn pass_encoded_list(
         &mut self,
+        route: usize,
         token: &[u8],
         style: JsonStyle,
-    ) -> Option<(usize, Encoding)> {
+    ) -> Option<Value> {
         let start = self.made.len();
         let Some(encoding) = transcode_list(token, style, &mut self.made) else {
             self.made.truncate(start);
             return None;
         };
-        self.spans.push((true, start..self.made.len()));
-        Some((self.spans.len() - 1, encoding))
+        self.keep(route, (true, start..self.made.len()));
+        let placeholder = match encoding {
+            Encoding::JsonSpaced => r#"["", ""]"#,
+            _ => "[]",
+        };
+        Some(Value::String(placeholder.to_owned()))
     }
 
     /// Whether the reader made any of the texts (a JSON-encoded list rewritten as the
     /// array the writer writes), rather than each being a range of the record's text.
     pub fn any_made(&self) -> bool {
-        self.spans.iter().any(|(made, _)| *made)
+        self.spans.iter().flatten().any(|(made, _)| *made)
     }
 
-    /// The `index`-th marker's text, for `text`, the record's JSON text.
-    pub fn text<'a>(&'a self, text: &'a [u8], index: usize) -> Option<&'a [u8]> {
-        let (made, range) = self.spans.get(index)?;
+    /// The text passed for the `route`-th route, for `text`, the record's JSON text.
+    pub fn text<'a>(&'a self, text: &'a [u8], route: usize) -> Option<&'a [u8]> {
+        let (made, range) = self.spans.get(route)?.as_ref()?;
         Some(if *made {
             &self.made[range.clone()]
         } else {
@@ -218,18 +213,33 @@ impl Passed {
         })
     }
 
-    /// Each marker's text, by index, for `text`, the record's JSON text.
-    pub fn texts<'a>(&'a self, text: &'a [u8]) -> Vec<&'a [u8]> {
-        self.spans
+    /// Each passed text with where the output holds it, as
+    /// [`JsonStyle::write_object_passing`] takes them: for `routes`, the conversion's
+    /// routes, and `text`, the record's JSON text.
+    pub fn placed<'a>(
+        &'a self,
+        routes: &'a [Route<'a>],
+        text: &'a [u8],
+    ) -> Vec<(&'a [String], &'a [u8])> {
+        routes
             .iter()
-            .map(|(made, range)| {
-                if *made {
-                    &self.made[range.clone()]
-                } else {
-                    &text[range.clone()]
-                }
-            })
+            .enumerate()
+            .filter_map(|(i, route)| Some((route.path, self.text(text, i)?)))
             .collect()
+    }
+
+    /// The text passed to the output key `key` (keys joined by `/`, as a
+    /// [`crate::Contract`] names them), for `routes` and `text` as in [`Texts::placed`].
+    pub fn at_key<'a>(
+        &'a self,
+        routes: &[Route<'_>],
+        text: &'a [u8],
+        key: &str,
+    ) -> Option<&'a [u8]> {
+        let route = routes
+            .iter()
+            .position(|route| key.split('/').eq(route.path.iter().map(String::as_str)))?;
+        self.text(text, route)
     }
 }
 
@@ -372,15 +382,6 @@ pub fn written_string_length(text: &[u8]) -> Option<usize> {
 mod tests {
     use super::*;
 
-    /// The markers of one record (a `Passed` never cleared: serial number 0).
-    fn marker(index: usize) -> String {
-        Passed::default().marker(index)
-    }
-
-    fn encoded_list(index: usize, encoding: Encoding) -> String {
-        Passed::default().encoded_list(index, encoding)
-    }
-
     /// The rule the fast check must agree with: decode, encode, compare.
     fn round_trips(token: &[u8]) -> bool {
         let decoded: String = serde_json::from_slice(token).expect("valid token");
@@ -458,22 +459,31 @@ mod tests {
     }
 
     #[test]
-    fn markers_are_written_as_the_texts_they_stand_for() {
-        use crate::codec::JsonStyle;
-        use serde_json::{Value, json};
-        let texts: [&[u8]; 2] = [br#""line\n\"quoted\"""#, "\"é\"".as_bytes()];
+    fn passed_texts_are_written_at_their_paths() {
+        use serde_json::json;
         let decoded = json!({
             "patch": "line\n\"quoted\"",
-            "extensions": {"texts": ["é", "line\n\"quoted\""], "n": 1},
-            "marker-like": "\u{0}isobench-passthrough-",
+            "extensions": {"texts": ["é", "line"], "other": {"texts": "kept"}, "n": 1},
+            "texts": "kept",
         });
-        let mut holding = decoded.clone();
-        holding["patch"] = Value::String(marker(0));
-        holding["extensions"]["texts"] = json!([marker(1), marker(0)]);
+        let holding = json!({
+            "patch": "",
+            "extensions": {"texts": [], "other": {"texts": "kept"}, "n": 1},
+            "texts": "kept",
+        });
+        let (patch, texts) = (
+            vec!["patch".to_owned()],
+            vec!["extensions".to_owned(), "texts".to_owned()],
+        );
         for style in [JsonStyle::Compact, JsonStyle::Spaced] {
+            let list = style.to_string(&decoded["extensions"]["texts"]);
+            let passed: [(&[String], &[u8]); 2] = [
+                (&patch, br#""line\n\"quoted\"""#),
+                (&texts, list.as_bytes()),
+            ];
             let (mut expected, mut passing) = (Vec::new(), Vec::new());
             style.write_object(&mut expected, decoded.as_object().expect("object"));
-            style.write_object_passing(&mut passing, holding.as_object().expect("object"), &texts);
+            style.write_object_passing(&mut passing, holding.as_object().expect("object"), &passed);
             assert_eq!(
                 String::from_utf8_lossy(&passing),
                 String::from_utf8_lossy(&expected)
@@ -545,7 +555,6 @@ mod tests {
                     &decoded.items,
                     crate::jsonwrite::Style {
                         spaced: style == JsonStyle::Spaced,
-                        passed: &[],
                     },
                 );
                 assert_eq!(
@@ -589,71 +598,81 @@ mod tests {
     }
 
     #[test]
-    fn encoded_list_markers_carry_their_encoding() {
-        use crate::codec::{DecodedList, decode_list};
-        let holding = serde_json::Value::String(encoded_list(3, Encoding::JsonSpaced));
-        assert_eq!(
-            decode_list(&holding, "/l").expect("a marker decodes"),
-            DecodedList {
-                items: vec![marker(3)],
-                encoding: Encoding::JsonSpaced,
-                reproducible: true,
-            }
-        );
-        assert_eq!(index_of(&encoded_list(3, Encoding::Json)), None);
-        assert_eq!(encoded_list_of(&marker(3)), None);
-        assert_eq!(
-            encoded_list_of(&encoded_list(0, Encoding::Json)),
-            Some((marker(0), Encoding::Json))
-        );
+    fn an_encoded_list_is_held_as_a_list_in_its_encoding() {
+        use crate::codec::decode_list;
+        let mut passed = 0;
+        for token in encoded_lists() {
+            let mut texts = Texts::default();
+            let Some(placeholder) = texts.pass_encoded_list(3, token.as_bytes(), JsonStyle::Spaced)
+            else {
+                continue;
+            };
+            passed += 1;
+            let value: Value = serde_json::from_str(&token).expect("a JSON string");
+            let list = decode_list(&value, "/l").expect("a list that passes decodes");
+            let held = decode_list(&placeholder, "/l").expect("the placeholder decodes");
+            assert_eq!(held.encoding, list.encoding, "{token}");
+            assert!(held.reproducible, "{token}");
+            assert!(held.items.iter().all(String::is_empty), "{token}");
+            // The text is kept for its route alone.
+            assert_eq!(texts.text(b"", 2), None);
+            let mut array = Vec::new();
+            transcode_list(token.as_bytes(), JsonStyle::Spaced, &mut array);
+            assert_eq!(texts.text(b"", 3), Some(array.as_slice()), "{token}");
+            assert!(texts.any_made() && !texts.is_empty());
+        }
+        assert!(passed >= 8, "{passed}");
     }
 
     #[test]
-    fn a_marker_alone_in_an_array_stands_for_a_passed_list() {
-        let texts: [&[u8]; 2] = [br#"["a", "b"]"#, br#""s""#];
-        let holding = serde_json::json!({
-            "l": [marker(0)],
-            "two": [marker(0), marker(1)],
-            "s": [marker(1)],
-        });
-        let mut out = Vec::new();
-        JsonStyle::Spaced.write_object_passing(
-            &mut out,
-            holding.as_object().expect("object"),
-            &texts,
+    fn texts_are_kept_by_route() {
+        let text = br#"{"a": "x", "b": ["y"]}"#;
+        let mut texts = Texts::default();
+        assert!(texts.is_empty());
+        assert_eq!(texts.pass_array(1, 16..21), Value::Array(Vec::new()));
+        assert_eq!(texts.pass_string(0, 6..9), Value::String(String::new()));
+        let (a, b, c) = (
+            vec!["out".to_owned()],
+            vec!["extensions".to_owned(), "b".to_owned()],
+            vec!["c".to_owned()],
+        );
+        let routes = [
+            Route {
+                key: "a",
+                list: false,
+                encoded: false,
+                path: &a,
+            },
+            Route {
+                key: "b",
+                list: true,
+                encoded: true,
+                path: &b,
+            },
+            Route {
+                key: "c",
+                list: false,
+                encoded: false,
+                path: &c,
+            },
+        ];
+        assert_eq!(
+            texts.placed(&routes, text),
+            [
+                (a.as_slice(), &b"\"x\""[..]),
+                (b.as_slice(), &b"[\"y\"]"[..])
+            ]
         );
         assert_eq!(
-            String::from_utf8_lossy(&out),
-            format!(
-                r#"{{"l": ["a", "b"], "two": ["{}", "s"], "s": ["s"]}}"#,
-                marker(0).replace('\0', "\\u0000")
-            )
+            texts.at_key(&routes, text, "extensions/b"),
+            Some(&b"[\"y\"]"[..])
         );
-    }
-
-    #[test]
-    fn markers_are_told_from_input_strings() {
-        let p = marker(7);
-        assert_eq!(index_of(&p), Some(7));
-        assert_eq!(index_of(&marker(0)), Some(0));
-        let last = usize::try_from(u32::MAX).expect("a usize holds a u32");
-        assert_eq!(index_of(&marker(last)), Some(last));
-        assert_eq!(index_of("\0isobench-passthrough-0000000000000000-7"), None);
-        assert_eq!(index_of("7"), None);
-        assert_eq!(index_of(""), None);
-        assert_eq!(index_of(&format!("{p}x")), None);
-        // A digit added or lost is not another marker.
-        assert_eq!(index_of(&format!("{p}0")), None);
-        assert_eq!(index_of(&p[..p.len() - 1]), None);
-        assert_eq!(index_of(&p.to_uppercase()), None);
-        // Another record's marker is one too: only its serial number tells them apart.
-        let mut other = Passed::default();
-        other.clear();
-        assert_ne!(other.marker(7), p);
-        assert_eq!(index_of(&other.marker(7)), Some(7));
-        assert_eq!(
-            encoded_list_of(&other.encoded_list(7, Encoding::Json)),
-            Some((other.marker(7), Encoding::Json))
-        );
+        assert_eq!(texts.at_key(&routes, text, "out"), Some(&b"\"x\""[..]));
+        assert_eq!(texts.at_key(&routes, text, "c"), None);
+        assert_eq!(texts.at_key(&routes, text, "extensions"), None);
+        assert!(!texts.any_made());
+        texts.clear();
+        assert!(texts.is_empty());
+        assert_eq!(texts.placed(&routes, text), []);
     }
 }

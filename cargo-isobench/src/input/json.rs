@@ -4,7 +4,7 @@
 //! JSON Lines and JSON arrays and by the pipeline's workers.
 
 use isobench_core::codec::JsonStyle;
-use isobench_core::passthrough::Passed;
+use isobench_core::passthrough::Texts;
 use serde::de::{DeserializeSeed, Deserializer as _};
 use serde_json::Value;
 
@@ -12,12 +12,12 @@ use super::items::BadInput;
 
 mod checked;
 mod fast;
-mod passing;
+mod routes;
 mod skim;
 
-use checked::PassingObject;
+use checked::RoutedObject;
 pub(super) use checked::{CheckedValue, Trail};
-pub use passing::{PassKey, Passing};
+pub use routes::Routes;
 use skim::Skim;
 
 /// The JSON style a record's text shows, if any.
@@ -36,7 +36,7 @@ pub(super) fn style_of_prefix(head: &[u8]) -> Option<JsonStyle> {
 
 /// Parses one JSONL line into a record object, or says why it is not one.
 pub fn parse_record(text: &[u8], complete_line: bool) -> Result<Value, BadInput> {
-    parse_record_passing(text, complete_line, Passing::NONE, &mut Passed::default())
+    parse_record_passing(text, complete_line, Routes::NONE, &mut Texts::default())
 }
 
 /// Checks that one JSONL line is a record object [`parse_record`] would accept, without
@@ -56,15 +56,15 @@ pub fn check_record(text: &[u8], complete_line: bool) -> Result<(), BadInput> {
 }
 
 /// Parses like [`parse_record`], but leaves undecoded the top-level values of the keys
-/// in `passing` whose text the writer would write as it is (see
+/// `routes` names whose text the writer would write as it is (see
 /// [`isobench_core::passthrough`]): strings, and for list keys, arrays of strings and
-/// strings holding a JSON-encoded list. The record holds a marker for each, and
-/// `passed` gets its text, in marker order.
+/// strings holding a JSON-encoded list. The record holds an empty value of the same
+/// type in place of each, and `texts` gets its text, by route.
 pub fn parse_record_passing(
     text: &[u8],
     complete_line: bool,
-    passing: Passing<'_>,
-    passed: &mut Passed,
+    routes: Routes<'_>,
+    texts: &mut Texts,
 ) -> Result<Value, BadInput> {
     let bad = |message: String, hint: Option<&str>| BadInput {
         message,
@@ -80,35 +80,35 @@ pub fn parse_record_passing(
             ));
         }
     };
-    if !passing.keys.is_empty() {
-        if let Some(record) = fast::read(checked, passing, passed) {
+    if !routes.is_empty() {
+        if let Some(record) = fast::read(checked, routes, texts) {
             return Ok(Value::Object(record));
         }
-        passed.clear();
+        texts.clear();
     }
-    let parse = |trail: &mut Trail, passing: Passing<'_>, passed: &mut Passed| {
+    let parse = |trail: &mut Trail, routes: Routes<'_>, texts: &mut Texts| {
         // The text is known to be UTF-8: reading it as `str` skips checking each string.
         let mut de = serde_json::Deserializer::from_str(checked);
-        if passing.keys.is_empty() || !checked.trim_start().starts_with('{') {
+        if routes.is_empty() || !checked.trim_start().starts_with('{') {
             CheckedValue { trail }.deserialize(&mut de)
         } else {
-            de.deserialize_map(PassingObject {
+            de.deserialize_map(RoutedObject {
                 trail,
-                passing,
+                routes,
                 start: checked.as_ptr() as usize,
-                passed,
+                texts,
             })
         }
         .and_then(|value| de.end().map(|()| value))
     };
     let mut trail = Trail::default();
-    let mut result = parse(&mut trail, passing, passed);
-    if result.is_err() && !passing.keys.is_empty() {
+    let mut result = parse(&mut trail, routes, texts);
+    if result.is_err() && !routes.is_empty() {
         // Told as the plain reader tells it: a value read apart gives positions in
         // itself, not in the line.
-        passed.clear();
+        texts.clear();
         trail = Trail::default();
-        result = parse(&mut trail, Passing::NONE, passed);
+        result = parse(&mut trail, Routes::NONE, texts);
     }
     if let (Ok(_), Some(duplicate)) = (&result, trail.take_duplicate()) {
         return Err(duplicate);

@@ -29,9 +29,7 @@ use std::path::PathBuf;
 
 pub use array::JsonArray;
 pub use items::{BadInput, Batch, Batching, Item, RawItem, RecordReader, Window};
-pub use json::{
-    MAX_DEPTH, PassKey, Passing, check_record, parse_record, parse_record_passing, style_of,
-};
+pub use json::{MAX_DEPTH, Routes, check_record, parse_record, parse_record_passing, style_of};
 pub use layout::Layout;
 pub use lines::JsonLines;
 pub use parquet_file::ParquetFile;

@@ -4,7 +4,7 @@
 use isobench_core::adapter::{ExportOptions, ViewAdapter};
 use isobench_core::codec::JsonStyle;
 use isobench_core::contract::Problem;
-use isobench_core::passthrough::{self, Passed};
+use isobench_core::passthrough::{self, Route, Texts};
 use isobench_core::report::{Covered, NoteKind, Rejection};
 use isobench_core::{Contract, ConversionReport, Notes, RecordError, Registry};
 use serde_json::{Map, Value};
@@ -15,7 +15,7 @@ use crate::assign::{self, Assignment};
 use crate::cli::OnError;
 use crate::errors::CliError;
 use crate::formats::{find, formats_accepting};
-use crate::input::{self, Batch, Item, PassKey, Passing};
+use crate::input::{self, Batch, Item, Routes};
 use crate::mine::enrich::{EnrichConfig, Enricher};
 
 /// What every worker shares.
@@ -32,8 +32,8 @@ pub(super) struct Shared<'a> {
     pub(super) files: Vec<String>,
     /// `--repos` / `enrich` enrichment; each worker builds its own enricher from it.
     pub(super) enrich: Option<EnrichConfig>,
-    /// The input keys whose values go to the output as they were read.
-    pub(super) passing: Vec<PassKey<'a>>,
+    /// How values go from input to output as they were read.
+    pub(super) routes: Vec<Route<'a>>,
     /// Batch buffers, given back once used.
     pub(super) buffers: Buffers,
 }
@@ -49,8 +49,8 @@ impl<'a> Shared<'a> {
         let from = find(registry, &plan.from)?;
         let to = find(registry, &plan.to)?;
         // `--set` and enrichment may change any field, passed strings included.
-        let passing = if plan.assignments.is_empty() && plan.enrich.is_none() {
-            passing_keys(from, to)
+        let routes = if plan.assignments.is_empty() && plan.enrich.is_none() {
+            passthrough::routes(from, to)
         } else {
             Vec::new()
         };
@@ -64,26 +64,10 @@ impl<'a> Shared<'a> {
             on_error: plan.errors.on_error(),
             files,
             enrich: plan.enrich.clone(),
-            passing,
+            routes,
             buffers,
         })
     }
-}
-
-/// The input keys whose values can go from input to output as they were read: `from`
-/// moves them unread into canonical fields that `to` writes unread. Never the
-/// `instance_id`, which the conversion reads (repeated ids, rejected records), whatever
-/// the adapters declare.
-pub fn passing_keys<'a>(from: &'a dyn ViewAdapter, to: &dyn ViewAdapter) -> Vec<PassKey<'a>> {
-    from.verbatim_imports()
-        .iter()
-        .filter(|(key, field)| key != "instance_id" && field != "instance_id")
-        .filter(|(_, field)| to.verbatim_exports().contains(field))
-        .map(|(key, field)| PassKey {
-            key,
-            list: passthrough::is_list_field(field),
-        })
-        .collect()
 }
 
 /// A batch to convert.
@@ -199,21 +183,21 @@ impl Job<'_> {
             ..Done::default()
         };
         let file = shared.files[source].as_str();
-        let passing = Passing {
-            keys: &shared.passing,
+        let routes = Routes {
+            routes: &shared.routes,
             style,
         };
-        let mut passed = Passed::default();
+        let mut texts = Texts::default();
         for item in items {
             let raw = &text[item.range.clone()];
-            passed.clear();
+            texts.clear();
             let record = item.parsed.unwrap_or_else(|| {
                 if shared.from.imports_from_text() {
                     // The adapter reads the text (a plugin written by hand, sent whole
                     // records: nothing passes): check it, build nothing.
                     input::check_record(raw, item.complete).map(|()| Value::Object(Map::new()))
                 } else {
-                    input::parse_record_passing(raw, item.complete, passing, &mut passed)
+                    input::parse_record_passing(raw, item.complete, routes, &mut texts)
                 }
             });
             let item = Item {
@@ -222,7 +206,7 @@ impl Job<'_> {
                 style: None,
                 record,
             };
-            if !self.item(file, item, &passed, style, &mut done) {
+            if !self.item(file, item, &texts, style, &mut done) {
                 break;
             }
         }
@@ -232,12 +216,12 @@ impl Job<'_> {
 
     /// Converts one item into `done`; `false` stops the batch (a bad record under
     /// `--on-error fail`).
-    /// `passed`: the texts its record's markers stand for.
+    /// `texts`: the texts of the values its record passed.
     fn item(
         &mut self,
         file: &str,
         item: Item<'_>,
-        passed: &Passed,
+        texts: &Texts,
         style: JsonStyle,
         done: &mut Done,
     ) -> bool {
@@ -266,8 +250,8 @@ impl Job<'_> {
         let kept = (shared.on_error == OnError::Skip && raw.is_empty()).then(|| map.clone());
         self.notes.clear();
         // JSON Lines give the record's text too, which a plugin takes as it is. A record
-        // holding passed strings was parsed, by an adapter that reads parsed records.
-        let imported = if raw.is_empty() || !passed.is_empty() {
+        // that passed values was parsed, by an adapter that reads parsed records.
+        let imported = if raw.is_empty() || !texts.is_empty() {
             shared.from.import(map, &mut self.notes)
         } else {
             shared.from.import_text(map, raw, &mut self.notes)
@@ -286,15 +270,16 @@ impl Job<'_> {
                     .map(|out| (covered, out))
             })
             .and_then(|(covered, mut out)| {
-                self.meet_contract(&mut out, passed, raw)
+                self.meet_contract(&mut out, texts, raw)
                     .map(|()| (covered, out))
             });
         match converted {
             Ok((covered, out)) => {
-                if passed.is_empty() {
+                if texts.is_empty() {
                     style.write_object(&mut done.out, &out);
                 } else {
-                    style.write_object_passing(&mut done.out, &out, &passed.texts(raw));
+                    let placed = texts.placed(&shared.routes, raw);
+                    style.write_object_passing(&mut done.out, &out, &placed);
                 }
                 done.ends.push(done.out.len());
                 done.out.push(b'\n');
@@ -337,11 +322,11 @@ impl Job<'_> {
     /// Holds an exported record to what the target's consumer requires: writes the
     /// target's own "none" where the source has no such field, then refuses a record that
     /// still lacks an item, or, with `--allow-incomplete`, counts it as incomplete.
-    /// `passed` and `raw`: the texts the record's markers stand for.
+    /// `texts` and `raw`: the texts of the values the record passed.
     fn meet_contract(
         &mut self,
         out: &mut Map<String, Value>,
-        passed: &Passed,
+        texts: &Texts,
         raw: &[u8],
     ) -> Result<(), RecordError> {
         let target = self.shared.to.info();
@@ -367,8 +352,8 @@ impl Job<'_> {
                 ),
             );
         }
-        let text_of = |s: &str| passthrough::index_of(s).and_then(|index| passed.text(raw, index));
-        let unmet = contract.check(out, &text_of);
+        let routes = &self.shared.routes;
+        let unmet = contract.check(out, &|key| texts.at_key(routes, raw, key));
         let Some(first) = unmet.first() else {
             return Ok(());
         };

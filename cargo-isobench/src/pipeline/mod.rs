@@ -29,7 +29,6 @@ use isobench_core::report::MAX_LISTED;
 use isobench_core::{ConversionReport, Notes, Registry};
 
 pub use converter::{BatchConverter, ConvertedBatch};
-pub use job::passing_keys;
 pub use plan::{ConvertPlan, ConvertRequest};
 
 use buffers::{BATCH_BYTES, Buffers};

@@ -6,6 +6,7 @@ use super::io::{Exporter, Importer};
 use super::{Field, FieldType, Table, TableError};
 use crate::adapter::{AdapterInfo, ExportOptions, ViewAdapter};
 use crate::error::{RecordError, pointer_token};
+use crate::passthrough::Place;
 use crate::record::CanonicalRecord;
 use crate::report::Notes;
 
@@ -15,7 +16,9 @@ use crate::report::Notes;
 ///
 /// A hook reads the fields marked `hook` (and any other key it knows) from the
 /// [`Importer`], and writes them with the [`Exporter`]. Whatever it leaves in the
-/// importer is kept for the round trip.
+/// importer is kept for the round trip. A bulk field the table maps straight across
+/// may reach a hook empty, its text passed by the host (see [`crate::passthrough`]): a
+/// hook that reads such a field's value, in either direction, marks it `hook`.
 pub trait Hooks: Send + Sync + std::fmt::Debug {
     /// Reads what the table left into `record`.
     fn import(&self, from: &mut Importer<'_, '_>, record: &mut CanonicalRecord) -> HookResult {
@@ -42,8 +45,7 @@ pub struct TableAdapter {
     table: Table,
     info: AdapterInfo,
     schema: Value,
-    verbatim_imports: Vec<(String, String)>,
-    verbatim_exports: Vec<String>,
+    passthrough: Vec<Place>,
     /// Whether a record from another format needs its keys put in table order after the
     /// hooks wrote theirs.
     reorder: bool,
@@ -57,8 +59,7 @@ impl TableAdapter {
         Ok(Self {
             info: table.info(),
             schema: table.schema(),
-            verbatim_imports: table.verbatim_imports(),
-            verbatim_exports: table.verbatim_exports(),
+            passthrough: table.passthrough(),
             reorder: table.fields.iter().any(|f| f.hook),
             table,
             hooks: Box::new(hooks),
@@ -86,12 +87,8 @@ impl ViewAdapter for TableAdapter {
         Some(&self.table)
     }
 
-    fn verbatim_imports(&self) -> &[(String, String)] {
-        &self.verbatim_imports
-    }
-
-    fn verbatim_exports(&self) -> &[String] {
-        &self.verbatim_exports
+    fn passthrough(&self) -> &[Place] {
+        &self.passthrough
     }
 
     fn import(

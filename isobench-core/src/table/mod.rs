@@ -33,6 +33,7 @@ pub use adapter::{HookResult, Hooks, TableAdapter};
 use crate::adapter::AdapterInfo;
 use crate::codec::Encoding;
 use crate::contract::{Contract, Kind, Known, Requirement};
+use crate::passthrough::Place;
 use crate::record::{V1_FIELDS, V1_LIST_FIELDS, V1_STRING_FIELDS};
 use crate::vocab;
 
@@ -510,35 +511,26 @@ impl Table {
         schema
     }
 
-    /// The input keys whose values the table moves, unread, into a canonical field
-    /// (see [`crate::ViewAdapter::verbatim_imports`]).
-    pub fn verbatim_imports(&self) -> Vec<(String, String)> {
+    /// Where the table's records hold the bulk fields it maps straight across (see
+    /// [`crate::ViewAdapter::passthrough`]): strings, and lists, which export writes
+    /// unread only as arrays.
+    pub fn passthrough(&self) -> Vec<Place> {
         self.fields
             .iter()
             .filter_map(|f| Some((f, f.straight()?)))
-            .filter(|(f, to)| match f.kind {
-                FieldType::String => true,
-                FieldType::List => crate::passthrough::is_list_field(to),
-                _ => false,
+            .filter_map(|(f, to)| {
+                let export = match f.kind {
+                    FieldType::String => true,
+                    FieldType::List if crate::passthrough::is_list_field(to) => {
+                        f.encoding == ListEncoding::Array
+                    }
+                    _ => return None,
+                };
+                Some(Place {
+                    export,
+                    ..Place::both_ways(&f.key, to)
+                })
             })
-            .map(|(f, to)| (f.key.clone(), to.to_owned()))
-            .collect()
-    }
-
-    /// The canonical fields the table writes, unread, into the output (see
-    /// [`crate::ViewAdapter::verbatim_exports`]): strings, and lists written as arrays.
-    pub fn verbatim_exports(&self) -> Vec<String> {
-        self.fields
-            .iter()
-            .filter_map(|f| Some((f, f.straight()?)))
-            .filter(|(f, to)| match f.kind {
-                FieldType::String => true,
-                FieldType::List => {
-                    f.encoding == ListEncoding::Array && crate::passthrough::is_list_field(to)
-                }
-                _ => false,
-            })
-            .map(|(_, to)| to.to_owned())
             .collect()
     }
 
@@ -655,14 +647,26 @@ mod tests {
         assert!(info.contract.requires[0].non_empty);
         // Only bulk fields pass, never a hook's; an encoded list passes in, not out.
         assert_eq!(
-            t.verbatim_imports(),
+            t.passthrough()
+                .iter()
+                .map(|p| (p.path.as_slice(), p.field.as_str(), p.import, p.export))
+                .collect::<Vec<_>>(),
             [
-                ("diff".to_owned(), "patch".to_owned()),
-                ("tests".to_owned(), "extensions.fail_to_pass".to_owned()),
-                ("also".to_owned(), "extensions.pass_to_pass".to_owned()),
+                (&["diff".to_owned()][..], "patch", true, true),
+                (
+                    &["tests".to_owned()][..],
+                    "extensions.fail_to_pass",
+                    true,
+                    false
+                ),
+                (
+                    &["also".to_owned()][..],
+                    "extensions.pass_to_pass",
+                    true,
+                    true
+                ),
             ]
         );
-        assert_eq!(t.verbatim_exports(), ["patch", "extensions.pass_to_pass"]);
         let schema = t.schema();
         assert_eq!(schema["required"], json!(["id"]));
         assert_eq!(schema["properties"]["id"]["minLength"], 1);

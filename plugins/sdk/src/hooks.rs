@@ -25,8 +25,8 @@
 //!
 //! So in a plugin, hooks see the keys marked `hook` and the canonical fields that are not
 //! bulk; a hook that needs a bulk value (a patch it rewrites) declares that field `hook`.
-//! Key order, encodings and original values are the host's to keep, and nothing a hook
-//! sends back can stand for text it was not sent: no markers cross.
+//! Key order, encodings and original values are the host's to keep, and the bulk text a
+//! hook was not sent is written by the host where the table puts it.
 
 use isobench_core::passthrough::BULK_FIELDS;
 use isobench_core::report::Notes;

@@ -22,22 +22,10 @@ pub struct Manifest {
     pub info: AdapterInfo,
     /// The JSON Schema of one record of the format.
     pub schema: Value,
-    /// The adapter's [`ViewAdapter::verbatim_imports`]: input keys and the canonical
-    /// fields their strings are moved to, unread. Informative: the host sends a plugin
-    /// written by hand whole records, strings included, and passes strings unread only
-    /// for adapters it runs itself (built-in and field-table ones).
-    ///
-    /// [`ViewAdapter::verbatim_imports`]: isobench_core::ViewAdapter::verbatim_imports
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub verbatim_imports: Vec<(String, String)>,
-    /// The adapter's [`ViewAdapter::verbatim_exports`], under the same promise.
-    ///
-    /// [`ViewAdapter::verbatim_exports`]: isobench_core::ViewAdapter::verbatim_exports
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub verbatim_exports: Vec<String>,
     /// The field table the format is declared by (since ABI and protocol version 2). With
     /// one, the host runs the table itself and never sends the plugin whole records:
-    /// `info`, `schema` and the `verbatim` lists are derived from the table instead.
+    /// `info` and `schema` are derived from the table instead, and the bulk fields it
+    /// maps straight across never cross the boundary.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub table: Option<Table>,
     /// Whether the table comes with hooks: the host then calls `hook_import` and

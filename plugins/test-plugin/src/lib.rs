@@ -28,6 +28,7 @@ use isobench_plugin_sdk::abi::{
 };
 use isobench_plugin_sdk::core::adapter::{AdapterInfo, ExportOptions, ViewAdapter};
 use isobench_plugin_sdk::core::codec::Encoding;
+use isobench_plugin_sdk::core::passthrough::Place;
 use isobench_plugin_sdk::core::table::io::{Exporter, Importer};
 use isobench_plugin_sdk::core::table::{Field, HookResult, Hooks, ListEncoding, Table};
 use isobench_plugin_sdk::core::{CanonicalRecord, Notes, RecordError};
@@ -90,21 +91,15 @@ impl ViewAdapter for TestPlugin {
         }
     }
 
-    fn verbatim_imports(&self) -> &[(String, String)] {
-        static PAIRS: OnceLock<Vec<(String, String)>> = OnceLock::new();
-        let pairs = PAIRS.get_or_init(|| {
+    fn passthrough(&self) -> &[Place] {
+        static PLACES: OnceLock<Vec<Place>> = OnceLock::new();
+        let places = PLACES.get_or_init(|| {
             MOVED
                 .iter()
-                .map(|&(k, f)| (k.to_owned(), f.to_owned()))
+                .map(|&(key, field)| Place::both_ways(key, field))
                 .collect()
         });
-        &pairs[..moved()]
-    }
-
-    fn verbatim_exports(&self) -> &[String] {
-        static FIELDS: OnceLock<Vec<String>> = OnceLock::new();
-        let fields = FIELDS.get_or_init(|| MOVED_TO.iter().map(|&f| f.to_owned()).collect());
-        &fields[..moved()]
+        &places[..moved()]
     }
 
     fn export(
@@ -139,7 +134,6 @@ const MOVED: [(&str, &str); 3] = [
     ("tests", "extensions.fail_to_pass"),
     ("id", "instance_id"),
 ];
-const MOVED_TO: [&str; 3] = ["patch", "extensions.fail_to_pass", "instance_id"];
 
 /// How many of [`MOVED`] it declares.
 fn moved() -> usize {

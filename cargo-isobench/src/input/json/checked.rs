@@ -1,12 +1,12 @@
 //! Reading a record's JSON text as `serde_json` does, noting the first key an object
 //! holds twice, and leaving passed values as text.
 
-use isobench_core::passthrough::{self, Passed};
+use isobench_core::passthrough::{self, Texts};
 use serde::de::{DeserializeSeed, Error as _, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::passing::Passing;
+use super::routes::Routes;
 use crate::input::items::BadInput;
 
 /// What [`CheckedValue`] found: the first key an object holds twice, with the path to it
@@ -157,17 +157,17 @@ fn read_object<'de, A: MapAccess<'de>>(
 }
 
 /// Reads a record object as [`CheckedValue`] does, except the values of the keys
-/// `passing` names that the writer would write back as they are: those are left as
+/// `routes` names that the writer would write back as they are: those are left as
 /// text (see [`super::parse_record_passing`]).
-pub(super) struct PassingObject<'t> {
+pub(super) struct RoutedObject<'t> {
     pub(super) trail: &'t mut Trail,
-    pub(super) passing: Passing<'t>,
+    pub(super) routes: Routes<'t>,
     /// The address of the record's first byte, to turn values into ranges.
     pub(super) start: usize,
-    pub(super) passed: &'t mut Passed,
+    pub(super) texts: &'t mut Texts,
 }
 
-impl<'de> Visitor<'de> for PassingObject<'_> {
+impl<'de> Visitor<'de> for RoutedObject<'_> {
     type Value = Value;
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -177,30 +177,29 @@ impl<'de> Visitor<'de> for PassingObject<'_> {
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Value, A::Error> {
         let Self {
             trail,
-            passing,
+            routes,
             start,
-            passed,
+            texts,
         } = self;
         read_object(trail, map, |key, map, trail| {
-            let Some(pass) = passing.get(key) else {
+            let Some((index, route)) = routes.get(key) else {
                 return map.next_value_seed(CheckedValue { trail });
             };
             let text = map.next_value::<&'de RawValue>()?.get();
             let bytes = text.as_bytes();
             let at = text.as_ptr() as usize - start;
             let input = at..at + text.len();
-            if !pass.list && passthrough::is_written_as_is(bytes) {
-                let index = passed.push_input(input);
-                return Ok(Value::String(passed.marker(index)));
+            if !route.list && passthrough::is_written_as_is(bytes) {
+                return Ok(texts.pass_string(index, input));
             }
-            if pass.list && bytes.first() == Some(&b'"') {
-                if let Some((index, encoding)) = passed.push_encoded_list(bytes, passing.style) {
-                    return Ok(Value::String(passed.encoded_list(index, encoding)));
+            if route.list && bytes.first() == Some(&b'"') {
+                if route.encoded
+                    && let Some(held) = texts.pass_encoded_list(index, bytes, routes.style)
+                {
+                    return Ok(held);
                 }
-            } else if pass.list && passthrough::is_list_written_as_is(bytes, passing.style) {
-                let index = passed.push_input(input);
-                let marker = Value::String(passed.marker(index));
-                return Ok(Value::Array(vec![marker]));
+            } else if route.list && passthrough::is_list_written_as_is(bytes, routes.style) {
+                return Ok(texts.pass_array(index, input));
             }
             let mut de = serde_json::Deserializer::from_str(text);
             CheckedValue { trail }

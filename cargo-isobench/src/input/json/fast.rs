@@ -1,7 +1,7 @@
 //! A quicker reader for the common record: a JSON Lines object whose passed strings
 //! (see [`isobench_core::passthrough`]) are written as the writer writes them.
 //!
-//! [`super::checked::PassingObject`] lets `serde_json` find where each passed string ends, then
+//! [`super::checked::RoutedObject`] lets `serde_json` find where each passed string ends, then
 //! checks its escapes in a second pass. This reader does both in one pass, and hands
 //! every other value to the same checked parser as the full reader. It gives up
 //! (`None`) at anything out of the ordinary: an escaped key, a key given twice, a value
@@ -9,28 +9,28 @@
 //! make. The full reader then reads the line again and gives the record, or the error,
 //! it always gives; so a record read here is the record the full reader would read.
 
-use isobench_core::passthrough::{self, Passed};
+use isobench_core::passthrough::{self, Route, Texts};
 use serde::de::DeserializeSeed;
 use serde_json::{Map, Value};
 
 use super::checked::{CheckedValue, Trail};
-use super::passing::{PassKey, Passing};
+use super::routes::Routes;
 
 /// How deep a value may nest before this reader leaves it to the full reader, whose
 /// limit counts from the record (see [`super::MAX_DEPTH`]).
 const MAX_NESTING: usize = 64;
 
 /// The record `text` (UTF-8, one line) holds, read as [`super::parse_record_passing`]
-/// reads it, with `passed` given the passed values' texts; `None` when this reader
-/// cannot tell (see the module's documentation), with `passed` in any state.
+/// reads it, with `texts` given the passed values' texts; `None` when this reader
+/// cannot tell (see the module's documentation), with `texts` in any state.
 pub(super) fn read(
     text: &str,
-    passing: Passing<'_>,
-    passed: &mut Passed,
+    routes: Routes<'_>,
+    texts: &mut Texts,
 ) -> Option<Map<String, Value>> {
     let mut map = Map::new();
     object(text, |key, at| {
-        let (value, end) = value(text, at, passing.get(key), passing, passed)?;
+        let (value, end) = value(text, at, routes.get(key), routes, texts)?;
         map.insert(key.to_owned(), value).is_none().then_some(end)
     })?;
     Some(map)
@@ -65,40 +65,39 @@ fn object<'t>(text: &'t str, mut entry: impl FnMut(&'t str, usize) -> Option<usi
     (skip_spaces(bytes, at + 1) == bytes.len()).then_some(())
 }
 
-/// The value starting at `at` of `text` under the key `pass` names (if it passes), and
-/// the offset after it.
+/// The value starting at `at` of `text` under the key of `route` (when it has one,
+/// with its index), and the offset after it.
 fn value(
     text: &str,
     at: usize,
-    pass: Option<PassKey<'_>>,
-    passing: Passing<'_>,
-    passed: &mut Passed,
+    route: Option<(usize, Route<'_>)>,
+    routes: Routes<'_>,
+    texts: &mut Texts,
 ) -> Option<(Value, usize)> {
     let bytes = text.as_bytes();
     // A string the writer writes as it is, measured in one pass: valid, and passed as
     // it is or, for a list, rewritten as the array it holds.
-    if let Some(pass) = pass
+    if let Some((index, route)) = route
         && let Some(length) = passthrough::written_string_length(&bytes[at..])
     {
         let (range, token) = (at..at + length, &bytes[at..at + length]);
-        if !pass.list {
-            let index = passed.push_input(range);
-            return Some((Value::String(passed.marker(index)), at + length));
+        if !route.list {
+            return Some((texts.pass_string(index, range), at + length));
         }
-        if let Some((index, encoding)) = passed.push_encoded_list(token, passing.style) {
-            let marker = passed.encoded_list(index, encoding);
-            return Some((Value::String(marker), at + length));
+        if route.encoded
+            && let Some(held) = texts.pass_encoded_list(index, token, routes.style)
+        {
+            return Some((held, at + length));
         }
     }
     let end = value_end(bytes, at)?;
     // An array of strings the writer writes as it is: valid, as the check accepts no
     // string that is not, so passed without the parser.
-    if pass.is_some_and(|p| p.list)
-        && passthrough::is_list_written_as_is(&bytes[at..end], passing.style)
+    if let Some((index, route)) = route
+        && route.list
+        && passthrough::is_list_written_as_is(&bytes[at..end], routes.style)
     {
-        let index = passed.push_input(at..end);
-        let marker = Value::String(passed.marker(index));
-        return Some((Value::Array(vec![marker]), end));
+        return Some((texts.pass_array(index, at..end), end));
     }
     // No other string can be transcoded: a valid string the transcoder takes holds no
     // escape but its items' `\"`, so the writer writes it as it is (tried above).
@@ -183,30 +182,53 @@ mod tests {
     use serde::Deserializer as _;
 
     /// The full reader's record and passed texts for `text`, or its error.
-    fn full(text: &str, passing: Passing<'_>) -> Result<(Value, Passed), String> {
-        let mut passed = Passed::default();
+    fn full(text: &str, routes: Routes<'_>) -> Result<(Value, Texts), String> {
+        let mut texts = Texts::default();
         let mut trail = Trail::default();
         let mut de = serde_json::Deserializer::from_str(text);
         let value = de
-            .deserialize_map(super::super::checked::PassingObject {
+            .deserialize_map(super::super::checked::RoutedObject {
                 trail: &mut trail,
-                passing,
+                routes,
                 start: text.as_ptr() as usize,
-                passed: &mut passed,
+                texts: &mut texts,
             })
             .and_then(|value| de.end().map(|()| value))
             .map_err(|e| e.to_string())?;
         match trail.take_duplicate() {
             Some(bad) => Err(bad.message),
-            None => Ok((value, passed)),
+            None => Ok((value, texts)),
         }
+    }
+
+    /// Where every route leads: the reader does not look.
+    static OUT: [String; 0] = [];
+
+    /// Two string keys, two list keys (one taking JSON-encoded lists, one not).
+    fn keys(out: &[String]) -> [Route<'_>; 4] {
+        let string = |key| Route {
+            key,
+            list: false,
+            encoded: false,
+            path: out,
+        };
+        let list = |key, encoded| Route {
+            key,
+            list: true,
+            encoded,
+            path: out,
+        };
+        [
+            string("patch"),
+            string("text"),
+            list("tests", true),
+            list("more", false),
+        ]
     }
 
     #[test]
     fn what_it_reads_is_what_the_full_reader_reads() {
-        let string = |key| PassKey { key, list: false };
-        let list = |key| PassKey { key, list: true };
-        let keys = [string("patch"), string("text"), list("tests"), list("more")];
+        let keys = keys(&OUT);
         let deep = format!(
             r#"{{"patch": "p", "n": {}1{}}}"#,
             "[".repeat(70),
@@ -242,16 +264,18 @@ mod tests {
         let mut fast = 0;
         for line in lines {
             for style in [JsonStyle::Compact, JsonStyle::Spaced] {
-                let passing = Passing { keys: &keys, style };
-                let mut passed = Passed::default();
-                let Some(record) = read(line, passing, &mut passed) else {
+                let routes = Routes {
+                    routes: &keys,
+                    style,
+                };
+                let mut texts = Texts::default();
+                let Some(record) = read(line, routes, &mut texts) else {
                     continue;
                 };
                 fast += 1;
-                let (value, full_passed) =
-                    full(line, passing).expect("the full reader reads it too");
+                let (value, full_texts) = full(line, routes).expect("the full reader reads it too");
                 assert_eq!(Value::Object(record), value, "{line}");
-                assert_eq!(passed, full_passed, "{line}");
+                assert_eq!(texts, full_texts, "{line}");
             }
         }
         // The plain records are read here, not left to the full reader.
@@ -281,16 +305,14 @@ mod tests {
                 }
             }
             let Ok(line) = std::str::from_utf8(&line) else { return Ok(()) };
-            let string = |key| PassKey { key, list: false };
-            let list = |key| PassKey { key, list: true };
-            let keys = [string("patch"), string("text"), list("tests"), list("more")];
+            let keys = keys(&OUT);
             let style = if spaced { JsonStyle::Spaced } else { JsonStyle::Compact };
-            let passing = Passing { keys: &keys, style };
-            let mut passed = Passed::default();
-            if let Some(record) = read(line, passing, &mut passed) {
-                let (value, full_passed) = full(line, passing).expect("the full reader reads it too");
+            let routes = Routes { routes: &keys, style };
+            let mut texts = Texts::default();
+            if let Some(record) = read(line, routes, &mut texts) {
+                let (value, full_texts) = full(line, routes).expect("the full reader reads it too");
                 proptest::prop_assert_eq!(Value::Object(record), value);
-                proptest::prop_assert_eq!(passed, full_passed);
+                proptest::prop_assert_eq!(texts, full_texts);
             }
         }
     }
