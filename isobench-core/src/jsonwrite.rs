@@ -33,8 +33,8 @@ pub(crate) fn value(out: &mut Vec<u8>, value: &Value, style: Style) {
     }
 }
 
-/// Writes `map` as [`object`] does, with each JSON text of `passed` in place of the
-/// value at its path (the keys from `map` down; see [`crate::passthrough`]).
+/// Writes `map` as a JSON object, with each JSON text of `passed` in place of the value
+/// at its path (the keys from `map` down; see [`crate::passthrough`]).
 pub(crate) fn object_passing(
     out: &mut Vec<u8>,
     map: &Map<String, Value>,
@@ -139,16 +139,7 @@ fn array<T>(
 
 /// Writes `map` as a JSON object.
 pub(crate) fn object(out: &mut Vec<u8>, map: &Map<String, Value>, style: Style) {
-    out.push(b'{');
-    for (i, (key, item)) in map.iter().enumerate() {
-        if i > 0 {
-            separator(out, b',', style.spaced);
-        }
-        string(out, key);
-        separator(out, b':', style.spaced);
-        value(out, item, style);
-    }
-    out.push(b'}');
+    object_passing(out, map, style, &[]);
 }
 
 fn separator(out: &mut Vec<u8>, byte: u8, spaced: bool) {

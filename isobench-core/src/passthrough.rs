@@ -102,14 +102,15 @@ pub struct Route<'a> {
     pub path: &'a [String],
 }
 
-/// The routes of a conversion from `from` to `to`: the fields `from` moves unread from a
-/// top-level key that `to` writes unread. Never the `instance_id`, which the conversion
-/// reads (repeated ids, rejected records), whatever the adapters declare.
+/// The routes of a conversion from `from` to `to`: the bulk fields ([`BULK_FIELDS`])
+/// `from` moves unread from a top-level key that `to` writes unread. Never another
+/// field, whatever the adapters declare: the conversion reads the `instance_id`
+/// (repeated ids, rejected records), and `--set` templates read any other.
 pub fn routes<'a>(from: &'a dyn ViewAdapter, to: &'a dyn ViewAdapter) -> Vec<Route<'a>> {
     let same_format = from.info().name == to.info().name;
     from.passthrough()
         .iter()
-        .filter(|place| place.import && place.field != "instance_id")
+        .filter(|place| place.import && BULK_FIELDS.contains(&place.field.as_str()))
         .filter_map(|place| {
             let [key] = place.path.as_slice() else {
                 return None;
@@ -126,7 +127,6 @@ pub fn routes<'a>(from: &'a dyn ViewAdapter, to: &'a dyn ViewAdapter) -> Vec<Rou
                 path: &out.path,
             })
         })
-        .filter(|route| route.key != "instance_id")
         .collect()
 }
 

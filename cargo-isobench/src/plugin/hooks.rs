@@ -6,7 +6,7 @@ use isobench_core::table::io::{Exporter, Importer};
 use isobench_core::table::{HookResult, Hooks, TableError};
 use isobench_core::{CanonicalRecord, RecordError, Table, TableAdapter};
 use isobench_plugin_sdk::hooks::{
-    self as wire_hooks, HookExport, HookExported, HookImport, HookImported,
+    self as wire_hooks, Held, HookExport, HookExported, HookImport, HookImported,
 };
 use isobench_plugin_sdk::wire;
 use serde::Serialize;
@@ -115,12 +115,7 @@ impl<C: HookCall> PluginHooks<C> {
 
 impl<C: HookCall> Hooks for PluginHooks<C> {
     fn import(&self, from: &mut Importer<'_, '_>, c: &mut CanonicalRecord) -> HookResult {
-        let order: Vec<String> = c.extensions.keys().cloned().collect();
-        let held: Vec<(&str, Value)> = self
-            .hidden
-            .iter()
-            .filter_map(|&field| Some((field, wire_hooks::take_field(c, field)?)))
-            .collect();
+        let held = Held::take(c, &self.hidden);
         let left: Vec<(&str, &Value)> = self
             .keys
             .iter()
@@ -141,8 +136,10 @@ impl<C: HookCall> Hooks for PluginHooks<C> {
             )));
         }
         // An unchanged record is the one sent: the bulk fields go back where they were.
-        let record = answer.record.unwrap_or_else(|| std::mem::take(c));
-        wire_hooks::merge(c, record, held, &order);
+        match answer.record {
+            Some(record) => held.merge(c, record),
+            None => held.restore(c),
+        }
         wire::notes_from_wire(answer.notes, from.notes);
         from.absorb(&answer.taken, answer.encodings, answer.raw);
         Ok(())

@@ -121,58 +121,90 @@ pub fn hidden_fields(table: &Table) -> Vec<&'static str> {
         .collect()
 }
 
-/// Takes the value of the bulk field `name` out of `record`.
-pub fn take_field(record: &mut CanonicalRecord, name: &str) -> Option<Value> {
-    if let Some(key) = name.strip_prefix("extensions.") {
-        return record.extensions.shift_remove(key);
-    }
-    match name {
-        "patch" => record.patch.take(),
-        "test_patch" => record.test_patch.take(),
-        "gt_commit_message" => record.gt_commit_message.take(),
-        _ => None,
-    }
-    .map(Value::String)
+/// The bulk fields taken out of a record before its import hooks are sent it, with
+/// where each extension stood, so that they go back where they were once the hooks
+/// answer. Host side.
+#[derive(Debug, Default)]
+pub struct Held {
+    /// The top-level fields taken, with their values.
+    fields: Vec<(&'static str, String)>,
+    /// The extensions taken: each one's index when it was taken, key and value.
+    extensions: Vec<(usize, String, Value)>,
 }
 
-/// Merges a hook answer into `record`, host side: the hooks' `answer`, with the `held`
-/// bulk fields put back where the hooks did not set them, and the extensions in the
-/// order they had before the call (`order`), then those the hooks added; the same record
-/// the hooks would have given in process.
-pub fn merge(
-    record: &mut CanonicalRecord,
-    mut answer: CanonicalRecord,
-    held: Vec<(&str, Value)>,
-    order: &[String],
-) {
-    let mut held_extensions = Map::new();
-    for (field, value) in held {
-        match field.strip_prefix("extensions.") {
-            Some(key) => {
-                held_extensions.insert(key.to_owned(), value);
-            }
-            None if answer.field_str(field).is_none() => {
-                // A value taken by `take_field` always fits the field it came from.
-                let _ = answer.set_field(field, value);
-            }
-            None => {}
-        }
-    }
-    if !held_extensions.is_empty() {
-        let mut from_hooks = std::mem::take(&mut answer.extensions);
-        let mut merged = Map::with_capacity(from_hooks.len() + held_extensions.len());
-        for key in order {
-            let value = from_hooks
-                .shift_remove(key)
-                .or_else(|| held_extensions.shift_remove(key));
-            if let Some(value) = value {
-                merged.insert(key.clone(), value);
+impl Held {
+    /// Takes the fields `hidden` names ([`hidden_fields`]) out of `record`.
+    pub fn take(record: &mut CanonicalRecord, hidden: &[&'static str]) -> Self {
+        let mut held = Self::default();
+        for &field in hidden {
+            if let Some(key) = field.strip_prefix("extensions.") {
+                if let Some(index) = record.extensions.keys().position(|k| k == key)
+                    && let Some((key, value)) = record.extensions.shift_remove_entry(key)
+                {
+                    held.extensions.push((index, key, value));
+                }
+            } else if let Some(value) = string_field(record, field).and_then(Option::take) {
+                held.fields.push((field, value));
             }
         }
-        merged.extend(from_hooks);
-        answer.extensions = merged;
+        held
     }
-    *record = answer;
+
+    /// Puts the fields back where they were, into `record` as it was sent: the record
+    /// the hooks left unchanged.
+    pub fn restore(self, record: &mut CanonicalRecord) {
+        for (field, value) in self.fields {
+            if let Some(slot) = string_field(record, field) {
+                *slot = Some(value);
+            }
+        }
+        for (index, key, value) in self.extensions.into_iter().rev() {
+            record.extensions.shift_insert(index, key, value);
+        }
+    }
+
+    /// Makes `record` (as it was sent) the hooks' `answer`, with the held fields put back
+    /// where the hooks did not set them, and the extensions in the order they had before
+    /// the call, then those the hooks added: the record the hooks would have given in
+    /// process.
+    pub fn merge(self, record: &mut CanonicalRecord, mut answer: CanonicalRecord) {
+        let held_keys: Vec<String> = self.extensions.iter().map(|(_, k, _)| k.clone()).collect();
+        let held_fields: Vec<&str> = self.fields.iter().map(|(field, _)| *field).collect();
+        self.restore(record);
+        for field in held_fields {
+            if let Some(slot) = string_field(&mut answer, field)
+                && slot.is_none()
+            {
+                *slot = string_field(record, field).and_then(Option::take);
+            }
+        }
+        if !held_keys.is_empty() {
+            let mut from_hooks = std::mem::take(&mut answer.extensions);
+            let before = std::mem::take(&mut record.extensions);
+            let mut merged = Map::with_capacity(before.len() + from_hooks.len());
+            for (key, value) in before {
+                let value = match from_hooks.shift_remove(&key) {
+                    Some(answered) => answered,
+                    None if held_keys.contains(&key) => value,
+                    None => continue,
+                };
+                merged.insert(key, value);
+            }
+            merged.extend(from_hooks);
+            answer.extensions = merged;
+        }
+        *record = answer;
+    }
+}
+
+/// The bulk field `name` of `record` that is a top-level string.
+fn string_field<'r>(record: &'r mut CanonicalRecord, name: &str) -> Option<&'r mut Option<String>> {
+    match name {
+        "patch" => Some(&mut record.patch),
+        "test_patch" => Some(&mut record.test_patch),
+        "gt_commit_message" => Some(&mut record.gt_commit_message),
+        _ => None,
+    }
 }
 
 /// A copy of `record` without the fields `hidden` names and without `extensions.source`,
@@ -291,4 +323,75 @@ pub fn run_export(
         written,
         notes: notes_to_wire(&notes),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn record() -> CanonicalRecord {
+        serde_json::from_value(json!({
+            "repo": "o/r", "instance_id": "o__r-1", "patch": "diff", "gt_commit_message": "m",
+            "extensions": {
+                "a": 1, "problem_statement": "text", "b": 2, "fail_to_pass": ["t"], "c": 3
+            }
+        }))
+        .expect("a canonical record")
+    }
+
+    const HIDDEN: [&str; 4] = [
+        "patch",
+        "extensions.problem_statement",
+        "extensions.fail_to_pass",
+        "extensions.pass_to_pass",
+    ];
+
+    #[test]
+    fn held_fields_go_back_where_they_were() {
+        let mut c = record();
+        let held = Held::take(&mut c, &HIDDEN);
+        assert_eq!(c.patch, None);
+        assert_eq!(
+            c.extensions.keys().collect::<Vec<_>>(),
+            ["a", "b", "c"],
+            "the hooks are sent the record without its bulk"
+        );
+        held.restore(&mut c);
+        assert_eq!(c, record());
+        assert_eq!(
+            c.extensions.keys().collect::<Vec<_>>(),
+            ["a", "problem_statement", "b", "fail_to_pass", "c"]
+        );
+    }
+
+    #[test]
+    fn a_hooks_answer_keeps_the_order_and_gets_the_bulk_back() {
+        let mut c = record();
+        let held = Held::take(&mut c, &HIDDEN);
+        // The hooks drop `b`, change `c`, add `d`, and set `patch` themselves.
+        let mut answer = c.clone();
+        answer.extensions.shift_remove("b");
+        answer.extensions.insert("c".into(), json!(30));
+        answer.extensions.insert("d".into(), json!(4));
+        answer.patch = Some("rewritten".into());
+        held.merge(&mut c, answer);
+        assert_eq!(c.patch.as_deref(), Some("rewritten"));
+        assert_eq!(c.gt_commit_message.as_deref(), Some("m"));
+        // Maps compare without order: the keys are compared in order too.
+        assert_eq!(
+            c.extensions.keys().collect::<Vec<_>>(),
+            ["a", "problem_statement", "fail_to_pass", "c", "d"]
+        );
+        assert_eq!(
+            Value::Object(c.extensions),
+            json!({"a": 1, "problem_statement": "text", "fail_to_pass": ["t"], "c": 30, "d": 4})
+        );
+        // Where the hooks left a held field unset, it comes back.
+        let mut c = record();
+        let held = Held::take(&mut c, &HIDDEN);
+        let answer = c.clone();
+        held.merge(&mut c, answer);
+        assert_eq!(c, record());
+    }
 }
