@@ -79,9 +79,10 @@ impl ViewAdapter for Canonical {
                 .iter()
                 .map(|field| match field.strip_prefix("extensions.") {
                     Some(key) => Place {
+                        field: (*field).to_owned(),
                         path: vec!["extensions".to_owned(), key.to_owned()],
                         import: false,
-                        ..Place::both_ways(field, field)
+                        export: true,
                     },
                     None => Place::both_ways(field, field),
                 })

@@ -231,12 +231,7 @@ impl Requirement {
     }
 
     /// What is wrong with `value` for this requirement; `None` when it complies.
-    /// `passed`: the JSON text written in place of `value`, when it passed (see
-    /// [`crate::passthrough`]), which is judged instead.
-    fn problem(&self, value: &Value, passed: Option<&[u8]>) -> Option<Problem> {
-        if let Some(text) = passed {
-            return self.text_problem(text);
-        }
+    fn problem(&self, value: &Value) -> Option<Problem> {
         let (fits, empty) = match (self.kind, value) {
             (Kind::String | Kind::StringOrNull, Value::String(s)) => (true, s.trim().is_empty()),
             (Kind::StringOrNull, Value::Null) => (true, true),
@@ -267,16 +262,20 @@ impl Requirement {
         (known.knows(value, record) == Some(false)).then_some(Problem::Unknown)
     }
 
-    /// What is wrong with a passed value, judged by its JSON text.
+    /// The verdict [`Requirement::problem`] gives the value `text` decodes to. The
+    /// common passed texts, a string that starts with a visible character and an array
+    /// (every passed array holds strings only), are judged without decoding them.
     fn text_problem(&self, text: &[u8]) -> Option<Problem> {
-        let fits = match self.kind {
-            Kind::String | Kind::JsonText => text.first() == Some(&b'"'),
-            Kind::List => text.first() == Some(&b'['),
-            Kind::ListOrEncoded => matches!(text.first(), Some(b'"' | b'[')),
-            _ => false,
+        let visible = |b: &u8| b.is_ascii_graphic() && !matches!(b, b'"' | b'\\');
+        let empty = match (self.kind, text) {
+            (Kind::String | Kind::StringOrNull, [b'"', first, ..]) if visible(first) => false,
+            (Kind::List | Kind::ListOrEncoded, [b'[', ..]) => text == b"[]",
+            _ => {
+                return serde_json::from_slice::<Value>(text)
+                    .map_or(Some(Problem::WrongType), |value| self.problem(&value));
+            }
         };
-        let empty = matches!(text, b"\"\"" | b"[]" | b"\"[]\"");
-        self.verdict(fits, empty)
+        self.verdict(true, empty)
     }
 
     /// The problem of a value that `fits` the kind or not, and is `empty` or not.
@@ -427,9 +426,13 @@ impl Contract {
                     Some(Value::Null) if requirement.kind != Kind::StringOrNull => {
                         Some(Problem::Absent)
                     }
-                    Some(value) => requirement
-                        .problem(value, passed(&requirement.key))
-                        .or_else(|| requirement.unknown(value, record)),
+                    // A passed value is judged by the text written in its place.
+                    Some(value) => match passed(&requirement.key) {
+                        Some(text) => requirement.text_problem(text),
+                        None => requirement
+                            .problem(value)
+                            .or_else(|| requirement.unknown(value, record)),
+                    },
                 };
                 problem.map(|problem| Unmet {
                     requirement,
@@ -665,6 +668,49 @@ mod tests {
                 ("F2P".to_owned(), Problem::Empty)
             ]
         );
+    }
+
+    #[test]
+    fn a_passed_text_gets_the_verdict_of_its_value() {
+        let values = [
+            json!(""),
+            json!("  \n\t"),
+            json!("\u{a0}"),
+            json!("diff --git a/x b/x"),
+            json!("\"quoted\""),
+            json!("\\ backslash"),
+            json!(" leading space"),
+            json!("[]"),
+            json!("[\"a\"]"),
+            json!("{}"),
+            json!([]),
+            json!(["a"]),
+            json!([""]),
+        ];
+        let kinds = [
+            Kind::String,
+            Kind::StringOrNull,
+            Kind::JsonText,
+            Kind::List,
+            Kind::ListOrEncoded,
+            Kind::Number,
+        ];
+        for kind in kinds {
+            for non_empty in [false, true] {
+                let mut r = Requirement::new("k", kind, "", "e");
+                if non_empty {
+                    r = r.non_empty();
+                }
+                for value in &values {
+                    let text = serde_json::to_vec(value).unwrap();
+                    assert_eq!(
+                        r.text_problem(&text),
+                        r.problem(value),
+                        "{kind:?} non-empty {non_empty}: {value}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

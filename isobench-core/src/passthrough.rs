@@ -675,4 +675,74 @@ mod tests {
         assert!(texts.is_empty());
         assert_eq!(texts.placed(&routes, text), []);
     }
+
+    /// A table's adapter declaring `places` instead of what its table says.
+    #[derive(Debug)]
+    struct Declaring(crate::TableAdapter, Vec<Place>);
+
+    impl ViewAdapter for Declaring {
+        fn info(&self) -> &crate::AdapterInfo {
+            self.0.info()
+        }
+        fn schema(&self) -> &Value {
+            self.0.schema()
+        }
+        fn passthrough(&self) -> &[Place] {
+            &self.1
+        }
+        fn import(
+            &self,
+            record: serde_json::Map<String, Value>,
+            notes: &mut crate::Notes,
+        ) -> Result<crate::CanonicalRecord, crate::RecordError> {
+            self.0.import(record, notes)
+        }
+        fn export(
+            &self,
+            record: &crate::CanonicalRecord,
+            options: &crate::adapter::ExportOptions,
+            notes: &mut crate::Notes,
+        ) -> Result<serde_json::Map<String, Value>, crate::RecordError> {
+            self.0.export(record, options, notes)
+        }
+    }
+
+    #[test]
+    fn routes_pass_the_bulk_fields_one_side_moves_and_the_other_writes() {
+        use crate::table::{Field, ListEncoding, Table};
+        let adapter = |name: &str, encoding| {
+            let table = Table::new(name, &[], "a test format").fields(vec![
+                Field::new("id", "instance_id"),
+                Field::new("repository", "repo"),
+                Field::new("diff", "patch"),
+                Field::new("tests", "extensions.fail_to_pass").list(encoding),
+            ]);
+            crate::TableAdapter::new(table, ()).expect("a valid table")
+        };
+        let (encoded, arrays) = (
+            adapter("encoded", ListEncoding::JsonSpaced),
+            adapter("arrays", ListEncoding::Array),
+        );
+        let summary = |from: &dyn ViewAdapter, to: &dyn ViewAdapter| {
+            routes(from, to)
+                .iter()
+                .map(|r| (r.key.to_owned(), r.list, r.encoded, r.path.join(".")))
+                .collect::<Vec<_>>()
+        };
+        let diff = ("diff".to_owned(), false, false, "diff".to_owned());
+        let tests = |encoded| ("tests".to_owned(), true, encoded, "tests".to_owned());
+        assert_eq!(summary(&encoded, &arrays), [diff.clone(), tests(true)]);
+        // A target that writes a list encoded builds it itself.
+        assert_eq!(summary(&arrays, &encoded), std::slice::from_ref(&diff));
+        // Between records of one format, a list passes only as the array it is.
+        assert_eq!(summary(&arrays, &arrays), [diff.clone(), tests(false)]);
+        // Ids and other fields the conversion reads never pass, whatever is declared.
+        let mut places = arrays.passthrough().to_vec();
+        places.extend([
+            Place::both_ways("id", "instance_id"),
+            Place::both_ways("repository", "repo"),
+        ]);
+        let declaring = Declaring(adapter("arrays", ListEncoding::Array), places);
+        assert_eq!(summary(&declaring, &declaring), [diff, tests(false)]);
+    }
 }

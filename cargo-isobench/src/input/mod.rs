@@ -8,7 +8,7 @@
 //!   as a stream under the JSON readers;
 //! - [`hf`]: `hf:` inputs, resolved to the files of a dataset in the Hugging Face cache;
 //! - `layout`: JSON Lines or an array, by the name or the first byte;
-//! - `json`: one record's JSON text, checked, with the strings passed through unread;
+//! - `json`: one record's JSON text, checked, with the values passed through unread;
 //! - `items`: what every reader yields ([`Item`], [`Batch`]) and the trait itself.
 //!
 //! The readers import none of each other, only `items`, `json` and `source`. Memory stays

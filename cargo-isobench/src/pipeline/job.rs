@@ -48,7 +48,7 @@ impl<'a> Shared<'a> {
     ) -> Result<Self, CliError> {
         let from = find(registry, &plan.from)?;
         let to = find(registry, &plan.to)?;
-        // `--set` and enrichment may change any field, passed strings included.
+        // `--set` and enrichment may change any field, passed values included.
         let routes = if plan.assignments.is_empty() && plan.enrich.is_none() {
             passthrough::routes(from, to)
         } else {

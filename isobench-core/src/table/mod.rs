@@ -513,17 +513,23 @@ impl Table {
 
     /// Where the table's records hold the bulk fields it maps straight across (see
     /// [`crate::ViewAdapter::passthrough`]): strings, and lists, which export writes
-    /// unread only as arrays.
+    /// unread only as arrays. Not a field the hooks also fill or carry, which they read.
     pub fn passthrough(&self) -> Vec<Place> {
+        let hooks_touch = |to: &str| {
+            self.hook_fills
+                .iter()
+                .chain(&self.hook_carries)
+                .any(|h| h == to)
+        };
         self.fields
             .iter()
             .filter_map(|f| Some((f, f.straight()?)))
+            .filter(|(_, to)| !hooks_touch(to))
             .filter_map(|(f, to)| {
+                let list = crate::passthrough::is_list_field(to);
                 let export = match f.kind {
-                    FieldType::String => true,
-                    FieldType::List if crate::passthrough::is_list_field(to) => {
-                        f.encoding == ListEncoding::Array
-                    }
+                    FieldType::String if !list => true,
+                    FieldType::List if list => f.encoding == ListEncoding::Array,
                     _ => return None,
                 };
                 Some(Place {
@@ -667,6 +673,12 @@ mod tests {
                 ),
             ]
         );
+        // A string mapped to a test list does not pass (the reader would pass it as a
+        // list), nor a field the hooks also carry (they read it).
+        let mut odd = table().carries_also(&["patch"]);
+        odd.fields[2] = Field::new("tests", "extensions.fail_to_pass");
+        let passing: Vec<String> = odd.passthrough().into_iter().map(|p| p.field).collect();
+        assert_eq!(passing, ["extensions.pass_to_pass"]);
         let schema = t.schema();
         assert_eq!(schema["required"], json!(["id"]));
         assert_eq!(schema["properties"]["id"]["minLength"], 1);

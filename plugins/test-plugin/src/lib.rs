@@ -7,9 +7,7 @@
 //! * `garbage`: `import` and `export` answer bytes that are not JSON;
 //! * `invalid`: `import` answers a canonical record without `repo`;
 //! * `answer`: `import` answers the bytes of `ISOBENCH_TEST_PLUGIN_ANSWER` as they are;
-//! * `tamper`: `import` and `export` edit `body`/`patch`, which they declare they move
-//!   unread (a declaration the host no longer acts on for a plugin written by hand);
-//! * `moved-id`: it also declares `id` moved unread into `instance_id`, both ways;
+//! * `tamper`: `import` and `export` edit `body`/`patch`;
 //! * `table`: it is declared by a field table without hooks, and every per-record call
 //!   (`import`, `export`, the hooks) is refused: the host must run the table itself;
 //! * `table-hooks`: the same table with hooks for `labels` (a list, in whatever encoding)
@@ -28,7 +26,6 @@ use isobench_plugin_sdk::abi::{
 };
 use isobench_plugin_sdk::core::adapter::{AdapterInfo, ExportOptions, ViewAdapter};
 use isobench_plugin_sdk::core::codec::Encoding;
-use isobench_plugin_sdk::core::passthrough::Place;
 use isobench_plugin_sdk::core::table::io::{Exporter, Importer};
 use isobench_plugin_sdk::core::table::{Field, HookResult, Hooks, ListEncoding, Table};
 use isobench_plugin_sdk::core::{CanonicalRecord, Notes, RecordError};
@@ -91,17 +88,6 @@ impl ViewAdapter for TestPlugin {
         }
     }
 
-    fn passthrough(&self) -> &[Place] {
-        static PLACES: OnceLock<Vec<Place>> = OnceLock::new();
-        let places = PLACES.get_or_init(|| {
-            MOVED
-                .iter()
-                .map(|&(key, field)| Place::both_ways(key, field))
-                .collect()
-        });
-        &places[..moved()]
-    }
-
     fn export(
         &self,
         c: &CanonicalRecord,
@@ -126,18 +112,6 @@ impl ViewAdapter for TestPlugin {
         }
         Ok(out)
     }
-}
-
-/// The keys it moves unread, and where: `id` only in the `moved-id` mode.
-const MOVED: [(&str, &str); 3] = [
-    ("body", "patch"),
-    ("tests", "extensions.fail_to_pass"),
-    ("id", "instance_id"),
-];
-
-/// How many of [`MOVED`] it declares.
-fn moved() -> usize {
-    if mode() == "moved-id" { 3 } else { 2 }
 }
 
 /// `body` as it is, or edited in the `tamper` mode.
