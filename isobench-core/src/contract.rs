@@ -412,7 +412,8 @@ impl Contract {
 
     /// Every requirement `record` does not meet, in the contract's order. `passed` gives
     /// the JSON text written in place of a key's value, when it passed (see
-    /// [`crate::passthrough`]; `|_| None` when nothing passed).
+    /// [`crate::passthrough`]; `|_| None` when nothing passed): the writer writes it, and
+    /// this judges it, where the record still holds the placeholder.
     pub fn check<'c, 't>(
         &'c self,
         record: &Map<String, Value>,
@@ -427,7 +428,9 @@ impl Contract {
                         Some(Problem::Absent)
                     }
                     // A passed value is judged by the text written in its place.
-                    Some(value) => match passed(&requirement.key) {
+                    Some(value) => match passed(&requirement.key)
+                        .filter(|_| crate::passthrough::is_placeholder(value))
+                    {
                         Some(text) => requirement.text_problem(text),
                         None => requirement
                             .problem(value)
@@ -660,6 +663,14 @@ mod tests {
             keys_and_problems(&c.check(&record, &texts)),
             [("F2P".to_owned(), Problem::Empty)]
         );
+        // A value an adapter wrote in place of the placeholder is judged, not the text.
+        let written = map(json!({"patch": "d", "hints": "", "F2P": ["a"], "runs": "1", "n": 1}));
+        let empty_texts = |key: &str| match key {
+            "patch" => Some(&b"\"\""[..]),
+            "F2P" => Some(&b"[]"[..]),
+            _ => None,
+        };
+        assert!(c.check(&written, &empty_texts).is_empty());
         // Without texts, the placeholders themselves are judged: both empty.
         assert_eq!(
             keys_and_problems(&c.check(&record, &none)),

@@ -34,7 +34,8 @@ pub(crate) fn value(out: &mut Vec<u8>, value: &Value, style: Style) {
 }
 
 /// Writes `map` as a JSON object, with each JSON text of `passed` in place of the value
-/// at its path (the keys from `map` down; see [`crate::passthrough`]).
+/// at its path (the keys from `map` down; see [`crate::passthrough`]), when that value is
+/// still the placeholder the reader left.
 pub(crate) fn object_passing(
     out: &mut Vec<u8>,
     map: &Map<String, Value>,
@@ -53,7 +54,9 @@ pub(crate) fn object_passing(
             .filter(|(path, _)| path.first() == Some(key))
             .peekable();
         match (below.peek(), item) {
-            (Some(([_], text)), _) => out.extend_from_slice(text),
+            (Some(([_], text)), _) if crate::passthrough::is_placeholder(item) => {
+                out.extend_from_slice(text);
+            }
             (Some(_), Value::Object(inner)) => {
                 let inner_passed: Vec<(&[String], &[u8])> =
                     below.map(|(path, text)| (&path[1..], *text)).collect();

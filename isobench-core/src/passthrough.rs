@@ -130,6 +130,18 @@ pub fn routes<'a>(from: &'a dyn ViewAdapter, to: &'a dyn ViewAdapter) -> Vec<Rou
         .collect()
 }
 
+/// Whether `value` is what a record holds in place of a passed value: an empty string,
+/// or a list of empty strings (`[]`, or the two items a list in Python's encoding is
+/// held as). Only such a value is replaced by the passed text, so that a value an
+/// adapter wrote there in its place wins.
+pub fn is_placeholder(value: &Value) -> bool {
+    match value {
+        Value::String(s) => s.is_empty(),
+        Value::Array(items) => items.len() <= 2 && items.iter().all(|i| i.as_str() == Some("")),
+        _ => false,
+    }
+}
+
 /// The texts of the values a record passed, by route: ranges of the record's JSON text,
 /// or texts the reader made from it (a JSON-encoded list rewritten as an array).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -471,15 +483,18 @@ mod tests {
             "extensions": {"texts": [], "other": {"texts": "kept"}, "n": 1},
             "texts": "kept",
         });
-        let (patch, texts) = (
+        let (patch, texts, replaced) = (
             vec!["patch".to_owned()],
             vec!["extensions".to_owned(), "texts".to_owned()],
+            vec!["texts".to_owned()],
         );
         for style in [JsonStyle::Compact, JsonStyle::Spaced] {
             let list = style.to_string(&decoded["extensions"]["texts"]);
-            let passed: [(&[String], &[u8]); 2] = [
+            // `texts` holds a value an adapter wrote, not the placeholder: it is kept.
+            let passed: [(&[String], &[u8]); 3] = [
                 (&patch, br#""line\n\"quoted\"""#),
                 (&texts, list.as_bytes()),
+                (&replaced, br#""passed""#),
             ];
             let (mut expected, mut passing) = (Vec::new(), Vec::new());
             style.write_object(&mut expected, decoded.as_object().expect("object"));
