@@ -11,12 +11,12 @@ use std::path::PathBuf;
 use std::sync::{Mutex, PoisonError};
 
 use cargo_isobench::cli::OnError;
-use cargo_isobench::errors::CliError;
+use cargo_isobench::errors::{CliError, TableError};
 use cargo_isobench::input::{self, Input, Item};
 use cargo_isobench::pipeline::BatchConverter;
 use cargo_isobench::pipeline::ConvertRequest;
 use isobench_core::codec::JsonStyle;
-use isobench_core::{Profile, Registry};
+use isobench_core::{Profile, Registry, Table, TableAdapter, ViewAdapter};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
@@ -24,11 +24,13 @@ use serde_json::Value;
 
 use crate::errors::to_py;
 
-/// An adapter loaded besides the built-in ones: a native plugin or a field-table file.
+/// An adapter loaded besides the built-in ones: a native plugin, or the table a
+/// field-table file declared when it was loaded (read once: a later load does not read
+/// the file again).
 #[derive(Debug, Clone)]
 enum Loaded {
     Plugin(PathBuf),
-    Table(PathBuf),
+    Table { table: Table, origin: String },
 }
 
 /// What was loaded, in order, and the registry holding the built-in adapters and those.
@@ -57,23 +59,30 @@ fn build(loaded: &[Loaded]) -> Result<&'static Registry, CliError> {
     isobench_adapters::link();
     let mut registry = Registry::builtin();
     for adapter in loaded {
-        let adapter: Box<dyn isobench_core::ViewAdapter> = match adapter {
-            Loaded::Plugin(path) => cargo_isobench::plugin::native::load(path)?,
-            Loaded::Table(path) => Box::new(cargo_isobench::declared::load(path)?),
-        };
-        registry
-            .register(adapter)
-            .map_err(cargo_isobench::plugin::PluginError::from)?;
+        match adapter {
+            Loaded::Plugin(path) => registry
+                .register(cargo_isobench::plugin::native::load(path)?)
+                .map_err(cargo_isobench::plugin::PluginError::from)?,
+            Loaded::Table { table, origin } => {
+                let adapter = TableAdapter::new(table.clone(), ())
+                    .expect("a table checked when it was loaded")
+                    .with_origin(origin.clone());
+                registry
+                    .register(Box::new(adapter))
+                    .map_err(TableError::NameClash)?;
+            }
+        }
     }
     Ok(Box::leak(Box::new(registry)))
 }
 
 /// Loads `adapter` for every later call; gives the names of the formats it added.
 fn load(py: Python<'_>, adapter: Loaded) -> PyResult<Vec<String>> {
-    let before: Vec<String> = registry().names().into_iter().map(str::to_owned).collect();
+    registry();
     py.detach(|| {
         let mut adapters = ADAPTERS.lock().unwrap_or_else(PoisonError::into_inner);
         let current = adapters.as_mut().expect("made by `registry` above");
+        let before = current.registry.names();
         let mut loaded = current.loaded.clone();
         loaded.push(adapter);
         current.registry = build(&loaded)?;
@@ -100,7 +109,20 @@ fn load_plugin(py: Python<'_>, path: PathBuf) -> PyResult<Vec<String>> {
 /// `--adapter PATH.toml` loads it.
 #[pyfunction]
 fn load_adapter(py: Python<'_>, path: PathBuf) -> PyResult<Vec<String>> {
-    load(py, Loaded::Table(path))
+    let adapter = py
+        .detach(move || cargo_isobench::declared::load(&path))
+        .map_err(to_py)?;
+    let table = adapter
+        .table()
+        .expect("a declared adapter has its table")
+        .clone();
+    load(
+        py,
+        Loaded::Table {
+            table,
+            origin: adapter.info().origin.clone(),
+        },
+    )
 }
 
 /// The adapters as `cargo isobench adapters --json` lists them (JSON text).

@@ -45,7 +45,7 @@ impl<R: BufRead> RecordReader for JsonArray<R> {
         &mut self,
         mut each: &mut dyn FnMut(Item<'_>) -> Result<bool, CliError>,
     ) -> Result<(), CliError> {
-        read_array(&mut self.reader, self.style, &mut each).map_err(|e| e.with_path(&self.path))
+        read_array(&mut self.reader, &mut each).map_err(|e| e.with_path(&self.path))
     }
 
     fn read_batches(
@@ -62,7 +62,7 @@ impl<R: BufRead> RecordReader for JsonArray<R> {
         };
         let mut batch = new_batch();
         let mut open = true;
-        let result = read_array(&mut self.reader, style, &mut |item: Item<'_>| {
+        let result = read_array(&mut self.reader, &mut |item: Item<'_>| {
             match window.admit() {
                 None => return Ok(false),
                 Some(false) => return Ok(true),
@@ -154,7 +154,6 @@ impl ReadFailure {
 
 fn read_array(
     reader: impl Read,
-    style: Option<JsonStyle>,
     each: &mut impl FnMut(Item<'_>) -> Result<bool, CliError>,
 ) -> Result<(), ReadFailure> {
     let mut de = serde_json::Deserializer::from_reader(SkipBom::new(reader));
@@ -164,7 +163,6 @@ fn read_array(
         each,
         stop: &mut stop,
         count: &mut count,
-        style,
     };
     let result = seed.deserialize(&mut de).and_then(|()| de.end());
     if let Some(e) = stop {
@@ -186,7 +184,6 @@ struct ArraySeed<'a, F> {
     stop: &'a mut Option<CliError>,
     /// Elements read so far.
     count: &'a mut u64,
-    style: Option<JsonStyle>,
 }
 
 impl<'de, F: FnMut(Item<'_>) -> Result<bool, CliError>> DeserializeSeed<'de> for ArraySeed<'_, F> {
@@ -229,7 +226,6 @@ impl<'de, F: FnMut(Item<'_>) -> Result<bool, CliError>> Visitor<'de> for ArraySe
             match (self.each)(Item {
                 line: *self.count,
                 raw: b"",
-                style: self.style,
                 record,
             }) {
                 Ok(true) => {}

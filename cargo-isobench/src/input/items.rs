@@ -14,8 +14,6 @@ pub struct Item<'a> {
     pub line: u64,
     /// The item's text as read (JSON Lines only; empty for array elements).
     pub raw: &'a [u8],
-    /// The JSON style the item was written in, when it shows one.
-    pub style: Option<JsonStyle>,
     /// The record, or why there is none.
     pub record: Result<Value, BadInput>,
 }
@@ -144,7 +142,7 @@ pub trait RecordReader {
         let mut count = 0u64;
         let batching = Batching {
             index: 0,
-            target: 1 << 20,
+            target: super::source::BUFFER,
             fresh: &Vec::new,
         };
         self.read_batches(batching, &mut Window::default(), &mut |batch| {

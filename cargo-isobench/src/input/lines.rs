@@ -5,7 +5,7 @@ use std::io::{self, BufRead, Read};
 use std::path::{Path, PathBuf};
 
 use super::items::{Batch, Batching, Item, RawItem, RecordReader, Window};
-use super::json::{parse_record, style_of};
+use super::json::parse_record;
 use super::source::read_error;
 use crate::errors::CliError;
 
@@ -71,11 +71,9 @@ fn read_lines(
             continue;
         }
         let record = parse_record(text, complete);
-        let style = style_of(text);
         if !each(Item {
             line,
             raw: text,
-            style,
             record,
         })? {
             return Ok(());

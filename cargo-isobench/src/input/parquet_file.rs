@@ -56,7 +56,6 @@ impl RecordReader for ParquetFile {
                 if !each(Item {
                     line,
                     raw: b"",
-                    style: None,
                     record,
                 })? {
                     return Ok(());

@@ -1,12 +1,5 @@
-//! Parquet: the layout this tool writes, and the writer. (Reading is
-//! `crate::input::parquet_file`'s.)
-//!
-//! **Reading.** A file is read in record batches of [`READ_ROWS`] rows, row group by row
-//! group, never whole. Each row becomes a JSON object with the columns in file order:
-//! strings, integers, floats, booleans, lists (arrays), structs and maps (objects), nulls;
-//! timestamps and dates become ISO 8601 strings and dictionary-encoded columns their values.
-//! A column whose field metadata says `isobench.encoding = json` holds JSON text, parsed
-//! back into the value it encodes.
+//! Parquet: the layout this tool writes, and the writer. Reading, in batches of
+//! [`READ_ROWS`] rows, is `crate::input::parquet_file`'s.
 //!
 //! **Writing.** The columns are declared from the target format's JSON Schema, not inferred
 //! from the data: `string` is `Utf8`, `integer` `Int64`, `number` `Float64`, `boolean`

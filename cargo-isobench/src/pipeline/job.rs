@@ -203,7 +203,6 @@ impl Job<'_> {
             let item = Item {
                 line: item.line,
                 raw,
-                style: None,
                 record,
             };
             if !self.item(file, item, &texts, style, &mut done) {

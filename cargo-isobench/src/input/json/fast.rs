@@ -287,7 +287,7 @@ mod tests {
 
     proptest::proptest! {
         /// Whatever a line becomes once bytes of it are replaced, inserted or removed,
-        /// what this reader reads (or checks) is what the full reader reads (or skims).
+        /// what this reader reads is what the full reader reads.
         #[test]
         fn mutated_lines_read_as_the_full_reader_reads_them(
             edits in proptest::collection::vec((0..BASE.len(), 0..3u8, proptest::sample::select(
