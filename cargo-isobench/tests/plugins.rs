@@ -391,7 +391,7 @@ fn a_plugin_returning_an_invalid_record_is_an_error() {
 /// decoded and encoded again, in both directions, and what the plugin answers is what is
 /// written.
 #[test]
-fn strings_a_plugin_moves_unread_keep_their_text_both_ways() {
+fn strings_a_plugin_is_sent_whole_come_back_as_written() {
     let context = TestContext::new();
     let input = context.path("in.jsonl");
     // The first body and test list are written as they were read; the second's (`\/`,
@@ -828,16 +828,10 @@ fn the_python_table_example_round_trips_and_its_hook_refuses() {
         "back.jsonl",
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
+    // Byte for byte: key order (`repository` first in the second record), separators and
+    // the unknown key's nesting included.
     let back = std::fs::read_to_string(context.path("back.jsonl")).unwrap();
-    let back: Vec<Value> = back
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    let good: Vec<Value> = good
-        .iter()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert_eq!(back, good);
+    assert_eq!(back.lines().collect::<Vec<_>>(), good);
 }
 
 #[test]

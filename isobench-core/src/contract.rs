@@ -141,8 +141,12 @@ impl Known {
         let strings =
             |values: &BTreeSet<String>| values.iter().cloned().map(Value::String).collect();
         let unless = |mut case: Value| {
+            // The lookup applies unless the key is there and not null, as in `knows`.
             if let Some(unless) = &self.unless {
-                case["if"]["not"] = json!({ "required": [unless] });
+                case["if"]["not"] = json!({
+                    "required": [unless],
+                    "properties": { unless: { "not": { "type": "null" } } },
+                });
             }
             case
         };
@@ -428,8 +432,9 @@ impl Contract {
                         Some(Problem::Absent)
                     }
                     // A passed value is judged by the text written in its place.
-                    Some(value) => match passed(&requirement.key)
-                        .filter(|_| crate::passthrough::is_placeholder(value))
+                    Some(value) => match crate::passthrough::is_placeholder(value)
+                        .then(|| passed(&requirement.key))
+                        .flatten()
                     {
                         Some(text) => requirement.text_problem(text),
                         None => requirement
@@ -862,6 +867,28 @@ mod tests {
         );
     }
 
+    /// The published schema and the check agree on which values are known, with the
+    /// `unless` key absent, null or set.
+    #[cfg(feature = "schema-validation")]
+    #[test]
+    fn the_schema_accepts_what_the_check_accepts() {
+        let contract = spec_table();
+        let mut schema = json!({"type": "object"});
+        contract.apply_to_schema(&mut schema);
+        let validator = jsonschema::validator_for(&schema).expect("a valid schema");
+        for record in [
+            json!({"repo": "a/b", "version": "1.10"}),
+            json!({"repo": "a/b", "version": "2022.03"}),
+            json!({"repo": "x/y", "version": "1.0"}),
+            json!({"repo": "x/y", "version": "1.0", "script": null}),
+            json!({"repo": "x/y", "version": "1.0", "script": "run"}),
+            json!({"repo": "a/b", "version": "9", "script": null}),
+        ] {
+            let checked = contract.check(&map(record.clone()), &none).is_empty();
+            assert_eq!(validator.is_valid(&record), checked, "{record}");
+        }
+    }
+
     #[test]
     fn the_schema_lists_the_known_values() {
         let mut schema = json!({"type": "object"});
@@ -869,7 +896,11 @@ mod tests {
         let cases = schema["allOf"].as_array().expect("one case per value");
         // `repo`'s list depends on `script` only; `version`'s on `repo` too.
         assert_eq!(cases.len(), 3);
-        assert_eq!(cases[0]["if"], json!({"not": {"required": ["script"]}}));
+        let unless = json!({
+            "required": ["script"],
+            "properties": {"script": {"not": {"type": "null"}}}
+        });
+        assert_eq!(cases[0]["if"], json!({ "not": unless }));
         assert_eq!(
             cases[0]["then"]["properties"]["repo"]["enum"],
             json!(["a/b", "c/d"])
@@ -880,7 +911,7 @@ mod tests {
                 "if": {
                     "properties": {"repo": {"const": "a/b"}},
                     "required": ["repo"],
-                    "not": {"required": ["script"]}
+                    "not": unless
                 },
                 "then": {"properties": {"version": {"enum": ["1.0", "1.10"]}}}
             })

@@ -131,13 +131,17 @@ pub fn routes<'a>(from: &'a dyn ViewAdapter, to: &'a dyn ViewAdapter) -> Vec<Rou
 }
 
 /// Whether `value` is what a record holds in place of a passed value: an empty string,
-/// or a list of empty strings (`[]`, or the two items a list in Python's encoding is
-/// held as). Only such a value is replaced by the passed text, so that a value an
-/// adapter wrote there in its place wins.
+/// or an empty list (`[]`, or the two empty items a list in Python's encoding is held
+/// as). Only such a value is replaced by the passed text, so that a value an adapter
+/// wrote there in its place wins.
 pub fn is_placeholder(value: &Value) -> bool {
     match value {
         Value::String(s) => s.is_empty(),
-        Value::Array(items) => items.len() <= 2 && items.iter().all(|i| i.as_str() == Some("")),
+        Value::Array(items) => match items.as_slice() {
+            [] => true,
+            [a, b] => a.as_str() == Some("") && b.as_str() == Some(""),
+            _ => false,
+        },
         _ => false,
     }
 }
@@ -159,9 +163,9 @@ impl Texts {
         self.made.clear();
     }
 
-    /// Whether no value passed.
+    /// Whether no value passed (a span is kept only with a text).
     pub fn is_empty(&self) -> bool {
-        self.spans.iter().all(Option::is_none)
+        self.spans.is_empty()
     }
 
     fn keep(&mut self, route: usize, span: (bool, Range<usize>)) {

@@ -54,6 +54,9 @@ import sys
 import traceback
 
 PROTOCOL = 1
+# The protocol of a format declared by its table (TableAdapter): the host runs the
+# table and sends only hook requests.
+TABLE_PROTOCOL = 2
 
 
 class RecordError(Exception):
@@ -145,8 +148,8 @@ class TableAdapter:
         return []
 
     def hook_export(self, record, source, notes):
-        """Returns the keys the hooks write for the canonical ``record`` (without its
-        patches and texts), in order. ``source``: for a record imported from this same
+        """Returns what the hooks write for the canonical ``record`` (without its
+        patches and texts): a dict of keys and values, in order. ``source``: for a record imported from this same
         format, its source block with the hook keys' original values, else ``None``."""
         return {}
 
@@ -158,7 +161,7 @@ class TableAdapter:
     def manifest(self):
         table = self.table
         return {
-            "abi": 2,
+            "abi": TABLE_PROTOCOL,
             "sdk": "python",
             "info": {"name": table["name"], "aliases": list(table.get("aliases", [])),
                      "description": table.get("description", "")},

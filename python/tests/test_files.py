@@ -81,6 +81,28 @@ def test_adapters_lists_what_the_cli_lists(cli):
             "multi-swe-bench"} <= names
 
 
+def test_validate_finds_what_the_cli_finds(cli):
+    path = SAMPLES / "swe-bench-verified.sample.jsonl"
+    good = isobench.validate(path, format="swe-bench")
+    assert good["records"] > 0 and good["problems"] == []
+    done = cli("validate", "--format", "gso", "-i", path)
+    found = isobench.validate(path, format="gso")
+    assert found["problems"], "swe-bench records are not GSO records"
+    # The command line lists the first problems, then says how many more there are.
+    shown = done.stdout.splitlines() + done.stderr.splitlines()
+    listed = [line for line in shown if line.startswith(str(path))]
+    assert listed and len(listed) <= len(found["problems"])
+    more = len(found["problems"]) - len(listed)
+    assert more == 0 or f"... and {more} more problem(s), not shown" in shown
+    for problem, line in zip(found["problems"], listed):
+        at = f"{problem['file']}:{problem['line']}:"
+        if problem["instance_id"]:
+            at += f" record `{problem['instance_id']}`:"
+        if problem["pointer"]:
+            at += f" `{problem['pointer']}`:"
+        assert line == f"{at} {problem['message']}"
+
+
 def test_a_declared_adapter_loads_and_converts_as_the_cli_does(cli, tmp_path):
     """In a process of its own: what a process loads stays loaded for its later calls."""
     table = SAMPLES.parent / "adapters" / "swe-bench-extra.toml"

@@ -168,16 +168,21 @@ impl Held {
     /// the call, then those the hooks added: the record the hooks would have given in
     /// process.
     pub fn merge(self, record: &mut CanonicalRecord, mut answer: CanonicalRecord) {
-        let held_keys: Vec<String> = self.extensions.iter().map(|(_, k, _)| k.clone()).collect();
-        let held_fields: Vec<&str> = self.fields.iter().map(|(field, _)| *field).collect();
-        self.restore(record);
-        for field in held_fields {
+        let Self { fields, extensions } = self;
+        for (field, value) in fields {
             if let Some(slot) = string_field(&mut answer, field)
                 && slot.is_none()
             {
-                *slot = string_field(record, field).and_then(Option::take);
+                *slot = Some(value);
             }
         }
+        let held_keys: Vec<String> = extensions.iter().map(|(_, k, _)| k.clone()).collect();
+        // The extensions as they were before the call, for their order.
+        Self {
+            fields: Vec::new(),
+            extensions,
+        }
+        .restore(record);
         if !held_keys.is_empty() {
             let mut from_hooks = std::mem::take(&mut answer.extensions);
             let before = std::mem::take(&mut record.extensions);

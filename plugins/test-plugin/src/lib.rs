@@ -141,7 +141,10 @@ struct LabelsAndSeen;
 
 impl Hooks for LabelsAndSeen {
     fn import(&self, from: &mut Importer<'_, '_>, c: &mut CanonicalRecord) -> HookResult {
-        assert!(c.patch.is_none(), "the host sent a bulk field to the hooks");
+        assert!(
+            c.patch.is_none() && c.ext("fail_to_pass").is_none(),
+            "the host sent a bulk field to the hooks"
+        );
         if let Some(labels) = from.list("labels")? {
             c.set_ext("labels", labels);
         }
@@ -151,7 +154,10 @@ impl Hooks for LabelsAndSeen {
     }
 
     fn export(&self, c: &CanonicalRecord, to: &mut Exporter<'_, '_, '_>) -> HookResult {
-        assert!(c.patch.is_none(), "the host sent a bulk field to the hooks");
+        assert!(
+            c.patch.is_none() && c.ext("fail_to_pass").is_none(),
+            "the host sent a bulk field to the hooks"
+        );
         to.list("labels", c.ext_list("labels"), Encoding::Native);
         to.timestamp("seen", c.created_at.as_deref(), str::to_owned);
         Ok(())
