@@ -30,9 +30,31 @@ pub struct Isobench {
     /// Load an adapter declared by a field table in a TOML file; repeatable.
     #[arg(long = "adapter", global = true, value_name = "PATH.toml")]
     pub adapters: Vec<PathBuf>,
+    /// The most bytes one JSON Lines record (line) may take: a longer line stops the
+    /// reading with an error (a bound on what one record may cost). Takes `K`, `M`, `G`
+    /// suffixes (powers of 1024).
+    #[arg(long, global = true, value_name = "BYTES", default_value = "256M", value_parser = parse_bytes)]
+    pub max_record_bytes: u64,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// A byte count: digits, then optionally `K`, `M` or `G` (powers of 1024).
+fn parse_bytes(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let (digits, shift) = match text.as_bytes().last() {
+        Some(b'k' | b'K') => (&text[..text.len() - 1], 10),
+        Some(b'm' | b'M') => (&text[..text.len() - 1], 20),
+        Some(b'g' | b'G') => (&text[..text.len() - 1], 30),
+        _ => (text, 0),
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("`{text}` is not a byte count (e.g. `4096`, `64M`, `1G`)"))?;
+    n.checked_mul(1 << shift)
+        .filter(|&n| n > 0)
+        .ok_or_else(|| format!("`{text}` is not a byte count between 1 and 2^64"))
 }
 
 const EXIT_CODES: &str = "Exit codes:

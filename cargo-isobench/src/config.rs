@@ -74,6 +74,10 @@ pub struct PluginEntry {
     pub command: Option<Vec<String>>,
     /// How long a program plugin may take to answer one request (default 30).
     pub timeout_secs: Option<u64>,
+    /// The directory a program plugin starts in: the configuration's, so that its
+    /// relative arguments name the configuration's files.
+    #[serde(skip)]
+    pub dir: Option<PathBuf>,
 }
 
 /// One `[[adapters]]` entry: a format declared by a table file, which runs no code and so
@@ -108,7 +112,11 @@ impl Config {
             path: path.clone(),
             source: e,
         })?;
-        let mut config = Self::parse(&text, &path)?;
+        // Relative paths are relative to the file itself, not to a link to it: a link a
+        // checkout plants to a trusted file must not make that file's plugins resolve in
+        // the checkout.
+        let real = std::fs::canonicalize(&path).unwrap_or(path);
+        let mut config = Self::parse(&text, &real)?;
         config.named = explicit.is_some();
         Ok(config)
     }
@@ -146,6 +154,15 @@ impl Config {
             if let Some(path) = plugin.path.as_mut().filter(|p| p.is_relative()) {
                 *path = base.join(&*path);
             }
+            // A program named by a relative path is the configuration's, not one of the
+            // directory the command happens to run in; bare names are looked up on `PATH`.
+            if let Some(program) = plugin.command.as_mut().and_then(|c| c.first_mut()) {
+                let named = Path::new(program.as_str());
+                if named.is_relative() && named.components().count() > 1 {
+                    *program = base.join(named).display().to_string();
+                }
+            }
+            plugin.dir = Some(base.to_owned());
         }
         for adapter in &mut config.adapters {
             if adapter.path.is_relative() {

@@ -29,20 +29,23 @@ use serde::Deserialize;
 
 use crate::errors::{CliError, TableError};
 
+/// The largest table file read.
+pub const MAX_TABLE_BYTES: u64 = 1 << 20;
+
 /// Registers the adapter of every table file named with `--adapter` (relative to `cwd`)
-/// or by `[[adapters]]` in the configuration (already relative to it).
+/// or by `[[adapters]]` in the configuration (already relative to it), which must lie
+/// inside `config_dir`, the configuration's directory.
 pub fn register_all(
     registry: &mut Registry,
     flags: &[PathBuf],
     configured: &[PathBuf],
+    config_dir: Option<&Path>,
     cwd: &Path,
 ) -> Result<(), CliError> {
-    for path in flags
-        .iter()
-        .map(|p| cwd.join(p))
-        .chain(configured.iter().cloned())
-    {
-        let adapter = load(&path)?;
+    let named = flags.iter().map(|p| (cwd.join(p), None));
+    let found = configured.iter().map(|p| (p.clone(), config_dir));
+    for (path, within) in named.chain(found) {
+        let adapter = load_within(&path, within)?;
         registry
             .register(Box::new(adapter))
             .map_err(TableError::NameClash)?;
@@ -52,10 +55,53 @@ pub fn register_all(
 
 /// The adapter a table file declares.
 pub fn load(path: &Path) -> Result<TableAdapter, CliError> {
-    let text = std::fs::read_to_string(path).map_err(|e| CliError::Read {
+    load_within(path, None)
+}
+
+/// The text of a table file: a regular file (after links) of at most [`MAX_TABLE_BYTES`],
+/// inside `within` (resolved) when given.
+fn read_table(path: &Path, within: Option<&Path>) -> Result<String, CliError> {
+    use std::io::Read;
+    let refuse = |what: String| {
+        CliError::from(TableError::NotATable {
+            path: path.to_owned(),
+            what,
+        })
+    };
+    let read_err = |source| CliError::Read {
         path: path.to_owned(),
-        source: e,
-    })?;
+        source,
+    };
+    let real = std::fs::canonicalize(path).map_err(read_err)?;
+    if let Some(dir) = within {
+        let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_owned());
+        if !real.starts_with(&dir) {
+            return Err(refuse(format!(
+                "is outside `{}`, the directory of the configuration naming it",
+                dir.display()
+            )));
+        }
+    }
+    // Looked at before opening: opening a named pipe would wait for a writer.
+    if !std::fs::metadata(&real).map_err(read_err)?.is_file() {
+        return Err(refuse("is not a regular file".into()));
+    }
+    let file = std::fs::File::open(&real).map_err(read_err)?;
+    let mut text = String::new();
+    file.take(MAX_TABLE_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(read_err)?;
+    if text.len() as u64 > MAX_TABLE_BYTES {
+        return Err(refuse(format!(
+            "is larger than {MAX_TABLE_BYTES} bytes, more than any table needs"
+        )));
+    }
+    Ok(text)
+}
+
+/// The adapter a table file declares; see [`read_table`] for `within`.
+fn load_within(path: &Path, within: Option<&Path>) -> Result<TableAdapter, CliError> {
+    let text = read_table(path, within)?;
     let table = parse(&text, path)?;
     let origin = path.display().to_string();
     TableAdapter::new(table, ())

@@ -30,6 +30,16 @@ pub enum CliError {
     /// The output is one of the inputs.
     #[error("the output `{}` is also an input", .0.display())]
     OutputIsInput(PathBuf),
+    /// Two outputs of one run are the same file.
+    #[error("`{second}` and `{first}` both name `{}`", .path.display())]
+    OutputTwice {
+        /// The file.
+        path: PathBuf,
+        /// The flag that named it first.
+        first: String,
+        /// The flag that named it again.
+        second: String,
+    },
     /// A conversion request that cannot be planned.
     #[error(transparent)]
     Plan(#[from] PlanError),
@@ -142,6 +152,7 @@ impl CliError {
             Self::UnknownFormat { .. }
             | Self::OutputExists(_)
             | Self::OutputIsInput(_)
+            | Self::OutputTwice { .. }
             | Self::Plan(_)
             | Self::Output(_)
             | Self::Table(_)
@@ -186,6 +197,7 @@ impl CliError {
             }
             Self::OutputExists(_) => Some("pass `--overwrite` to replace it".into()),
             Self::OutputIsInput(_) => Some("write to another file, then move it into place".into()),
+            Self::OutputTwice { .. } => Some("give each output a file of its own".into()),
             Self::Plan(e) => e.hint(),
             Self::Output(e) => e.hint(),
             Self::Table(e) => Some(e.hint().to_owned()),
@@ -305,6 +317,15 @@ pub enum TableError {
     /// A table whose format answers to a name another adapter has.
     #[error(transparent)]
     NameClash(#[from] NameClash),
+    /// A path given as a table that cannot be one: not a regular file, too large, or (from
+    /// `[[adapters]]`) outside the configuration's directory.
+    #[error("adapter table `{}` {what}", .path.display())]
+    NotATable {
+        /// The path.
+        path: PathBuf,
+        /// Why it is refused.
+        what: String,
+    },
 }
 
 /// `:LINE:COLUMN`, or nothing.
@@ -320,6 +341,9 @@ impl TableError {
                 "see the README's adapter guide for the keys a table file takes"
             }
             Self::NameClash(_) => "rename the format in one of the two",
+            Self::NotATable { .. } => {
+                "a table is a TOML file (a regular file of at most 1 MiB); `[[adapters]]` names one inside the configuration's directory, `--adapter PATH` any other"
+            }
         }
     }
 }

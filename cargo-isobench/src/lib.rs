@@ -15,6 +15,7 @@ pub mod formats;
 pub mod input;
 pub mod mine;
 pub mod output;
+pub mod output_file;
 pub mod parquet;
 pub mod pipeline;
 pub mod plugin;
@@ -53,6 +54,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
             return code;
         }
     };
+    input::set_max_record_bytes(cli.max_record_bytes);
     let result = Session::open(&cli).and_then(|session| {
         let registry = &session.registry;
         let result = match &cli.command {

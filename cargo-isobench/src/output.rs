@@ -2,16 +2,17 @@
 //! or to a file replaced atomically (a temporary file next to it, renamed into place once
 //! complete).
 
-use std::fs::{self, File};
+use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard, Once, PoisonError, mpsc};
+use std::sync::mpsc;
 
 use isobench_core::codec::JsonStyle;
 use serde_json::{Map, Value};
 
 use crate::errors::{CliError, OutputError};
 use crate::input::{Compression, Layout};
+use crate::output_file::OutputFile;
 
 /// Where records go.
 #[derive(Debug)]
@@ -25,22 +26,16 @@ pub struct RecordWriter {
 #[derive(Debug)]
 enum Sink {
     Stdout(BufWriter<io::Stdout>),
+    /// A file (see [`OutputFile`]: a temporary file renamed into place, or a device or
+    /// pipe written in place).
     File {
         out: Encoder,
-        temp: PathBuf,
-        dest: PathBuf,
-    },
-    /// A file that is not a regular one (`/dev/null`, a named pipe): written in place,
-    /// since renaming over it would replace the device or pipe with a plain file.
-    Special {
-        out: Encoder,
-        dest: PathBuf,
+        file: OutputFile,
     },
     /// A Parquet file, written a row group at a time.
     Parquet {
         out: Box<crate::parquet::ParquetWriter>,
-        temp: PathBuf,
-        dest: PathBuf,
+        file: OutputFile,
     },
     Discard,
 }
@@ -193,98 +188,6 @@ impl Write for Encoder {
     }
 }
 
-/// The temporary files of the outputs being written, removed if the process is
-/// interrupted (`SIGINT`, `SIGTERM`, `SIGHUP`) as they are when a run fails.
-static LIVE_TEMPS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-
-fn live_temps() -> MutexGuard<'static, Vec<PathBuf>> {
-    LIVE_TEMPS.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// Notes a temporary file to remove on interruption.
-fn track(temp: &Path) {
-    remove_temps_on_interrupt();
-    live_temps().push(temp.to_owned());
-}
-
-/// The temporary file was renamed into place or removed.
-fn untrack(temp: &Path) {
-    live_temps().retain(|t| t != temp);
-}
-
-/// Once per process: a thread that waits for an interrupting signal, removes the
-/// temporary files being written, then ends the process as the signal would have.
-#[cfg(unix)]
-fn remove_temps_on_interrupt() {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-    static INSTALLED: Once = Once::new();
-    INSTALLED.call_once(|| {
-        let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
-            return;
-        };
-        std::thread::spawn(move || {
-            if let Some(signal) = signals.forever().next() {
-                // Held until the end: no new temporary file starts meanwhile.
-                let temps = live_temps();
-                for temp in temps.iter() {
-                    let _ = fs::remove_file(temp);
-                }
-                let _ = signal_hook::low_level::emulate_default_handler(signal);
-                std::process::exit(128 + signal);
-            }
-        });
-    });
-}
-
-/// Elsewhere, an interrupted run leaves its temporary file to the next run (see
-/// [`remove_stale_temps`]).
-#[cfg(not(unix))]
-fn remove_temps_on_interrupt() {}
-
-/// The temporary file an output is written to before the rename.
-pub fn temp_path(dest: &Path) -> PathBuf {
-    let name = dest
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    dest.with_file_name(format!(".{name}.isobench-{}.tmp", std::process::id()))
-}
-
-/// Removes the temporary files that earlier runs writing `dest` left behind when they
-/// were killed: those whose process is gone. Where processes cannot be looked up (no
-/// `/proc`), nothing is removed.
-pub fn remove_stale_temps(dest: &Path) {
-    let proc = Path::new("/proc");
-    if !proc.join("self").exists() {
-        return;
-    }
-    let Some(name) = dest.file_name().map(|n| n.to_string_lossy().into_owned()) else {
-        return;
-    };
-    let prefix = format!(".{name}.isobench-");
-    let dir = match dest.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let file_name = entry.file_name();
-        let Some(pid) = file_name
-            .to_str()
-            .and_then(|n| n.strip_prefix(&prefix))
-            .and_then(|rest| rest.strip_suffix(".tmp"))
-            .and_then(|pid| pid.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        if pid != std::process::id() && !proc.join(pid.to_string()).exists() {
-            let _ = fs::remove_file(entry.path());
-        }
-    }
-}
-
 impl RecordWriter {
     /// Writes to stdout (`None`) or to `path`, refusing to replace an existing file
     /// unless `overwrite`.
@@ -316,75 +219,35 @@ impl RecordWriter {
             path: dest.to_owned(),
             source: e,
         };
-        if fs::metadata(dest).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
-            return Self::special(dest, style).map_err(write_err);
+        let parquet = crate::parquet::is_parquet(dest);
+        if parquet && schema.is_none() {
+            return Err(OutputError::JsonLinesOnly(dest.to_owned()).into());
         }
-        if dest.exists() && !overwrite {
-            return Err(CliError::OutputExists(dest.to_owned()));
-        }
-        remove_stale_temps(dest);
-        let temp = temp_path(dest);
-        if crate::parquet::is_parquet(dest) {
-            let Some(schema) = schema else {
-                return Err(OutputError::JsonLinesOnly(dest.to_owned()).into());
-            };
-            let file = File::create(&temp).map_err(write_err)?;
-            track(&temp);
-            let spool = temp.with_extension("spool");
-            let out = match crate::parquet::ParquetWriter::new(file, spool, schema) {
-                Ok(out) => out,
-                Err(e) => {
-                    let _ = fs::remove_file(&temp);
-                    untrack(&temp);
-                    return Err(write_err(e));
-                }
-            };
+        let file = OutputFile::create(dest, overwrite)?;
+        if let Some(schema) = schema.filter(|_| parquet) {
+            if file.in_place_of_dest() {
+                return Err(write_err(io::Error::other(
+                    "a Parquet output needs a regular file (its footer is written last)",
+                )));
+            }
+            let handle = file.try_clone_file().map_err(write_err)?;
+            let out = crate::parquet::ParquetWriter::new(handle, file.dir().to_owned(), schema)
+                .map_err(write_err)?;
             return Ok(Self {
                 sink: Sink::Parquet {
                     out: Box::new(out),
-                    temp,
-                    dest: dest.to_owned(),
+                    file,
                 },
                 layout: Layout::JsonLines,
                 style,
                 count: 0,
             });
         }
-        let file = File::create(&temp).map_err(write_err)?;
-        track(&temp);
-        let out = match Encoder::new(file, Compression::of(dest), true) {
-            Ok(out) => out,
-            Err(e) => {
-                let _ = fs::remove_file(&temp);
-                untrack(&temp);
-                return Err(write_err(e));
-            }
-        };
+        let handle = file.try_clone_file().map_err(write_err)?;
+        let background = !file.in_place_of_dest();
+        let out = Encoder::new(handle, Compression::of(dest), background).map_err(write_err)?;
         Ok(Self {
-            sink: Sink::File {
-                out,
-                temp,
-                dest: dest.to_owned(),
-            },
-            layout: Layout::from_extension(dest).unwrap_or(Layout::JsonLines),
-            style,
-            count: 0,
-        })
-    }
-
-    /// Writes into a device or named pipe as it is: nothing there to replace atomically.
-    fn special(dest: &Path, style: JsonStyle) -> io::Result<Self> {
-        if crate::parquet::is_parquet(dest) {
-            return Err(io::Error::other(
-                "a Parquet output needs a regular file (its footer is written last)",
-            ));
-        }
-        let file = fs::OpenOptions::new().write(true).open(dest)?;
-        Ok(Self {
-            sink: Sink::Special {
-                out: Encoder::new(file, Compression::of(dest), false)?,
-                dest: dest.to_owned(),
-            },
+            sink: Sink::File { out, file },
             layout: Layout::from_extension(dest).unwrap_or(Layout::JsonLines),
             style,
             count: 0,
@@ -408,9 +271,7 @@ impl RecordWriter {
 
     fn path(&self) -> PathBuf {
         match &self.sink {
-            Sink::File { dest, .. } | Sink::Special { dest, .. } | Sink::Parquet { dest, .. } => {
-                dest.clone()
-            }
+            Sink::File { file, .. } | Sink::Parquet { file, .. } => file.dest().to_owned(),
             _ => PathBuf::from("-"),
         }
     }
@@ -422,9 +283,7 @@ impl RecordWriter {
         let result = match &mut self.sink {
             Sink::Discard => return Ok(()),
             Sink::Stdout(out) => write_one(out, record, style, layout, first),
-            Sink::File { out, .. } | Sink::Special { out, .. } => {
-                write_one(out, record, style, layout, first)
-            }
+            Sink::File { out, .. } => write_one(out, record, style, layout, first),
             Sink::Parquet { out, .. } => {
                 out.note_style(style);
                 out.write(record.clone(), 0)
@@ -444,7 +303,7 @@ impl RecordWriter {
         let result = match &mut self.sink {
             Sink::Discard => Ok(()),
             Sink::Stdout(out) if lines => out.write_all(text),
-            Sink::File { out, .. } | Sink::Special { out, .. } if lines => out.write_all(text),
+            Sink::File { out, .. } if lines => out.write_all(text),
             _ => {
                 let mut start = 0;
                 for &end in ends {
@@ -468,9 +327,7 @@ impl RecordWriter {
         let result = match &mut self.sink {
             Sink::Discard => return Ok(()),
             Sink::Stdout(out) => write_raw_one(out, record, layout, first),
-            Sink::File { out, .. } | Sink::Special { out, .. } => {
-                write_raw_one(out, record, layout, first)
-            }
+            Sink::File { out, .. } => write_raw_one(out, record, layout, first),
             Sink::Parquet { out, .. } => {
                 if let Some(style) = crate::input::style_of(record) {
                     out.note_style(style);
@@ -501,47 +358,18 @@ impl RecordWriter {
                 close(&mut out, layout, empty).map_err(err)?;
                 out.flush().map_err(err)
             }
-            Sink::File {
-                mut out,
-                temp,
-                dest,
-            } => {
-                let done = close(&mut out, layout, empty)
+            Sink::File { mut out, file } => {
+                let in_place = file.in_place_of_dest();
+                close(&mut out, layout, empty)
                     .and_then(|()| out.finish())
-                    .and_then(SyncingFile::sync)
-                    .and_then(|()| fs::rename(&temp, &dest));
-                if done.is_err() {
-                    let _ = fs::remove_file(&temp);
-                }
-                untrack(&temp);
-                done.map_err(err)
+                    .and_then(|synced| if in_place { Ok(()) } else { synced.sync() })
+                    .map_err(err)?;
+                file.commit()
             }
-            Sink::Special { mut out, .. } => close(&mut out, layout, empty)
-                .and_then(|()| out.finish())
-                .map(drop)
-                .map_err(err),
-            Sink::Parquet { out, temp, dest } => {
-                let done = out
-                    .finish()
-                    .and_then(|file| file.sync_all())
-                    .and_then(|()| fs::rename(&temp, &dest));
-                if done.is_err() {
-                    let _ = fs::remove_file(&temp);
-                }
-                untrack(&temp);
-                done.map_err(err)
+            Sink::Parquet { out, file } => {
+                out.finish().map_err(err)?;
+                file.commit()
             }
-        }
-    }
-}
-
-impl Drop for RecordWriter {
-    /// An output not finished is abandoned: its temporary file is removed and the
-    /// destination is left as it was.
-    fn drop(&mut self) {
-        if let Sink::File { temp, .. } | Sink::Parquet { temp, .. } = &self.sink {
-            let _ = fs::remove_file(temp);
-            untrack(temp);
         }
     }
 }

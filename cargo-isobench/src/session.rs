@@ -29,7 +29,8 @@ impl Session {
         let mut registry = Registry::builtin();
         // `plugin` and `trust` manage plugins: a broken one must not stop them.
         let configured: Vec<_> = config.adapters.iter().map(|a| a.path.clone()).collect();
-        declared::register_all(&mut registry, &cli.adapters, &configured, &cwd)?;
+        let config_dir = config.path.as_deref().and_then(std::path::Path::parent);
+        declared::register_all(&mut registry, &cli.adapters, &configured, config_dir, &cwd)?;
         let skipped = if matches!(cli.command, Command::Plugin(_) | Command::Trust(_)) {
             Vec::new()
         } else {

@@ -221,6 +221,7 @@ impl<'de, F: FnMut(Item<'_>) -> Result<bool, CliError>> Visitor<'de> for ArraySe
                     ),
                     value: Some(other),
                     hint: None,
+                    text: None,
                 }),
             };
             match (self.each)(Item {

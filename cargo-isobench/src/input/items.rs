@@ -27,6 +27,9 @@ pub struct BadInput {
     pub value: Option<Value>,
     /// What the user can do.
     pub hint: Option<String>,
+    /// The item as JSON text, from a reader whose input is not JSON (a Parquet row), kept
+    /// for the rejects file as a JSON Lines reader keeps the line.
+    pub text: Option<String>,
 }
 
 /// A batch of items read ahead of conversion: raw JSONL lines (parsed by the worker that

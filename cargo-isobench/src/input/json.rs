@@ -70,6 +70,7 @@ pub fn parse_record_passing(
         message,
         value: None,
         hint: hint.map(str::to_owned),
+        text: None,
     };
     let checked = match std::str::from_utf8(text) {
         Ok(checked) => checked,
@@ -121,6 +122,7 @@ pub fn parse_record_passing(
                 .is_array()
                 .then(|| "a JSON array is read as records only from a `.json` file; rename it, or write one object per line".to_owned()),
             value: Some(other),
+            text: None,
         }),
         Err(e) if e.is_eof() && !complete_line => Err(bad(
             format!("malformed JSON: the last line ends in the middle of a record ({e})"),
@@ -143,6 +145,7 @@ pub fn parse_record_passing(
                     ),
                     value: None,
                     hint: Some(isobench_core::codec::NON_JSON_NUMBER_HINT.to_owned()),
+                    text: None,
                 }),
                 None => Err(bad(format!("malformed JSON: {e}"), None)),
             }

@@ -3,11 +3,29 @@
 
 use std::io::{self, BufRead, Read};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::items::{Batch, Batching, Item, RawItem, RecordReader, Window};
 use super::json::parse_record;
 use super::source::read_error;
 use crate::errors::CliError;
+
+/// The most bytes one JSON Lines record may take by default (`--max-record-bytes`): far
+/// above any benchmark record, and a bound on the memory one line can claim.
+pub const DEFAULT_MAX_RECORD_BYTES: u64 = 256 << 20;
+
+static MAX_RECORD_BYTES: AtomicU64 = AtomicU64::new(DEFAULT_MAX_RECORD_BYTES);
+
+/// The most bytes one JSON Lines record may take in this process.
+pub fn max_record_bytes() -> u64 {
+    MAX_RECORD_BYTES.load(Ordering::Relaxed)
+}
+
+/// Sets the most bytes one JSON Lines record may take (`--max-record-bytes`), for every
+/// input read after it.
+pub fn set_max_record_bytes(bytes: u64) {
+    MAX_RECORD_BYTES.store(bytes.max(1), Ordering::Relaxed);
+}
 
 /// The records of a byte stream (decompressed already) of JSON Lines.
 #[derive(Debug)]
@@ -43,6 +61,14 @@ impl<R: BufRead> RecordReader for JsonLines<R> {
     }
 }
 
+/// The error for a line longer than [`max_record_bytes`] (line `line`, 1-based).
+fn too_long(line: u64) -> io::Error {
+    io::Error::other(format!(
+        "line {line} is longer than {} bytes, the most one record may take (`--max-record-bytes`)",
+        max_record_bytes()
+    ))
+}
+
 /// Calls `each` for every non-blank line; an error of `each` stops the reading as it is,
 /// a read error is told with `path`.
 fn read_lines(
@@ -52,15 +78,22 @@ fn read_lines(
 ) -> Result<(), CliError> {
     let mut buf = Vec::with_capacity(64 * 1024);
     let mut line = 0u64;
+    let max = max_record_bytes();
     loop {
         buf.clear();
+        // One byte past the limit tells a line too long from one just long enough.
         let n = reader
+            .by_ref()
+            .take(max.saturating_add(2))
             .read_until(b'\n', &mut buf)
             .map_err(|e| read_error(path, e))?;
         if n == 0 {
             return Ok(());
         }
         line += 1;
+        if buf.strip_suffix(b"\n").unwrap_or(&buf).len() as u64 > max {
+            return Err(read_error(path, too_long(line)));
+        }
         let complete = buf.last() == Some(&b'\n');
         let mut text: &[u8] = &buf;
         if line == 1 {
@@ -83,6 +116,10 @@ fn read_lines(
 
 /// Splits JSON Lines into batches without copying each line: a chunk of at least
 /// `target` bytes is read, cut after its last line break, and the rest carried over.
+///
+/// Linear in the input, however long a line: a chunk with no line break is read on into
+/// the same buffer (never copied again), and only the bytes not yet looked at are
+/// searched for one. A line longer than [`max_record_bytes`] stops the reading.
 fn line_batches(
     reader: &mut impl Read,
     Batching {
@@ -93,7 +130,10 @@ fn line_batches(
     window: &mut Window,
     emit: &mut dyn FnMut(Batch) -> bool,
 ) -> io::Result<()> {
+    let max = usize::try_from(max_record_bytes()).unwrap_or(usize::MAX);
     let mut carry = fresh();
+    // The bytes at the start of `carry` known to hold no line break.
+    let mut searched = 0;
     let mut line = 0u64;
     loop {
         let mut text = std::mem::take(&mut carry);
@@ -101,8 +141,17 @@ fn line_batches(
         let cut = if eof {
             text.len()
         } else {
-            memchr::memrchr(b'\n', &text).map_or(0, |i| i + 1)
+            memchr::memrchr(b'\n', &text[searched..]).map_or(0, |i| searched + i + 1)
         };
+        if cut == 0 && !eof {
+            // One unfinished line: read on into the same buffer.
+            if text.len() > max {
+                return Err(too_long(line + 1));
+            }
+            searched = text.len();
+            carry = text;
+            continue;
+        }
         let mut items = Vec::new();
         let mut pos = 0;
         let mut past = false;
@@ -110,6 +159,9 @@ fn line_batches(
             let end = memchr::memchr(b'\n', &text[pos..cut]).map_or(cut, |i| pos + i);
             let complete = end < text.len();
             line += 1;
+            if end - pos > max {
+                return Err(too_long(line));
+            }
             let mut start = pos;
             pos = end + 1;
             if line == 1 && text[start..end].starts_with(b"\xEF\xBB\xBF") {
@@ -137,6 +189,7 @@ fn line_batches(
         // The unfinished line starts the next batch.
         carry = fresh();
         carry.extend_from_slice(&text[cut..]);
+        searched = carry.len();
         text.truncate(cut);
         if !items.is_empty() {
             let batch = Batch {

@@ -31,7 +31,7 @@ pub use array::JsonArray;
 pub use items::{BadInput, Batch, Batching, Item, RawItem, RecordReader, Window};
 pub use json::{MAX_DEPTH, Routes, check_record, parse_record, parse_record_passing, style_of};
 pub use layout::Layout;
-pub use lines::JsonLines;
+pub use lines::{DEFAULT_MAX_RECORD_BYTES, JsonLines, max_record_bytes, set_max_record_bytes};
 pub use parquet_file::ParquetFile;
 pub use source::{Compression, Input, open};
 
@@ -89,6 +89,29 @@ pub fn read_batches(
 /// without converting them, for `--shard`.
 pub fn count_items(source: &Input) -> Result<u64, CliError> {
     reader_for(source)?.count_items()
+}
+
+/// Refuses an input that is not a regular file (after links), naming what it is.
+pub fn check_input_file(path: &std::path::Path) -> Result<(), CliError> {
+    use std::io::{Error, ErrorKind};
+    let what = match std::fs::metadata(path) {
+        Ok(meta) if meta.is_file() => return Ok(()),
+        Ok(meta) if meta.is_dir() => "is a directory, not a file",
+        Ok(_) => {
+            "is not a regular file (a named pipe, socket or device): give a file, or pipe the records to `-i -`"
+        }
+        Err(e) if e.kind() == ErrorKind::NotFound => "no such file",
+        Err(source) => {
+            return Err(CliError::Read {
+                path: path.to_owned(),
+                source,
+            });
+        }
+    };
+    Err(CliError::Read {
+        path: path.to_owned(),
+        source: Error::new(ErrorKind::InvalidInput, what),
+    })
 }
 
 /// Stops at Parquet bytes in an input read as JSON.

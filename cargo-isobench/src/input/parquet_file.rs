@@ -6,6 +6,7 @@
 //! parsed back into the value it encodes. A file written by this tool (see
 //! [`crate::parquet`]) gets its `__extra` and `__keys` columns applied.
 
+use std::cell::Cell;
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -124,13 +125,62 @@ fn read_error(path: &Path, message: impl std::fmt::Display) -> CliError {
     }
 }
 
+std::thread_local! {
+    /// Whether this thread is inside [`contain`]: a panic there becomes a read error.
+    static CONTAINED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `read`, a step of reading the file at `path`, turning a panic below it into that
+/// file's read error. The decoders this reader stands on assert on malformed bytes
+/// (damaged run lengths, schema metadata that does not decode) instead of returning an
+/// error; whatever the bytes, a file read here gives records or a read error.
+///
+/// Such a panic is not printed; one located in this project's own code still is (it is a
+/// bug here, not damaged input), though it ends as the same error.
+fn contain<T>(path: &Path, read: impl FnOnce() -> Result<T, CliError>) -> Result<T, CliError> {
+    quiet_contained_panics();
+    let outer = CONTAINED.replace(true);
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(read));
+    CONTAINED.set(outer);
+    result.unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Err(read_error(
+            path,
+            format!("the file is malformed (its decoder failed: {what})"),
+        ))
+    })
+}
+
+/// Once per process: a panic hook that stays silent for panics [`contain`] turns into
+/// errors, and hands every other panic to the hook that was there before.
+fn quiet_contained_panics() {
+    static INSTALLED: std::sync::Once = std::sync::Once::new();
+    INSTALLED.call_once(|| {
+        let before = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let ours = info
+                .location()
+                .is_some_and(|at| at.file().contains("isobench"));
+            if ours || !CONTAINED.get() {
+                before(info);
+            }
+        }));
+    });
+}
+
 /// A reader of the Parquet file at `path`, its footer read.
 fn open_builder(path: &Path) -> Result<ParquetRecordBatchReaderBuilder<File>, CliError> {
     let file = File::open(path).map_err(|e| CliError::Read {
         path: path.to_owned(),
         source: e,
     })?;
-    ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| read_error(path, e))
+    contain(path, || {
+        ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| read_error(path, e))
+    })
 }
 
 /// The number of rows of a Parquet file, from its footer.
@@ -156,10 +206,12 @@ impl ParquetRows {
                 Some("convert that column to a string or number type, or drop it, before reading the file".into()),
             )
         })?;
-        let reader = builder
-            .with_batch_size(READ_ROWS)
-            .build()
-            .map_err(|e| read_error(path, e))?;
+        let reader = contain(path, || {
+            builder
+                .with_batch_size(READ_ROWS)
+                .build()
+                .map_err(|e| read_error(path, e))
+        })?;
         Ok(Self {
             path: path.to_owned(),
             reader,
@@ -172,6 +224,11 @@ impl ParquetRows {
     /// The next record batch's rows (1-based row number, record or why not), or `None` at
     /// the end of the file.
     pub fn next_rows(&mut self) -> Result<Option<Vec<ReadRow>>, CliError> {
+        let path = self.path.clone();
+        contain(&path, || self.next_rows_unguarded())
+    }
+
+    fn next_rows_unguarded(&mut self) -> Result<Option<Vec<ReadRow>>, CliError> {
         let Some(batch) = self.reader.next() else {
             return Ok(None);
         };
@@ -180,7 +237,11 @@ impl ParquetRows {
         let mut rows = Vec::with_capacity(batch.num_rows());
         for i in 0..batch.num_rows() {
             self.row += 1;
-            rows.push((self.row, self.plan.row_at(&batch, i).map(Value::Object)));
+            let record = self.plan.row_at(&batch, i).map_err(|mut bad| {
+                bad.text = Some(row_text(&batch, i));
+                bad
+            });
+            rows.push((self.row, record.map(Value::Object)));
         }
         Ok(Some(rows))
     }
@@ -230,6 +291,7 @@ impl BatchRows {
             message: format!("column `{column}`: {message}"),
             value: None,
             hint: None,
+            text: None,
         };
         let mut map = Map::new();
         let mut extra = None;
@@ -419,11 +481,14 @@ fn value_at(array: &dyn Array, i: usize) -> Result<Value, String> {
             let (start, end) = (offsets[i].as_usize(), offsets[i + 1].as_usize());
             let mut map = Map::with_capacity(end - start);
             for j in start..end {
-                let key = match value_at(m.keys().as_ref(), j)? {
-                    Value::String(s) => s,
-                    other => other.to_string(),
-                };
-                map.insert(key, value_at(m.values().as_ref(), j)?);
+                let key = map_key(m.keys().as_ref(), j)?;
+                let value = value_at(m.values().as_ref(), j)?;
+                if map.contains_key(&key) {
+                    return Err(format!(
+                        "the map holds the key `{key}` twice, and reading it would keep only one of the values"
+                    ));
+                }
+                map.insert(key, value);
             }
             Value::Object(map)
         }
@@ -439,6 +504,99 @@ fn value_at(array: &dyn Array, i: usize) -> Result<Value, String> {
         }
         other => return Err(format!("type {other} has no JSON equivalent")),
     })
+}
+
+/// The key of entry `j` of a map's keys, as an object key.
+fn map_key(keys: &dyn Array, j: usize) -> Result<String, String> {
+    Ok(match value_at(keys, j)? {
+        Value::String(s) => s,
+        other => other.to_string(),
+    })
+}
+
+/// Row `i` of `batch` as JSON text, whatever is wrong with it: what the rejects file keeps
+/// of a row that is not a record. A map keeps every entry, repeated keys included (as a
+/// JSON Lines line with a repeated key is kept as it is); a value with no JSON equivalent
+/// is `null`.
+fn row_text(batch: &RecordBatch, i: usize) -> String {
+    let mut out = String::from("{");
+    for (n, (field, column)) in batch
+        .schema()
+        .fields()
+        .iter()
+        .zip(batch.columns())
+        .enumerate()
+    {
+        if n > 0 {
+            out.push(',');
+        }
+        out.push_str(&Value::String(field.name().clone()).to_string());
+        out.push(':');
+        value_text(column.as_ref(), i, &mut out);
+    }
+    out.push('}');
+    out
+}
+
+/// Appends the JSON text of row `i` of `array` to `out` (see [`row_text`]).
+fn value_text(array: &dyn Array, i: usize, out: &mut String) {
+    let items = |values: &dyn Array, range: std::ops::Range<usize>, out: &mut String| {
+        out.push('[');
+        for (n, j) in range.enumerate() {
+            if n > 0 {
+                out.push(',');
+            }
+            value_text(values, j, out);
+        }
+        out.push(']');
+    };
+    if array.is_null(i) {
+        out.push_str("null");
+        return;
+    }
+    match array.data_type() {
+        DataType::List(_) => {
+            let list = array.as_list::<i32>();
+            let offsets = list.value_offsets();
+            let range = offsets[i].as_usize()..offsets[i + 1].as_usize();
+            items(list.values().as_ref(), range, out);
+        }
+        DataType::LargeList(_) => {
+            let list = array.as_list::<i64>();
+            let offsets = list.value_offsets();
+            let range = offsets[i].as_usize()..offsets[i + 1].as_usize();
+            items(list.values().as_ref(), range, out);
+        }
+        DataType::Struct(fields) => {
+            let st = array.as_struct();
+            out.push('{');
+            for (n, (field, column)) in fields.iter().zip(st.columns()).enumerate() {
+                if n > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(field.name().clone()).to_string());
+                out.push(':');
+                value_text(column.as_ref(), i, out);
+            }
+            out.push('}');
+        }
+        DataType::Map(_, _) => {
+            let m = array.as_map();
+            let offsets = m.value_offsets();
+            out.push('{');
+            for (n, j) in (offsets[i].as_usize()..offsets[i + 1].as_usize()).enumerate() {
+                if n > 0 {
+                    out.push(',');
+                }
+                let key = map_key(m.keys().as_ref(), j).unwrap_or_default();
+                out.push_str(&Value::String(key).to_string());
+                out.push(':');
+                value_text(m.values().as_ref(), j, out);
+            }
+            out.push('}');
+        }
+        _ => out.push_str(&value_at(array, i).unwrap_or(Value::Null).to_string()),
+    }
 }
 
 fn float(f: f64) -> Result<Value, String> {
@@ -527,7 +685,7 @@ mod tests {
     fn round_trip(schema: &Value, records: &[Value]) -> Vec<Value> {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.parquet");
-        let spool = dir.path().join("t.spool");
+        let spool = dir.path().to_owned();
         let mut writer = ParquetWriter::new(File::create(&path).unwrap(), spool, schema).unwrap();
         for r in records {
             writer.write(r.as_object().unwrap().clone(), 100).unwrap();

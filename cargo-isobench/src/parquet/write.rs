@@ -44,8 +44,8 @@ pub struct ColumnRows {
 #[derive(Debug)]
 pub struct ParquetWriter {
     out: File,
-    /// Where a spool file is made when the records do not fit one row group.
-    spool_path: PathBuf,
+    /// The directory a spool file is made in when the records do not fit one row group.
+    spool_dir: PathBuf,
     spool: Option<ArrowWriter<File>>,
     rows: ColumnRows,
 }
@@ -252,13 +252,14 @@ impl ArrowTable {
 }
 
 impl ParquetWriter {
-    /// A writer of records following `json_schema` into `file`; `spool_path` is where a
-    /// file of more than one row group is first written (a file removed again at once
-    /// where the system allows it, else at the end).
-    pub fn new(file: File, spool_path: PathBuf, json_schema: &Value) -> io::Result<Self> {
+    /// A writer of records following `json_schema` into `file`; a file of more than one
+    /// row group is first written to a spool file in `spool_dir` (created exclusively
+    /// under an unpredictable name, and removed at once where the system allows it, else
+    /// when the writer is dropped).
+    pub fn new(file: File, spool_dir: PathBuf, json_schema: &Value) -> io::Result<Self> {
         Ok(Self {
             out: file,
-            spool_path,
+            spool_dir,
             spool: None,
             rows: ColumnRows::new(json_schema).map_err(io::Error::other)?,
         })
@@ -284,15 +285,7 @@ impl ParquetWriter {
             return Ok(());
         }
         if self.spool.is_none() {
-            let file = File::options()
-                .read(true)
-                .write(true)
-                .create_new(true)
-                .open(&self.spool_path)?;
-            // Open files stay readable once removed (Unix): nothing is left behind, even
-            // by a killed run. Elsewhere the file is removed when the writer is dropped.
-            #[cfg(unix)]
-            std::fs::remove_file(&self.spool_path)?;
+            let file = tempfile::tempfile_in(&self.spool_dir)?;
             let writer =
                 ArrowWriter::try_new(file, self.rows.full_schema(), Some(writer_properties()?))
                     .map_err(write_error)?;
@@ -364,15 +357,6 @@ fn copy_columns(
         writer.flush().map_err(write_error)?;
     }
     Ok(())
-}
-
-impl Drop for ParquetWriter {
-    fn drop(&mut self) {
-        #[cfg(not(unix))]
-        if self.spool.is_some() {
-            let _ = std::fs::remove_file(&self.spool_path);
-        }
-    }
 }
 
 fn json_text(map: &Map<String, Value>) -> String {

@@ -240,7 +240,11 @@ impl Job<'_> {
                     pointer: String::new(),
                     message: bad.message,
                 };
-                let verbatim = bad.value.map_or_else(|| raw_value(raw), |v| ("record", v));
+                let verbatim = match (bad.value, bad.text) {
+                    (Some(v), _) => ("record", v),
+                    (None, Some(text)) => ("raw", Value::String(text)),
+                    (None, None) => raw_value(raw),
+                };
                 return self.reject(done, rejection, bad.hint, verbatim);
             }
         };

@@ -22,7 +22,7 @@ mod progress;
 mod seen_ids;
 
 use std::fs;
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 
 use isobench_core::codec::JsonStyle;
 use isobench_core::report::MAX_LISTED;
@@ -43,6 +43,7 @@ use crate::exit;
 use crate::input::{self, Input, Window};
 use crate::mine::enrich::Enricher;
 use crate::output::RecordWriter;
+use crate::output_file::OutputFile;
 
 /// Batches in flight (read, being converted, or waiting to be written) per worker.
 const IN_FLIGHT_PER_JOB: usize = 3;
@@ -79,6 +80,11 @@ pub fn execute(registry: &Registry, plan: &ConvertPlan) -> Result<Finished, CliE
         fixed_style: plan.json_style,
     };
     let (mut writer, mut rejects_writer) = open_outputs(plan, shared.to.schema())?;
+    let report_file = plan
+        .report
+        .as_deref()
+        .map(|path| OutputFile::create(path, plan.overwrite))
+        .transpose()?;
     let mut report = ConversionReport::new(
         &shared.from.info().name,
         &shared.to.info().name,
@@ -113,7 +119,7 @@ pub fn execute(registry: &Registry, plan: &ConvertPlan) -> Result<Finished, CliE
         eprintln!("stopped: nothing was written");
         return Err(e);
     }
-    finish(plan, report, writer, rejects_writer)
+    finish(plan, report, writer, rejects_writer, report_file)
 }
 
 /// The items to convert: those of `--shard`, at most `--limit` of them.
@@ -161,6 +167,7 @@ fn finish(
     report: ConversionReport,
     writer: RecordWriter,
     rejects_writer: Option<RecordWriter>,
+    report_file: Option<OutputFile>,
 ) -> Result<Finished, CliError> {
     // An empty part of a `--shard` split is a part all the same.
     if report.read == 0 && plan.shard.is_none() {
@@ -173,12 +180,15 @@ fn finish(
     if let Some(w) = rejects_writer {
         w.finish()?;
     }
-    if let Some(path) = &plan.report {
-        let text = serde_json::to_string_pretty(&report).expect("the report serialises");
-        fs::write(path, text + "\n").map_err(|e| CliError::Write {
-            path: path.clone(),
-            source: e,
-        })?;
+    if let Some(file) = report_file {
+        let text = serde_json::to_string_pretty(&report).expect("the report serialises") + "\n";
+        let mut out = file.file();
+        out.write_all(text.as_bytes())
+            .map_err(|e| CliError::Write {
+                path: file.dest().to_owned(),
+                source: e,
+            })?;
+        file.commit()?;
     }
     if !plan.quiet {
         eprint!("{}", report.summary());

@@ -7,7 +7,6 @@
 //! adapters' names (`auto` told from the records), where rejected records go, the shard,
 //! the `--set` assignments, the number of jobs. [`crate::pipeline::run`] takes only a plan.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use isobench_core::codec::JsonStyle;
@@ -161,23 +160,20 @@ impl ConvertRequest {
             (OnError::Fail, Some(_), _) => return Err(PlanError::RejectsWithoutSkip.into()),
             (OnError::Fail, None, _) => ErrorPolicy::Fail,
         };
-        for written in output.iter().chain(errors.rejects()) {
-            for source in &inputs {
-                if let Input::File(input) = source
-                    && same_file(input, written)
-                {
-                    return Err(CliError::OutputIsInput(written.clone()));
-                }
-            }
+        let mut written: Vec<(&str, &Path)> = Vec::new();
+        if let Some(out) = &output {
+            written.push(("-o", out));
         }
+        if let Some(rejects) = errors.rejects() {
+            written.push(("--rejects", rejects));
+        }
+        if let Some(report) = &self.report {
+            written.push(("--report", report));
+        }
+        crate::output_file::check_distinct(&written, &inputs)?;
         for source in &inputs {
-            if let Input::File(p) = source
-                && !p.is_file()
-            {
-                return Err(CliError::Read {
-                    path: p.clone(),
-                    source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
-                });
+            if let Input::File(p) = source {
+                crate::input::check_input_file(p)?;
             }
         }
         let from = match from {
@@ -353,13 +349,6 @@ impl Shard {
             return Err(PlanError::ShardOfStdin);
         }
         Ok(Self { k, n })
-    }
-}
-
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (fs::canonicalize(a), fs::canonicalize(b)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => a == b,
     }
 }
 

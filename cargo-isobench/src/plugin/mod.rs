@@ -61,7 +61,7 @@ pub fn register_all(
             let timeout = entry
                 .timeout_secs
                 .map_or(program::DEFAULT_TIMEOUT, Duration::from_secs);
-            commands.push((command.clone(), timeout));
+            commands.push((command.clone(), timeout, entry.dir.clone()));
         }
     }
     native_paths.extend(workspace::built_plugins(cwd, &store, &mut skipped));
@@ -76,8 +76,11 @@ pub fn register_all(
         }
         add(registry, native::load(&path)?)?;
     }
-    for (command, timeout) in commands {
-        add(registry, program::start(&command, timeout)?)?;
+    for (command, timeout, dir) in commands {
+        add(
+            registry,
+            program::start_in(&command, timeout, dir.as_deref())?,
+        )?;
     }
     for path in programs_on_path() {
         let command = vec![path.display().to_string()];

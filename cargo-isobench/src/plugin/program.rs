@@ -37,6 +37,7 @@
 //! killed: the host never waits forever.
 
 use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::Mutex;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
@@ -81,7 +82,17 @@ pub struct ProgramAdapter {
 /// declared by a table gives a `TableAdapter` (and is stopped at once when it has no
 /// hooks), one written by hand a [`ProgramAdapter`].
 pub fn start(command: &[String], timeout: Duration) -> Result<Box<dyn ViewAdapter>, PluginError> {
-    let (adapter, table, has_hooks) = handshake(command, timeout)?;
+    start_in(command, timeout, None)
+}
+
+/// As [`start`], the program started in `dir` (the configuration's directory for a
+/// `[[plugins]]` command) rather than the current one.
+pub fn start_in(
+    command: &[String],
+    timeout: Duration,
+    dir: Option<&Path>,
+) -> Result<Box<dyn ViewAdapter>, PluginError> {
+    let (adapter, table, has_hooks) = handshake(command, timeout, dir)?;
     let Some(table) = table else {
         return Ok(Box::new(adapter));
     };
@@ -101,6 +112,7 @@ pub fn start(command: &[String], timeout: Duration) -> Result<Box<dyn ViewAdapte
 fn handshake(
     command: &[String],
     timeout: Duration,
+    dir: Option<&Path>,
 ) -> Result<(ProgramAdapter, Option<isobench_core::Table>, bool), PluginError> {
     let shown = command.join(" ");
     let Some((program, args)) = command.split_first() else {
@@ -109,7 +121,11 @@ fn handshake(
             what: "an empty command".into(),
         });
     };
-    let mut child = Command::new(program)
+    let mut child = Command::new(program);
+    if let Some(dir) = dir {
+        child.current_dir(dir);
+    }
+    let mut child = child
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

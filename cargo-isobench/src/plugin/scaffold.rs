@@ -157,16 +157,13 @@ pub fn run(cwd: &Path, args: &PluginNewArgs) -> Result<i32, CliError> {
         (dir.join("sample.jsonl"), render(SAMPLE, &args.name)),
     ];
     for (path, text) in &files {
-        let write = || -> std::io::Result<()> {
-            if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent)?;
-            }
-            std::fs::write(path, text)
-        };
-        write().map_err(|e| CliError::Write {
-            path: path.clone(),
-            source: e,
-        })?;
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| CliError::Write {
+                path: parent.to_owned(),
+                source: e,
+            })?;
+        }
+        crate::output_file::write_whole(path, false, text.as_bytes())?;
     }
     let library = format!(
         "target/release/{}{}{}",

@@ -101,7 +101,8 @@ impl Store {
         })
     }
 
-    /// Writes the store (to a temporary file first, then renamed over the old one).
+    /// Writes the store (to a temporary file first, then renamed over the old one; see
+    /// [`crate::output_file`]).
     pub fn save(&self) -> Result<(), CliError> {
         let file = Self::file().ok_or(TrustError::NoStateDir { env: STATE_DIR_ENV })?;
         let write_error = |source| CliError::Write {
@@ -114,15 +115,8 @@ impl Store {
         let dir = file
             .parent()
             .expect("the store is a file in the state directory");
-        let temp = crate::output::temp_path(&file);
-        std::fs::create_dir_all(dir)
-            .and_then(|()| std::fs::write(&temp, text))
-            .and_then(|()| std::fs::rename(&temp, &file))
-            .map_err(|e| {
-                let _ = std::fs::remove_file(&temp);
-                write_error(e)
-            })?;
-        Ok(())
+        std::fs::create_dir_all(dir).map_err(write_error)?;
+        crate::output_file::write_whole(&file, true, &text)
     }
 
     /// Whether the configuration read from `path`, whose text hashes to `sha256`, is trusted.

@@ -35,6 +35,7 @@ impl Trail {
             ),
             value: None,
             hint: Some("remove one of the two; JSON readers disagree on which one wins".to_owned()),
+            text: None,
         })
     }
 

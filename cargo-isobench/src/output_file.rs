@@ -1,0 +1,364 @@
+//! The one way a file is written: every output of the tool (records, Parquet, the
+//! rejects file, the `--report`, the trust records) goes through [`OutputFile`].
+//!
+//! A destination is treated as hostile ground, since it may sit in a checkout someone else
+//! prepared:
+//!
+//! - the data goes to a temporary file created exclusively (`O_EXCL`) under an
+//!   unpredictable name in the destination's directory, so no file planted there (a
+//!   symbolic link to a file outside, say) is ever opened for writing; once complete and
+//!   synced, it is renamed over the destination;
+//! - the destination is looked at itself, never through a symbolic link: a link, like any
+//!   existing file, is replaced only with `--overwrite` (and then the link is replaced, not
+//!   what it points to); without `--overwrite` the rename refuses to replace a file that
+//!   appeared meanwhile;
+//! - a device or named pipe named directly (`/dev/null`, a FIFO) is written in place, as
+//!   are the system's own links in `/dev` (`/dev/stdout`);
+//! - [`check_distinct`] refuses, before anything is read, an output that is an input or
+//!   another output of the same run.
+
+use std::fs::{self, File};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, Once, PoisonError};
+
+use tempfile::TempPath;
+
+use crate::errors::CliError;
+use crate::input::Input;
+
+/// A file being written: a temporary file until [`OutputFile::commit`], or a device or
+/// pipe written in place.
+#[derive(Debug)]
+pub struct OutputFile {
+    file: File,
+    /// The temporary file, removed when dropped uncommitted; `None` for a device or pipe.
+    temp: Option<TempPath>,
+    dest: PathBuf,
+    overwrite: bool,
+}
+
+impl OutputFile {
+    /// Starts writing `dest`, refusing an existing file (or link) unless `overwrite`.
+    pub fn create(dest: &Path, overwrite: bool) -> Result<Self, CliError> {
+        let write_err = |source| CliError::Write {
+            path: dest.to_owned(),
+            source,
+        };
+        match fs::symlink_metadata(dest) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                if system_link_to_special(dest) {
+                    return Self::in_place(dest, overwrite).map_err(write_err);
+                }
+                if !overwrite {
+                    return Err(CliError::OutputExists(dest.to_owned()));
+                }
+            }
+            Ok(meta) if meta.is_dir() => {
+                return Err(write_err(io::Error::new(
+                    io::ErrorKind::IsADirectory,
+                    "is a directory",
+                )));
+            }
+            Ok(meta) if !meta.is_file() => {
+                return Self::in_place(dest, overwrite).map_err(write_err);
+            }
+            Ok(_) if !overwrite => return Err(CliError::OutputExists(dest.to_owned())),
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(write_err(e)),
+        }
+        remove_stale_temps(dest);
+        let name = dest
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let prefix = format!(".{name}.isobench-{}-", std::process::id());
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(&prefix).suffix(".tmp").rand_bytes(12);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            // As `File::create` makes a file: what the umask leaves of rw-rw-rw-.
+            builder.permissions(fs::Permissions::from_mode(0o666));
+        }
+        let (file, temp) = builder
+            .tempfile_in(parent_dir(dest))
+            .map_err(write_err)?
+            .into_parts();
+        track(&temp);
+        Ok(Self {
+            file,
+            temp: Some(temp),
+            dest: dest.to_owned(),
+            overwrite,
+        })
+    }
+
+    /// A device or named pipe, opened as it is (nothing there to replace atomically).
+    fn in_place(dest: &Path, overwrite: bool) -> io::Result<Self> {
+        let file = fs::OpenOptions::new().write(true).open(dest)?;
+        Ok(Self {
+            file,
+            temp: None,
+            dest: dest.to_owned(),
+            overwrite,
+        })
+    }
+
+    /// The destination.
+    pub fn dest(&self) -> &Path {
+        &self.dest
+    }
+
+    /// Whether the file is written in place (a device or pipe), not replaced atomically.
+    pub fn in_place_of_dest(&self) -> bool {
+        self.temp.is_none()
+    }
+
+    /// The file the data goes to.
+    pub fn file(&self) -> &File {
+        &self.file
+    }
+
+    /// Another handle of the file the data goes to.
+    pub fn try_clone_file(&self) -> io::Result<File> {
+        self.file.try_clone()
+    }
+
+    /// The file's directory, where a writer may keep its own temporary files.
+    pub fn dir(&self) -> &Path {
+        parent_dir(&self.dest)
+    }
+
+    /// Puts the written data in place: syncs the temporary file and renames it over the
+    /// destination (refusing, without `--overwrite`, a file that appeared meanwhile).
+    pub fn commit(mut self) -> Result<(), CliError> {
+        let write_err = |source| CliError::Write {
+            path: self.dest.clone(),
+            source,
+        };
+        let Some(temp) = self.temp.take() else {
+            return Ok(());
+        };
+        let synced = self.file.sync_all();
+        let tracked = temp.to_path_buf();
+        let done = match synced {
+            Err(e) => Err(write_err(e)),
+            Ok(()) if self.overwrite => temp.persist(&self.dest).map_err(|e| write_err(e.error)),
+            Ok(()) => temp.persist_noclobber(&self.dest).map_err(|e| {
+                if e.error.kind() == io::ErrorKind::AlreadyExists {
+                    CliError::OutputExists(self.dest.clone())
+                } else {
+                    write_err(e.error)
+                }
+            }),
+        };
+        untrack(&tracked);
+        done
+    }
+}
+
+impl Drop for OutputFile {
+    fn drop(&mut self) {
+        if let Some(temp) = &self.temp {
+            untrack(temp);
+        }
+    }
+}
+
+/// Writes `bytes` to `dest` through an [`OutputFile`].
+pub fn write_whole(dest: &Path, overwrite: bool, bytes: &[u8]) -> Result<(), CliError> {
+    let out = OutputFile::create(dest, overwrite)?;
+    (&out.file)
+        .write_all(bytes)
+        .map_err(|source| CliError::Write {
+            path: dest.to_owned(),
+            source,
+        })?;
+    out.commit()
+}
+
+fn parent_dir(dest: &Path) -> &Path {
+    match dest.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// A link the system keeps in `/dev` (`/dev/stdout`, `/dev/fd/1`) to a device, pipe or
+/// terminal: followed, since no checkout can plant one there.
+fn system_link_to_special(dest: &Path) -> bool {
+    let in_dev = fs::canonicalize(parent_dir(dest)).is_ok_and(|dir| dir.starts_with("/dev"));
+    in_dev && fs::metadata(dest).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
+/// What a path names for the purpose of telling two apart: the directory resolved and the
+/// last component as it is (a link is itself, as it is for writing).
+fn entry_identity(path: &Path) -> PathBuf {
+    let dir = fs::canonicalize(parent_dir(path)).unwrap_or_else(|_| parent_dir(path).to_owned());
+    match path.file_name() {
+        Some(name) => dir.join(name),
+        None => dir,
+    }
+}
+
+/// The file at `path` (links followed), as device and inode where there are such.
+#[cfg(unix)]
+fn file_identity(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn file_identity(path: &Path) -> Option<PathBuf> {
+    fs::canonicalize(path).ok()
+}
+
+/// Whether writing `output` would touch what `other` names: the same entry, or the same
+/// file (through a link or another name).
+pub fn same_target(output: &Path, other: &Path) -> bool {
+    if entry_identity(output) == entry_identity(other) {
+        return true;
+    }
+    match (file_identity(output), file_identity(other)) {
+        (Some(a), Some(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// Refuses outputs that are one of the inputs or the same file as another output
+/// (`outputs` in order of the flags: `-o`, `--rejects`, `--report`).
+pub fn check_distinct(outputs: &[(&str, &Path)], inputs: &[Input]) -> Result<(), CliError> {
+    for (i, (flag, output)) in outputs.iter().enumerate() {
+        for input in inputs {
+            if let Input::File(input) = input
+                && same_target(output, input)
+            {
+                return Err(CliError::OutputIsInput((*output).to_owned()));
+            }
+        }
+        for (other_flag, other) in &outputs[..i] {
+            if same_target(output, other) {
+                return Err(CliError::OutputTwice {
+                    path: (*output).to_owned(),
+                    first: (*other_flag).to_owned(),
+                    second: (*flag).to_owned(),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The temporary files being written, removed if the process is interrupted (`SIGINT`,
+/// `SIGTERM`, `SIGHUP`) as they are when a run fails.
+static LIVE_TEMPS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn live_temps() -> MutexGuard<'static, Vec<PathBuf>> {
+    LIVE_TEMPS.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn track(temp: &Path) {
+    remove_temps_on_interrupt();
+    live_temps().push(temp.to_owned());
+}
+
+fn untrack(temp: &Path) {
+    live_temps().retain(|t| t != temp);
+}
+
+/// Once per process: a thread that waits for an interrupting signal, removes the
+/// temporary files being written, then ends the process as the signal would have.
+#[cfg(unix)]
+fn remove_temps_on_interrupt() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    static INSTALLED: Once = Once::new();
+    INSTALLED.call_once(|| {
+        let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+            return;
+        };
+        std::thread::spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                // Held until the end: no new temporary file starts meanwhile.
+                let temps = live_temps();
+                for temp in temps.iter() {
+                    let _ = fs::remove_file(temp);
+                }
+                let _ = signal_hook::low_level::emulate_default_handler(signal);
+                std::process::exit(128 + signal);
+            }
+        });
+    });
+}
+
+/// Elsewhere, an interrupted run leaves its temporary file to the next run (see
+/// [`remove_stale_temps`]).
+#[cfg(not(unix))]
+fn remove_temps_on_interrupt() {}
+
+/// Removes the temporary files that earlier runs writing `dest` left behind when they
+/// were killed: those whose process is gone. Where processes cannot be looked up (no
+/// `/proc`), nothing is removed. A link is removed as a link, never followed.
+pub fn remove_stale_temps(dest: &Path) {
+    let proc = Path::new("/proc");
+    if !proc.join("self").exists() {
+        return;
+    }
+    let Some(name) = dest.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return;
+    };
+    let prefix = format!(".{name}.isobench-");
+    let Ok(entries) = fs::read_dir(parent_dir(dest)) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(pid) = file_name
+            .to_str()
+            .and_then(|n| n.strip_prefix(&prefix))
+            .and_then(|rest| rest.strip_suffix(".tmp"))
+            .and_then(|rest| rest.split_once('-'))
+            .and_then(|(pid, _)| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid != std::process::id() && !proc.join(pid.to_string()).exists() {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temporary_names_are_not_predictable_and_not_reused() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("out.jsonl");
+        let a = OutputFile::create(&dest, false).unwrap();
+        let b = OutputFile::create(&dest, false).unwrap();
+        let (ta, tb) = (a.temp.as_deref().unwrap(), b.temp.as_deref().unwrap());
+        assert_ne!(ta, tb);
+        let name = ta.file_name().unwrap().to_str().unwrap();
+        assert!(
+            name.starts_with(&format!(".out.jsonl.isobench-{}-", std::process::id())),
+            "{name}"
+        );
+        drop((a, b));
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_file_that_appears_meanwhile_is_kept_without_overwrite() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("out.jsonl");
+        let out = OutputFile::create(&dest, false).unwrap();
+        (&out.file).write_all(b"new\n").unwrap();
+        fs::write(&dest, "theirs\n").unwrap();
+        assert!(matches!(out.commit(), Err(CliError::OutputExists(_))));
+        assert_eq!(fs::read_to_string(&dest).unwrap(), "theirs\n");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+}
