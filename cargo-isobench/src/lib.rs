@@ -87,8 +87,13 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     });
     match result {
         Ok(code) => code,
+        // A reader that stops early (`| head`) did not get every record: said in one line,
+        // and not a success.
         Err(CliError::Write { ref source, .. }) if source.kind() == io::ErrorKind::BrokenPipe => {
-            exit::OK
+            eprintln!(
+                "error: the output pipe was closed before every record was written; the rest were not"
+            );
+            exit::IO
         }
         Err(e) => {
             report_error(&e);

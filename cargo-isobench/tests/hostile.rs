@@ -543,3 +543,65 @@ fn a_line_longer_than_max_record_bytes_stops_with_its_line_number() {
     let run = context.run(["validate", "--format", "swe-bench", "in.jsonl"]);
     assert!(!stderr(&run).contains("longer than"), "{}", stderr(&run));
 }
+
+#[test]
+fn an_input_that_is_not_a_file_is_named_for_what_it_is() {
+    let context = TestContext::new();
+    fs::create_dir(context.path("dir.jsonl")).unwrap();
+    mkfifo(&context.path("pipe.jsonl"));
+    context.write("plain.jsonl.gz", GOOD);
+    for (input, message) in [
+        ("dir.jsonl", "is a directory"),
+        ("pipe.jsonl", "is not a regular file"),
+        ("plain.jsonl.gz", "is not gzip data"),
+    ] {
+        let mut command = context.command();
+        command.args([
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            "swe-bench",
+            "-i",
+            input,
+        ]);
+        let run = run_within(command, Duration::from_secs(60)).expect("the run ends");
+        assert_eq!(run.status.code(), Some(3), "{input}: {}", stderr(&run));
+        assert!(stderr(&run).contains(message), "{input}: {}", stderr(&run));
+    }
+}
+
+#[test]
+fn a_closed_output_pipe_is_not_a_success() {
+    let context = TestContext::new();
+    let many: String = (0..20_000).map(|_| GOOD).collect::<Vec<_>>().concat();
+    context.write("in.jsonl", many);
+    let mut child = context
+        .command()
+        .args([
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            "swe-bench",
+            "-i",
+            "in.jsonl",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The reader takes one line, then goes away.
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    std::io::BufRead::read_line(&mut stdout, &mut first).unwrap();
+    drop(stdout);
+    let run = child.wait_with_output().unwrap();
+    assert!(first.contains("acme__widgets-1"), "{first}");
+    assert_eq!(run.status.code(), Some(3), "{}", stderr(&run));
+    assert!(
+        stderr(&run).contains("output pipe was closed"),
+        "{}",
+        stderr(&run)
+    );
+}

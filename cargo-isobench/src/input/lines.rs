@@ -232,3 +232,65 @@ fn fill(reader: &mut impl Read, text: &mut Vec<u8>, target: usize) -> io::Result
     }
     Ok(false)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use super::*;
+
+    /// Reads `text` in batches of `target` bytes: the items' texts, and how many buffers
+    /// the reader asked for.
+    fn batches(text: &[u8], target: usize) -> (Vec<Vec<u8>>, usize) {
+        let asked = Cell::new(0);
+        let fresh = || {
+            asked.set(asked.get() + 1);
+            Vec::new()
+        };
+        let mut items = Vec::new();
+        let batching = Batching {
+            index: 0,
+            target,
+            fresh: &fresh,
+        };
+        line_batches(
+            &mut &text[..],
+            batching,
+            &mut Window::default(),
+            &mut |batch| {
+                items.extend(batch.items.iter().map(|i| batch.raw(i).to_vec()));
+                true
+            },
+        )
+        .unwrap();
+        (items, asked.get())
+    }
+
+    #[test]
+    fn a_long_line_is_read_on_into_one_buffer_not_copied_per_chunk() {
+        let long = format!("{{\"k\": \"{}\"}}", "x".repeat(1 << 20));
+        let text = format!("{{}}\n{long}\n{{}}\n");
+        let (items, asked) = batches(text.as_bytes(), 4096);
+        assert_eq!(items, [b"{}".to_vec(), long.into_bytes(), b"{}".to_vec()]);
+        // One buffer to start, one per cut: copying the unfinished line at every 4 KiB
+        // chunk would ask for one per chunk (256 of them).
+        assert!(asked <= 4, "{asked} buffers");
+    }
+
+    #[test]
+    fn lines_cut_anywhere_come_back_whole() {
+        let text = b"{\"a\": 1}\n\n{\"b\": 2}\r\n{\"c\"";
+        for target in 1..text.len() + 2 {
+            let (items, _) = batches(text, target);
+            assert_eq!(
+                items,
+                [
+                    b"{\"a\": 1}".to_vec(),
+                    b"{\"b\": 2}".to_vec(),
+                    b"{\"c\"".to_vec()
+                ],
+                "target {target}"
+            );
+        }
+    }
+}

@@ -70,13 +70,27 @@ pub fn open(source: &Input) -> io::Result<Box<dyn Read + Send>> {
             let file = File::open(p)?;
             Ok(match Compression::of(p) {
                 Compression::None => Box::new(file),
-                Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(
-                    BufReader::with_capacity(BUFFER, file),
-                )),
+                Compression::Gzip => {
+                    let mut file = BufReader::with_capacity(BUFFER, file);
+                    refuse_plain_as_gzip(&mut file)?;
+                    Box::new(flate2::read::MultiGzDecoder::new(file))
+                }
                 Compression::Zstd => Box::new(zstd::stream::read::Decoder::new(file)?),
             })
         }
     }
+}
+
+/// A file named `.gz` must start as gzip data does (the decoder would read other bytes as
+/// an empty stream); an empty file is an empty input.
+fn refuse_plain_as_gzip(file: &mut impl io::BufRead) -> io::Result<()> {
+    let head = file.fill_buf()?;
+    if head.is_empty() || head.starts_with(&[0x1f, 0x8b]) {
+        return Ok(());
+    }
+    Err(io::Error::other(
+        "the name ends in `.gz` but the file is not gzip data (it does not start with the gzip magic bytes 1f 8b): rename it without `.gz`, or compress it",
+    ))
 }
 
 /// The size of the read buffer.

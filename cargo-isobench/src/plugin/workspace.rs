@@ -52,14 +52,16 @@ fn plugin_packages(meta: &Metadata) -> Vec<&Package> {
 
 /// The libraries `plugin build` recorded for the workspace `cwd` is in, each only while
 /// its sha256 is the one recorded; those that changed (or that cannot be read) go to
-/// `skipped` with the remedy. Cargo is asked where the workspace is only when one of the
-/// directories above `cwd` is a workspace with recorded plugins.
+/// `skipped` with the remedy. Cargo is asked only when one of the directories above `cwd`
+/// is a workspace with recorded plugins, and then in that recorded directory, not in
+/// `cwd`: a checkout below it could otherwise choose the `cargo` that runs (its
+/// `rust-toolchain.toml` names the toolchain).
 pub fn built_plugins(cwd: &Path, store: &Store, skipped: &mut Vec<Skipped>) -> Vec<PathBuf> {
     let cwd = canonical(cwd);
-    if !cwd.ancestors().any(|d| store.workspaces.contains_key(d)) {
+    let Some(recorded) = cwd.ancestors().find(|d| store.workspaces.contains_key(*d)) else {
         return Vec::new();
-    }
-    let meta = match metadata(&cwd) {
+    };
+    let meta = match metadata(recorded) {
         Ok(meta) => meta,
         Err(e) => {
             skipped.push(Skipped {
