@@ -13,7 +13,7 @@
 //!   what it points to); without `--overwrite` the rename refuses to replace a file that
 //!   appeared meanwhile;
 //! - a device or named pipe named directly (`/dev/null`, a FIFO) is written in place, as
-//!   are the system's own links in `/dev` (`/dev/stdout`);
+//!   are the system's own links in `/dev` and `/proc` (`/dev/stdout`, `/dev/fd/1`);
 //! - [`check_distinct`] refuses, before anything is read, an output that is an input or
 //!   another output of the same run.
 
@@ -47,7 +47,7 @@ impl OutputFile {
         };
         match fs::symlink_metadata(dest) {
             Ok(meta) if meta.file_type().is_symlink() => {
-                if system_link_to_special(dest) {
+                if system_link(dest) {
                     return Self::in_place(dest, overwrite).map_err(write_err);
                 }
                 if !overwrite {
@@ -186,11 +186,12 @@ fn parent_dir(dest: &Path) -> &Path {
     }
 }
 
-/// A link the system keeps in `/dev` (`/dev/stdout`, `/dev/fd/1`) to a device, pipe or
-/// terminal: followed, since no checkout can plant one there.
-fn system_link_to_special(dest: &Path) -> bool {
-    let in_dev = fs::canonicalize(parent_dir(dest)).is_ok_and(|dir| dir.starts_with("/dev"));
-    in_dev && fs::metadata(dest).is_ok_and(|m| !m.is_file() && !m.is_dir())
+/// A link the system keeps in `/dev` or `/proc` (`/dev/stdout`, `/dev/fd/1`) to one of the
+/// process's streams: written through in place, since no checkout can plant one there
+/// and what it points to (a pipe, a terminal, a file the shell opened) is the user's.
+fn system_link(dest: &Path) -> bool {
+    fs::canonicalize(parent_dir(dest))
+        .is_ok_and(|dir| dir.starts_with("/dev") || dir.starts_with("/proc"))
 }
 
 /// What a path names for the purpose of telling two apart: the directory resolved and the
