@@ -605,3 +605,14 @@ fn a_closed_output_pipe_is_not_a_success() {
         stderr(&run)
     );
 }
+
+#[test]
+fn the_system_s_links_to_the_process_s_streams_are_still_written_through() {
+    let context = TestContext::new();
+    context.write("in.jsonl", GOOD);
+    for dest in ["/dev/stdout", "/dev/fd/1"] {
+        let run = convert_with(&context, &["-o", dest]);
+        assert_eq!(run.status.code(), Some(0), "{dest}: {}", stderr(&run));
+        assert_eq!(String::from_utf8_lossy(&run.stdout), GOOD, "{dest}");
+    }
+}
