@@ -82,11 +82,17 @@ impl OutputFile {
             // As `File::create` makes a file: what the umask leaves of rw-rw-rw-.
             builder.permissions(fs::Permissions::from_mode(0o666));
         }
+        // The interruption handler is in place before the file exists, and the list it
+        // reads is held until the file's name is on it: an interruption at any moment
+        // finds every temporary file that exists.
+        remove_temps_on_interrupt();
+        let mut live = live_temps();
         let (file, temp) = builder
             .tempfile_in(parent_dir(dest))
             .map_err(write_err)?
             .into_parts();
-        track(&temp);
+        live.push(temp.to_path_buf());
+        drop(live);
         Ok(Self {
             file,
             temp: Some(temp),
@@ -258,11 +264,6 @@ static LIVE_TEMPS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 fn live_temps() -> MutexGuard<'static, Vec<PathBuf>> {
     LIVE_TEMPS.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-fn track(temp: &Path) {
-    remove_temps_on_interrupt();
-    live_temps().push(temp.to_owned());
 }
 
 fn untrack(temp: &Path) {
