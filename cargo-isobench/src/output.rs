@@ -1,6 +1,6 @@
-//! Writing records: JSONL or a JSON array (plain, `.gz` or `.zst` by extension), to stdout
-//! or to a file replaced atomically (a temporary file next to it, renamed into place once
-//! complete).
+//! Writing records: JSONL or a JSON array (plain, `.gz` or `.zst` by extension), or
+//! Parquet, to stdout or to a file written through [`OutputFile`] (a temporary file
+//! created exclusively next to it, renamed into place once complete).
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
