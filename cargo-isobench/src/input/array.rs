@@ -210,7 +210,7 @@ impl<'de, F: FnMut(Item<'_>) -> Result<bool, CliError>> Visitor<'de> for ArraySe
                     // An element has no raw text: the rejects file keeps it as parsed
                     // (with the first of the repeated key's values).
                     let mut bad = trail.take_duplicate().expect("a duplicate was found");
-                    bad.value = Some(value);
+                    bad.value = Some(Box::new(value));
                     Err(bad)
                 }
                 Value::Object(_) => Ok(value),
@@ -219,7 +219,7 @@ impl<'de, F: FnMut(Item<'_>) -> Result<bool, CliError>> Visitor<'de> for ArraySe
                         "expected a JSON object, found {}",
                         isobench_core::error::json_type_name(&other)
                     ),
-                    value: Some(other),
+                    value: Some(Box::new(other)),
                     hint: None,
                     text: None,
                 }),

@@ -23,8 +23,8 @@ pub struct Item<'a> {
 pub struct BadInput {
     /// What is wrong.
     pub message: String,
-    /// The value, when it was JSON but not an object.
-    pub value: Option<Value>,
+    /// The value, when it was JSON but not an object (boxed: errors stay small).
+    pub value: Option<Box<Value>>,
     /// What the user can do.
     pub hint: Option<String>,
     /// The item as JSON text, from a reader whose input is not JSON (a Parquet row), kept

@@ -121,7 +121,7 @@ pub fn parse_record_passing(
             hint: other
                 .is_array()
                 .then(|| "a JSON array is read as records only from a `.json` file; rename it, or write one object per line".to_owned()),
-            value: Some(other),
+            value: Some(Box::new(other)),
             text: None,
         }),
         Err(e) if e.is_eof() && !complete_line => Err(bad(

@@ -241,7 +241,7 @@ impl Job<'_> {
                     message: bad.message,
                 };
                 let verbatim = match (bad.value, bad.text) {
-                    (Some(v), _) => ("record", v),
+                    (Some(v), _) => ("record", *v),
                     (None, Some(text)) => ("raw", Value::String(text)),
                     (None, None) => raw_value(raw),
                 };
