@@ -1595,3 +1595,27 @@ fn a_new_plugin_inside_the_checkout_uses_its_sdk_and_is_a_workspace_of_its_own()
     );
     std::fs::remove_dir_all(&scratch).unwrap();
 }
+
+#[test]
+fn a_record_the_plugin_refuses_for_its_values_gets_no_other_format_suggested() {
+    // A SWE-bench row with an `id` that is not a string: SWE-bench's import takes it (the
+    // `id` goes to the extensions), the test plugin refuses it for the value of `id`. Its
+    // keys fit the plugin's schema (which declares none) as well as SWE-bench's: the
+    // format was right, and no other `--from` is suggested.
+    let context = TestContext::new();
+    let sample = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../examples/data/swe-bench-verified.sample.jsonl"),
+    )
+    .unwrap();
+    let mut row: serde_json::Map<String, Value> =
+        serde_json::from_str(sample.lines().next().unwrap()).unwrap();
+    row.insert("id".into(), Value::from(5));
+    let input = context.write("refused.jsonl", format!("{}\n", Value::Object(row)));
+    let out = convert_file_with_test_plugin(&context, &input, &[], &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("`/id`: a string is required"), "{err}");
+    assert!(!err.contains("--from swe-bench"), "{err}");
+    assert!(!err.contains("hint:"), "{err}");
+}
