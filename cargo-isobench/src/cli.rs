@@ -452,7 +452,8 @@ pub struct PluginListArgs {
 /// `plugin build`.
 #[derive(Debug, Args)]
 pub struct PluginBuildArgs {
-    /// Build with `--release`.
+    /// Build optimised libraries (`cargo build --release`). Without it, the libraries are
+    /// debug builds: quicker to build, slower to convert with.
     #[arg(long)]
     pub release: bool,
     /// Build only this plugin package (repeatable). Default: all of them.

@@ -400,6 +400,25 @@ impl Table {
         self.fields.iter().find(|f| f.key == key)
     }
 
+    /// The key the table maps to the canonical field `to` (`instance_id`,
+    /// `extensions.fail_to_pass`), if one does: where a hook's error about that field
+    /// points in the format's own record.
+    ///
+    /// ```
+    /// use isobench_core::table::{Field, Table};
+    ///
+    /// let table = Table::new("tiny", &[], "Tiny rows")
+    ///     .fields(vec![Field::new("task_id", "instance_id"), Field::new("repository", "repo")]);
+    /// assert_eq!(table.key_of("instance_id"), Some("task_id"));
+    /// assert_eq!(table.key_of("patch"), None);
+    /// ```
+    pub fn key_of(&self, to: &str) -> Option<&str> {
+        self.fields
+            .iter()
+            .find(|f| f.to.as_deref() == Some(to))
+            .map(|f| f.key.as_str())
+    }
+
     /// Checks that the table can be used: names, unique keys and targets, and each
     /// field's type fitting its canonical field.
     pub fn check(&self) -> Result<(), TableError> {
