@@ -232,7 +232,8 @@ impl SplitPreset {
         }
     }
 
-    /// SWE-bench's published choices: its test files (see [`SWE_BENCH`]) in `test_patch`
+    /// SWE-bench's published choices: its test files (a directory `tests`, `test`, `testing` or
+    /// `e2e`; a file `test_*.py`, `*_test.py`, `conftest.py`, `tests.py`) in `test_patch`
     /// whatever their type, the other `.py` files in `patch`, every other file (docs,
     /// changelogs, `AUTHORS`, configuration) left out, and no `index` lines.
     pub fn swe_bench() -> Self {
