@@ -521,3 +521,63 @@ fn two_real_revisions_differ_where_their_rows_do() {
         assert_eq!(had, lost, "{record}");
     }
 }
+
+/// The text of `docs/diff.md` after `marker`, up to the end of its code block.
+fn doc_block(marker: &str) -> String {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/diff.md"))
+            .unwrap();
+    let start = doc
+        .find(marker)
+        .unwrap_or_else(|| panic!("`{marker}` is not in docs/diff.md"));
+    let rest = &doc[start + marker.len()..];
+    rest[..rest.find("```").unwrap()].to_owned()
+}
+
+#[test]
+fn the_examples_of_the_diff_page_are_what_the_command_prints() {
+    let context = TestContext::new();
+    let a = rows();
+    // The table's example: the edits of `added_removed_and_changed_records_are_named_field_by_field`.
+    context.write("verified-old.jsonl", jsonl(&a));
+    let mut b = a.clone();
+    b[0].insert("patch".into(), json!("diff --git a/x b/x\n"));
+    b[1].insert(
+        "FAIL_TO_PASS".into(),
+        json!("[\"tests/test_new.py::test_it\"]"),
+    );
+    b[1].shift_remove("difficulty");
+    b.remove(2);
+    let mut new = a[0].clone();
+    new.insert("instance_id".into(), json!("octo-labs__newcomer-1"));
+    b.push(new.clone());
+    context.write("new.jsonl", jsonl(&b));
+    let out = context.run([
+        "convert",
+        "--from",
+        "swe-bench",
+        "--to",
+        "swe-bench",
+        "-i",
+        "new.jsonl",
+        "-o",
+        "verified-new.jsonl.gz",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let command = "$ cargo isobench diff verified-old.jsonl verified-new.jsonl.gz\n";
+    let expected = doc_block(command);
+    let out = diff(&context, &["verified-old.jsonl", "verified-new.jsonl.gz"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stdout(&out), expected);
+
+    // The JSON example: one record changed (its patch), one the same, one removed, one added.
+    context.write("old.jsonl", jsonl(&a));
+    let mut b = a.clone();
+    b[0].insert("patch".into(), json!("diff --git a/x b/x\n"));
+    b.remove(2);
+    b.push(new);
+    context.write("new.jsonl", jsonl(&b));
+    let expected: Value = serde_json::from_str(&doc_block("```json\n")).unwrap();
+    let (_, value) = diff_json(&context, &["old.jsonl", "new.jsonl"]);
+    assert_eq!(value, expected);
+}
