@@ -581,3 +581,30 @@ fn the_examples_of_the_diff_page_are_what_the_command_prints() {
     let (_, value) = diff_json(&context, &["old.jsonl", "new.jsonl"]);
     assert_eq!(value, expected);
 }
+
+#[test]
+fn a_record_without_an_instance_id_cannot_be_matched() {
+    // A format declared by a table that maps no key to `instance_id` imports records
+    // without one: `diff` matches by it, so it stops there, naming the place.
+    let context = TestContext::new();
+    context.write(
+        "bare.toml",
+        "name = \"bare\"\ndescription = \"rows with a repository only\"\n\n[[fields]]\nkey = \"repository\"\nto = \"repo\"\n",
+    );
+    context.write("bare.jsonl", "{\"repository\": \"o/r\"}\n");
+    let out = context.run([
+        "--adapter",
+        "bare.toml",
+        "diff",
+        "--from",
+        "bare",
+        "bare.jsonl",
+        "bare.jsonl",
+    ]);
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("error: bare.jsonl:1: the record has no `instance_id`"),
+        "{}",
+        stderr(&out)
+    );
+}
