@@ -31,9 +31,12 @@ fn id(row: &Map<String, Value>) -> String {
 }
 
 fn jsonl(rows: &[Map<String, Value>]) -> String {
-    rows.iter()
-        .map(|r| format!("{}\n", Value::Object(r.clone())))
-        .collect()
+    let mut text = String::new();
+    for row in rows {
+        text.push_str(&Value::Object(row.clone()).to_string());
+        text.push('\n');
+    }
+    text
 }
 
 fn diff(context: &TestContext, args: &[&str]) -> Output {

@@ -421,29 +421,29 @@ fn field_order(names: &FieldNames) -> Vec<usize> {
 }
 
 /// The fields that differ between two records' sorted field lists.
-fn differences(a: &Fields, b: &Fields) -> Vec<(u32, Change)> {
+fn differences(old: &Fields, new: &Fields) -> Vec<(u32, Change)> {
     let mut found = Vec::new();
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() || j < b.len() {
-        match (a.get(i), b.get(j)) {
-            (Some(x), Some(y)) if x.0 == y.0 => {
-                if x.1 != y.1 {
-                    found.push((x.0, Change::Value));
+    let (mut at_old, mut at_new) = (0, 0);
+    while at_old < old.len() || at_new < new.len() {
+        match (old.get(at_old), new.get(at_new)) {
+            (Some(was), Some(now)) if was.0 == now.0 => {
+                if was.1 != now.1 {
+                    found.push((was.0, Change::Value));
                 }
-                i += 1;
-                j += 1;
+                at_old += 1;
+                at_new += 1;
             }
-            (Some(x), Some(y)) if x.0 < y.0 => {
-                found.push((x.0, Change::Removed));
-                i += 1;
+            (Some(was), Some(now)) if was.0 < now.0 => {
+                found.push((was.0, Change::Removed));
+                at_old += 1;
             }
-            (Some(x), None) => {
-                found.push((x.0, Change::Removed));
-                i += 1;
+            (Some(was), None) => {
+                found.push((was.0, Change::Removed));
+                at_old += 1;
             }
-            (_, Some(y)) => {
-                found.push((y.0, Change::Added));
-                j += 1;
+            (_, Some(now)) => {
+                found.push((now.0, Change::Added));
+                at_new += 1;
             }
             (None, None) => unreachable!("the loop ends first"),
         }

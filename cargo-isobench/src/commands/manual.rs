@@ -63,7 +63,7 @@ pub fn completions(args: &CompletionsArgs) -> Result<i32, CliError> {
     write_stdout(&script)
 }
 
-/// clap_complete's bash script (4.6) spells a subcommand's state two ways when the
+/// `clap_complete`'s bash script (4.6) spells a subcommand's state two ways when the
 /// binary's name has a hyphen: the loop that reads the words arrives at
 /// `cargo__isobench__subcmd__diff`, the branches that complete its options are labelled
 /// `cargo__subcmd__isobench__subcmd__diff`, so no option of a subcommand completes
