@@ -58,10 +58,11 @@ fn parse_bytes(text: &str) -> Result<u64, String> {
 }
 
 const EXIT_CODES: &str = "Exit codes:
-  0  every record was converted (or is valid)
-  1  some records were invalid or rejected, or an input held none
+  0  every record was converted (or is valid); `diff`: the datasets hold the same records
+  1  some records were invalid or rejected, or an input held none; `diff`: they differ
   2  usage or configuration error: nothing was converted
-  3  an input could not be read or the output could not be written";
+  3  an input could not be read or the output could not be written
+  4  `diff`: a record could not be compared";
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
@@ -88,6 +89,89 @@ pub enum Command {
     Enrich(EnrichArgs),
     /// Read timing logs into `duration_changes` and `human_performance`.
     Timings(TimingsArgs),
+    /// Compare two datasets record by record (by `instance_id`), field by field.
+    ///
+    /// Both are imported to the canonical record first, so two revisions of a benchmark
+    /// compare whatever their formats and file types: each v1 field and each key of
+    /// `extensions` is one field. A table goes to stdout, or with `--json` one JSON object.
+    #[command(after_help = DIFF_EXIT_CODES)]
+    Diff(DiffArgs),
+    /// Print a shell completion script for `cargo-isobench` on stdout.
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff) on stdout, or write one page per command to a directory.
+    Man(ManArgs),
+}
+
+const DIFF_EXIT_CODES: &str = "Exit codes:
+  0  both datasets hold the same records, field for field
+  1  they differ
+  2  usage or configuration error
+  3  an input could not be read
+  4  a record could not be compared: unreadable, refused by its format, without an
+     `instance_id`, or repeating one already read from the same side";
+
+/// `diff`.
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The first dataset (the old revision): a file as `convert -i` takes it (`.jsonl`,
+    /// `.json`, `.parquet`, `.gz`/`.zst` looked through, `-` for stdin) or
+    /// `hf:OWNER/NAME[@REVISION][:SPLIT]`.
+    #[arg(value_name = "A")]
+    pub a: PathBuf,
+    /// The second dataset (the new revision), as A.
+    #[arg(value_name = "B")]
+    pub b: PathBuf,
+    /// Format of both datasets, or `auto`: told from each one's first records.
+    #[arg(long, value_name = "FMT", default_value = "auto")]
+    pub from: String,
+    /// Format of A, instead of `--from`.
+    #[arg(long, value_name = "FMT")]
+    pub from_a: Option<String>,
+    /// Format of B, instead of `--from`.
+    #[arg(long, value_name = "FMT")]
+    pub from_b: Option<String>,
+    /// Leave a canonical field out of the comparison (`version`, `extensions.source`, or
+    /// `extensions` for every extension); repeatable.
+    #[arg(long = "ignore", value_name = "FIELD")]
+    pub ignore: Vec<String>,
+    /// Print the whole comparison as one JSON object on stdout instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Records listed by name in each part of the table (added, removed, changed).
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub show: usize,
+}
+
+/// The shells `completions` writes for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Shell {
+    /// Bash.
+    Bash,
+    /// Zsh.
+    Zsh,
+    /// Fish.
+    Fish,
+    /// Elvish.
+    Elvish,
+    /// `PowerShell`.
+    Powershell,
+}
+
+/// `completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum, value_name = "SHELL")]
+    pub shell: Shell,
+}
+
+/// `man`.
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write `cargo-isobench.1` and one page per subcommand (`cargo-isobench-convert.1`,
+    /// ...) into this directory instead of printing the main page.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 /// The canonical profile.
@@ -269,7 +353,7 @@ pub struct MineArgs {
     /// Keep only commits touching a path under PREFIX (repeatable).
     #[arg(long = "path", value_name = "PREFIX")]
     pub paths: Vec<String>,
-    /// Python version for the `version` signature (D6); without it `version` is left out.
+    /// Python version for the `version` environment signature; without it `version` is left out.
     #[arg(long, value_name = "X.Y")]
     pub python: Option<String>,
     /// Architecture for the `version` signature.
@@ -310,7 +394,7 @@ pub struct EnrichArgs {
     /// Timing logs: `DIR/<instance_id>/base*` and `DIR/<instance_id>/head*` (see the README).
     #[arg(long, value_name = "DIR")]
     pub timings: Option<PathBuf>,
-    /// Python version of the D6 `version` signature, given to records that have no `version`
+    /// Python version of the `version` environment signature, given to records that have no `version`
     /// (hashing their `install_commands`).
     #[arg(long, value_name = "X.Y")]
     pub python: Option<String>,
@@ -390,7 +474,8 @@ pub struct PluginListArgs {
 /// `plugin build`.
 #[derive(Debug, Args)]
 pub struct PluginBuildArgs {
-    /// Build with `--release`.
+    /// Build optimised libraries (`cargo build --release`). Without it, the libraries are
+    /// debug builds: quicker to build, slower to convert with.
     #[arg(long)]
     pub release: bool,
     /// Build only this plugin package (repeatable). Default: all of them.

@@ -12,7 +12,7 @@
 //! [repos]
 //! "astropy/astropy" = "/src/astropy"
 //!
-//! # Test-file rules (decision D8); the seed's, `testing/` and `conftest.py` when absent.
+//! # Test-file rules; the default ones, `testing/` and `conftest.py` when absent.
 //! [test-files]
 //! rules = ["dir:tests", "dir:test", "name:test_*.py", "name:*_test.py", "name:conftest.py"]
 //!

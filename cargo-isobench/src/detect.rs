@@ -101,6 +101,22 @@ impl Fit {
     }
 }
 
+/// Whether `record`'s keys fit `other`'s schema better than `from`'s: fewer keys the
+/// schema does not declare, or as many and fewer of its required fields lacking. A
+/// record refused by the format it was read as, whose keys fit that format at least as
+/// well, was refused for its values, not for being of another format.
+pub fn fits_better(
+    other: &dyn ViewAdapter,
+    from: &dyn ViewAdapter,
+    record: &Map<String, Value>,
+) -> bool {
+    let structure = |adapter: &dyn ViewAdapter| {
+        let fit = Fit::of(adapter, std::slice::from_ref(record), 0);
+        (fit.undeclared.len(), fit.missing.len())
+    };
+    structure(other) < structure(from)
+}
+
 /// The format of `records`, or why it cannot be told.
 pub fn choose<'r>(
     registry: &'r Registry,

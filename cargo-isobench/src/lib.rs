@@ -55,7 +55,33 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         }
     };
     input::set_max_record_bytes(cli.max_record_bytes);
-    let result = Session::open(&cli).and_then(|session| {
+    // They describe the command line: no configuration or plugin is read.
+    let early = match &cli.command {
+        Command::Completions(args) => Some(commands::manual::completions(args)),
+        Command::Man(args) => Some(commands::manual::man(args)),
+        _ => None,
+    };
+    let result = early.unwrap_or_else(|| run_in_session(&cli));
+    match result {
+        Ok(code) => code,
+        // A reader that stops early (`| head`) did not get every record: said in one line,
+        // and not a success.
+        Err(CliError::Write { ref source, .. }) if source.kind() == io::ErrorKind::BrokenPipe => {
+            eprintln!(
+                "error: the output pipe was closed before every record was written; the rest were not"
+            );
+            exit::IO
+        }
+        Err(e) => {
+            report_error(&e);
+            e.exit_code()
+        }
+    }
+}
+
+/// Runs a command that needs the adapters and the configuration.
+fn run_in_session(cli: &cli::Isobench) -> Result<i32, CliError> {
+    Session::open(cli).and_then(|session| {
         let registry = &session.registry;
         let result = match &cli.command {
             Command::Convert(args) => pipeline::ConvertRequest::from_args(
@@ -72,6 +98,9 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
             Command::Schema(args) => print_schema(registry, args),
             Command::Plugin(command) => plugin_command(&session.cwd, command),
             Command::Trust(args) => plugin::trust::run(&session.cwd, args),
+            Command::Diff(args) => commands::diff::run(registry, args),
+            Command::Completions(args) => commands::manual::completions(args),
+            Command::Man(args) => commands::manual::man(args),
         };
         result.map_err(|mut e| {
             if let CliError::UnknownFormat { skipped, .. } = &mut e {
@@ -84,22 +113,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
             }
             e
         })
-    });
-    match result {
-        Ok(code) => code,
-        // A reader that stops early (`| head`) did not get every record: said in one line,
-        // and not a success.
-        Err(CliError::Write { ref source, .. }) if source.kind() == io::ErrorKind::BrokenPipe => {
-            eprintln!(
-                "error: the output pipe was closed before every record was written; the rest were not"
-            );
-            exit::IO
-        }
-        Err(e) => {
-            report_error(&e);
-            e.exit_code()
-        }
-    }
+    })
 }
 
 fn plugin_command(cwd: &std::path::Path, command: &cli::PluginCommand) -> Result<i32, CliError> {

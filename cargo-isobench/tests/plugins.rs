@@ -994,6 +994,16 @@ fn a_scaffolded_crate_builds_is_found_in_its_workspace_and_converts() {
         "{}",
         stderr(&out)
     );
+    // A debug library, and said so, with the way to an optimised one.
+    assert!(
+        stderr(&out).contains("(debug build, unoptimised)")
+            && stderr(&out).contains("`cargo isobench plugin build --release`"),
+        "{}",
+        stderr(&out)
+    );
+    // The scaffold depends on nothing it does not use.
+    let manifest = std::fs::read_to_string(krate.join("Cargo.toml")).unwrap();
+    assert!(!manifest.contains("serde_json"), "{manifest}");
 
     // No flag: the workspace's built plugin is loaded by name.
     let out = context.run_in(
@@ -1594,4 +1604,64 @@ fn a_new_plugin_inside_the_checkout_uses_its_sdk_and_is_a_workspace_of_its_own()
         stderr(&out)
     );
     std::fs::remove_dir_all(&scratch).unwrap();
+}
+
+#[test]
+fn a_record_the_plugin_refuses_for_its_values_gets_no_other_format_suggested() {
+    // A SWE-bench row with an `id` that is not a string: SWE-bench's import takes it (the
+    // `id` goes to the extensions), the test plugin refuses it for the value of `id`. Its
+    // keys fit the plugin's schema (which declares none) as well as SWE-bench's: the
+    // format was right, and no other `--from` is suggested.
+    let context = TestContext::new();
+    let sample = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../examples/data/swe-bench-verified.sample.jsonl"),
+    )
+    .unwrap();
+    let mut row: serde_json::Map<String, Value> =
+        serde_json::from_str(sample.lines().next().unwrap()).unwrap();
+    row.insert("id".into(), Value::from(5));
+    let input = context.write("refused.jsonl", format!("{}\n", Value::Object(row)));
+    let out = convert_file_with_test_plugin(&context, &input, &[], &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("`/id`: a string is required"), "{err}");
+    assert!(!err.contains("--from swe-bench"), "{err}");
+    assert!(!err.contains("hint:"), "{err}");
+}
+
+#[test]
+fn the_scaffolds_check_points_at_the_key_its_table_names() {
+    // The example crate is the scaffold's template. Its hook refuses a task id of
+    // another repository, pointing at the key the table maps to `instance_id`: rename
+    // that key and the refusal follows it.
+    use isobench_core::table::TableAdapter;
+    use isobench_core::{Notes, ViewAdapter};
+
+    let refuse = |adapter: &TableAdapter, id_key: &str| {
+        let record: serde_json::Map<String, Value> = serde_json::from_value(serde_json::json!({
+            id_key: "x__y-3",
+            "repository": "o/r",
+        }))
+        .unwrap();
+        adapter.import(record, &mut Notes::new()).unwrap_err()
+    };
+    let error = refuse(&custom_adapter::adapter(), "task_id");
+    assert_eq!(error.pointer, "/task_id");
+    let mut table = custom_adapter::table();
+    let id = table
+        .fields
+        .iter_mut()
+        .find(|f| f.key == "task_id")
+        .unwrap();
+    id.key = "problem/id".into();
+    let hooks = custom_adapter::SameRepository::of(&table);
+    let renamed = TableAdapter::new(table, hooks).unwrap();
+    let error = refuse(&renamed, "problem/id");
+    assert_eq!(error.pointer, "/problem~1id");
+    assert!(
+        error.message.contains("`x__y-3` is not a task of `o/r`"),
+        "{}",
+        error.message
+    );
 }

@@ -1,5 +1,5 @@
 //! `import` of every built-in adapter on arbitrary JSON: never a panic, and a record an
-//! adapter accepts exports back to itself (D3).
+//! adapter accepts exports back to itself (the round-trip contract).
 #![no_main]
 
 use isobench_core::adapter::ExportOptions;

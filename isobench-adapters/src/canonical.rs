@@ -139,7 +139,7 @@ impl ViewAdapter for Canonical {
     }
 }
 
-/// Counts the v1 fields the record lacks (D2: the lossless profile leaves them out, never
+/// Counts the v1 fields the record lacks (the lossless profile leaves them out, never
 /// invents them, and says so).
 fn note_incomplete(c: &CanonicalRecord, notes: &mut Notes) {
     for field in c.missing_required() {

@@ -6,7 +6,7 @@ use isobench_core::vocab::{self, Source};
 
 /// The repository release (`X.Y`) of a record, which SWE-bench-like harnesses use as a key
 /// of their spec table: the source's release kept beside a derived `version`, or
-/// `version` itself unless it is an environment signature (D6), which no such harness
+/// `version` itself unless it is an environment signature, which no such harness
 /// can look up.
 pub(crate) fn release(record: &CanonicalRecord) -> Option<&str> {
     record

@@ -2,7 +2,7 @@
 //!
 //! GSO builds each row with `GSOInstance(**row)`, a dataclass: an unknown key or a missing
 //! one (other than `arch` and `instance_image_tag`) raises. So the view writes exactly
-//! those keys, and every key but those two is required on import and on export (D11, D12).
+//! those keys, and every key but those two is required on import and on export.
 //!
 //! How the fields map:
 //!
@@ -16,16 +16,16 @@
 //!   canonical `gt_commit_message` is kept; a different `hints_text` goes to
 //!   `extensions.hints_text`. Export writes `extensions.hints_text` if present, else the
 //!   commit message (GSO's convention, a `derived` note).
-//! * `gt_diff` is split into canonical `patch`/`test_patch` with the seed's test-file
-//!   rules (D8) and kept whole in `extensions.gt_diff`. Export writes the kept diff while
+//! * `gt_diff` is split into canonical `patch`/`test_patch` with the default test-file
+//!   rules and kept whole in `extensions.gt_diff`. Export writes the kept diff while
 //!   its split still equals the record's `patch`/`test_patch`, else `patch` followed by
 //!   `test_patch` (a `derived` note).
 //! * `created_at` is the committer's local time without a zone: canonical keeps the
 //!   wall-clock time and invents no zone; export writes `YYYY-MM-DD HH:MM:SS` (a UTC time
 //!   as its UTC wall clock, with a warning).
 //! * GSO has no `version`: when the Python version can be read from the install commands
-//!   (e.g. `uv venv --python 3.9`), canonical `version` is the seed's environment signature
-//!   (D6), `python==<v>;arch=<arch>;image=<tag>;install_sha=<8 hex>`, with `install_sha` the
+//!   (e.g. `uv venv --python 3.9`), canonical `version` is the environment signature
+//!   `python==<v>;arch=<arch>;image=<tag>;install_sha=<8 hex>`, with `install_sha` the
 //!   first 8 hex digits of the SHA-256 of the install commands joined by `\n`, and GSO's
 //!   defaults (`x86_64`, `latest`) for an absent `arch` or `instance_image_tag`.
 //! * `prob_script`, `arch` and `instance_image_tag` live in `extensions`. `prob_script` is
@@ -53,12 +53,12 @@ const DEFAULT_ARCH: &str = "x86_64";
 const DEFAULT_IMAGE_TAG: &str = "latest";
 
 /// The rule behind the split of `gt_diff`.
-const SPLIT_RULE: &str = "split from GSO's `gt_diff` by the seed's test-file rules (D8: a `tests/` path component, `test_*.py`, `*_test.py`); the whole diff is kept in `extensions.gt_diff`";
+const SPLIT_RULE: &str = "split from GSO's `gt_diff` by the default test-file rules (a `tests/` path component, `test_*.py`, `*_test.py`); the whole diff is kept in `extensions.gt_diff`";
 
 const INSTANCE: &str = "gso.data.dataset.GSOInstance";
 
 /// The keys `GSOInstance` accepts, in the dataclass's (and the card's) order: every key
-/// but `arch` and `instance_image_tag` is required (D11, D12), and no other key is
+/// but `arch` and `instance_image_tag` is required, and no other key is
 /// accepted.
 pub fn table() -> Table {
     let f = Field::new;
@@ -115,7 +115,7 @@ pub fn table() -> Table {
             .required()
             .hook()
             .consumer(INSTANCE),
-        // Split into `patch`/`test_patch` (D8), kept whole.
+        // Split into `patch`/`test_patch` by the default test-file rules, kept whole.
         f("gt_diff", "extensions.gt_diff").required().hook(),
         f("arch", "extensions.arch"),
         f("instance_image_tag", "extensions.instance_image_tag"),
@@ -205,7 +205,7 @@ impl Hooks for GsoHooks {
             }
             None => r.notes.warn(
                 "version",
-                "GSO has no version, and no Python version can be read from `install_commands` to derive the environment signature (D6)",
+                "GSO has no version, and no Python version can be read from `install_commands` to derive the environment signature",
             ),
         }
         Ok(())
@@ -249,7 +249,7 @@ inventory::submit! {
 
 // ---------------------------------------------------------------- import
 
-/// Splits `gt_diff` into canonical `patch`/`test_patch` (D8).
+/// Splits `gt_diff` into canonical `patch`/`test_patch` by the default test-file rules.
 fn split_gt_diff(notes: &mut Notes, c: &mut CanonicalRecord, diff: &str) {
     match testfiles::split_patch(diff, &TestFileRules::seed_default()) {
         Ok(split) => {
@@ -321,7 +321,7 @@ fn python_version(command: &str) -> Option<String> {
     None
 }
 
-/// The seed's environment signature (D6) and the rule that made it, when the Python
+/// The environment signature and the rule that made it, when the Python
 /// version can be read from the install commands.
 fn env_signature(c: &CanonicalRecord) -> Option<(String, String)> {
     let install = c.install_commands.as_ref()?;
@@ -349,7 +349,7 @@ fn env_signature(c: &CanonicalRecord) -> Option<(String, String)> {
         format!("; {}", defaults.join(", "))
     };
     let rule = format!(
-        "environment signature (D6) `python==<v>;arch=<arch>;image=<instance_image_tag>;install_sha=<first 8 hex of sha256 of install_commands joined by \"\\n\">`, python {python} read from `{}`{defaults}",
+        "environment signature `python==<v>;arch=<arch>;image=<instance_image_tag>;install_sha=<first 8 hex of sha256 of install_commands joined by \"\\n\">`, python {python} read from `{}`{defaults}",
         codec::shorten(command, 60)
     );
     Some((signature, rule))

@@ -8,7 +8,7 @@
 //! | SWE-MiniSandbox | canonical | rule |
 //! |---|---|---|
 //! | `instance_id` | `instance_id` | verbatim |
-//! | `patch` | `patch` | the reversed golden patch (bug-introducing); the fix is its reverse (D9), exactly as for SWE-smith |
+//! | `patch` | `patch` | the reversed golden patch (bug-introducing); the fix is its reverse, exactly as for SWE-smith |
 //! | `repo` | `repo` (+ `extensions.mirror_repo`) | a SWE-smith mirror name gives the upstream `owner/repo` and is kept in `extensions.mirror_repo` (the rule of the `swe-smith` adapter); a plain `owner/name` is canonical `repo` as it is |
 //! | `FAIL_TO_PASS`, `PASS_TO_PASS` | `extensions.fail_to_pass`, `extensions.pass_to_pass` | always real arrays on export: SWE-MiniSandbox iterates a string character by character. A string on import is decoded with a warning and, for the round trip only, written back as it came |
 //! | `image_name` | `extensions.image_name` | verbatim. The loader needs it (venv cache key, spec lookup), so the contract requires it; a SWE-bench record gets SWE-bench's own evaluation image |

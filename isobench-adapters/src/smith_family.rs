@@ -1,5 +1,5 @@
 //! What SWE-smith and SWE-MiniSandbox share: SWE-smith's mirror repository names, the
-//! bug-introducing `patch` (the fix is its reverse, D9), and the image naming of its
+//! bug-introducing `patch` (the fix is its reverse), and the image naming of its
 //! harness.
 
 use isobench_core::codec::Encoding;
@@ -139,7 +139,7 @@ pub(crate) fn import_repo(
 }
 
 /// Reads the bug-introducing `patch` of a SWE-smith or SWE-MiniSandbox record and returns the
-/// fix (its reverse, D9). When reversing the fix does not give back the original byte for
+/// fix (its reverse). When reversing the fix does not give back the original byte for
 /// byte, the original is kept for the round trip, with a warning.
 pub(crate) fn import_bug_patch(importer: &mut Importer<'_, '_>) -> Result<String, RecordError> {
     let bug = importer.required_string("patch")?;
@@ -162,7 +162,7 @@ pub(crate) fn import_bug_patch(importer: &mut Importer<'_, '_>) -> Result<String
 /// The formats whose kept raw `patch` is a bug-introducing diff.
 const BUG_PATCH_FORMATS: [&str; 2] = [SWE_SMITH, MINISANDBOX];
 
-/// The bug-introducing diff to write for `record`: the reverse of its fix (D9), or the
+/// The bug-introducing diff to write for `record`: the reverse of its fix, or the
 /// original diff a SWE-smith or SWE-MiniSandbox import kept when it still reverses to the
 /// record's fix. `None` when the record has no `patch`.
 pub(crate) fn export_bug_patch(record: &CanonicalRecord) -> Result<Option<String>, RecordError> {

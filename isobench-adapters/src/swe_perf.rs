@@ -1,7 +1,7 @@
 //! SWE-Perf (`SWE-Perf/SWE-Perf`): 15 columns, three of them JSON-encoded strings
 //! (`docs/formats.md` §1).
 //!
-//! The view holds only the fields the seed lists (decision D12), in the published column
+//! The view holds only the published columns, in the published column
 //! order (`upload_to_huggingface.py`'s selection, `problem_statement_end2end` renamed in
 //! place to `problem_statement_realistic`, `human_performance` appended).
 //!
@@ -9,9 +9,9 @@
 //!
 //! * `duration_changes` is a JSON-encoded array of *runs*, each `{nodeid: {"base": s,
 //!   "head": s}}` (§1.1). Canonical holds it transposed, one `{base: [..], head: [..]}` per
-//!   `efficiency_test` entry, in the same order (D5). A run that lacks a test (or one side
+//!   `efficiency_test` entry, in the same order. A run that lacks a test (or one side
 //!   of it) gives no sample; nothing is padded, and each gap is reported as a warning.
-//! * `human_performance` is SWE-Perf's significance-based fraction (§1.2), not the seed's
+//! * `human_performance` is SWE-Perf's significance-based fraction (§1.2), not canonical's
 //!   speedup. Canonical `human_performance` is derived from the timings (mean(base) /
 //!   mean(head), geometric mean over tests); SWE-Perf's own number is kept in
 //!   `extensions.source.raw` and written back while the timings are unchanged. For timings
@@ -61,7 +61,7 @@ const PATH_SEP: &str = "::";
 const MAX_NESTING: usize = 3;
 
 /// The rule behind canonical `human_performance`.
-const SPEEDUP_RULE: &str = "canonical speedup from `duration_changes`: mean(base)/mean(head) per test, geometric mean over the tests (D5); SWE-Perf's own value (a fraction in [0, 1]) is kept in `extensions.source.raw`";
+const SPEEDUP_RULE: &str = "canonical speedup from `duration_changes`: mean(base)/mean(head) per test, geometric mean over the tests; SWE-Perf's own value (a fraction in [0, 1]) is kept in `extensions.source.raw`";
 
 const PUBLISHED: &str = "a column of the published SWE-Perf dataset (`upload_to_huggingface.py`)";
 const SPEC: &str = "evaluation/test_spec.py: make_test_spec";
@@ -391,7 +391,7 @@ fn import_human_performance(
         }
         None => r.notes.warn(
             "human_performance",
-            "no speedup can be computed from the timings (a test without samples, or a mean of zero); SWE-Perf's own value is not a speedup (D5)",
+            "no speedup can be computed from the timings (a test without samples, or a mean of zero); SWE-Perf's own value is not a speedup",
         ),
     }
     Ok(())
@@ -759,7 +759,7 @@ fn export_test_functions(w: &mut Exporter<'_, '_, '_>) {
 }
 
 /// SWE-Perf's own number while the timings are the ones it came with; otherwise SWE-Perf's
-/// metric computed from the timings (D5).
+/// metric computed from the timings.
 fn export_human_performance(w: &mut Exporter<'_, '_, '_>, per_test: Option<&[TestTimings]>) {
     let c = w.record;
     let speedup = per_test.and_then(timing::speedup);

@@ -8,7 +8,7 @@
 //! | SWE-smith | canonical | rule |
 //! |---|---|---|
 //! | `instance_id` | `instance_id` | verbatim (images and branches are named after it) |
-//! | `patch` | `patch` | SWE-smith stores the bug-introducing diff; the fix is its reverse (D9, [`isobench_core::diff::reverse`]). Export reverses again; if a diff does not come back byte for byte, the original is kept in `extensions.source.raw.patch` and a warning says so |
+//! | `patch` | `patch` | SWE-smith stores the bug-introducing diff; the fix is its reverse ([`isobench_core::diff::reverse`]). Export reverses again; if a diff does not come back byte for byte, the original is kept in `extensions.source.raw.patch` and a warning says so |
 //! | `repo` | `repo` + `extensions.mirror_repo` | `repo` is the mirror `swesmith/<owner>__<repo>.<commit8>`: canonical `repo` is the upstream `owner/repo` (see `smith_family::MirrorName`), the mirror is kept verbatim. A `repo` without the mirror shape is kept as it is, with a warning |
 //! | `FAIL_TO_PASS`, `PASS_TO_PASS` | `extensions.fail_to_pass`, `extensions.pass_to_pass` | real arrays on export, unless the record came from SWE-smith in another encoding |
 //! | `image_name` | `extensions.image_name` | verbatim |
@@ -16,7 +16,7 @@
 //! | `created_at` (early) | `created_at` | the gather time, a naive local time with microseconds: the wall clock is kept, no zone is invented. Written back only to a record that came from SWE-smith: for any other record `created_at` is an event of the repository, not a gather time |
 //! | `base_commit` (early) | `extensions.mirror_base_commit` | the *buggy* commit on the mirror branch, not an upstream SHA (formats.md §4, §9.2 pitfall 13), so never canonical `base_commit` |
 //!
-//! SWE-smith rows never hold `test_patch` (it is the mirror branch's git history, D10),
+//! SWE-smith rows never hold `test_patch` (it is the mirror branch's git history),
 //! `base_commit`, `head_commit`, `version` or any timing.
 //!
 //! Exporting a record of another format: `repo` is the record's mirror when it has one;
@@ -111,7 +111,7 @@ impl Hooks for SweSmithHooks {
         c.created_at = r.timestamp("created_at", str::to_owned)?;
         r.notes.warn(
             "test_patch",
-            "not a SWE-smith field: the tests live in the mirror branch's git history (D10: the reverse of its \
+            "not a SWE-smith field: the tests live in the mirror branch's git history (the reverse of its \
              last commit, \"Remove F2P Tests\"); `--repos DIR` with the mirror at hand recovers it",
         );
         if let Some(base) = r.string("base_commit")? {

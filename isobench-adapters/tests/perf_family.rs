@@ -410,7 +410,7 @@ fn swe_perf_timings_are_transposed_per_test() {
         assert_eq!(item.head_f64(), expected_head);
     }
     // Canonical human_performance is the seed's speedup: the geometric mean over the two
-    // tests of mean(base)/mean(head) (D5), computed here independently.
+    // tests of mean(base)/mean(head) , computed here independently.
     let ratio = |t: &isobench_core::DurationChange| mean(&t.base_f64()) / mean(&t.head_f64());
     let expected = (ratio(&timings[0]) * ratio(&timings[1])).sqrt();
     let actual = c.human_performance.as_ref().unwrap().as_f64().unwrap();
@@ -912,7 +912,7 @@ fn gso_parent_base_is_kept_unresolved() {
             .contains("`numpy/core/tests/test_multiarray.py` (dir:tests)"),
         "the note says which rule made a test file"
     );
-    // Environment signature (D6); install_sha = first 8 hex of
+    // Environment signature; install_sha = first 8 hex of
     // `printf '%s' $'uv venv --python 3.9\nsource .venv/bin/activate\nuv pip install -e .' | sha256sum`.
     assert_eq!(
         c.version.as_deref(),

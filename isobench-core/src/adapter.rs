@@ -143,7 +143,7 @@ impl ExportOptions {
 /// Object-safe, so built-in adapters, native plugins and program plugins sit side by
 /// side in a [`Registry`].
 ///
-/// Contract (decision D3): for every record `r` an adapter accepts,
+/// The round-trip contract: for every record `r` an adapter accepts,
 /// `export(import(r)) == r`, same keys in the same order, same values, same encodings.
 pub trait ViewAdapter: Send + Sync + std::fmt::Debug {
     /// Names, description, the fields the adapter fills and carries, and its contract.

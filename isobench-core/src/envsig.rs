@@ -1,4 +1,4 @@
-//! The seed's environment signature (decision D6), the `version` of a record whose
+//! The environment signature, the `version` of a record whose
 //! source has none: `python==<v>;arch=<arch>;image=<tag>;install_sha=<8 hex>`.
 
 use sha2::{Digest, Sha256};

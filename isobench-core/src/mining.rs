@@ -1,5 +1,5 @@
 //! Pure rules used when mining records from a repository: the pull-request number in a
-//! commit message, the mined `instance_id` (decision D7), commit times as RFC 3339 UTC,
+//! commit message, the mined `instance_id`, commit times as RFC 3339 UTC,
 //! and the function names a diff's hunk headers give when no parser knows the language.
 
 use crate::diff::{FileDiff, LineKind};
@@ -27,7 +27,7 @@ pub fn names_pr(message: &str, number: u64) -> bool {
     pr_number(message) == Some(number)
 }
 
-/// The mined instance id (D7): `owner__repo-PR-<n>` when the pull request is known, else
+/// The mined instance id: `owner__repo-PR-<n>` when the pull request is known, else
 /// `owner__repo-<first 7 hex of the commit>`. `repo` is `owner/name`; any further `/` is
 /// turned into `__` too.
 pub fn instance_id(repo: &str, pr: Option<u64>, commit: &str) -> String {

@@ -4,7 +4,7 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-/// The seed's canonical v1 JSON Schema, verbatim.
+/// The published canonical v1 JSON Schema, verbatim.
 pub const CANONICAL_V1: &str = include_str!("../schemas/canonical.v1.schema.json");
 
 /// The lossless profile's schema: v1's fields and types, only `repo` and `instance_id`

@@ -1,6 +1,6 @@
-//! Which files of a diff are test files (decision D8).
+//! Which files of a diff are test files.
 //!
-//! The seed's rules are the default: a path component `tests`, a file name `test_*.py`,
+//! The default rules: a path component `tests`, a file name `test_*.py`,
 //! a file name `*_test.py`. More rules can be configured. Every classification says which
 //! rule matched.
 //!
@@ -121,7 +121,7 @@ pub struct TestFileRules {
     rules: Vec<TestRule>,
 }
 
-/// The seed's rules.
+/// The default rules: `dir:tests`, `name:test_*.py`, `name:*_test.py`.
 const SEED: [&str; 3] = ["dir:tests", "name:test_*.py", "name:*_test.py"];
 
 /// Common rules of other ecosystems, added by [`TestFileRules::extended`].
@@ -137,7 +137,7 @@ const EXTENDED: [&str; 9] = [
     "name:*.spec.js",
 ];
 
-/// What `mine` adds to the seed's rules when none are configured.
+/// What `mine` adds to the default rules when none are configured.
 const MINING: [&str; 2] = ["dir:testing", "name:conftest.py"];
 
 /// The test files of SWE-bench's published records: a directory `tests`, `test`,
@@ -154,18 +154,18 @@ const SWE_BENCH: [&str; 8] = [
 ];
 
 impl TestFileRules {
-    /// `mine`'s rules when none are configured: the seed's, then `dir:testing` and
+    /// `mine`'s rules when none are configured: the default ones, then `dir:testing` and
     /// `name:conftest.py` (pytest's own layout and its fixtures files).
     pub fn mining_default() -> Self {
         Self::from_patterns(&[&SEED[..], &MINING[..]].concat()).expect("the mining rules are valid")
     }
 
-    /// The ISO-Bench seed's rules: `dir:tests`, `name:test_*.py`, `name:*_test.py`.
+    /// The default rules: `dir:tests`, `name:test_*.py`, `name:*_test.py`.
     pub fn seed_default() -> Self {
         Self::from_patterns(&SEED).expect("the seed rules are valid")
     }
 
-    /// The seed's rules, then `test/`, `testing/`, `conftest.py`, and the usual test-file
+    /// The default rules, then `test/`, `testing/`, `conftest.py`, and the usual test-file
     /// names of Go, Java, TypeScript and JavaScript.
     pub fn extended() -> Self {
         Self::from_patterns(&[&SEED[..], &EXTENDED[..]].concat())
@@ -232,7 +232,8 @@ impl SplitPreset {
         }
     }
 
-    /// SWE-bench's published choices: its test files (see [`SWE_BENCH`]) in `test_patch`
+    /// SWE-bench's published choices: its test files (a directory `tests`, `test`, `testing` or
+    /// `e2e`; a file `test_*.py`, `*_test.py`, `conftest.py`, `tests.py`) in `test_patch`
     /// whatever their type, the other `.py` files in `patch`, every other file (docs,
     /// changelogs, `AUTHORS`, configuration) left out, and no `index` lines.
     pub fn swe_bench() -> Self {

@@ -1,5 +1,5 @@
 //! Timestamps: a time with a zone becomes RFC 3339 UTC; a time without one keeps its
-//! wall-clock value and gets no invented zone (decision D4).
+//! wall-clock value and gets no invented zone.
 
 /// A parsed timestamp.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,4 +1,5 @@
-//! Measurement logs turned into per-test timing samples (decision D5).
+//! Measurement logs turned into per-test timing samples, one `duration_changes` entry per
+//! `efficiency_test`.
 //!
 //! Three kinds of log are read:
 //!
@@ -234,7 +235,7 @@ pub fn add_samples(
     Ok(())
 }
 
-/// Pairs base and head samples with `efficiency_test` (D5: `duration_changes[i]` belongs
+/// Pairs base and head samples with `efficiency_test` (`duration_changes[i]` belongs
 /// to `efficiency_test[i]`). Every listed test needs samples on both sides, and the logs
 /// may time no other test (extra tests are an error, not silently dropped).
 pub fn match_tests(

@@ -26,7 +26,7 @@ impl std::fmt::Display for Problem {
 }
 
 /// Validates a canonical record (as JSON) against a profile: the schema first, then the
-/// semantic checks (decision D5: one `duration_changes` entry per `efficiency_test`).
+/// semantic checks (one `duration_changes` entry per `efficiency_test`).
 #[cfg(feature = "schema-validation")]
 pub fn validate_record(record: &Value, profile: Profile) -> Vec<Problem> {
     let mut problems = profile.validator().problems(record);

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use super::functions::{FunctionFinder, HunkRange, Lang, Side, Touched, from_hunk_headers};
 use super::repo::{Repo, RepoError};
 
-/// The environment a mined record's `version` signature (D6) is computed from.
+/// The environment a mined record's `version` signature is computed from.
 #[derive(Debug, Clone)]
 pub struct EnvSpec {
     /// Python version (`3.11`).
@@ -38,9 +38,9 @@ pub struct Filters {
 pub struct MineSettings {
     /// `owner/name`.
     pub repo_name: String,
-    /// The split: test-file rules (D8), files kept, header lines.
+    /// The split: test-file rules, files kept, header lines.
     pub preset: SplitPreset,
-    /// The D6 environment, when given.
+    /// The environment of the `version` signature, when given.
     pub env: Option<EnvSpec>,
     /// Filters.
     pub filters: Filters,

@@ -1,6 +1,6 @@
 //! Enrichment of imported records from local repositories and timing logs: SWE-smith and
-//! `MiniSandbox` test patches from the mirror branch (D10) with a check of the fix patch,
-//! GSO's `<sha>^` bases (D11), SWE-bench heads from the pull-request number, and timings.
+//! `MiniSandbox` test patches from the mirror branch with a check of the fix patch,
+//! GSO's `<sha>^` bases, SWE-bench heads from the pull-request number, and timings.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -27,7 +27,7 @@ pub struct EnrichConfig {
     pub use_map: bool,
     /// `--timings DIR`.
     pub timings: Option<PathBuf>,
-    /// `(python, arch, image)` of the D6 signature for records without `version`.
+    /// `(python, arch, image)` of the environment signature for records without `version`.
     pub env: Option<(String, String, String)>,
 }
 
@@ -109,7 +109,7 @@ impl Enricher {
             ));
             notes.derived(
                 "version",
-                "D6 environment signature: `python==<v>;arch=<arch>;image=<tag>;install_sha=<8 hex of sha256 of the install commands joined by newlines>`",
+                "environment signature: `python==<v>;arch=<arch>;image=<tag>;install_sha=<8 hex of sha256 of the install commands joined by newlines>`",
             );
         }
         Ok(())
@@ -377,7 +377,7 @@ fn check_commit(repo: &Repo, field: &str, sha: &str) -> Result<(), RecordError> 
     ))
 }
 
-/// D10: the test patch restores what the mirror branch's last commit ("Remove F2P Tests")
+/// The test patch restores what the mirror branch's last commit ("Remove F2P Tests")
 /// removed; the record's fix patch is checked against the branch.
 fn mirror_test_patch(
     repo: &Repo,
@@ -426,7 +426,7 @@ fn mirror_test_patch(
             record.test_patch = Some(text);
             notes.derived(
                 "test_patch",
-                "D10: the diff restoring what the mirror branch's last commit (\"Remove F2P Tests\") removed",
+                "the diff restoring what the mirror branch's last commit (\"Remove F2P Tests\") removed",
             );
             bug
         }

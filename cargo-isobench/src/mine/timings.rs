@@ -1,4 +1,4 @@
-//! Measurement logs read from files and attached to records (D5).
+//! Measurement logs read from files and attached to records.
 //!
 //! The layout `enrich --timings DIR` reads: `DIR/<instance_id>/` holds the logs of one
 //! record; every entry whose name starts with `base` belongs to the base run(s), every
@@ -220,7 +220,7 @@ pub fn attach(record: &mut CanonicalRecord, timed: &Timed, notes: &mut Notes) {
     record.human_performance = Number::from_f64(timed.human_performance);
     notes.derived(
         "human_performance",
-        "D5 speedup: mean(base)/mean(head), geometric mean over the tests",
+        "speedup: mean(base)/mean(head), geometric mean over the tests",
     );
 }
 

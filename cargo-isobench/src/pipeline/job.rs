@@ -259,6 +259,8 @@ impl Job<'_> {
         } else {
             shared.from.import_text(map, raw, &mut self.notes)
         };
+        // Past the import, the format was right: a later refusal points at no other one.
+        let import_failed = imported.is_err();
         let converted = imported
             .and_then(|c| assign::apply(c, &shared.assignments, &mut self.notes))
             .and_then(|mut c| match &mut self.enricher {
@@ -296,10 +298,11 @@ impl Job<'_> {
             }
             Err(e) => {
                 let original = kept.map(Value::Object);
-                let hint = e
-                    .hint
-                    .clone()
-                    .or_else(|| self.format_hint(raw, original.as_ref()));
+                let hint = e.hint.clone().or_else(|| {
+                    import_failed
+                        .then(|| self.format_hint(raw, original.as_ref()))
+                        .flatten()
+                });
                 // A record only checked (`imports_from_text`) came as an empty map: its
                 // id is read from its text, now that it is wanted.
                 let instance_id = instance_id.or_else(|| {
@@ -391,7 +394,10 @@ impl Job<'_> {
         .with_hint(Contract::remedy(&unmet)))
     }
 
-    /// When another format would accept the record, says so.
+    /// When the `--from` format refused the record and another format accepts it and
+    /// fits its keys better (see [`crate::detect::fits_better`]), says so. A record whose
+    /// keys fit the `--from` format as well was refused for its values: the format was
+    /// right, and no other is suggested.
     fn format_hint(&self, raw: &[u8], original: Option<&Value>) -> Option<String> {
         let parsed;
         let record = if let Some(Value::Object(map)) = original {
@@ -400,9 +406,17 @@ impl Job<'_> {
             parsed = serde_json::from_slice::<Map<String, Value>>(raw).ok()?;
             &parsed
         };
-        let accepting = formats_accepting(self.shared.registry, record);
-        let from = &self.shared.from.info().name;
-        if accepting.is_empty() || accepting.contains(from) {
+        let from = self.shared.from;
+        let registry = self.shared.registry;
+        let accepting: Vec<String> = formats_accepting(registry, record)
+            .into_iter()
+            .filter(|name| {
+                registry
+                    .get(name)
+                    .is_some_and(|other| crate::detect::fits_better(other, from, record))
+            })
+            .collect();
+        if accepting.is_empty() || accepting.contains(&from.info().name) {
             return None;
         }
         Some(format!(

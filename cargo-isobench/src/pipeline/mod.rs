@@ -9,6 +9,7 @@
 //! - `seen_ids`: the table of `instance_id`s written, for repeats;
 //! - `buffers`: the pool of batch buffers;
 //! - `progress`: the progress line on a terminal;
+//! - [`summary`]: the summary on stderr;
 //! - `converter`: [`BatchConverter`], for records held in memory.
 //!
 //! Reading is the [`crate::input`] module's.
@@ -20,6 +21,7 @@ mod ordered;
 pub mod plan;
 mod progress;
 mod seen_ids;
+pub mod summary;
 
 use std::fs;
 use std::io::{IsTerminal, Write};
@@ -115,11 +117,13 @@ pub fn execute(registry: &Registry, plan: &ConvertPlan) -> Result<Finished, CliE
         );
     }
     if let Err(e) = outcome {
-        eprint!("{}", report.summary());
-        eprintln!("stopped: nothing was written");
+        eprint!("{}", summary::stopped(&report));
         return Err(e);
     }
-    finish(plan, report, writer, rejects_writer, report_file)
+    let context = summary::Context {
+        source_fills: &shared.from.info().fills,
+    };
+    finish(plan, report, context, writer, rejects_writer, report_file)
 }
 
 /// The items to convert: those of `--shard`, at most `--limit` of them.
@@ -165,6 +169,7 @@ fn open_outputs(
 fn finish(
     plan: &ConvertPlan,
     report: ConversionReport,
+    context: summary::Context<'_>,
     writer: RecordWriter,
     rejects_writer: Option<RecordWriter>,
     report_file: Option<OutputFile>,
@@ -191,7 +196,7 @@ fn finish(
         file.commit()?;
     }
     if !plan.quiet {
-        eprint!("{}", report.summary());
+        eprint!("{}", summary::finished(&report, context));
         if let Some(path) = plan.errors.rejects() {
             eprintln!(
                 "read = written + rejected: {} = {} + {}; rejects in `{}`",

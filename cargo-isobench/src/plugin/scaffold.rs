@@ -68,7 +68,6 @@ plugin = true
 
 [dependencies]
 isobench-plugin-sdk = {sdk}
-serde_json = {{ version = "1", features = ["preserve_order"] }}
 {workspace}"#
     )
 }

@@ -259,6 +259,16 @@ pub fn build(cwd: &Path, args: &PluginBuildArgs) -> Result<i32, CliError> {
     for p in &packages {
         command.args(["-p", p.name.as_str()]);
     }
+    if !args.release {
+        eprintln!(
+            "building {} as a debug library (unoptimised; `--release` for an optimised one)",
+            packages
+                .iter()
+                .map(|p| p.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     let mut child = command
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -316,8 +326,18 @@ pub fn build(cwd: &Path, args: &PluginBuildArgs) -> Result<i32, CliError> {
     store.save()?;
     // An index earlier versions wrote: no longer read, and named on every run while it is there.
     let _ = std::fs::remove_file(target_index(meta.target_directory.as_std_path()));
+    let profile = if args.release {
+        "release build"
+    } else {
+        "debug build, unoptimised"
+    };
     for (name, lib) in &libraries {
-        eprintln!("built plugin {name}: {}", lib.display());
+        eprintln!("built plugin {name}: {} ({profile})", lib.display());
+    }
+    if !args.release {
+        eprintln!(
+            "hint: records convert slower through a debug library; `cargo isobench plugin build --release` builds optimised ones, which later commands load instead"
+        );
     }
     Ok(exit::OK)
 }

@@ -23,6 +23,7 @@
 //! `cargo isobench --plugin target/release/libcustom_adapter.so convert --from custom-adapter ...`
 //! (`.dylib` on macOS, `custom_adapter.dll` on Windows).
 
+use isobench_plugin_sdk::core::error::pointer_token;
 use isobench_plugin_sdk::core::table::io::Importer;
 use isobench_plugin_sdk::core::table::{
     Field, HookResult, Hooks, ListEncoding, Table, TableAdapter,
@@ -58,9 +59,25 @@ pub fn table() -> Table {
 }
 
 /// What the table cannot say: a task id names its repository (`octo__widgets-7` is a
-/// task of `octo/widgets`), and a row whose id names another is refused on import.
+/// task of `octo/widgets`), and a row whose id names another is refused on import. The
+/// refusal points at the key the table maps to `instance_id`, whatever the table names it.
 #[derive(Debug)]
-pub struct SameRepository;
+pub struct SameRepository {
+    /// The format's key of the task id.
+    id_key: String,
+}
+
+impl SameRepository {
+    /// The check for a format declared by `table`.
+    pub fn of(table: &Table) -> Self {
+        Self {
+            id_key: table
+                .key_of("instance_id")
+                .unwrap_or("instance_id")
+                .to_owned(),
+        }
+    }
+}
 
 impl Hooks for SameRepository {
     fn import(&self, _from: &mut Importer<'_, '_>, c: &mut CanonicalRecord) -> HookResult {
@@ -71,7 +88,7 @@ impl Hooks for SameRepository {
             return Ok(());
         }
         Err(RecordError::invalid(
-            "/task_id",
+            format!("/{}", pointer_token(&self.id_key)),
             format!(
                 "`{id}` is not a task of `{repo}` (expected `{}-N`)",
                 repo.replace('/', "__")
@@ -82,7 +99,9 @@ impl Hooks for SameRepository {
 
 /// The adapter, as the host builds it from the plugin (for tests in this crate).
 pub fn adapter() -> TableAdapter {
-    TableAdapter::new(table(), SameRepository).expect("the table is valid")
+    let table = table();
+    let hooks = SameRepository::of(&table);
+    TableAdapter::new(table, hooks).expect("the table is valid")
 }
 
-export_table!(table(), SameRepository);
+export_table!(table(), SameRepository::of(&table()));

@@ -161,7 +161,7 @@ impl<'f, 'n> Importer<'f, 'n> {
     }
 
     /// Takes a timestamp: with a zone it becomes RFC 3339 UTC, without one it keeps its
-    /// wall-clock value (decision D4). The original is kept when `render`, the format's
+    /// wall-clock value. The original is kept when `render`, the format's
     /// own way of writing the canonical value, would not give it back.
     pub fn timestamp(
         &mut self,

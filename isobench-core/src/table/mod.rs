@@ -19,6 +19,190 @@
 //! A table is plain data (`serde`), so the same declaration is written in Rust by a
 //! built-in adapter, in TOML by a user (`--adapter my-format.toml`), or sent in a
 //! plugin's manifest.
+//!
+//! # Reference
+//!
+//! | Item | What it is |
+//! | --- | --- |
+//! | [`Table`] | A format: its names, its [`Field`]s, what its consumer needs beyond them |
+//! | [`Field`] | One key of the format: the canonical field it maps to, its type, its needs |
+//! | [`FieldType`] | How a value is written: `String` (default), `Timestamp`, `List`, `Integer`, `Number`, `Boolean`, `Json`, `Null` |
+//! | [`ListEncoding`] | How a list is written: `Array` (default), `Json` (`"[\"a\"]"`), `JsonSpaced` (`"[\"a\", \"b\"]"`), `PythonRepr` (`"['a']"`) |
+//! | [`Need`] | What the format's own consumer needs of a field (set with [`Field::consumer`]) |
+//! | [`Hooks`], [`HookResult`] | Code for what a table cannot say: `import` and `export`, both optional (`()` is "no hooks") |
+//! | [`TableAdapter`] | The [`ViewAdapter`](crate::ViewAdapter) a table and its hooks make |
+//! | [`io::Importer`], [`io::Exporter`] | What a hook reads a foreign record from and writes one to |
+//! | [`TableError`] | Why [`Table::check`] (and so [`TableAdapter::new`]) refuses a table |
+//!
+//! Building a [`Field`]: [`Field::new`]`(key, to)` maps `key` to the canonical `to` (a v1
+//! field such as `patch`, or `extensions.KEY`; `""` keeps the value for the round trip
+//! only), as a string. Then, each optional: [`Field::kind`] (another [`FieldType`]),
+//! [`Field::list`] (a list in a [`ListEncoding`]), [`Field::required`] (an import refuses
+//! a record without it), [`Field::hook`] (the hooks read and write it, not the table),
+//! [`Field::consumer`] (the consumer needs it, with the evidence), and after `consumer`:
+//! [`Field::non_empty`], [`Field::none_value`], [`Field::known`], [`Field::remedy`].
+//!
+//! Building a [`Table`]: [`Table::new`]`(name, aliases, description)`, then
+//! [`Table::fields`], and as needed [`Table::consumer`], [`Table::requires`],
+//! [`Table::closed`], [`Table::fills_also`], [`Table::carries_also`]. What is derived
+//! from it: [`Table::check`], [`Table::info`], [`Table::contract`], [`Table::schema`],
+//! [`Table::markdown`]; and looked up: [`Table::field`], [`Table::key_of`].
+//!
+//! # Examples
+//!
+//! A format declared, a record read into the canonical record and written back
+//! exactly (keys, order and encodings):
+//!
+//! ```
+//! use isobench_core::adapter::ExportOptions;
+//! use isobench_core::table::{Field, FieldType, ListEncoding, Table, TableAdapter};
+//! use isobench_core::{Notes, ViewAdapter};
+//! use serde_json::{Map, Value, json};
+//!
+//! let table = Table::new("tiny-bench", &["tiny"], "TinyBench rows").fields(vec![
+//!     Field::new("id", "instance_id").required(),
+//!     Field::new("repository", "repo").required(),
+//!     Field::new("opened", "created_at").kind(FieldType::Timestamp),
+//!     Field::new("fix", "patch"),
+//!     // A list written as a string holding JSON, as SWE-bench writes its test lists.
+//!     Field::new("tests", "extensions.fail_to_pass").list(ListEncoding::Json),
+//!     // A key of the format's own: kept under `extensions.stars`.
+//!     Field::new("stars", "extensions.stars").kind(FieldType::Integer),
+//! ]);
+//! let adapter = TableAdapter::new(table, ()).expect("a valid table");
+//!
+//! let row: Map<String, Value> = serde_json::from_value(json!({
+//!     "repository": "octo/widgets",
+//!     "id": "octo__widgets-7",
+//!     "opened": "2024-05-01T10:00:00Z",
+//!     "fix": "diff --git a/w.py b/w.py\n",
+//!     "tests": "[\"tests/test_w.py::test_empty\"]",
+//!     "stars": 12,
+//!     "unknown": {"kept": true}
+//! }))
+//! .unwrap();
+//! let mut notes = Notes::new();
+//! let canonical = adapter.import(row.clone(), &mut notes).unwrap();
+//! assert_eq!(canonical.instance_id.as_deref(), Some("octo__widgets-7"));
+//! assert_eq!(canonical.repo.as_deref(), Some("octo/widgets"));
+//! assert_eq!(canonical.ext("fail_to_pass"), Some(&json!(["tests/test_w.py::test_empty"])));
+//! assert_eq!(canonical.ext("stars"), Some(&json!(12)));
+//!
+//! // Back to the format: the same record, key for key, in the same order.
+//! let back = adapter.export(&canonical, &ExportOptions::default(), &mut notes).unwrap();
+//! assert_eq!(back, row);
+//! assert!(back.keys().eq(row.keys()));
+//! ```
+//!
+//! What the format's consumer needs becomes the adapter's contract; what an import or
+//! the consumer needs, the `required` of the format's JSON Schema:
+//!
+//! ```
+//! use isobench_core::table::{Field, Table};
+//!
+//! let table = Table::new("tiny-bench", &[], "TinyBench rows")
+//!     .consumer("the tiny-bench harness")
+//!     .fields(vec![
+//!         Field::new("id", "instance_id").required(),
+//!         Field::new("fix", "patch")
+//!             .consumer("harness.py: apply_patch")
+//!             .non_empty(),
+//!     ]);
+//! let contract = table.contract();
+//! assert_eq!(contract.consumer, "the tiny-bench harness");
+//! assert_eq!(contract.requires[0].key, "fix");
+//! assert!(contract.requires[0].non_empty);
+//! let required = table.schema()["required"].clone();
+//! assert!(required.as_array().unwrap().contains(&"id".into()));
+//! assert!(required.as_array().unwrap().contains(&"fix".into()));
+//! assert_eq!(table.info().fills, ["instance_id", "patch"]);
+//! ```
+//!
+//! A table is data: the same declaration read from JSON (or TOML, as
+//! `--adapter my-format.toml` reads it), with the keys of [`Table`] and [`Field`]:
+//!
+//! ```
+//! use isobench_core::table::{Field, ListEncoding, Table};
+//!
+//! let read: Table = serde_json::from_value(serde_json::json!({
+//!     "name": "tiny-bench",
+//!     "description": "TinyBench rows",
+//!     "fields": [
+//!         {"key": "id", "to": "instance_id", "required": true},
+//!         {"key": "tests", "to": "extensions.fail_to_pass", "type": "list", "encoding": "json"}
+//!     ]
+//! }))
+//! .unwrap();
+//! let built = Table::new("tiny-bench", &[], "TinyBench rows").fields(vec![
+//!     Field::new("id", "instance_id").required(),
+//!     Field::new("tests", "extensions.fail_to_pass").list(ListEncoding::Json),
+//! ]);
+//! assert_eq!(read, built);
+//! ```
+//!
+//! Hooks for what the table cannot say: here a level written `L1`..`L3` that the
+//! canonical record holds as a number. A field marked [`Field::hook`] is left to them;
+//! an error points at the format's key, found with [`Table::key_of`] or known to the hook:
+//!
+//! ```
+//! use isobench_core::adapter::ExportOptions;
+//! use isobench_core::table::io::{Exporter, Importer};
+//! use isobench_core::table::{Field, HookResult, Hooks, Table, TableAdapter};
+//! use isobench_core::{CanonicalRecord, Notes, RecordError, ViewAdapter};
+//! use serde_json::{Map, Value, json};
+//!
+//! #[derive(Debug)]
+//! struct Level;
+//!
+//! impl Hooks for Level {
+//!     fn import(&self, from: &mut Importer<'_, '_>, c: &mut CanonicalRecord) -> HookResult {
+//!         if let Some(level) = from.string("level")? {
+//!             let Some(n) = level.strip_prefix('L').and_then(|n| n.parse::<u8>().ok()) else {
+//!                 return Err(RecordError::invalid("/level", format!("`{level}` is not `L<n>`")));
+//!             };
+//!             c.set_ext("level", n);
+//!         }
+//!         Ok(())
+//!     }
+//!
+//!     fn export(&self, c: &CanonicalRecord, to: &mut Exporter<'_, '_, '_>) -> HookResult {
+//!         if let Some(n) = c.ext("level").and_then(Value::as_u64) {
+//!             to.put("level", format!("L{n}"));
+//!         }
+//!         Ok(())
+//!     }
+//! }
+//!
+//! let table = Table::new("tiny-bench", &[], "TinyBench rows").fields(vec![
+//!     Field::new("id", "instance_id").required(),
+//!     Field::new("level", "extensions.level").hook(),
+//! ]);
+//! let adapter = TableAdapter::new(table, Level).unwrap();
+//! let row: Map<String, Value> =
+//!     serde_json::from_value(json!({"id": "a-1", "level": "L2"})).unwrap();
+//! let c = adapter.import(row.clone(), &mut Notes::new()).unwrap();
+//! assert_eq!(c.ext("level"), Some(&json!(2)));
+//! let back = adapter.export(&c, &ExportOptions::default(), &mut Notes::new()).unwrap();
+//! assert_eq!(back, row);
+//!
+//! let bad: Map<String, Value> =
+//!     serde_json::from_value(json!({"id": "a-2", "level": "high"})).unwrap();
+//! let error = adapter.import(bad, &mut Notes::new()).unwrap_err();
+//! assert_eq!(error.pointer, "/level");
+//! ```
+//!
+//! A table that says something impossible is refused before any record is read:
+//!
+//! ```
+//! use isobench_core::table::{Field, Table, TableAdapter};
+//!
+//! let twice = Table::new("tiny-bench", &[], "TinyBench rows").fields(vec![
+//!     Field::new("id", "instance_id"),
+//!     Field::new("id", "repo"),
+//! ]);
+//! let error = TableAdapter::new(twice, ()).unwrap_err();
+//! assert_eq!(error.field, Some((1, "id".to_owned())));
+//! ```
 
 mod adapter;
 pub mod io;
@@ -398,6 +582,25 @@ impl Table {
     /// The field of `key`.
     pub fn field(&self, key: &str) -> Option<&Field> {
         self.fields.iter().find(|f| f.key == key)
+    }
+
+    /// The key the table maps to the canonical field `to` (`instance_id`,
+    /// `extensions.fail_to_pass`), if one does: where a hook's error about that field
+    /// points in the format's own record.
+    ///
+    /// ```
+    /// use isobench_core::table::{Field, Table};
+    ///
+    /// let table = Table::new("tiny", &[], "Tiny rows")
+    ///     .fields(vec![Field::new("task_id", "instance_id"), Field::new("repository", "repo")]);
+    /// assert_eq!(table.key_of("instance_id"), Some("task_id"));
+    /// assert_eq!(table.key_of("patch"), None);
+    /// ```
+    pub fn key_of(&self, to: &str) -> Option<&str> {
+        self.fields
+            .iter()
+            .find(|f| f.to.as_deref() == Some(to))
+            .map(|f| f.key.as_str())
     }
 
     /// Checks that the table can be used: names, unique keys and targets, and each

@@ -16,6 +16,12 @@
 //! Load it with `cargo isobench --plugin path/to/libtiny_bench.so convert --from tiny-bench ...`,
 //! or list it in `isobench.toml` (`[[plugins]] path = "..."`).
 //!
+//! The field-table API is documented with its types, builders and examples in
+//! [`core::table`] (its Reference section): [`core::table::Table`],
+//! [`core::table::Field`], [`core::table::FieldType`], [`core::table::ListEncoding`],
+//! [`core::table::Hooks`], [`core::table::io::Importer`] and
+//! [`core::table::io::Exporter`].
+//!
 //! A complete plugin (`Cargo.toml` has `crate-type = ["cdylib", "rlib"]` and depends on
 //! this crate):
 //!
