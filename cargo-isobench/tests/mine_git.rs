@@ -139,7 +139,7 @@ fn build(dir: &Path) -> String {
 
     // Ambiguous insertions and deletions: runs of repeated lines.
     for n in 0..25 {
-        for _ in 0..1 + rng.next(3) {
+        for _ in 0..=rng.next(3) {
             let f = &mut files[rng.next(4)];
             let at = rng.next(f.len() + 1);
             if rng.next(3) == 0 && f.len() > 10 {

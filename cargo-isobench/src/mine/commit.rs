@@ -73,6 +73,7 @@ pub fn pull_heads(repo: &Repo) -> Option<HashMap<u64, Oid>> {
 /// taken. With `refs/pull/*` in the repository, a number must be one of them, and a merge
 /// commit's second parent must be that pull request's head: numbers of pull requests
 /// merged in forks (`Merge pull request #1 from upstream/main`) are not upstream ones.
+#[allow(clippy::implicit_hasher)]
 pub fn pr_of(
     commit: &git2::Commit<'_>,
     pull_heads: Option<&HashMap<u64, Oid>>,

@@ -271,6 +271,9 @@ fn members(statements: &[Statement], block: Block) -> Option<(usize, Vec<Block>)
     Some((first_member.start, members))
 }
 
+/// A class's header end and member blocks.
+type Members = (usize, Vec<Block>);
+
 /// The byte ranges of `source` to parse so that every 0-based row in `rows` gets the
 /// same tree as in a parse of the whole source, in order and merged; `None` when that is
 /// the whole source.
@@ -285,7 +288,7 @@ pub fn ranges_for_rows(source: &[u8], rows: impl IntoIterator<Item = usize>) -> 
     let mut spans: Vec<(usize, usize)> = Vec::new();
     // A class's members are cut once for all the rows in it (rows come in order; a row
     // per line of a large class would otherwise cut it again for each).
-    let mut cut: Option<(usize, Option<(usize, Vec<Block>)>)> = None;
+    let mut cut: Option<(usize, Option<Members>)> = None;
     for row in rows {
         let block = block_at(&top, row);
         if cut

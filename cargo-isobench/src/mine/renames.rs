@@ -149,6 +149,15 @@ impl<B: Blobs> Scorer<'_, B> {
     }
 }
 
+/// A scored candidate pair of the matrix.
+#[derive(Clone, Copy)]
+struct Scored {
+    src: usize,
+    dst: usize,
+    score: u64,
+    same_name: bool,
+}
+
 /// The renames among deleted files `srcs` and added files `dsts` (each sorted by path).
 pub fn find<B: Blobs>(srcs: &[Candidate], dsts: &[Candidate], blobs: &mut B) -> Vec<Pair> {
     let mut pairs = Vec::new();
@@ -247,13 +256,6 @@ pub fn find<B: Blobs>(srcs: &[Candidate], dsts: &[Candidate], blobs: &mut B) -> 
         return pairs;
     }
     // The best four sources of each destination, then the best pairs first.
-    #[derive(Clone, Copy)]
-    struct Scored {
-        src: usize,
-        dst: usize,
-        score: u64,
-        same_name: bool,
-    }
     // Greater is better.
     let rank = |m: &Option<Scored>| m.map(|m| (1u8, m.score, m.same_name));
     let mut matrix: Vec<Option<Scored>> = Vec::new();
@@ -284,7 +286,7 @@ pub fn find<B: Blobs>(srcs: &[Candidate], dsts: &[Candidate], blobs: &mut B) -> 
         }
         matrix.extend(best);
     }
-    matrix.sort_by(|a, b| rank(b).cmp(&rank(a)));
+    matrix.sort_by_key(|m| std::cmp::Reverse(rank(m)));
     for m in matrix.into_iter().flatten() {
         if m.score < MIN_SCORE {
             break;

@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use std::collections::HashMap;
+use std::fmt::Write as _;
 
 use git2::{Commit, Delta, Diff, DiffFormat, DiffOptions, Oid, Patch, Repository, Tree};
 
@@ -365,7 +366,7 @@ fn blob_of(file: &git2::DiffFile<'_>) -> Option<Oid> {
     (!file.id().is_zero()).then(|| file.id())
 }
 
-impl<'r> TreeDiff<'r> {
+impl TreeDiff<'_> {
     /// How many files the diff writes (a rename is one).
     pub fn files(&self) -> usize {
         self.roles.len() - self.renamed.len()
@@ -487,12 +488,13 @@ impl<'r> TreeDiff<'r> {
         let (old_mode, new_mode) = (u32::from(old.mode()), u32::from(new.mode()));
         let mut header = format!("diff --git a/{old_path} b/{new_path}\n");
         if old_mode != new_mode {
-            header.push_str(&format!("old mode {old_mode:o}\nnew mode {new_mode:o}\n"));
+            let _ = write!(header, "old mode {old_mode:o}\nnew mode {new_mode:o}\n");
         }
-        header.push_str(&format!(
+        let _ = write!(
+            header,
             "similarity index {}%\nrename from {old_path}\nrename to {new_path}\n",
             renames::percent(rename.score)
-        ));
+        );
         let mut head = FileHead {
             old_path: Some(old_path.clone()),
             new_path: Some(new_path.clone()),
@@ -505,9 +507,9 @@ impl<'r> TreeDiff<'r> {
             return Ok(());
         }
         let short = |id: Oid| id.to_string()[..7].to_owned();
-        header.push_str(&format!("index {}..{}", short(old.id()), short(new.id())));
+        let _ = write!(header, "index {}..{}", short(old.id()), short(new.id()));
         if old_mode == new_mode {
-            header.push_str(&format!(" {new_mode:o}"));
+            let _ = write!(header, " {new_mode:o}");
         }
         header.push('\n');
         let old_blob = repo.git.find_blob(old.id()).map_err(|e| repo.err(e))?;
@@ -522,7 +524,7 @@ impl<'r> TreeDiff<'r> {
         .map_err(|e| repo.err(e))?;
         head.binary = patch.delta().flags().is_binary();
         if !head.binary {
-            header.push_str(&format!("--- a/{old_path}\n+++ b/{new_path}\n"));
+            let _ = write!(header, "--- a/{old_path}\n+++ b/{new_path}\n");
         }
         visit(&head, &plain('F', header.as_bytes()));
         patch
