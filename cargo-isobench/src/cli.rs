@@ -347,6 +347,10 @@ pub struct MineArgs {
     /// Keep only commits whose non-test part is not empty.
     #[arg(long)]
     pub only_source: bool,
+    /// Keep only commits that touch both code and tests: their `patch` (files the preset
+    /// puts there) and their `test_patch` are both not empty.
+    #[arg(long)]
+    pub code_and_tests: bool,
     /// Keep only commits changing at most N files.
     #[arg(long, value_name = "N")]
     pub max_files: Option<usize>,

@@ -1796,3 +1796,140 @@ fn java_functions_of_real_multi_swe_bench_test_files() {
         "{checked}, {f2p_classes}"
     );
 }
+
+/// A release branch merged back into the default branch: its pull request's commit is off
+/// the first-parent history but merged, and the only candidate, so nothing is warned; a
+/// commit on a branch never merged is still warned about.
+#[test]
+fn a_head_on_a_release_branch_merged_back_is_not_warned_about() {
+    let context = TestContext::new();
+    let repos = context.path("repos");
+    let fx = Fixture::new(&repos.join("octo/rel"));
+    let v = |n: u32| format!("def f():\n    return {n}\n");
+    let base = fx.commit(&[("lib/a.py", v(0).as_bytes())], &[], "root\n", 1_000, 0);
+    let main_work = fx.commit(
+        &[("lib/a.py", v(0).as_bytes()), ("NEWS", b"main\n")],
+        &[base],
+        "Main work\n",
+        2_000,
+        0,
+    );
+    let on_release = fx.commit(
+        &[("lib/a.py", v(8).as_bytes())],
+        &[base],
+        "Fix (#8)\n",
+        3_000,
+        0,
+    );
+    let merged_back = fx.commit(
+        &[("lib/a.py", v(8).as_bytes()), ("NEWS", b"main\n")],
+        &[main_work, on_release],
+        "Merge branch '3.x'\n",
+        4_000,
+        0,
+    );
+    fx.branch("main", merged_back);
+    fx.branch("3.x", on_release);
+    let unmerged = fx.commit(
+        &[("lib/a.py", v(9).as_bytes())],
+        &[base],
+        "Nine (#9)\n",
+        5_000,
+        0,
+    );
+    fx.branch("4.x", unmerged);
+    fx.repo.set_head("refs/heads/main").unwrap();
+    fx.repo
+        .reference_symbolic("refs/remotes/origin/HEAD", "refs/heads/main", true, "test")
+        .unwrap();
+    let input = context.path("sb.jsonl");
+    let rows: Vec<String> = ["octo__rel-8", "octo__rel-9"]
+        .iter()
+        .map(|id| swe_bench_row("octo/rel", id, base).to_string())
+        .collect();
+    fs::write(&input, rows.join("\n") + "\n").unwrap();
+    let report = context.path("report.json");
+    let out = context.run_direct([
+        "enrich",
+        "--from",
+        "swe-bench",
+        "-i",
+        input.to_str().unwrap(),
+        "--repos",
+        repos.to_str().unwrap(),
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    let recs = records(&out);
+    assert_eq!(recs[0]["head_commit"], on_release.to_string());
+    assert_eq!(
+        recs[0]["extensions"]["mining"]["merged_into_default_branch"],
+        true
+    );
+    assert_eq!(recs[1]["head_commit"], unmerged.to_string());
+    let report: Value = serde_json::from_str(&fs::read_to_string(report).unwrap()).unwrap();
+    let warned: Vec<&str> = report["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["field"] == "head_commit")
+        .map(|w| w["instance_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(warned, ["octo__rel-9"], "{report}");
+}
+
+/// `--code-and-tests` keeps the commits whose `patch` and `test_patch` are both not empty.
+#[test]
+fn code_and_tests_keeps_commits_touching_both() {
+    let context = TestContext::new();
+    let fx = Fixture::new(&context.path("g"));
+    let root = fx.commit(
+        &[("src/a.py", b"x = 0\n"), ("tests/test_a.py", b"# 0\n")],
+        &[],
+        "root\n",
+        1_000,
+        0,
+    );
+    let code = fx.commit(
+        &[("src/a.py", b"x = 1\n"), ("tests/test_a.py", b"# 0\n")],
+        &[root],
+        "Code only (#1)\n",
+        1_001,
+        0,
+    );
+    let tests = fx.commit(
+        &[("src/a.py", b"x = 1\n"), ("tests/test_a.py", b"# 1\n")],
+        &[code],
+        "Tests only (#2)\n",
+        1_002,
+        0,
+    );
+    let both = fx.commit(
+        &[("src/a.py", b"x = 2\n"), ("tests/test_a.py", b"# 2\n")],
+        &[tests],
+        "Both (#3)\n",
+        1_003,
+        0,
+    );
+    let out = context.run_direct([
+        "mine",
+        "--repo",
+        fx.path.to_str().unwrap(),
+        "--repo-name",
+        "octo/g",
+        "--range",
+        &format!("{root}..{both}"),
+        "--code-and-tests",
+    ]);
+    let recs = records(&out);
+    let ids: Vec<&str> = recs
+        .iter()
+        .map(|r| r["instance_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["octo__g-PR-3"]);
+    assert!(
+        stderr(&out).contains("skipped 2: does not touch both code and tests"),
+        "{}",
+        stderr(&out)
+    );
+}

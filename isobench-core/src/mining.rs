@@ -4,22 +4,50 @@
 
 use crate::diff::{FileDiff, LineKind};
 
-/// The pull-request number a commit message names: `Merge pull request #123 from ...`
-/// (GitHub's merge commit) or a subject ending in `(#123)` (GitHub's squash commit).
-/// Only the subject line (the first line) is looked at.
-pub fn pr_number(message: &str) -> Option<u64> {
+/// How a commit's subject names its pull request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PrForm {
+    /// `Merge pull request #N from owner/branch`: GitHub's merge commit, whose second
+    /// parent is the pull request's head.
+    Merge,
+    /// A subject ending in `(#N)`: GitHub's squash (or rebase) commit of pull request N.
+    Squash,
+}
+
+/// The pull request a commit message names, and the subject form that names it. Only the
+/// subject line (the first line) is looked at.
+///
+/// The two forms mean different things, and a subject may hold both: a squash commit
+/// whose pull request's title was itself a merge subject reads `Merge pull request #6360
+/// from owner/release (#6361)`. GitHub appends the `(#N)` of the pull request that made
+/// the commit, so a trailing `(#N)` wins; `Merge pull request #N` names the commit only
+/// when nothing follows it.
+pub fn pr_subject(message: &str) -> Option<(u64, PrForm)> {
     let subject = message.lines().next()?.trim();
-    if let Some(rest) = subject.strip_prefix("Merge pull request #") {
-        let digits: &str = &rest[..rest.bytes().take_while(u8::is_ascii_digit).count()];
-        return digits.parse().ok().filter(|&n| n > 0);
+    if let Some(inner) = subject.strip_suffix(')')
+        && let Some(open) = inner.rfind("(#")
+    {
+        let digits = &inner[open + 2..];
+        if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+            return digits
+                .parse()
+                .ok()
+                .filter(|&n| n > 0)
+                .map(|n| (n, PrForm::Squash));
+        }
     }
-    let inner = subject.strip_suffix(')')?;
-    let open = inner.rfind("(#")?;
-    let digits = &inner[open + 2..];
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    digits.parse().ok().filter(|&n| n > 0)
+    let rest = subject.strip_prefix("Merge pull request #")?;
+    let digits: &str = &rest[..rest.bytes().take_while(u8::is_ascii_digit).count()];
+    digits
+        .parse()
+        .ok()
+        .filter(|&n| n > 0)
+        .map(|n| (n, PrForm::Merge))
+}
+
+/// The pull-request number a commit message names (see [`pr_subject`]).
+pub fn pr_number(message: &str) -> Option<u64> {
+    pr_subject(message).map(|(n, _)| n)
 }
 
 /// Whether `message` is GitHub's merge or squash commit of pull request `number`.
@@ -183,6 +211,18 @@ mod tests {
         );
         assert_eq!(pr_number("PERF: faster groupby (#12)"), Some(12));
         assert_eq!(pr_number("Fix (#3) then (#45)"), Some(45));
+        assert_eq!(
+            pr_subject("Merge pull request #6360 from asottile/release-4.6.8 (#6361)"),
+            Some((6361, PrForm::Squash))
+        );
+        assert_eq!(
+            pr_subject("Merge pull request #6360 from asottile/release-4.6.8"),
+            Some((6360, PrForm::Merge))
+        );
+        assert_eq!(
+            pr_subject("Merge pull request #7 (#x)"),
+            Some((7, PrForm::Merge))
+        );
         assert_eq!(pr_number("Refers to #12 in the text"), None);
         assert_eq!(pr_number("Subject\n\nBody mentions (#77)"), None);
         assert_eq!(pr_number("Odd (#12a)"), None);

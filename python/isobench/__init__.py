@@ -316,6 +316,7 @@ def mine(
     range: Sequence[str] = (),  # noqa: A002 (the flag's name)
     preset: str = "default",
     only_source: bool = False,
+    code_and_tests: bool = False,
     max_files: Optional[int] = None,
     paths: Sequence[str] = (),
     overwrite: bool = False,
@@ -332,6 +333,7 @@ def mine(
         range=list(range),
         preset=preset,
         only_source=only_source,
+        code_and_tests=code_and_tests,
         max_files=max_files,
         paths=list(paths),
         overwrite=overwrite,

@@ -51,6 +51,7 @@ def mine(
     range: List[str] = ...,
     preset: str = "default",
     only_source: bool = False,
+    code_and_tests: bool = False,
     max_files: Optional[int] = None,
     paths: List[str] = ...,
     overwrite: bool = False,

@@ -302,7 +302,7 @@ fn validate(
 
 /// `mine`: canonical records of a repository's commits, written to `output` (JSON Lines).
 #[pyfunction]
-#[pyo3(signature = (repo, output, *, repo_name=None, head=Vec::new(), base=None, range=Vec::new(), preset="default".to_owned(), only_source=false, max_files=None, paths=Vec::new(), overwrite=false, jobs=None))]
+#[pyo3(signature = (repo, output, *, repo_name=None, head=Vec::new(), base=None, range=Vec::new(), preset="default".to_owned(), only_source=false, code_and_tests=false, max_files=None, paths=Vec::new(), overwrite=false, jobs=None))]
 #[allow(clippy::too_many_arguments, clippy::fn_params_excessive_bools)] // `mine`'s flags
 fn mine(
     py: Python<'_>,
@@ -314,6 +314,7 @@ fn mine(
     range: Vec<String>,
     preset: String,
     only_source: bool,
+    code_and_tests: bool,
     max_files: Option<usize>,
     paths: Vec<String>,
     overwrite: bool,
@@ -327,6 +328,7 @@ fn mine(
         range,
         preset,
         only_source,
+        code_and_tests,
         max_files,
         paths,
         python: None,

@@ -1,13 +1,14 @@
 //! `mine`: records mined from a repository's commits, on threads, written in commit
 //! order.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 
 use git2::{Oid, Sort};
 use isobench_core::codec::JsonStyle;
+use isobench_core::mining::instance_id;
 use isobench_core::testfiles::SplitPreset;
 use serde_json::Value;
 
@@ -63,6 +64,7 @@ pub fn run_mine(session: &Session, args: &MineArgs) -> Result<i32, CliError> {
         }
     };
     let mut tasks = Vec::new();
+    let mut mainline = HashSet::new();
     let base = args
         .base
         .as_deref()
@@ -94,6 +96,7 @@ pub fn run_mine(session: &Session, args: &MineArgs) -> Result<i32, CliError> {
                 Some(hint),
             ));
         }
+        mainline.extend(first_parent_chain(&repo, from_id, to_id)?);
         tasks.extend(commits.into_iter().map(|head| Task { head, base: None }));
     }
     let single = tasks.len() == 1;
@@ -115,15 +118,21 @@ pub fn run_mine(session: &Session, args: &MineArgs) -> Result<i32, CliError> {
             only_source: args.only_source,
             max_files: args.max_files,
             paths: args.paths.clone(),
+            code_and_tests: args.code_and_tests,
         },
+        pull_heads: commit::pull_heads(&repo),
     };
+    let renamed_ids = unique_ids(&repo, &settings, &tasks, &mainline)?;
     let output = args.output.as_deref().filter(|p| p.as_os_str() != "-");
     let mut writer = RecordWriter::create(output, args.overwrite, JsonStyle::Compact)?;
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
         .clamp(1, tasks.len().max(1));
-    let mut stats = Stats::default();
+    let mut stats = Stats {
+        renamed_ids,
+        ..Stats::default()
+    };
     let path = args.repo.clone();
     let result = mine_parallel(&path, &settings, &tasks, jobs, single, |outcome| {
         stats.take(outcome, single, &mut writer)
@@ -148,6 +157,69 @@ pub fn run_mine(session: &Session, args: &MineArgs) -> Result<i32, CliError> {
         let _ = writeln!(err, "  skipped {count}: {reason}");
     }
     Ok(exit::OK)
+}
+
+/// The first-parent chain from `to` down to (not into) `from`'s history.
+fn first_parent_chain(repo: &Repo, from: Oid, to: Oid) -> Result<Vec<Oid>, RepoError> {
+    let mut walk = repo.git.revwalk().map_err(|e| repo.err(e))?;
+    walk.simplify_first_parent().map_err(|e| repo.err(e))?;
+    walk.push(to).map_err(|e| repo.err(e))?;
+    walk.hide(from).map_err(|e| repo.err(e))?;
+    walk.map(|oid| oid.map_err(|e| repo.err(e))).collect()
+}
+
+/// The ids to give commits that name a pull request another mined commit names too (a
+/// main-line commit and its cherry-pick onto a release branch both end in `(#N)`): the
+/// first such commit on the first-parent history of a range's end keeps `-PR-N` (the
+/// first of all when none is), a commit off that history gets `-PR-N-backport-<7 hex>`,
+/// another on it `-PR-N-again-<7 hex>`. Each renaming is announced on stderr.
+fn unique_ids(
+    repo: &Repo,
+    settings: &MineSettings,
+    tasks: &[Task],
+    mainline: &HashSet<Oid>,
+) -> Result<HashMap<Oid, (String, String)>, RepoError> {
+    let mut by_pr: BTreeMap<u64, Vec<Oid>> = BTreeMap::new();
+    let mut seen = HashSet::new();
+    for task in tasks {
+        if !seen.insert(task.head) {
+            continue;
+        }
+        let commit = repo.find(task.head)?;
+        if let (Some(n), _) = commit::pr_of(&commit, settings.pull_heads.as_ref()) {
+            by_pr.entry(n).or_default().push(task.head);
+        }
+    }
+    let mut renamed = HashMap::new();
+    let mut err = std::io::stderr().lock();
+    for (n, heads) in by_pr.into_iter().filter(|(_, h)| h.len() > 1) {
+        let keeper = heads
+            .iter()
+            .copied()
+            .find(|h| mainline.contains(h))
+            .unwrap_or(heads[0]);
+        let id = instance_id(&settings.repo_name, Some(n), "");
+        for head in heads.into_iter().filter(|&h| h != keeper) {
+            let what = if mainline.contains(&head) {
+                "again"
+            } else {
+                "backport"
+            };
+            let short = &head.to_string()[..7];
+            let new_id = format!("{id}-{what}-{short}");
+            let _ = writeln!(
+                err,
+                "note: {head} names pull request #{n} as {keeper} does, which keeps `{id}`: its record is `{new_id}` ({})",
+                if what == "again" {
+                    "also on the first-parent history"
+                } else {
+                    "off the first-parent history"
+                }
+            );
+            renamed.insert(head, (new_id, id.clone()));
+        }
+    }
+    Ok(renamed)
 }
 
 /// The commits reachable from `to` and not from `from`, oldest first (parents before
@@ -234,6 +306,8 @@ fn mine_parallel(
 struct Stats {
     written: usize,
     skipped: BTreeMap<String, usize>,
+    /// Head commit to (its record's id, the id it would have had).
+    renamed_ids: HashMap<Oid, (String, String)>,
 }
 
 impl Stats {
@@ -244,7 +318,22 @@ impl Stats {
         writer: &mut RecordWriter,
     ) -> Result<(), CliError> {
         match mined {
-            Mined::Record(record) => {
+            Mined::Record(mut record) => {
+                let renamed = record
+                    .head_commit
+                    .as_deref()
+                    .and_then(|h| Oid::from_str(h).ok())
+                    .and_then(|h| self.renamed_ids.get(&h));
+                if let Some((id, shared)) = renamed {
+                    record.instance_id = Some(id.clone());
+                    let mut mining = record
+                        .ext("mining")
+                        .and_then(Value::as_object)
+                        .cloned()
+                        .unwrap_or_default();
+                    mining.insert("shares_pr_with".into(), shared.clone().into());
+                    record.set_ext("mining", mining);
+                }
                 if single {
                     describe(&record);
                 }

@@ -1,13 +1,15 @@
 //! Mining one commit (against a base) into a canonical record.
 
-use git2::{Delta, Diff, DiffFormat, Oid};
-use isobench_core::mining::{git_time, instance_id, pr_number};
+use git2::Oid;
+use std::collections::HashMap;
+
+use isobench_core::mining::{PrForm, git_time, instance_id, pr_subject};
 use isobench_core::testfiles::{Placement, SplitPreset, push_without_index_lines};
 use isobench_core::{CanonicalRecord, envsig};
 use serde_json::{Map, Value};
 
 use super::functions::{FunctionFinder, HunkRange, Lang, Side, Touched, from_hunk_headers};
-use super::repo::{Repo, RepoError};
+use super::repo::{Repo, RepoError, TreeDiff};
 
 /// The environment a mined record's `version` signature is computed from.
 #[derive(Debug, Clone)]
@@ -31,6 +33,8 @@ pub struct Filters {
     pub max_files: Option<usize>,
     /// Only commits touching a path under one of these prefixes.
     pub paths: Vec<String>,
+    /// Only commits whose `patch` and `test_patch` are both not empty.
+    pub code_and_tests: bool,
 }
 
 /// What every mined commit shares.
@@ -44,6 +48,62 @@ pub struct MineSettings {
     pub env: Option<EnvSpec>,
     /// Filters.
     pub filters: Filters,
+    /// The heads of the repository's `refs/pull/N/head` references, when it has any: a
+    /// pull-request number a subject names is kept only when it is one of them.
+    pub pull_heads: Option<HashMap<u64, Oid>>,
+}
+
+/// The heads of `refs/pull/N/head`, or `None` when the repository has no `refs/pull/*`.
+pub fn pull_heads(repo: &Repo) -> Option<HashMap<u64, Oid>> {
+    let refs = repo.git.references_glob("refs/pull/*/head").ok()?;
+    let heads: HashMap<u64, Oid> = refs
+        .flatten()
+        .filter_map(|r| {
+            let n = r
+                .name()?
+                .strip_prefix("refs/pull/")?
+                .strip_suffix("/head")?;
+            Some((n.parse().ok()?, r.target()?))
+        })
+        .collect();
+    (!heads.is_empty()).then_some(heads)
+}
+
+/// The pull request `commit` belongs to, and why a number its subject names was not
+/// taken. With `refs/pull/*` in the repository, a number must be one of them, and a merge
+/// commit's second parent must be that pull request's head: numbers of pull requests
+/// merged in forks (`Merge pull request #1 from upstream/main`) are not upstream ones.
+#[allow(clippy::implicit_hasher)]
+pub fn pr_of(
+    commit: &git2::Commit<'_>,
+    pull_heads: Option<&HashMap<u64, Oid>>,
+) -> (Option<u64>, Option<String>) {
+    let message = String::from_utf8_lossy(commit.message_bytes());
+    let Some((n, form)) = pr_subject(&message) else {
+        return (None, None);
+    };
+    let Some(heads) = pull_heads else {
+        return (Some(n), None);
+    };
+    match (heads.get(&n), form) {
+        (None, _) => (
+            None,
+            Some(format!(
+                "#{n}: the repository has no `refs/pull/{n}/head` (a pull request of a fork?)"
+            )),
+        ),
+        (Some(&head), PrForm::Merge)
+            if commit.parent_count() > 1 && commit.parent_id(1).ok() != Some(head) =>
+        {
+            (
+                None,
+                Some(format!(
+                    "#{n}: the merged branch is not `refs/pull/{n}/head` (a pull request of a fork?)"
+                )),
+            )
+        }
+        _ => (Some(n), None),
+    }
 }
 
 /// A mined commit, or why it was left out.
@@ -90,31 +150,23 @@ struct Parts {
 
 /// Writes the diff's text once, straight into `patch` or `test_patch` by the preset, and
 /// notes each file's changed lines, hunks and blobs on the way.
-fn split_diff(repo: &Repo, diff: &Diff<'_>, preset: &SplitPreset) -> Result<Parts, RepoError> {
+fn split_diff(diff: &TreeDiff<'_>, preset: &SplitPreset) -> Result<Parts, RepoError> {
     let mut parts = Parts::default();
-    diff.print(DiffFormat::Patch, |delta, hunk, line| {
-        let origin = line.origin();
+    diff.print(|file, line| {
+        let origin = line.origin;
         if origin == 'F' {
-            let path_of =
-                |f: git2::DiffFile<'_>| f.path().map(|p| p.to_string_lossy().into_owned());
-            let old_path = (delta.status() != Delta::Added)
-                .then(|| path_of(delta.old_file()))
-                .flatten();
-            let new_path = (delta.status() != Delta::Deleted)
-                .then(|| path_of(delta.new_file()))
-                .flatten();
-            let blob = |f: git2::DiffFile<'_>| (!f.id().is_zero()).then(|| f.id());
             let mut section = Section {
-                path: new_path
+                path: file
+                    .new_path
                     .clone()
-                    .or_else(|| old_path.clone())
+                    .or_else(|| file.old_path.clone())
                     .unwrap_or_default(),
-                binary: delta.flags().is_binary(),
-                old_blob: old_path.as_ref().and_then(|_| blob(delta.old_file())),
-                new_blob: new_path.as_ref().and_then(|_| blob(delta.new_file())),
+                binary: file.binary,
+                old_blob: file.old_blob,
+                new_blob: file.new_blob,
                 ..Section::default()
             };
-            match preset.place(old_path.as_deref(), new_path.as_deref()) {
+            match preset.place(file.old_path.as_deref(), file.new_path.as_deref()) {
                 Placement::Test(rule) => {
                     section.rule = Some(rule.name.clone());
                     section.is_test = true;
@@ -125,10 +177,10 @@ fn split_diff(repo: &Repo, diff: &Diff<'_>, preset: &SplitPreset) -> Result<Part
             parts.sections.push(section);
         }
         let Some(section) = parts.sections.last_mut() else {
-            return true;
+            return;
         };
         if section.left_out {
-            return true;
+            return;
         }
         let out = if section.is_test {
             &mut parts.test_patch
@@ -137,22 +189,16 @@ fn split_diff(repo: &Repo, diff: &Diff<'_>, preset: &SplitPreset) -> Result<Part
         };
         match origin {
             'F' if !preset.index_lines => {
-                let header = String::from_utf8_lossy(line.content());
+                let header = String::from_utf8_lossy(line.content);
                 let mut kept = String::with_capacity(header.len());
                 push_without_index_lines(&mut kept, &header);
                 out.extend_from_slice(kept.as_bytes());
-                return true;
+                return;
             }
             'H' => {
-                if let Some(h) = hunk {
-                    let n = |v: u32| v as usize;
-                    section.hunks.push((
-                        n(h.old_start()),
-                        n(h.old_lines()),
-                        n(h.new_start()),
-                        n(h.new_lines()),
-                    ));
-                    let header = String::from_utf8_lossy(h.header());
+                if let Some(h) = line.hunk {
+                    section.hunks.push(h);
+                    let header = String::from_utf8_lossy(line.content);
                     if let Some(context) = header.splitn(3, "@@").nth(2) {
                         section.contexts.push(context.trim().to_owned());
                     }
@@ -160,19 +206,17 @@ fn split_diff(repo: &Repo, diff: &Diff<'_>, preset: &SplitPreset) -> Result<Part
             }
             '+' => section
                 .new_lines
-                .extend(line.new_lineno().map(|l| l as usize)),
+                .extend(line.new_lineno.map(|l| l as usize)),
             '-' => section
                 .old_lines
-                .extend(line.old_lineno().map(|l| l as usize)),
+                .extend(line.old_lineno.map(|l| l as usize)),
             _ => {}
         }
         if matches!(origin, '+' | '-' | ' ') {
             out.push(origin as u8);
         }
-        out.extend_from_slice(line.content());
-        true
-    })
-    .map_err(|e| repo.err(e))?;
+        out.extend_from_slice(line.content);
+    })?;
     Ok(parts)
 }
 
@@ -229,7 +273,7 @@ pub fn mine(
     let head_tree = head.tree().map_err(|e| repo.err(e))?;
     let base_tree = base.tree().map_err(|e| repo.err(e))?;
     let git_diff = repo.diff_trees(Some(&base_tree), &head_tree)?;
-    let files = git_diff.deltas().len();
+    let files = git_diff.files();
     let skip = |reason: String| {
         Ok(Mined::Skipped {
             commit: head.id().to_string(),
@@ -242,31 +286,28 @@ pub fn mine(
         return skip(format!("{files} files changed (more than {max})"));
     }
     if !settings.filters.paths.is_empty() {
-        let touches = git_diff.deltas().any(|d| {
-            [d.old_file().path(), d.new_file().path()]
-                .into_iter()
-                .flatten()
-                .any(|p| {
-                    let p = p.to_string_lossy();
-                    settings
-                        .filters
-                        .paths
-                        .iter()
-                        .any(|prefix| under(&p, prefix))
-                })
+        let touches = git_diff.paths().any(|p| {
+            settings
+                .filters
+                .paths
+                .iter()
+                .any(|prefix| under(&p, prefix))
         });
         if !touches {
             return skip("touches none of the `--path` prefixes".into());
         }
     }
-    let parts = split_diff(repo, &git_diff, &settings.preset)?;
+    let parts = split_diff(&git_diff, &settings.preset)?;
     if settings.filters.only_source && parts.patch.is_empty() {
         return skip("touches only test files (`--only-source`)".into());
+    }
+    if settings.filters.code_and_tests && (parts.patch.is_empty() || parts.test_patch.is_empty()) {
+        return skip("does not touch both code and tests (`--code-and-tests`)".into());
     }
 
     let message = head.message_bytes();
     let message = String::from_utf8_lossy(message).into_owned();
-    let pr = pr_number(&message);
+    let (pr, pr_rejected) = pr_of(&head, settings.pull_heads.as_ref());
     let head_sha = head.id().to_string();
     let time = head.time();
     let (created_at, created_at_local) = git_time(time.seconds(), time.offset_minutes());
@@ -341,6 +382,9 @@ pub fn mine(
     }
     mining.insert("functions".into(), methods.into());
     mining.insert("pr_number".into(), pr.map_or(Value::Null, Value::from));
+    if let Some(why) = pr_rejected {
+        mining.insert("pr_number_rejected".into(), why.into());
+    }
     mining.insert("created_at_local".into(), created_at_local.into());
     mining.insert(
         "base".into(),

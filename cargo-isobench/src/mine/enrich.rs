@@ -286,6 +286,7 @@ fn head_from_choice(
     };
     let mut mining = serde_json::Map::new();
     mining.insert("pr_number".into(), n.into());
+    let single = matches!(choice, HeadChoice::Found { .. });
     let (head, on_mainline) = match choice {
         HeadChoice::Found { head, on_mainline } => (head, on_mainline),
         HeadChoice::Ambiguous {
@@ -335,7 +336,20 @@ fn head_from_choice(
             return;
         }
     };
-    if !on_mainline {
+    // A head off the first-parent history that the default branch has merged (a release
+    // branch merged back) with no other commit of the pull request: the choice is not in
+    // doubt, and nothing is said.
+    let merged = !on_mainline
+        && single
+        && index
+            .default_branch
+            .as_deref()
+            .and_then(|b| repo.git.refname_to_id(b).ok())
+            .is_some_and(|tip| repo.git.graph_descendant_of(tip, head).unwrap_or(false));
+    if merged {
+        mining.insert("merged_into_default_branch".into(), true.into());
+    }
+    if !on_mainline && !merged {
         notes.warn(
             "head_commit",
             format!(

@@ -309,25 +309,77 @@ impl FunctionFinder {
 
 /// The definition enclosing each 1-based line of `lines` in `tree` (parsed from
 /// `source`), named with its enclosing test.
-fn definitions_at(
+fn definitions_at<'a>(
     lang: Lang,
-    tree: &Tree,
-    source: &[u8],
-    lines: &[usize],
-) -> impl Iterator<Item = Option<(String, Option<String>)>> {
+    tree: &'a Tree,
+    source: &'a [u8],
+    lines: &'a [usize],
+) -> impl Iterator<Item = Option<(String, Option<String>)>> + 'a {
     let index = LineIndex::new(source);
-    let root = tree.root_node();
+    let mut locator = Locator::new(tree.root_node());
     lines.iter().map(move |&line| {
         let (start, end) = index.span(line)?;
-        let node = root.descendant_for_point_range(start, end)?;
-        enclosing(lang, node, source)
+        let path = locator.path(start, end);
+        enclosing(lang, &path, source)
     })
+}
+
+/// The smallest node spanning a range, found as tree-sitter's `descendant_for_point_range`
+/// finds it, and the path to it from the root. Each node's children are listed once and
+/// searched by their end, so that looking up every line of a file costs about its size,
+/// where tree-sitter scans a node's children for every lookup (a module of thousands of
+/// definitions, once per line) and `parent()` searches down from the root again.
+struct Locator<'t> {
+    root: Node<'t>,
+    children: HashMap<usize, Vec<Node<'t>>>,
+    /// Children listed so far (what the lookups cost).
+    listed: usize,
+}
+
+impl<'t> Locator<'t> {
+    fn new(root: Node<'t>) -> Self {
+        Self {
+            root,
+            children: HashMap::new(),
+            listed: 0,
+        }
+    }
+
+    /// The root, then each node down to the smallest one spanning `start..end`.
+    fn path(&mut self, start: Point, end: Point) -> Vec<Node<'t>> {
+        let mut path = vec![self.root];
+        let mut node = self.root;
+        loop {
+            let listed = &mut self.listed;
+            let kids = self.children.entry(node.id()).or_insert_with(|| {
+                let mut cursor = node.walk();
+                let kids: Vec<Node<'t>> = node.children(&mut cursor).collect();
+                *listed += kids.len();
+                kids
+            });
+            // The first child ending at or past `end`, and past `start` (at it, for an
+            // empty child): the ends of children do not decrease.
+            let i = kids.partition_point(|k| {
+                let (s, e) = (k.start_position(), k.end_position());
+                e < end || if s == e { e < start } else { e <= start }
+            });
+            let Some(&child) = kids.get(i) else { break };
+            if start < child.start_position() {
+                break;
+            }
+            path.push(child);
+            node = child;
+        }
+        path
+    }
 }
 
 /// Adds to `found` the definitions enclosing `lines` not in it yet.
 fn find_at(lang: Lang, tree: &Tree, source: &[u8], lines: &[usize], found: &mut Vec<Touched>) {
+    let mut seen: std::collections::HashSet<String> =
+        found.iter().map(|t| t.name.clone()).collect();
     for (name, test) in definitions_at(lang, tree, source, lines).flatten() {
-        if !found.iter().any(|t| t.name == name) {
+        if seen.insert(name.clone()) {
             found.push(Touched {
                 name,
                 method: Method::Ast(lang),
@@ -458,14 +510,13 @@ enum Role {
     Other,
 }
 
-/// The qualified name of the innermost definition enclosing `node`, and that of the
-/// innermost enclosing test.
-fn enclosing(lang: Lang, node: Node<'_>, source: &[u8]) -> Option<(String, Option<String>)> {
+/// The qualified name of the innermost definition enclosing the last node of `path` (the
+/// nodes from the root down), and that of the innermost enclosing test.
+fn enclosing(lang: Lang, path: &[Node<'_>], source: &[u8]) -> Option<(String, Option<String>)> {
     // Names innermost first; `test_at` is the index of the innermost test's name.
     let mut names: Vec<String> = Vec::new();
     let mut test_at = None;
-    let mut current = Some(node);
-    while let Some(at) = current {
+    for (depth, &at) in path.iter().enumerate().rev() {
         // Below the definition, a decorator-like node stands for what it decorates; the
         // walk goes on from the decorator's parent (the definition's own parent).
         let n = if names.is_empty() {
@@ -473,7 +524,14 @@ fn enclosing(lang: Lang, node: Node<'_>, source: &[u8]) -> Option<(String, Optio
         } else {
             at
         };
-        match role(lang, n, source) {
+        // The parent of what stands for `at`: `at` itself for Python's decorated
+        // definition (the definition is its child), else `at`'s parent (a sibling).
+        let parent = if n != at && lang == Lang::Python {
+            Some(at)
+        } else {
+            depth.checked_sub(1).map(|d| path[d])
+        };
+        match role(lang, n, parent, source) {
             Role::Function(name, test) => {
                 if test && test_at.is_none() {
                     test_at = Some(names.len());
@@ -483,7 +541,6 @@ fn enclosing(lang: Lang, node: Node<'_>, source: &[u8]) -> Option<(String, Optio
             Role::Scope(name) if !names.is_empty() => names.push(name),
             Role::Scope(_) | Role::Other => {}
         }
-        current = at.parent();
     }
     if names.is_empty() {
         return None;
@@ -534,7 +591,7 @@ fn following<'t>(node: Node<'t>, skipped: &[&str]) -> Option<Node<'t>> {
     None
 }
 
-fn role(lang: Lang, node: Node<'_>, source: &[u8]) -> Role {
+fn role<'t>(lang: Lang, node: Node<'t>, parent: Option<Node<'t>>, source: &[u8]) -> Role {
     let named = |field: &str| field_text(node, field, source).unwrap_or_default();
     match (lang, node.kind()) {
         (Lang::Python, "function_definition")
@@ -585,7 +642,6 @@ fn role(lang: Lang, node: Node<'_>, source: &[u8]) -> Role {
             "arrow_function" | "function_expression",
         ) => {
             // A function bound to a name: `const f = () => ...`, `{ f: function () ... }`.
-            let parent = node.parent();
             let name = parent.and_then(|p| match p.kind() {
                 "variable_declarator" => field_text(p, "name", source),
                 "pair" => field_text(p, "key", source),
@@ -792,6 +848,49 @@ mod tests {
             .root_node()
             .to_sexp();
         assert_eq!(incremental, fresh);
+    }
+
+    /// Every line of a module of many definitions is looked up with each node's children
+    /// listed once (tree-sitter's own lookup scans the module's children for every line,
+    /// and `parent()` searches down from the root), and the lookup finds what
+    /// tree-sitter's does, with the path of parents to it.
+    #[test]
+    fn looking_up_every_line_lists_each_node_once_and_agrees_with_tree_sitter() {
+        let source: String = (0..3000)
+            .map(|i| format!("@deco\ndef f{i}(x):\n    return x + {i}\n\n"))
+            .chain((0..300).map(|i| format!("class C{i}:\n    def m(self):\n        pass\n")))
+            .collect();
+        let mut finder = FunctionFinder::new();
+        let tree = finder.parse(Lang::Python, source.as_bytes(), None).unwrap();
+        let index = LineIndex::new(source.as_bytes());
+        let root = tree.root_node();
+        let mut locator = Locator::new(root);
+        let lines = memchr::memchr_iter(b'\n', source.as_bytes()).count();
+        for line in 1..=lines {
+            let (start, end) = index.span(line).unwrap();
+            let path = locator.path(start, end);
+            let found = *path.last().unwrap();
+            assert_eq!(
+                Some(found),
+                root.descendant_for_point_range(start, end),
+                "line {line}"
+            );
+            if line % 97 == 0 {
+                for pair in path.windows(2) {
+                    assert_eq!(pair[1].parent(), Some(pair[0]), "line {line}");
+                }
+            }
+        }
+        let nodes = root.descendant_count();
+        assert!(
+            locator.listed <= nodes,
+            "{} children listed for {nodes} nodes",
+            locator.listed
+        );
+        let names: Vec<_> = definitions_at(Lang::Python, &tree, source.as_bytes(), &[1, 2, 3])
+            .flatten()
+            .collect();
+        assert_eq!(names, vec![("f0".to_owned(), None); 3]);
     }
 
     /// The `.py` files of the Python standard library of `python3` on this machine

@@ -7,6 +7,7 @@ pub mod enrich;
 pub mod functions;
 pub mod heads;
 mod python_ranges;
+mod renames;
 pub mod repo;
 pub mod timings;
 

@@ -271,6 +271,9 @@ fn members(statements: &[Statement], block: Block) -> Option<(usize, Vec<Block>)
     Some((first_member.start, members))
 }
 
+/// A class's header end and member blocks.
+type Members = (usize, Vec<Block>);
+
 /// The byte ranges of `source` to parse so that every 0-based row in `rows` gets the
 /// same tree as in a parse of the whole source, in order and merged; `None` when that is
 /// the whole source.
@@ -283,12 +286,21 @@ pub fn ranges_for_rows(source: &[u8], rows: impl IntoIterator<Item = usize>) -> 
         (0, source.len(), 0),
     );
     let mut spans: Vec<(usize, usize)> = Vec::new();
+    // A class's members are cut once for all the rows in it (rows come in order; a row
+    // per line of a large class would otherwise cut it again for each).
+    let mut cut: Option<(usize, Option<Members>)> = None;
     for row in rows {
         let block = block_at(&top, row);
-        match members(&statements, block) {
+        if cut
+            .as_ref()
+            .is_none_or(|(first, _)| *first != block.statements.0)
+        {
+            cut = Some((block.statements.0, members(&statements, block)));
+        }
+        match cut.as_ref().and_then(|(_, m)| m.as_ref()) {
             Some((header_end, members)) if row >= members[0].row => {
-                spans.push((block.bytes.0, header_end));
-                spans.push(block_at(&members, row).bytes);
+                spans.push((block.bytes.0, *header_end));
+                spans.push(block_at(members, row).bytes);
             }
             _ => spans.push(block.bytes),
         }

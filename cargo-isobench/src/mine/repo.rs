@@ -4,7 +4,12 @@
 
 use std::path::{Path, PathBuf};
 
-use git2::{Commit, Diff, DiffFindOptions, DiffFormat, DiffOptions, Oid, Repository, Tree};
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use git2::{Commit, Delta, Diff, DiffFormat, DiffOptions, Oid, Patch, Repository, Tree};
+
+use super::renames;
 
 /// What can go wrong with a repository.
 #[derive(Debug, thiserror::Error)]
@@ -164,36 +169,82 @@ impl Repo {
             .is_ok_and(|text| text.lines().any(|l| l.trim() == oid.to_string()))
     }
 
-    /// The diff from `old` (the empty tree when `None`) to `new`, with renames detected.
+    /// The diff from `old` (the empty tree when `None`) to `new` as `git diff -M` finds
+    /// it: renames paired by git's rules (see [`super::renames`]), hunks placed by the indent
+    /// heuristic.
     pub fn diff_trees(
         &self,
         old: Option<&Tree<'_>>,
         new: &Tree<'_>,
-    ) -> Result<Diff<'_>, RepoError> {
-        let mut options = DiffOptions::new();
-        options.context_lines(3);
-        let mut diff = self
+    ) -> Result<TreeDiff<'_>, RepoError> {
+        let diff = self
             .git
-            .diff_tree_to_tree(old, Some(new), Some(&mut options))
+            .diff_tree_to_tree(old, Some(new), Some(&mut diff_options()))
             .map_err(|e| self.err(e))?;
-        let mut find = DiffFindOptions::new();
-        find.renames(true);
-        diff.find_similar(Some(&mut find))
-            .map_err(|e| self.err(e))?;
-        Ok(diff)
+        let mut roles = vec![Role::Own; diff.deltas().len()];
+        let mut srcs = Vec::new();
+        let mut dsts = Vec::new();
+        let candidate = |index: usize, file: git2::DiffFile<'_>| {
+            let path = file.path()?.to_string_lossy().into_owned();
+            let mut blob = [0u8; 20];
+            let id = file.id();
+            let bytes = id.as_bytes();
+            blob[..bytes.len().min(20)].copy_from_slice(&bytes[..bytes.len().min(20)]);
+            Some((
+                index,
+                file.id(),
+                renames::Candidate {
+                    path,
+                    blob,
+                    mode: u32::from(file.mode()),
+                },
+            ))
+        };
+        for (i, delta) in diff.deltas().enumerate() {
+            match delta.status() {
+                Delta::Deleted => srcs.extend(candidate(i, delta.old_file())),
+                Delta::Added => dsts.extend(candidate(i, delta.new_file())),
+                _ => {}
+            }
+        }
+        let mut renamed = Vec::new();
+        if !srcs.is_empty() && !dsts.is_empty() {
+            // Deltas come sorted by path; the rename rules want each side in that order.
+            let mut ids: HashMap<[u8; 20], Oid> = HashMap::new();
+            for (_, oid, c) in srcs.iter().chain(&dsts) {
+                ids.insert(c.blob, *oid);
+            }
+            let mut blobs = BlobReader { repo: self, ids };
+            let src_list: Vec<_> = srcs.iter().map(|(_, _, c)| c.clone()).collect();
+            let dst_list: Vec<_> = dsts.iter().map(|(_, _, c)| c.clone()).collect();
+            for pair in renames::find(&src_list, &dst_list, &mut blobs) {
+                let (src, dst) = (srcs[pair.src].0, dsts[pair.dst].0);
+                roles[src] = Role::RenamedAway;
+                roles[dst] = Role::RenameTo(renamed.len());
+                renamed.push(Rename {
+                    src,
+                    dst,
+                    score: pair.score,
+                });
+            }
+        }
+        Ok(TreeDiff {
+            repo: self,
+            diff,
+            roles,
+            renamed,
+        })
     }
 
     /// The whole diff as `git diff` text.
-    pub fn diff_text(&self, diff: &Diff<'_>) -> Result<String, RepoError> {
+    pub fn diff_text(&self, diff: &TreeDiff<'_>) -> Result<String, RepoError> {
         let mut out = Vec::with_capacity(4096);
-        diff.print(DiffFormat::Patch, |_, _, line| {
-            if matches!(line.origin(), '+' | '-' | ' ') {
-                out.push(line.origin() as u8);
+        diff.print(|_, line| {
+            if matches!(line.origin, '+' | '-' | ' ') {
+                out.push(line.origin as u8);
             }
-            out.extend_from_slice(line.content());
-            true
-        })
-        .map_err(|e| self.err(e))?;
+            out.extend_from_slice(line.content);
+        })?;
         Ok(String::from_utf8(out)
             .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
     }
@@ -208,6 +259,338 @@ impl Repo {
     pub fn origin_url(&self) -> Option<String> {
         let remote = self.git.find_remote("origin").ok()?;
         remote.url().map(str::to_owned)
+    }
+}
+
+/// The options every diff is made with: git's defaults (three lines of context, the
+/// indent heuristic).
+fn diff_options() -> DiffOptions {
+    let mut options = DiffOptions::new();
+    options.context_lines(3).indent_heuristic(true);
+    options
+}
+
+/// The id of the empty blob.
+const EMPTY_BLOB: &str = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
+
+struct BlobReader<'r> {
+    repo: &'r Repo,
+    ids: HashMap<[u8; 20], Oid>,
+}
+
+impl renames::Blobs for BlobReader<'_> {
+    fn size(&mut self, blob: &[u8; 20]) -> u64 {
+        let odb = self.repo.git.odb().ok();
+        odb.and_then(|odb| odb.read_header(self.ids[blob]).ok())
+            .map_or(0, |(size, _)| size as u64)
+    }
+
+    fn content(&mut self, blob: &[u8; 20]) -> Vec<u8> {
+        self.repo
+            .git
+            .find_blob(self.ids[blob])
+            .map(|b| b.content().to_vec())
+            .unwrap_or_default()
+    }
+}
+
+/// What a delta of libgit2's diff becomes in git's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// Written as it is.
+    Own,
+    /// The source of a rename: written with its destination.
+    RenamedAway,
+    /// The destination of rename number N.
+    RenameTo(usize),
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Rename {
+    src: usize,
+    dst: usize,
+    score: u64,
+}
+
+/// The files of a diff, as git pairs them.
+pub struct TreeDiff<'r> {
+    repo: &'r Repo,
+    diff: Diff<'r>,
+    roles: Vec<Role>,
+    renamed: Vec<Rename>,
+}
+
+/// A file of a diff as the printer reports it.
+#[derive(Debug, Clone, Default)]
+pub struct FileHead {
+    /// The old path (`None` for an added file).
+    pub old_path: Option<String>,
+    /// The new path (`None` for a deleted file).
+    pub new_path: Option<String>,
+    /// The old blob.
+    pub old_blob: Option<Oid>,
+    /// The new blob.
+    pub new_blob: Option<Oid>,
+    /// Whether the file is binary.
+    pub binary: bool,
+}
+
+/// One line of git's diff text.
+#[derive(Debug)]
+pub struct Line<'a> {
+    /// libgit2's origin: `F` file header, `H` hunk header, `+`, `-`, ` `, `B` binary, ...
+    pub origin: char,
+    /// The text (without the `+`/`-`/` ` prefix).
+    pub content: &'a [u8],
+    /// `(old_start, old_lines, new_start, new_lines)` of a hunk header.
+    pub hunk: Option<(usize, usize, usize, usize)>,
+    /// The line's number on the old side.
+    pub old_lineno: Option<u32>,
+    /// The line's number on the new side.
+    pub new_lineno: Option<u32>,
+}
+
+impl std::fmt::Debug for TreeDiff<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TreeDiff")
+            .field("files", &self.files())
+            .finish_non_exhaustive()
+    }
+}
+
+fn path_of(file: &git2::DiffFile<'_>) -> Option<String> {
+    file.path().map(|p| p.to_string_lossy().into_owned())
+}
+
+fn blob_of(file: &git2::DiffFile<'_>) -> Option<Oid> {
+    (!file.id().is_zero()).then(|| file.id())
+}
+
+impl TreeDiff<'_> {
+    /// How many files the diff writes (a rename is one).
+    pub fn files(&self) -> usize {
+        self.roles.len() - self.renamed.len()
+    }
+
+    /// Every path the diff touches, old and new.
+    pub fn paths(&self) -> impl Iterator<Item = String> + '_ {
+        self.diff.deltas().flat_map(|d| {
+            [d.old_file(), d.new_file()]
+                .into_iter()
+                .filter_map(|f| f.path().map(|p| p.to_string_lossy().into_owned()))
+        })
+    }
+
+    /// Writes the diff's lines, file by file, as `git diff -M` does.
+    pub fn print(&self, mut visit: impl FnMut(&FileHead, &Line<'_>)) -> Result<(), RepoError> {
+        let repo = self.repo;
+        let mut index: Option<usize> = None;
+        let mut head = FileHead::default();
+        let mut failed = None;
+        self.diff
+            .print(DiffFormat::Patch, |delta, hunk, line| {
+                let origin = line.origin();
+                if origin == 'F' {
+                    let next = index.map_or(0, |i| i + 1);
+                    index = Some(self.delta_index(next, &delta));
+                }
+                let Some(i) = index else { return true };
+                match self.roles[i] {
+                    Role::RenamedAway => return true,
+                    Role::RenameTo(r) => {
+                        if origin == 'F'
+                            && let Err(e) = self.print_rename(self.renamed[r], &mut visit)
+                        {
+                            failed = Some(e);
+                            return false;
+                        }
+                        return true;
+                    }
+                    Role::Own => {}
+                }
+                if origin == 'F' {
+                    let status = delta.status();
+                    head = FileHead {
+                        old_path: (status != Delta::Added)
+                            .then(|| path_of(&delta.old_file()))
+                            .flatten(),
+                        new_path: (status != Delta::Deleted)
+                            .then(|| path_of(&delta.new_file()))
+                            .flatten(),
+                        old_blob: (status != Delta::Added)
+                            .then(|| blob_of(&delta.old_file()))
+                            .flatten(),
+                        new_blob: (status != Delta::Deleted)
+                            .then(|| blob_of(&delta.new_file()))
+                            .flatten(),
+                        binary: delta.flags().is_binary(),
+                    };
+                    let empty = match status {
+                        Delta::Added => delta.new_file().id().to_string() == EMPTY_BLOB,
+                        Delta::Deleted => delta.old_file().id().to_string() == EMPTY_BLOB,
+                        _ => false,
+                    };
+                    if empty {
+                        // git writes no `---`/`+++` lines for a file with no hunk.
+                        let text: Vec<u8> = line
+                            .content()
+                            .split_inclusive(|&b| b == b'\n')
+                            .filter(|l| !l.starts_with(b"--- ") && !l.starts_with(b"+++ "))
+                            .flatten()
+                            .copied()
+                            .collect();
+                        visit(&head, &plain('F', &text));
+                        return true;
+                    }
+                }
+                emit(&head, hunk.as_ref(), &line, &mut visit);
+                true
+            })
+            .map_err(|e| failed.take().unwrap_or_else(|| repo.err(e)))?;
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// The index of the delta the printer reports after delta `expected - 1`: `expected`
+    /// when its paths agree, else the one whose paths are those of `delta`.
+    fn delta_index(&self, expected: usize, delta: &git2::DiffDelta<'_>) -> usize {
+        let same = |d: &git2::DiffDelta<'_>| {
+            d.status() == delta.status()
+                && d.old_file().path() == delta.old_file().path()
+                && d.new_file().path() == delta.new_file().path()
+        };
+        if self.diff.get_delta(expected).is_some_and(|d| same(&d)) {
+            return expected;
+        }
+        self.diff
+            .deltas()
+            .position(|d| same(&d))
+            .unwrap_or(expected)
+    }
+
+    /// Writes a rename: git's header, then the blobs' diff.
+    fn print_rename(
+        &self,
+        rename: Rename,
+        visit: &mut impl FnMut(&FileHead, &Line<'_>),
+    ) -> Result<(), RepoError> {
+        let repo = self.repo;
+        let src = self.diff.get_delta(rename.src).expect("the source delta");
+        let dst = self
+            .diff
+            .get_delta(rename.dst)
+            .expect("the destination delta");
+        let (old, new) = (src.old_file(), dst.new_file());
+        let old_path = path_of(&old).unwrap_or_default();
+        let new_path = path_of(&new).unwrap_or_default();
+        let (old_mode, new_mode) = (u32::from(old.mode()), u32::from(new.mode()));
+        let mut header = format!("diff --git a/{old_path} b/{new_path}\n");
+        if old_mode != new_mode {
+            let _ = write!(header, "old mode {old_mode:o}\nnew mode {new_mode:o}\n");
+        }
+        let _ = write!(
+            header,
+            "similarity index {}%\nrename from {old_path}\nrename to {new_path}\n",
+            renames::percent(rename.score)
+        );
+        let mut head = FileHead {
+            old_path: Some(old_path.clone()),
+            new_path: Some(new_path.clone()),
+            old_blob: Some(old.id()),
+            new_blob: Some(new.id()),
+            binary: false,
+        };
+        if old.id() == new.id() {
+            visit(&head, &plain('F', header.as_bytes()));
+            return Ok(());
+        }
+        let short = |id: Oid| id.to_string()[..7].to_owned();
+        let _ = write!(header, "index {}..{}", short(old.id()), short(new.id()));
+        if old_mode == new_mode {
+            let _ = write!(header, " {new_mode:o}");
+        }
+        header.push('\n');
+        let old_blob = repo.git.find_blob(old.id()).map_err(|e| repo.err(e))?;
+        let new_blob = repo.git.find_blob(new.id()).map_err(|e| repo.err(e))?;
+        let mut patch = Patch::from_blobs(
+            &old_blob,
+            Some(Path::new(&old_path)),
+            &new_blob,
+            Some(Path::new(&new_path)),
+            Some(&mut diff_options()),
+        )
+        .map_err(|e| repo.err(e))?;
+        head.binary = patch.delta().flags().is_binary();
+        if !head.binary {
+            let _ = write!(header, "--- a/{old_path}\n+++ b/{new_path}\n");
+        }
+        visit(&head, &plain('F', header.as_bytes()));
+        patch
+            .print(&mut |_, hunk, line| {
+                if line.origin() != 'F' {
+                    emit(&head, hunk.as_ref(), &line, visit);
+                }
+                true
+            })
+            .map_err(|e| repo.err(e))
+    }
+}
+
+fn plain(origin: char, content: &[u8]) -> Line<'_> {
+    Line {
+        origin,
+        content,
+        hunk: None,
+        old_lineno: None,
+        new_lineno: None,
+    }
+}
+
+/// Hands libgit2's `line` to `visit`, a hunk header as git writes it: git trims the
+/// trailing white space of the function context (after cutting it to 80 bytes), libgit2
+/// keeps it.
+fn emit(
+    head: &FileHead,
+    hunk: Option<&git2::DiffHunk<'_>>,
+    line: &git2::DiffLine<'_>,
+    visit: &mut impl FnMut(&FileHead, &Line<'_>),
+) {
+    let mut converted = convert(hunk, line);
+    let content = converted.content;
+    if converted.origin == 'H'
+        && let Some(body) = content.strip_suffix(b"\n")
+        && body.last().is_some_and(|&b| b == b' ' || b == b'\t')
+    {
+        let end = body
+            .iter()
+            .rposition(|&b| b != b' ' && b != b'\t')
+            .map_or(0, |i| i + 1);
+        let mut trimmed = body[..end].to_vec();
+        trimmed.push(b'\n');
+        converted.content = &trimmed;
+        visit(head, &converted);
+        return;
+    }
+    visit(head, &converted);
+}
+
+fn convert<'a>(hunk: Option<&git2::DiffHunk<'_>>, line: &'a git2::DiffLine<'_>) -> Line<'a> {
+    let n = |v: u32| v as usize;
+    Line {
+        origin: line.origin(),
+        content: line.content(),
+        hunk: hunk.filter(|_| line.origin() == 'H').map(|h| {
+            (
+                n(h.old_start()),
+                n(h.old_lines()),
+                n(h.new_start()),
+                n(h.new_lines()),
+            )
+        }),
+        old_lineno: line.old_lineno(),
+        new_lineno: line.new_lineno(),
     }
 }
 
