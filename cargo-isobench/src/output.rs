@@ -325,6 +325,9 @@ impl RecordWriter {
         remove_stale_temps(dest);
         let temp = temp_path(dest);
         if crate::parquet::is_parquet(dest) {
+            if !crate::parquet::BUILT {
+                return Err(crate::parquet::not_built(dest));
+            }
             let Some(schema) = schema else {
                 return Err(OutputError::JsonLinesOnly(dest.to_owned()).into());
             };
