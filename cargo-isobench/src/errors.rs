@@ -316,9 +316,7 @@ impl TableError {
     /// What to do.
     pub fn hint(&self) -> &'static str {
         match self {
-            Self::Invalid { .. } => {
-                "see the README's adapter guide for the keys a table file takes"
-            }
+            Self::Invalid { .. } => "see docs/adapters.md for the keys a table file takes",
             Self::NameClash(_) => "rename the format in one of the two",
         }
     }
@@ -783,9 +781,7 @@ impl ConfigError {
     /// What to do.
     pub fn hint(&self) -> &'static str {
         match self {
-            Self::Invalid { .. } => {
-                "see the README's `isobench.toml` section for the keys it accepts"
-            }
+            Self::Invalid { .. } => "see docs/config.md for the keys it accepts",
             Self::PluginEntry { .. } => {
                 "`path = \"target/release/libmy_format.so\"` or `command = [\"python3\", \"my_format.py\"]`"
             }
@@ -871,7 +867,7 @@ mod tests {
             Some("give it a `.jsonl` name"),
         );
         check(OutputError::Columns("why".into()), "why", None);
-        let table_hint = Some("see the README's adapter guide for the keys a table file takes");
+        let table_hint = Some("see docs/adapters.md for the keys a table file takes");
         check(
             TableError::Invalid {
                 path: "f.toml".into(),
@@ -1132,7 +1128,7 @@ mod tests {
                 message: "bad".into(),
             },
             "invalid configuration `c/isobench.toml:3`: bad",
-            Some("see the README's `isobench.toml` section for the keys it accepts"),
+            Some("see docs/config.md for the keys it accepts"),
         );
         check(
             ConfigError::PluginEntry {
