@@ -357,3 +357,32 @@ fn every_sh_block_of_the_readme_and_docs_runs_as_written() {
     }
     assert!(ran > 8, "only {ran} blocks ran");
 }
+
+#[test]
+fn every_link_of_the_pages_names_a_file_of_the_repository() {
+    let mut checked = 0;
+    for page in pages() {
+        let text = std::fs::read_to_string(&page).unwrap();
+        for (at, _) in text.match_indices("](") {
+            let rest = &text[at + 2..];
+            let Some(end) = rest.find(')') else { continue };
+            let target = &rest[..end];
+            assert!(
+                !target.starts_with("http"),
+                "{}: `{target}`: the pages link only to files of the repository",
+                page.display()
+            );
+            let file = target.split('#').next().unwrap();
+            if file.is_empty() {
+                continue;
+            }
+            assert!(
+                page.parent().unwrap().join(file).exists(),
+                "{}: `{target}` names no file",
+                page.display()
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 20, "only {checked} links found");
+}
