@@ -6,7 +6,7 @@
 //! `psf/requests` at `../requests` (tags `v2.30.0` and `v2.31.0`, pull-request commits),
 //! a SWE-bench record of it with `repos/` pointing there, timing logs, a Hugging Face cache
 //! holding `princeton-nlp/SWE-bench_Verified` made from the sample records, and an
-//! `isobench.toml`. A block marked `sh ci` (a whole-workspace build, an install) is run by
+//! `isobench.toml` where a page runs `trust`. A block marked `sh ci` (a whole-workspace build, an install) is run by
 //! `.ci/run`, which takes them from the pages itself. Any other shell block is an error, so
 //! that no command escapes both.
 
@@ -142,6 +142,17 @@ fn write(path: &Path, text: &str) {
 fn requests_repository(dir: &Path) -> String {
     std::fs::create_dir_all(dir).unwrap();
     run(dir, "git", &["init", "-q", "-b", "main"]);
+    // As a clone of it has; never fetched.
+    run(
+        dir,
+        "git",
+        &[
+            "remote",
+            "add",
+            "origin",
+            "https://github.com/psf/requests.git",
+        ],
+    );
     let commit = |files: &[(&str, &str)], message: &str| {
         for (path, text) in files {
             write(&dir.join(path), text);
@@ -271,10 +282,14 @@ fn fixtures(root: &Path, work: &Path, hf_home: &Path) {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
 
+/// The `isobench.toml` that `trust` finds (a page that runs `trust`): test-file rules only,
+/// which change nothing the other commands of a page do.
+fn config(work: &Path) {
     write(
         &work.join("isobench.toml"),
-        "[[adapters]]\npath = \"examples/adapters/swe-bench-extra.toml\"\n",
+        "[test-files]\nrules = [\"dir:tests\", \"name:test_*.py\"]\n",
     );
 }
 
@@ -322,6 +337,9 @@ fn every_sh_block_of_the_readme_and_docs_runs_as_written() {
         let hf_home = root.join("huggingface");
         std::fs::create_dir_all(&work).unwrap();
         fixtures(&root, &work, &hf_home);
+        if runnable.iter().any(|b| b.text.contains("isobench trust")) {
+            config(&work);
+        }
         cargo_shim(&root.join("bin"));
         let path = std::env::join_paths(
             std::iter::once(root.join("bin"))
