@@ -56,7 +56,7 @@ fn blocks(page: &Path) -> Vec<Block> {
         let indent = line.len() - trimmed.len();
         match (&mut open, trimmed.strip_prefix("```")) {
             (None, Some(info)) => {
-                open = Some((i + 1, indent, info.trim().to_owned(), String::new()))
+                open = Some((i + 1, indent, info.trim().to_owned(), String::new()));
             }
             (Some(_), Some("")) => {
                 let (line, _, info, text) = open.take().unwrap();
@@ -208,10 +208,11 @@ fn requests_repository(dir: &Path) -> String {
 
 /// `pytest --durations` output timing `test` at `seconds`.
 fn durations(test: &str, seconds: &[f64]) -> String {
-    seconds
-        .iter()
-        .map(|s| format!("{s:.2}s call     {test}\n"))
-        .collect()
+    use std::fmt::Write as _;
+    seconds.iter().fold(String::new(), |mut log, s| {
+        let _ = writeln!(log, "{s:.2}s call     {test}");
+        log
+    })
 }
 
 /// What the pages name, in `root` (the scratch directory is `root/work`).
