@@ -395,7 +395,7 @@ pub struct EnrichArgs {
     /// Local repositories: `DIR/OWNER/NAME` or `DIR/OWNER/NAME.git` (and `[repos]` of `isobench.toml`).
     #[arg(long, value_name = "DIR")]
     pub repos: Option<PathBuf>,
-    /// Timing logs: `DIR/<instance_id>/base*` and `DIR/<instance_id>/head*` (see the README).
+    /// Timing logs: `DIR/<instance_id>/base*` and `DIR/<instance_id>/head*` (see docs/mining.md).
     #[arg(long, value_name = "DIR")]
     pub timings: Option<PathBuf>,
     /// Python version of the `version` environment signature, given to records that have no `version`

@@ -348,9 +348,7 @@ impl TableError {
     /// What to do.
     pub fn hint(&self) -> &'static str {
         match self {
-            Self::Invalid { .. } => {
-                "see the README's adapter guide for the keys a table file takes"
-            }
+            Self::Invalid { .. } => "see docs/adapters.md for the keys a table file takes",
             Self::NameClash(_) => "rename the format in one of the two",
             Self::NotATable { .. } => {
                 "a table is a TOML file (a regular file of at most 1 MiB); `[[adapters]]` names one inside the configuration's directory, `--adapter PATH` any other"
@@ -818,9 +816,7 @@ impl ConfigError {
     /// What to do.
     pub fn hint(&self) -> &'static str {
         match self {
-            Self::Invalid { .. } => {
-                "see the README's `isobench.toml` section for the keys it accepts"
-            }
+            Self::Invalid { .. } => "see docs/config.md for the keys it accepts",
             Self::PluginEntry { .. } => {
                 "`path = \"target/release/libmy_format.so\"` or `command = [\"python3\", \"my_format.py\"]`"
             }
@@ -992,7 +988,7 @@ mod tests {
             Some("give it a `.jsonl` name"),
         );
         check(OutputError::Columns("why".into()), "why", None);
-        let table_hint = Some("see the README's adapter guide for the keys a table file takes");
+        let table_hint = Some("see docs/adapters.md for the keys a table file takes");
         check(
             TableError::Invalid {
                 path: "f.toml".into(),
@@ -1253,7 +1249,7 @@ mod tests {
                 message: "bad".into(),
             },
             "invalid configuration `c/isobench.toml:3`: bad",
-            Some("see the README's `isobench.toml` section for the keys it accepts"),
+            Some("see docs/config.md for the keys it accepts"),
         );
         check(
             ConfigError::PluginEntry {

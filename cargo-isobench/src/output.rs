@@ -223,6 +223,9 @@ impl RecordWriter {
         if parquet && schema.is_none() {
             return Err(OutputError::JsonLinesOnly(dest.to_owned()).into());
         }
+        if parquet && !crate::parquet::BUILT {
+            return Err(crate::parquet::not_built(dest));
+        }
         let file = OutputFile::create(dest, overwrite)?;
         if let Some(schema) = schema.filter(|_| parquet) {
             if file.in_place_of_dest() {

@@ -1466,14 +1466,13 @@ fn a_new_plugin_builds_against_the_sdk_as_cargo_package_ships_it() {
         assert!(status.success(), "cannot unpack {}", file.display());
     }
 
-    // Outside any checkout, the new crate depends on the published SDK by version, and
-    // says what to do if that cannot be resolved.
+    // Outside any checkout, the new crate depends on the SDK from crates.io by version,
+    // and says that it is not published there yet and what to do instead.
     let out = context.run(["plugin", "new", "packaged-bench"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
-        stderr(&out)
-            .contains("hint: if `cargo build` finds no package named `isobench-plugin-sdk`")
-            && stderr(&out).contains("--sdk-path"),
+        stderr(&out).contains("from crates.io, where it is not published yet")
+            && stderr(&out).contains("--sdk-path CLONE/plugins/sdk"),
         "{}",
         stderr(&out)
     );

@@ -166,7 +166,7 @@ pub struct IncompleteRecord {
 /// The most rejections and warnings a report lists one by one (all are counted).
 pub const MAX_LISTED: usize = 100;
 
-/// The machine-readable report of one conversion (stable JSON: see the README).
+/// The machine-readable report of one conversion (stable JSON: see docs/convert.md).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ConversionReport {
     /// Source format.

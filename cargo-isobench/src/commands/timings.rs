@@ -53,7 +53,7 @@ pub fn run_timings(args: &TimingsArgs) -> Result<i32, CliError> {
 fn timing_error(e: &timings::TimingsError) -> CliError {
     CliError::Record(
         e.to_string(),
-        Some("see the README's `enrich --timings DIR` layout for the logs read".into()),
+        Some("see docs/mining.md for the `--timings DIR` layout for the logs read".into()),
     )
 }
 

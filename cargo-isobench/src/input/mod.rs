@@ -21,6 +21,7 @@ mod items;
 mod json;
 mod layout;
 mod lines;
+#[cfg(feature = "parquet")]
 pub mod parquet_file;
 mod source;
 
@@ -32,6 +33,7 @@ pub use items::{BadInput, Batch, Batching, Item, RawItem, RecordReader, Window};
 pub use json::{MAX_DEPTH, Routes, check_record, parse_record, parse_record_passing, style_of};
 pub use layout::Layout;
 pub use lines::{DEFAULT_MAX_RECORD_BYTES, JsonLines, max_record_bytes, set_max_record_bytes};
+#[cfg(feature = "parquet")]
 pub use parquet_file::ParquetFile;
 pub use source::{Compression, Input, open};
 
@@ -43,7 +45,10 @@ pub fn reader_for(source: &Input) -> Result<Box<dyn RecordReader>, CliError> {
     if let Input::File(p) = source
         && crate::parquet::is_parquet(p)
     {
+        #[cfg(feature = "parquet")]
         return Ok(Box::new(ParquetFile::new(p)));
+        #[cfg(not(feature = "parquet"))]
+        return Err(crate::parquet::not_built(p));
     }
     let path = PathBuf::from(source.display());
     let read_err = |e| source::read_error(&path, e);
@@ -119,7 +124,7 @@ fn refuse_parquet(reader: &mut impl BufRead, source: &Input) -> Result<(), CliEr
     // A read error shows again on the next read, with the path.
     match reader.fill_buf() {
         Ok(head) if head.starts_with(crate::parquet::MAGIC) => {
-            Err(parquet_file::looks_like_parquet(&source.display()))
+            Err(crate::errors::ParquetInputError::ReadAsJson(source.display()).into())
         }
         _ => Ok(()),
     }

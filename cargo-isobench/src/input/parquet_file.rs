@@ -25,7 +25,7 @@ use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchR
 use serde_json::{Map, Number, Value};
 
 use super::items::{BadInput, Batch, Batching, Item, RawItem, RecordReader, Window};
-use crate::errors::{CliError, ParquetInputError};
+use crate::errors::CliError;
 use crate::parquet::{ENCODING_KEY, EXTRA_COLUMN, KEYS_COLUMN, LAYOUT_KEY, READ_ROWS, STYLE_KEY};
 
 /// Rows per batch handed to the conversion pipeline.
@@ -79,11 +79,6 @@ impl RecordReader for ParquetFile {
     fn count_items(&mut self) -> Result<u64, CliError> {
         row_count(&self.path)
     }
-}
-
-/// The error for Parquet bytes read as JSON.
-pub fn looks_like_parquet(source: &str) -> CliError {
-    ParquetInputError::ReadAsJson(source.to_owned()).into()
 }
 
 /// A row read: its 1-based number in the file, and the record or why there is none.

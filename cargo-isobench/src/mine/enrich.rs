@@ -250,7 +250,7 @@ impl Enricher {
             return Ok(());
         }
         let pointer = "/duration_changes";
-        let hint = "see the README's `enrich --timings DIR` layout";
+        let hint = "see docs/mining.md for the `--timings DIR` layout";
         let files = timings::instance_logs(&place)
             .map_err(|e| record_error(pointer, e.to_string(), hint))?;
         let timed = timings::read_timings(&files, record.efficiency_test.as_deref(), &place)

@@ -32,17 +32,49 @@
 //! row group by row group, with every column, to a spool file, and then copied, row group
 //! by row group, without the columns no record had.
 
+//!
+//! All but the layout's names are in the build with the cargo feature `parquet` (on by
+//! default): the Arrow and Parquet crates are a fifth of a build. Without it,
+//! [`not_built`] is the error every `.parquet` input or output gives.
+
+#[cfg(not(feature = "parquet"))]
+mod absent;
 mod layout;
+#[cfg(feature = "parquet")]
 mod schema;
+#[cfg(feature = "parquet")]
 mod write;
 
 use std::path::Path;
+
+use crate::errors::CliError;
+
+#[cfg(not(feature = "parquet"))]
+pub use absent::ParquetWriter;
 
 pub use layout::{
     ENCODING_KEY, EXTRA_COLUMN, GROUP_BYTES, GROUP_ROWS, HF_KEY, KEYS_COLUMN, LAYOUT_KEY, MAGIC,
     READ_ROWS, STYLE_KEY,
 };
+#[cfg(feature = "parquet")]
 pub use write::{ArrowTable, ColumnRows, ParquetWriter};
+
+/// Whether this build reads and writes Parquet (the cargo feature `parquet`).
+pub const BUILT: bool = cfg!(feature = "parquet");
+
+/// The error for the Parquet file `path` (an input or an output) in a build without the
+/// `parquet` feature.
+pub fn not_built(path: &Path) -> CliError {
+    CliError::usage(
+        format!(
+            "`{}` is a Parquet file, and this build of cargo-isobench has no Parquet support (the cargo feature `parquet` is off)",
+            path.display()
+        ),
+        Some(
+            "build it with the feature: drop `--no-default-features` (the default features include `parquet`), or add `--features parquet`, e.g. `cargo install --locked --path cargo-isobench --features parquet`",
+        ),
+    )
+}
 
 /// Whether a path names a Parquet file (`.parquet`, any case).
 pub fn is_parquet(path: &Path) -> bool {

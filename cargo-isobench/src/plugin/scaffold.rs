@@ -178,7 +178,7 @@ pub fn run(cwd: &Path, args: &PluginNewArgs) -> Result<i32, CliError> {
     match &sdk {
         Sdk::Path(path) => eprintln!("isobench-plugin-sdk: the local checkout at `{path}`"),
         Sdk::Registry => eprintln!(
-            "isobench-plugin-sdk: version {} from crates.io\nhint: if `cargo build` finds no package named `isobench-plugin-sdk`, build against a checkout of cargo-isobench instead: `cargo isobench plugin new {} --sdk-path CHECKOUT/plugins/sdk` (or run `plugin new` inside the checkout)",
+            "isobench-plugin-sdk: version {} from crates.io, where it is not published yet: `cargo build` will find no package of that name\nhint: build against a clone of cargo-isobench instead: remove this crate and run `cargo isobench plugin new {} --sdk-path CLONE/plugins/sdk`, or run `plugin new` anywhere inside the clone",
             env!("CARGO_PKG_VERSION"),
             args.name
         ),

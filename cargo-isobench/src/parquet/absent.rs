@@ -1,0 +1,34 @@
+//! A build without the cargo feature `parquet`: no Parquet file is read or written.
+//! [`ParquetWriter`] has no value, so the output's Parquet sink is never made: the places
+//! that would make one give [`super::not_built`] first.
+
+use std::fs::File;
+use std::io;
+use std::path::PathBuf;
+
+use isobench_core::codec::JsonStyle;
+use serde_json::{Map, Value};
+
+/// The Parquet writer of a build without Parquet: a type without values.
+#[derive(Debug)]
+pub enum ParquetWriter {}
+
+impl ParquetWriter {
+    /// Refuses: this build writes no Parquet.
+    #[allow(clippy::needless_pass_by_value)] // the signature of the writer it stands for
+    pub fn new(_file: File, dir: PathBuf, _json_schema: &Value) -> io::Result<Self> {
+        Err(io::Error::other(super::not_built(&dir).to_string()))
+    }
+
+    pub fn note_style(&mut self, _style: JsonStyle) {
+        match *self {}
+    }
+
+    pub fn write(&mut self, _record: Map<String, Value>, _size: usize) -> io::Result<()> {
+        match *self {}
+    }
+
+    pub fn finish(self) -> io::Result<File> {
+        match self {}
+    }
+}
