@@ -156,7 +156,8 @@ impl Hooks for MiniSandboxHooks {
         // MiniSandbox's `version` is a cache-path component and, for SWE-bench data, the
         // release key of the harness's spec table: the release is preferred over a
         // derived environment signature.
-        w.string("version", release(c));
+        let version = release(w);
+        w.string("version", version);
         Ok(())
     }
 }

@@ -27,7 +27,8 @@ const MIRROR_ORG: &str = "swesmith";
 /// The remedy for a record without `image_name`: SWE-smith's own naming
 /// (`RepoProfile.image_name`) as a `--set` template.
 pub(crate) const IMAGE_TEMPLATE: &str = "a per-record template after SWE-smith's naming, \
-     `--set 'extensions.image_name=swebench/swesmith.x86_64.{owner:lower}_1776_{name:lower}.{head_commit:8}'`";
+     `--set 'extensions.image_name=swebench/swesmith.x86_64.{owner:lower}_1776_{name:lower}.{head_commit:8}'`, \
+     with `--repos DIR` for records without `head_commit` (SWE-bench's: git finds the merge commit of the pull request)";
 
 /// A SWE-smith mirror repository name, `[<org>/]<owner>__<repo>.<commit8>`, taken apart.
 ///

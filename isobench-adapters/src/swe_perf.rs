@@ -657,7 +657,7 @@ fn export_created_at(w: &mut Exporter<'_, '_, '_>) {
 /// SWE-Perf's `version` is the repository release, a key of the harness's spec table
 /// (left out when the record has none: the contract asks for it).
 fn export_version(w: &mut Exporter<'_, '_, '_>) {
-    let Some(version) = release(w.record) else {
+    let Some(version) = release(w) else {
         return;
     };
     if let Some(Value::Number(number)) = w.raw("version")

@@ -49,6 +49,12 @@ pub enum Kind {
     Array,
     /// A string or `null`: the key must be there, its value may be `null`.
     StringOrNull,
+    /// `true` or `false`.
+    Boolean,
+    /// A JSON array of integers.
+    IntegerList,
+    /// Any JSON value but `null`.
+    Any,
 }
 
 impl Kind {
@@ -64,6 +70,9 @@ impl Kind {
             Self::Object => "an object",
             Self::Array => "an array",
             Self::StringOrNull => "a string or null",
+            Self::Boolean => "true or false",
+            Self::IntegerList => "an array of integers",
+            Self::Any => "a value",
         }
     }
 
@@ -81,6 +90,11 @@ impl Kind {
             Self::Object => serde_json::json!({ "type": "object" }),
             Self::Array => serde_json::json!({ "type": "array" }),
             Self::StringOrNull => serde_json::json!({ "type": ["string", "null"] }),
+            Self::Boolean => serde_json::json!({ "type": "boolean" }),
+            Self::IntegerList => {
+                serde_json::json!({ "type": "array", "items": { "type": "integer" } })
+            }
+            Self::Any => serde_json::json!({ "not": { "type": "null" } }),
         }
     }
 }
@@ -101,6 +115,11 @@ pub struct Known {
     /// (`eval_script`: a SWE-bench 5.x row carries its own environment).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unless: Option<String>,
+    /// Keys that must be there with `unless` for its path to be taken (a SWE-bench 5.x
+    /// row carries `image`, `log_parser` and `eval_type` with its `eval_script`): a
+    /// record with only some of them is looked up.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unless_with: Vec<String>,
 }
 
 /// Known values that depend on another key.
@@ -119,7 +138,9 @@ impl Known {
     /// which that key's own requirement reports.
     fn knows(&self, value: &str, record: &Map<String, Value>) -> Option<bool> {
         if let Some(unless) = &self.unless
-            && lookup(record, unless).is_some_and(|v| !v.is_null())
+            && std::iter::once(unless)
+                .chain(&self.unless_with)
+                .all(|key| lookup(record, key).is_some_and(|v| !v.is_null()))
         {
             return None;
         }
@@ -143,10 +164,12 @@ impl Known {
         let unless = |mut case: Value| {
             // The lookup applies unless the key is there and not null, as in `knows`.
             if let Some(unless) = &self.unless {
-                case["if"]["not"] = json!({
-                    "required": [unless],
-                    "properties": { unless: { "not": { "type": "null" } } },
-                });
+                let keys: Vec<&String> = std::iter::once(unless).chain(&self.unless_with).collect();
+                let not_null: Map<String, Value> = keys
+                    .iter()
+                    .map(|&key| (key.clone(), json!({ "not": { "type": "null" } })))
+                    .collect();
+                case["if"]["not"] = json!({ "required": keys, "properties": not_null });
             }
             case
         };
@@ -254,6 +277,14 @@ impl Requirement {
             (Kind::Object, Value::Object(o)) => (true, o.is_empty()),
             (Kind::Array, Value::Array(a)) => (true, a.is_empty()),
             (Kind::Integer, Value::Number(n)) => (n.is_i64() || n.is_u64(), false),
+            (Kind::Boolean, Value::Bool(_)) => (true, false),
+            (Kind::IntegerList, Value::Array(items)) => (
+                items
+                    .iter()
+                    .all(|v| v.as_number().is_some_and(|n| n.is_i64() || n.is_u64())),
+                items.is_empty(),
+            ),
+            (Kind::Any, value) => (true, is_empty(value)),
             _ => (false, false),
         };
         self.verdict(fits, empty)

@@ -1,5 +1,6 @@
 //! One worker's job: converting a batch of read items into output lines, rejects and
-//! counts, record by record (import, `--set`, enrichment, export, the target's contract).
+//! counts, record by record (import, fixed `--set` values, enrichment, `--set` templates,
+//! export, the target's contract).
 
 use isobench_core::adapter::{ExportOptions, ViewAdapter};
 use isobench_core::codec::JsonStyle;
@@ -11,7 +12,7 @@ use serde_json::{Map, Value};
 
 use super::buffers::Buffers;
 use super::plan::ConvertPlan;
-use crate::assign::{self, Assignment};
+use crate::assign::{self, Assignment, Phase};
 use crate::cli::OnError;
 use crate::errors::CliError;
 use crate::formats::{find, formats_accepting};
@@ -255,12 +256,17 @@ impl Job<'_> {
         } else {
             shared.from.import_text(map, raw, &mut self.notes)
         };
+        // Fixed `--set` values, then what `--repos`/`--timings` derive, then `--set`
+        // templates, so that a template can use a derived value (`{head_commit:8}` for a
+        // record whose merge commit git finds).
+        let sets = &shared.assignments;
         let converted = imported
-            .and_then(|c| assign::apply(c, &shared.assignments, &mut self.notes))
+            .and_then(|c| assign::apply(c, sets, Phase::Fixed, &mut self.notes))
             .and_then(|mut c| match &mut self.enricher {
                 Some(e) => e.apply(&mut c, &mut self.notes).map(|()| c),
                 None => Ok(c),
             })
+            .and_then(|c| assign::apply(c, sets, Phase::Templates, &mut self.notes))
             .and_then(|c| {
                 let covered = Covered::of(&c);
                 shared
