@@ -98,7 +98,9 @@ pub enum OnError {
 /// The JSON text style of the output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum StyleArg {
-    /// The style of the first input record (`{"a": 1}` or `{"a":1}`); compact when it shows none.
+    /// The style of the input: the separators of the first record (`{"a": 1}` or `{"a":1}`;
+    /// compact when it shows none), and the escaping of each (`\u00e9` as Python's `json.dumps`
+    /// writes by default, or `é`).
     Auto,
     /// `{"a":1}`.
     Compact,

@@ -143,7 +143,8 @@ pub fn table() -> Table {
             Kind::Number,
             "duration_changes",
             "a column of the published dataset, computed from `duration_changes`",
-        ),
+        )
+        .remedy("`--timings DIR` (it is computed from the timings)"),
     ])
     .fills_also(&[
         "extensions.patch_functions_by_file",

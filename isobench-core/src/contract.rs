@@ -334,10 +334,17 @@ impl Requirement {
         pointer
     }
 
-    /// The remedy for a record that lacks this requirement.
+    /// The remedy for a record that lacks this requirement: only ways that are true for
+    /// every record they are applied to. `--set` is offered for a field one value (or a
+    /// per-record template) can fill, never for a fact of each record (its patch, its
+    /// tests, its timings), and never to replace a value the consumer does not know.
     pub fn how_to_supply(&self) -> String {
+        self.ways_to_supply(false)
+    }
+
+    fn ways_to_supply(&self, unknown: bool) -> String {
         let mut ways = Vec::new();
-        if !self.field.is_empty() {
+        if !unknown && !self.field.is_empty() && !PER_RECORD_FACTS.contains(&self.field.as_str()) {
             ways.push(format!("`--set {}=VALUE`", self.field));
         }
         if let Some(remedy) = &self.remedy {
@@ -349,6 +356,32 @@ impl Requirement {
         ways.join(", or ")
     }
 }
+
+/// Canonical fields that hold a fact of each record, which no `--set` value can give
+/// every record truly: a remedy names a derivation (`--repos`, `--timings`) or another
+/// source for them, never `--set`.
+pub const PER_RECORD_FACTS: [&str; 20] = [
+    "repo",
+    "instance_id",
+    "created_at",
+    "base_commit",
+    "head_commit",
+    "patch",
+    "test_patch",
+    "patch_functions",
+    "test_functions",
+    "efficiency_test",
+    "duration_changes",
+    "human_performance",
+    "problem_statement_oracle",
+    "problem_statement_realistic",
+    "gt_commit_message",
+    "extensions.fail_to_pass",
+    "extensions.pass_to_pass",
+    "extensions.problem_statement",
+    "extensions.mirror_repo",
+    "extensions.gt_diff",
+];
 
 /// The value at `key` (`/`-separated for nested objects).
 fn lookup<'v>(record: &'v Map<String, Value>, key: &str) -> Option<&'v Value> {
@@ -394,6 +427,13 @@ pub struct Unmet<'c> {
 }
 
 impl Unmet<'_> {
+    /// The remedy for this item (see [`Requirement::how_to_supply`]): a value the
+    /// consumer does not know is not replaced with `--set`.
+    pub fn how_to_supply(&self) -> String {
+        self.requirement
+            .ways_to_supply(self.problem == Problem::Unknown)
+    }
+
     /// `FAIL_TO_PASS` (absent), `patch` (empty), ...
     pub fn describe(&self) -> String {
         let r = self.requirement;
@@ -539,7 +579,7 @@ impl Contract {
                 text,
                 "\n  `{}`: {} (needed by {})",
                 r.key,
-                r.how_to_supply(),
+                u.how_to_supply(),
                 r.evidence
             );
         }

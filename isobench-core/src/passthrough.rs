@@ -332,7 +332,7 @@ pub fn is_list_written_as_is(token: &[u8], style: JsonStyle) -> bool {
 
 /// What the writer puts between the items of an array in `style`.
 fn item_separator(style: JsonStyle) -> &'static [u8] {
-    if style == JsonStyle::Spaced {
+    if style.is_spaced() {
         b", "
     } else {
         b","
@@ -573,7 +573,8 @@ mod tests {
                     &mut expected,
                     &decoded.items,
                     crate::jsonwrite::Style {
-                        spaced: style == JsonStyle::Spaced,
+                        spaced: style.is_spaced(),
+                        ascii: false,
                     },
                 );
                 assert_eq!(

@@ -37,6 +37,9 @@ pub(super) struct Shared<'a> {
     pub(super) routes: Vec<Route<'a>>,
     /// Batch buffers, given back once used.
     pub(super) buffers: Buffers,
+    /// `--json-style auto`: each JSON Lines record is written with the escaping its own
+    /// text shows (Python's `\uXXXX` for characters beyond ASCII, or none).
+    pub(super) auto_style: bool,
 }
 
 impl<'a> Shared<'a> {
@@ -67,6 +70,7 @@ impl<'a> Shared<'a> {
             enrich: plan.enrich.clone(),
             routes,
             buffers,
+            auto_style: plan.json_style.is_none(),
         })
     }
 }
@@ -227,6 +231,11 @@ impl Job<'_> {
     ) -> bool {
         let shared = self.shared;
         done.report.read += 1;
+        let style = if shared.auto_style {
+            style.with_escaping_of(item.raw)
+        } else {
+            style
+        };
         let Item {
             line, raw, record, ..
         } = item;
@@ -380,7 +389,7 @@ impl Job<'_> {
                         "{} needs it ({}); {written} (`--allow-incomplete`): supply it with {}",
                         target.name,
                         r.evidence,
-                        r.how_to_supply()
+                        u.how_to_supply()
                     ),
                 );
             }
