@@ -23,7 +23,7 @@
 
 use std::path::{Path, PathBuf};
 
-use isobench_core::Registry;
+use isobench_core::{Registry, ViewAdapter};
 use isobench_core::table::{Table, TableAdapter};
 use serde::Deserialize;
 
@@ -42,25 +42,80 @@ pub fn register_all(
         .map(|p| cwd.join(p))
         .chain(configured.iter().cloned())
     {
-        let adapter = load(&path)?;
-        registry
-            .register(Box::new(adapter))
-            .map_err(TableError::NameClash)?;
+        let adapter = load_in(&path, registry)?;
+        registry.register(adapter).map_err(TableError::NameClash)?;
     }
     Ok(())
 }
 
-/// The adapter a table file declares.
+/// The adapter a table file declares (one that extends no format).
 pub fn load(path: &Path) -> Result<TableAdapter, CliError> {
+    let (text, table) = read(path)?;
+    if let Some(base) = &table.extends {
+        return Err(invalid(
+            path,
+            &text,
+            None,
+            &format!("`extends = \"{base}\"` needs the registry of formats to extend"),
+        ));
+    }
+    let origin = path.display().to_string();
+    TableAdapter::new(table, ())
+        .map(|adapter| adapter.with_origin(origin))
+        .map_err(|e| invalid(path, &text, None, &e.to_string()))
+}
+
+/// The adapter a table file declares, extending a format of `registry` when it says
+/// `extends = "FORMAT"`.
+pub fn load_in(path: &Path, registry: &Registry) -> Result<Box<dyn ViewAdapter>, CliError> {
+    let (text, table) = read(path)?;
+    let Some(base_name) = table.extends.clone() else {
+        return Ok(Box::new(load(path)?));
+    };
+    let Some(base) = registry.get(&base_name) else {
+        let at = text.find("extends");
+        return Err(invalid(
+            path,
+            &text,
+            at,
+            &format!(
+                "`extends = \"{base_name}\"`: no such format (`cargo isobench adapters` lists them)"
+            ),
+        ));
+    };
+    let entry_at = |index: usize| field_entry_at(&text, index);
+    match base.extended(table) {
+        Some(Ok(adapter)) => Ok(adapter),
+        Some(Err(e)) => Err(invalid(
+            path,
+            &text,
+            e.field.as_ref().and_then(|(index, _)| entry_at(*index)),
+            &e.to_string(),
+        )),
+        None => Err(invalid(
+            path,
+            &text,
+            text.find("extends"),
+            &format!("`extends = \"{base_name}\"`: that format is not declared by a field table"),
+        )),
+    }
+}
+
+/// The text of the table file at `path`, and the table it declares.
+fn read(path: &Path) -> Result<(String, Table), CliError> {
     let text = std::fs::read_to_string(path).map_err(|e| CliError::Read {
         path: path.to_owned(),
         source: e,
     })?;
     let table = parse(&text, path)?;
-    let origin = path.display().to_string();
-    TableAdapter::new(table, ())
-        .map(|adapter| adapter.with_origin(origin))
-        .map_err(|e| invalid(path, &text, None, &e.to_string()))
+    Ok((text, table))
+}
+
+/// Where the `[[fields]]` entry `index` of `text` starts.
+fn field_entry_at(text: &str, index: usize) -> Option<usize> {
+    toml::from_str::<Entries>(text)
+        .ok()
+        .and_then(|entries| entries.fields.get(index).map(|e| e.span().start))
 }
 
 /// The table `text` (read from `path`) declares, checked.
@@ -70,11 +125,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Table, CliError> {
         invalid(path, text, at, e.message())
     })?;
     // Where each `[[fields]]` entry starts, to name the line of a field at fault.
-    let entry_at = |index: usize| {
-        toml::from_str::<Entries>(text)
-            .ok()
-            .and_then(|entries| entries.fields.get(index).map(|e| e.span().start))
-    };
+    let entry_at = |index: usize| field_entry_at(text, index);
     if let Some(index) = table.fields.iter().position(|f| f.hook) {
         let key = &table.fields[index].key;
         return Err(invalid(
@@ -95,10 +146,13 @@ pub fn parse(text: &str, path: &Path) -> Result<Table, CliError> {
             "`requires`, `hook_fills` and `hook_carries` describe hooks, and a table file has none: declare each key as a field",
         ));
     }
-    table.check().map_err(|e| {
-        let at = e.field.as_ref().and_then(|(index, _)| entry_at(*index));
-        invalid(path, text, at, &e.to_string())
-    })?;
+    // A table that extends another is checked once it is whole.
+    if table.extends.is_none() {
+        table.check().map_err(|e| {
+            let at = e.field.as_ref().and_then(|(index, _)| entry_at(*index));
+            invalid(path, text, at, &e.to_string())
+        })?;
+    }
     Ok(table)
 }
 

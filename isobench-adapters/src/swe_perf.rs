@@ -110,14 +110,10 @@ pub fn table() -> Table {
             .non_empty(),
         // A JSON-encoded `{file: [qualified names]}` map, flattened.
         f("patch_functions", "patch_functions").kind(FieldType::Json).hook(),
-        f("problem_statement_oracle", "problem_statement_oracle")
-            .kind(FieldType::Json)
-            .consumer(PUBLISHED),
+        f("problem_statement_oracle", "problem_statement_oracle").kind(FieldType::Json),
         // Shape unverified, possibly double-encoded: decoded as far as it goes.
         f("test_functions", "test_functions").kind(FieldType::Json).hook(),
-        f("problem_statement_realistic", "problem_statement_realistic")
-            .kind(FieldType::Json)
-            .consumer(PUBLISHED),
+        f("problem_statement_realistic", "problem_statement_realistic").kind(FieldType::Json),
         // SWE-Perf's own metric; canonical holds the speedup of the timings.
         f("human_performance", "human_performance").kind(FieldType::Number).hook(),
     ])
@@ -136,6 +132,19 @@ pub fn table() -> Table {
         )
         .non_empty()
         .remedy("`--timings DIR` (the timing logs of the efficiency tests)"),
+        // Any JSON value in canonical; the published column is a string.
+        Requirement::new(
+            "problem_statement_oracle",
+            Kind::String,
+            "problem_statement_oracle",
+            PUBLISHED,
+        ),
+        Requirement::new(
+            "problem_statement_realistic",
+            Kind::String,
+            "problem_statement_realistic",
+            PUBLISHED,
+        ),
         json_text("patch_functions", "patch_functions", PUBLISHED),
         json_text("test_functions", "test_functions", PUBLISHED),
         Requirement::new(

@@ -103,6 +103,19 @@ impl JsonStyle {
         }
     }
 
+    /// This style refined by what a record's text shows: its separators, when it has
+    /// one, and its escaping (see [`JsonStyle::with_escaping_of`]); what the text does
+    /// not show stays as it is.
+    #[must_use]
+    pub fn refined_by(self, text: &[u8]) -> Self {
+        let spaced = std::str::from_utf8(text)
+            .ok()
+            .and_then(Self::detect_separators)
+            .map_or(self.is_spaced(), Self::is_spaced);
+        let base = if spaced { Self::Spaced } else { Self::Compact };
+        base.with_ascii(self.is_ascii()).with_escaping_of(text)
+    }
+
     /// Guesses the style of a JSON text from its first separator outside strings, and
     /// its escaping from its characters beyond ASCII (see [`JsonStyle::with_escaping_of`]).
     /// A text with no separator (a scalar, `[]`, a one-element array of scalars) is

@@ -37,6 +37,9 @@ pub enum Kind {
     /// A list of strings, as a JSON array or as a string holding one (SWE-bench's
     /// `FAIL_TO_PASS`, which its harness decodes when it is a string).
     ListOrEncoded,
+    /// A list of strings, as a JSON array or as a string holding a Python literal of one
+    /// (`['a', 'b']`, which the consumer reads with `ast.literal_eval`).
+    ListOrPythonRepr,
     /// A string holding JSON text (SWE-Perf's `duration_changes`).
     JsonText,
     /// A JSON number.
@@ -64,6 +67,9 @@ impl Kind {
             Self::String => "a string",
             Self::List => "an array of strings",
             Self::ListOrEncoded => "a list of strings (an array, or a string holding one)",
+            Self::ListOrPythonRepr => {
+                "a list of strings (an array, or a string holding a Python literal of one)"
+            }
             Self::JsonText => "a string holding JSON",
             Self::Number => "a number",
             Self::Integer => "an integer",
@@ -82,7 +88,7 @@ impl Kind {
         match self {
             Self::String | Self::JsonText => serde_json::json!({ "type": "string" }),
             Self::List => strings,
-            Self::ListOrEncoded => {
+            Self::ListOrEncoded | Self::ListOrPythonRepr => {
                 serde_json::json!({ "type": ["string", "array"], "items": { "type": "string" } })
             }
             Self::Number => serde_json::json!({ "type": "number" }),
@@ -266,12 +272,16 @@ impl Requirement {
                 Ok(decoded) => (true, is_empty(&decoded)),
                 Err(_) => (false, false),
             },
-            (Kind::List | Kind::ListOrEncoded, Value::Array(items)) => {
+            (Kind::List | Kind::ListOrEncoded | Kind::ListOrPythonRepr, Value::Array(items)) => {
                 (items.iter().all(Value::is_string), items.is_empty())
             }
             (Kind::ListOrEncoded, Value::String(s)) => match serde_json::from_str::<Value>(s) {
                 Ok(Value::Array(items)) => (items.iter().all(Value::is_string), items.is_empty()),
                 _ => (false, false),
+            },
+            (Kind::ListOrPythonRepr, Value::String(_)) => match crate::codec::decode_list(value, "") {
+                Ok(decoded) => (true, decoded.items.is_empty()),
+                Err(_) => (false, false),
             },
             (Kind::Number, Value::Number(_)) => (true, false),
             (Kind::Object, Value::Object(o)) => (true, o.is_empty()),
@@ -304,7 +314,9 @@ impl Requirement {
         let visible = |b: &u8| b.is_ascii_graphic() && !matches!(b, b'"' | b'\\');
         let empty = match (self.kind, text) {
             (Kind::String | Kind::StringOrNull, [b'"', first, ..]) if visible(first) => false,
-            (Kind::List | Kind::ListOrEncoded, [b'[', ..]) => text == b"[]",
+            (Kind::List | Kind::ListOrEncoded | Kind::ListOrPythonRepr, [b'[', ..]) => {
+                text == b"[]"
+            }
             _ => {
                 return serde_json::from_slice::<Value>(text)
                     .map_or(Some(Problem::WrongType), |value| self.problem(&value));

@@ -37,8 +37,9 @@ pub(super) struct Shared<'a> {
     pub(super) routes: Vec<Route<'a>>,
     /// Batch buffers, given back once used.
     pub(super) buffers: Buffers,
-    /// `--json-style auto`: each JSON Lines record is written with the escaping its own
-    /// text shows (Python's `\uXXXX` for characters beyond ASCII, or none).
+    /// `--json-style auto`: each JSON Lines record is written with the separators and the
+    /// escaping its own text shows (Python's `\uXXXX` for characters beyond ASCII, or
+    /// none), those of the input's first record where it shows none.
     pub(super) auto_style: bool,
 }
 
@@ -232,7 +233,7 @@ impl Job<'_> {
         let shared = self.shared;
         done.report.read += 1;
         let style = if shared.auto_style {
-            style.with_escaping_of(item.raw)
+            style.refined_by(item.raw)
         } else {
             style
         };

@@ -49,7 +49,7 @@ pub struct TableAdapter {
     /// Whether a record from another format needs its keys put in table order after the
     /// hooks wrote theirs.
     reorder: bool,
-    hooks: Box<dyn Hooks>,
+    hooks: std::sync::Arc<dyn Hooks>,
 }
 
 impl TableAdapter {
@@ -62,7 +62,7 @@ impl TableAdapter {
             passthrough: table.passthrough(),
             reorder: table.fields.iter().any(|f| f.hook),
             table,
-            hooks: Box::new(hooks),
+            hooks: std::sync::Arc::new(hooks),
         })
     }
 
@@ -85,6 +85,21 @@ impl ViewAdapter for TableAdapter {
 
     fn table(&self) -> Option<&Table> {
         Some(&self.table)
+    }
+
+    fn extended(&self, extension: Table) -> Option<Result<Box<dyn ViewAdapter>, TableError>> {
+        Some(self.table.extended_by(extension).and_then(|table| {
+            let info = table.info();
+            table.check()?;
+            Ok(Box::new(Self {
+                info,
+                schema: table.schema(),
+                passthrough: table.passthrough(),
+                reorder: table.fields.iter().any(|f| f.hook),
+                table,
+                hooks: std::sync::Arc::clone(&self.hooks),
+            }) as Box<dyn ViewAdapter>)
+        }))
     }
 
     fn passthrough(&self) -> &[Place] {

@@ -86,10 +86,11 @@ impl FieldType {
     /// The contract kind a consumer needs a value of this type in.
     fn kind(self, encoding: Encoding) -> Kind {
         match self {
-            Self::String | Self::Timestamp | Self::Boolean | Self::Json | Self::Null => {
-                Kind::String
-            }
+            Self::String | Self::Timestamp | Self::Null => Kind::String,
+            Self::Boolean => Kind::Boolean,
+            Self::Json => Kind::Any,
             Self::List if encoding == Encoding::Native => Kind::List,
+            Self::List if encoding == Encoding::PythonRepr => Kind::ListOrPythonRepr,
             Self::List => Kind::ListOrEncoded,
             Self::Integer => Kind::Integer,
             Self::IntegerList => Kind::IntegerList,
@@ -101,8 +102,7 @@ impl FieldType {
     /// export: exactly the declared type (a `json` field, any value but `null`).
     fn declared_kind(self, encoding: Encoding) -> Kind {
         match self {
-            Self::Boolean => Kind::Boolean,
-            Self::Json | Self::Null => Kind::Any,
+            Self::Null => Kind::Any,
             other => other.kind(encoding),
         }
     }
@@ -370,15 +370,22 @@ impl Field {
 pub struct Table {
     /// The name used on the command line.
     pub name: String,
+    /// The format this table starts from (`swe-bench`): its fields, with this table's
+    /// added, or put in the place of the field of the same key (see
+    /// [`Table::extended_by`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extends: Option<String>,
     /// Other accepted names.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub aliases: Vec<String>,
-    /// One line saying what the format is.
+    /// One line saying what the format is (that of the format it extends, when empty).
+    #[serde(default)]
     pub description: String,
     /// Who reads the format's records (`swebench 4.x harness`), for the contract.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub consumer: String,
     /// The format's keys, in the order a record from another format is written in.
+    #[serde(default)]
     pub fields: Vec<Field>,
     /// What the consumer needs that no field's [`Need`] can say: keys the hooks write
     /// that no field declares (nested keys such as `base/sha`), or a declared key needed
@@ -413,6 +420,7 @@ impl Table {
     pub fn new(name: &str, aliases: &[&str], description: &str) -> Self {
         Self {
             name: name.to_owned(),
+            extends: None,
             aliases: aliases.iter().map(|&a| a.to_owned()).collect(),
             description: description.to_owned(),
             consumer: String::new(),
@@ -465,6 +473,43 @@ impl Table {
         self.hook_carries
             .extend(fields.iter().map(|&f| f.to_owned()));
         self
+    }
+
+    /// This table extended by `extension` ([`Table::extends`]): `extension`'s names, its
+    /// description and consumer when it gives them; every field of this table, each
+    /// replaced by `extension`'s field of the same key if there is one, then
+    /// `extension`'s other fields; this table's other requirements and hook lists. A field
+    /// the hooks read cannot be replaced: they would read it again.
+    pub fn extended_by(&self, extension: Table) -> Result<Table, TableError> {
+        let mut table = self.clone();
+        let mut added = Vec::new();
+        for (i, field) in extension.fields.into_iter().enumerate() {
+            match table.fields.iter_mut().find(|f| f.key == field.key) {
+                Some(base) if base.hook => {
+                    return Err(TableError {
+                        field: Some((i, field.key)),
+                        message: format!(
+                            "`{}` reads and writes this key in code: a table extending it cannot redeclare it",
+                            self.name
+                        ),
+                    });
+                }
+                Some(base) => *base = field,
+                None => added.push(field),
+            }
+        }
+        table.fields.extend(added);
+        table.name = extension.name;
+        table.extends = Some(self.name.clone());
+        table.aliases = extension.aliases;
+        if !extension.description.is_empty() {
+            table.description = extension.description;
+        }
+        if !extension.consumer.is_empty() {
+            table.consumer = extension.consumer;
+        }
+        table.closed |= extension.closed;
+        Ok(table)
     }
 
     /// The field of `key`.
@@ -577,10 +622,11 @@ impl Table {
             }
             properties.insert(field.key.clone(), property);
         }
+        // What an export may leave out is not required of a written record.
         let mut required: Vec<Value> = self
             .fields
             .iter()
-            .filter(|f| f.required)
+            .filter(|f| f.required && !f.import_only)
             .map(|f| Value::String(f.key.clone()))
             .collect();
         let mut schema = json!({
