@@ -196,10 +196,12 @@ fn canonical_record() -> impl Strategy<Value = Map<String, Value>> {
         )
 }
 
-/// The built-in formats and `table`'s.
+/// Canonical and `table`'s format.
 fn registry_with(table: &Table) -> Registry {
-    isobench_adapters::link();
-    let mut registry = Registry::builtin();
+    let mut registry = Registry::default();
+    registry
+        .register(Box::new(isobench_adapters::Canonical::default()))
+        .expect("an empty registry");
     let adapter = TableAdapter::new(table.clone(), ()).expect("a generated table is valid");
     registry
         .register(Box::new(adapter))
@@ -247,7 +249,7 @@ fn canonical_keys(record: &Map<String, Value>) -> Vec<String> {
 
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: 64,
+        cases: 256,
         failure_persistence: Some(Box::new(
             proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"),
         )),
@@ -445,7 +447,7 @@ impl Writer {
 
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: 48,
+        cases: 128,
         failure_persistence: Some(Box::new(
             proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"),
         )),
