@@ -122,13 +122,18 @@ type Shape = (&'static str, &'static str, fn(&Value) -> bool);
 
 fn shape(field: &str) -> Option<Shape> {
     fn strings(v: &Value) -> bool {
-        v.as_array().is_some_and(|items| items.iter().all(Value::is_string))
+        v.as_array()
+            .is_some_and(|items| items.iter().all(Value::is_string))
     }
     fn text(v: &Value) -> bool {
         // A number or `true` is taken as its text (`--set version=0.10`).
         matches!(v, Value::String(_) | Value::Number(_) | Value::Bool(_))
     }
-    let list = ("a JSON list of strings", "[\"tests/test_a.py::test_b\"]", strings as fn(&Value) -> bool);
+    let list = (
+        "a JSON list of strings",
+        "[\"tests/test_a.py::test_b\"]",
+        strings as fn(&Value) -> bool,
+    );
     if V1_LIST_FIELDS.contains(&field) || isobench_core::passthrough::is_list_field(field) {
         return Some(list);
     }

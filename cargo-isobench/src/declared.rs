@@ -23,8 +23,8 @@
 
 use std::path::{Path, PathBuf};
 
-use isobench_core::{Registry, ViewAdapter};
 use isobench_core::table::{Table, TableAdapter};
+use isobench_core::{Registry, ViewAdapter};
 use serde::Deserialize;
 
 use crate::errors::{CliError, TableError};

@@ -21,7 +21,11 @@ fn sample_row() -> serde_json::Map<String, Value> {
 }
 
 fn write_lines(context: &TestContext, name: &str, records: &[Value]) -> PathBuf {
-    let text: String = records.iter().map(|r| format!("{r}\n")).collect();
+    let mut text = String::new();
+    for record in records {
+        text.push_str(&record.to_string());
+        text.push('\n');
+    }
     context.write(name, text)
 }
 
@@ -302,9 +306,7 @@ fn a_set_value_of_the_wrong_shape_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let said = stderr(&out);
     assert!(
-        said.contains(
-            "`--set extensions.fail_to_pass=foo`: `foo` is not a JSON list of strings"
-        ),
+        said.contains("`--set extensions.fail_to_pass=foo`: `foo` is not a JSON list of strings"),
         "{said}"
     );
     assert!(!said.contains("it needs"), "{said}");
@@ -354,7 +356,12 @@ fn remedies_are_true_for_every_record() {
             "-i",
             file.to_str().unwrap(),
         ]);
-        assert_eq!(out.status.code(), Some(1), "{from} -> {to}: {}", stderr(&out));
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{from} -> {to}: {}",
+            stderr(&out)
+        );
         hints.push_str(&stderr(&out));
     }
     for corrupting in [
@@ -364,7 +371,10 @@ fn remedies_are_true_for_every_record() {
         "--set duration_changes=",
         "--set efficiency_test=",
     ] {
-        assert!(!hints.contains(corrupting), "offers `{corrupting}`:\n{hints}");
+        assert!(
+            !hints.contains(corrupting),
+            "offers `{corrupting}`:\n{hints}"
+        );
     }
     assert!(hints.contains("--timings DIR"), "{hints}");
 }
@@ -542,11 +552,7 @@ fn a_table_extends_a_built_in_format() {
         "bad.toml",
         "name = \"bad\"\nextends = \"swe-bench\"\n\n[[fields]]\nkey = \"version\"\nto = \"version\"\n",
     );
-    let out = context.run([
-        "--adapter",
-        bad.to_str().unwrap(),
-        "adapters",
-    ]);
+    let out = context.run(["--adapter", bad.to_str().unwrap(), "adapters"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("`swe-bench` reads and writes this key in code"),

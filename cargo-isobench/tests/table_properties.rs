@@ -15,6 +15,7 @@
 //! `cargo test`; `PROPTEST_CASES=100000` runs more.
 
 use std::collections::BTreeSet;
+use std::fmt::Write as _;
 
 use cargo_isobench::pipeline::{BatchConverter, ConvertRequest};
 use cargo_isobench::validate::Validator;
@@ -341,15 +342,16 @@ fn record_of(table: &Table) -> BoxedStrategy<Map<String, Value>> {
             (value, proptest::bool::weighted(0.8))
         })
         .collect();
-    values.prop_map(move |values| {
-        fields
-            .iter()
-            .zip(values)
-            .filter(|(f, (_, present))| f.required || f.consumer.is_some() || *present)
-            .map(|(f, (value, _))| (f.key.clone(), value))
-            .collect()
-    })
-    .boxed()
+    values
+        .prop_map(move |values| {
+            fields
+                .iter()
+                .zip(values)
+                .filter(|(f, (_, present))| f.required || f.consumer.is_some() || *present)
+                .map(|(f, (value, _))| (f.key.clone(), value))
+                .collect()
+        })
+        .boxed()
 }
 
 /// Whether a value is empty as a consumer sees it: blank text, an empty list (or a
@@ -431,11 +433,13 @@ impl Writer {
                 '\t' => out.push_str("\\t"),
                 '\u{8}' => out.push_str("\\b"),
                 '\u{c}' => out.push_str("\\f"),
-                c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+                c if (c as u32) < 0x20 => {
+                    let _ = write!(out, "\\u{:04x}", c as u32);
+                }
                 c if matches!(self, Self::PythonDefault) && !(' '..='~').contains(&c) => {
                     let mut units = [0u16; 2];
                     for unit in c.encode_utf16(&mut units) {
-                        out.push_str(&format!("\\u{unit:04x}"));
+                        let _ = write!(out, "\\u{unit:04x}");
                     }
                 }
                 c => out.push(c),

@@ -26,8 +26,8 @@ use isobench_core::vocab;
 
 use crate::common::{SWE_BENCH_IMAGE_RULE, release, swe_bench_image};
 use crate::smith_family::{
-    IMAGE_TEMPLATE, MINISANDBOX, MirrorName, TEST_LISTS, write_bug_patch, MIRROR_REPO_RULE, import_array_list,
-    import_bug_patch, import_repo,
+    IMAGE_TEMPLATE, MINISANDBOX, MIRROR_REPO_RULE, MirrorName, TEST_LISTS, import_array_list,
+    import_bug_patch, import_repo, write_bug_patch,
 };
 
 const BATCH: &str = "sweagent/run/batch_instances.py: SimpleBatchInstance";
@@ -134,7 +134,10 @@ impl Hooks for MiniSandboxHooks {
             (None, None) => {}
         }
         let repo = c.ext_str(vocab::MIRROR_REPO).or(c.repo.as_deref());
-        if !w.same_format() && c.ext_str(vocab::MIRROR_REPO).is_some_and(|m| c.repo.as_deref() != Some(m)) {
+        if !w.same_format()
+            && c.ext_str(vocab::MIRROR_REPO)
+                .is_some_and(|m| c.repo.as_deref() != Some(m))
+        {
             w.notes.derived("repo", MIRROR_REPO_RULE);
         }
         w.string("repo", repo);

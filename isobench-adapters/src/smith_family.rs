@@ -179,7 +179,8 @@ pub(crate) const MIRROR_REPO_RULE: &str = "written as the SWE-smith mirror the r
 pub(crate) fn write_bug_patch(w: &mut Exporter<'_, '_, '_>) -> Result<(), RecordError> {
     let record = w.record;
     let patch = export_bug_patch(record)?;
-    let from_fix = !Source::format_of(&record.extensions).is_some_and(|f| BUG_PATCH_FORMATS.contains(&f));
+    let from_fix =
+        !Source::format_of(&record.extensions).is_some_and(|f| BUG_PATCH_FORMATS.contains(&f));
     if patch.is_some() && from_fix {
         w.notes.derived("patch", BUG_PATCH_RULE);
     }

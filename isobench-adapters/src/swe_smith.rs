@@ -36,8 +36,8 @@ use isobench_core::table::{
 use isobench_core::vocab;
 
 use crate::smith_family::{
-    IMAGE_TEMPLATE, MirrorName, SWE_SMITH, TEST_LISTS, write_bug_patch, MIRROR_REPO_RULE, import_bug_patch,
-    import_repo, mirror_name_for,
+    IMAGE_TEMPLATE, MIRROR_REPO_RULE, MirrorName, SWE_SMITH, TEST_LISTS, import_bug_patch,
+    import_repo, mirror_name_for, write_bug_patch,
 };
 
 const COLUMNS: &str = "SWE-smith dataset columns (`gather.py`, the HF card)";

@@ -279,15 +279,16 @@ impl Requirement {
                 Ok(Value::Array(items)) => (items.iter().all(Value::is_string), items.is_empty()),
                 _ => (false, false),
             },
-            (Kind::ListOrPythonRepr, Value::String(_)) => match crate::codec::decode_list(value, "") {
-                Ok(decoded) => (true, decoded.items.is_empty()),
-                Err(_) => (false, false),
-            },
-            (Kind::Number, Value::Number(_)) => (true, false),
+            (Kind::ListOrPythonRepr, Value::String(_)) => {
+                match crate::codec::decode_list(value, "") {
+                    Ok(decoded) => (true, decoded.items.is_empty()),
+                    Err(_) => (false, false),
+                }
+            }
+            (Kind::Number, Value::Number(_)) | (Kind::Boolean, Value::Bool(_)) => (true, false),
             (Kind::Object, Value::Object(o)) => (true, o.is_empty()),
             (Kind::Array, Value::Array(a)) => (true, a.is_empty()),
             (Kind::Integer, Value::Number(n)) => (n.is_i64() || n.is_u64(), false),
-            (Kind::Boolean, Value::Bool(_)) => (true, false),
             (Kind::IntegerList, Value::Array(items)) => (
                 items
                     .iter()
@@ -901,6 +902,7 @@ mod tests {
             },
             under,
             unless: Some("script".to_owned()),
+            unless_with: Vec::new(),
         };
         let under = Under {
             key: "repo".to_owned(),

@@ -156,7 +156,7 @@ fn separator(out: &mut Vec<u8>, byte: u8, spaced: bool) {
 
 /// Writes `s` as a JSON string in `style`'s escaping.
 fn text(out: &mut Vec<u8>, s: &str, style: Style) {
-    if style.ascii && !s.is_ascii() || style.ascii && s.as_bytes().contains(&0x7f) {
+    if style.ascii && s.bytes().any(|b| b >= 0x7f) {
         ascii_string(out, s);
     } else {
         string(out, s);
@@ -277,7 +277,14 @@ mod tests {
         for style in [JsonStyle::Compact, JsonStyle::Spaced] {
             let mut ours = Vec::new();
             let spaced = style.is_spaced();
-            value(&mut ours, v, Style { spaced });
+            value(
+                &mut ours,
+                v,
+                Style {
+                    spaced,
+                    ascii: false,
+                },
+            );
             let mut theirs = Vec::new();
             style.write(&mut theirs, v).expect("in memory");
             assert_eq!(
@@ -334,7 +341,14 @@ mod tests {
             for style in [JsonStyle::Compact, JsonStyle::Spaced] {
                 let mut ours = Vec::new();
                 let spaced = style.is_spaced();
-                strings(&mut ours, &items, Style { spaced });
+                strings(
+                    &mut ours,
+                    &items,
+                    Style {
+                        spaced,
+                        ascii: false,
+                    },
+                );
                 assert_eq!(String::from_utf8_lossy(&ours), style.to_string(&items));
             }
         }

@@ -188,20 +188,19 @@ fn import_field(
         FieldType::List => from
             .list(key)?
             .map(|items| Value::Array(items.into_iter().map(Value::String).collect())),
-        FieldType::Integer
-        | FieldType::IntegerList
-        | FieldType::Number
-        | FieldType::Boolean => match from.value(key) {
-            Some(value) if field.kind.fits(&value) => Some(value),
-            Some(other) => {
-                return Err(RecordError::wrong_type(
-                    pointer(key),
-                    field.kind.describe(),
-                    &other,
-                ));
+        FieldType::Integer | FieldType::IntegerList | FieldType::Number | FieldType::Boolean => {
+            match from.value(key) {
+                Some(value) if field.kind.fits(&value) => Some(value),
+                Some(other) => {
+                    return Err(RecordError::wrong_type(
+                        pointer(key),
+                        field.kind.describe(),
+                        &other,
+                    ));
+                }
+                None => None,
             }
-            None => None,
-        },
+        }
         FieldType::Json | FieldType::Null => from.value(key),
     };
     match value.map(|value| c.set_field(to, value)) {

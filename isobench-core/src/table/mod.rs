@@ -130,7 +130,9 @@ impl FieldType {
             Self::String | Self::Timestamp => value.is_string(),
             Self::List => crate::codec::decode_list(value, "").is_ok(),
             Self::Integer => integer(value),
-            Self::IntegerList => value.as_array().is_some_and(|items| items.iter().all(integer)),
+            Self::IntegerList => value
+                .as_array()
+                .is_some_and(|items| items.iter().all(integer)),
             Self::Number => value.is_number(),
             Self::Boolean => value.is_boolean(),
             Self::Json => true,
@@ -726,9 +728,7 @@ fn target_problem(to: &str, kind: FieldType) -> Option<String> {
             to,
             "problem_statement_oracle" | "problem_statement_realistic"
         ),
-        FieldType::Integer | FieldType::IntegerList | FieldType::Boolean | FieldType::Null => {
-            false
-        }
+        FieldType::Integer | FieldType::IntegerList | FieldType::Boolean | FieldType::Null => false,
     };
     if fits {
         return None;
