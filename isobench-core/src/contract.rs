@@ -373,7 +373,7 @@ impl Requirement {
 /// Canonical fields that hold a fact of each record, which no `--set` value can give
 /// every record truly: a remedy names a derivation (`--repos`, `--timings`) or another
 /// source for them, never `--set`.
-pub const PER_RECORD_FACTS: [&str; 20] = [
+pub const PER_RECORD_FACTS: [&str; 19] = [
     "repo",
     "instance_id",
     "created_at",
@@ -392,7 +392,6 @@ pub const PER_RECORD_FACTS: [&str; 20] = [
     "extensions.fail_to_pass",
     "extensions.pass_to_pass",
     "extensions.problem_statement",
-    "extensions.mirror_repo",
     "extensions.gt_diff",
 ];
 
