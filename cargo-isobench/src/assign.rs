@@ -16,7 +16,7 @@
 
 use std::fmt::Write as _;
 
-use isobench_core::record::{V1_FIELDS, V1_STRING_FIELDS};
+use isobench_core::record::{V1_FIELDS, V1_LIST_FIELDS, V1_STRING_FIELDS};
 use isobench_core::{CanonicalRecord, Notes, RecordError};
 use serde_json::{Map, Value};
 
@@ -81,7 +81,27 @@ fn parse(set: &str) -> Result<Assignment, AssignError> {
     if !known {
         return Err(AssignError::UnknownField(field.to_owned()));
     }
-    let value = match serde_json::from_str(value) {
+    let parsed = serde_json::from_str(value);
+    if let Some((wanted, example, fits)) = shape(field) {
+        let given = parsed
+            .as_ref()
+            .ok()
+            .filter(|v| !matches!(v, Value::String(_)) || V1_STRING_FIELDS.contains(&field));
+        let fits = match given {
+            Some(v) => fits(v),
+            // Text: a string, which only a string field takes.
+            None => V1_STRING_FIELDS.contains(&field),
+        };
+        if !fits {
+            return Err(AssignError::WrongShape {
+                field: field.to_owned(),
+                value: value.to_owned(),
+                wanted,
+                example,
+            });
+        }
+    }
+    let value = match parsed {
         Ok(Value::String(text)) => template(&text, set)?,
         // A v1 string field takes `--set version=0.1` as the text it is.
         Ok(Value::Number(_) | Value::Bool(_)) if V1_STRING_FIELDS.contains(&field) => {
@@ -94,6 +114,41 @@ fn parse(set: &str) -> Result<Assignment, AssignError> {
         field: field.to_owned(),
         value,
     })
+}
+
+/// What a canonical field holds, when it is known: how to say it, an example, and the
+/// test of a value given as JSON.
+type Shape = (&'static str, &'static str, fn(&Value) -> bool);
+
+fn shape(field: &str) -> Option<Shape> {
+    fn strings(v: &Value) -> bool {
+        v.as_array()
+            .is_some_and(|items| items.iter().all(Value::is_string))
+    }
+    fn text(v: &Value) -> bool {
+        // A number or `true` is taken as its text (`--set version=0.10`).
+        matches!(v, Value::String(_) | Value::Number(_) | Value::Bool(_))
+    }
+    let list = (
+        "a JSON list of strings",
+        "[\"tests/test_a.py::test_b\"]",
+        strings as fn(&Value) -> bool,
+    );
+    if V1_LIST_FIELDS.contains(&field) || isobench_core::passthrough::is_list_field(field) {
+        return Some(list);
+    }
+    if V1_STRING_FIELDS.contains(&field) {
+        return Some(("a string", "text", text));
+    }
+    match field {
+        "human_performance" => Some(("a JSON number", "1.5", Value::is_number)),
+        "duration_changes" => Some((
+            "a JSON list of timings",
+            "[{\"base\": [1.0], \"head\": [0.5]}]",
+            Value::is_array,
+        )),
+        _ => None,
+    }
 }
 
 /// A string value: fixed when it holds no placeholder.
@@ -196,7 +251,7 @@ impl Assignment {
                         } else {
                             name
                         };
-                        RecordError::missing(
+                        let missing = RecordError::missing(
                             format!("/{field}"),
                             format!(
                                 "`--set {}` uses `{{{name}}}`, but the record has no `{field}`{}",
@@ -207,7 +262,14 @@ impl Assignment {
                                     ""
                                 }
                             ),
-                        )
+                        );
+                        match field {
+                            "head_commit" | "created_at" => missing.with_hint(format!(
+                                "`--repos DIR` (or a `[repos]` table in `isobench.toml`) derives `{field}` with git \
+                                 before templates are filled: for a SWE-bench record, from its pull request"
+                            )),
+                            _ => missing,
+                        }
                     })?;
                     let value = match take {
                         Some(n) => value.chars().take(*n).collect(),
@@ -252,16 +314,32 @@ impl Assignment {
     }
 }
 
-/// Gives every assignment's value to `record`.
+/// Which assignments [`apply`] gives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// The fixed values: before enrichment, which may read them (`install_commands` for a
+    /// derived environment signature).
+    Fixed,
+    /// The templates: after enrichment, so that a placeholder can use what `--repos`
+    /// derived (`{head_commit:8}`).
+    Templates,
+}
+
+/// Gives the value of every assignment of `phase` to `record`.
 pub fn apply(
     record: CanonicalRecord,
     sets: &[Assignment],
+    phase: Phase,
     notes: &mut Notes,
 ) -> Result<CanonicalRecord, RecordError> {
+    let sets: Vec<&Assignment> = sets
+        .iter()
+        .filter(|set| matches!(set.value, Assigned::Template(_)) == (phase == Phase::Templates))
+        .collect();
     if sets.is_empty() {
         return Ok(record);
     }
-    // Placeholders read the record as it came, before any assignment.
+    // Placeholders read the record as it is before this phase's assignments.
     let values = sets
         .iter()
         .map(|set| set.value_for(&record))
@@ -301,7 +379,8 @@ mod tests {
 
     fn set_one(set: &str) -> Result<CanonicalRecord, RecordError> {
         let sets = parse_all(&[set.to_owned()]).expect("parses");
-        apply(record(), &sets, &mut Notes::new())
+        let c = apply(record(), &sets, Phase::Fixed, &mut Notes::new())?;
+        apply(c, &sets, Phase::Templates, &mut Notes::new())
     }
 
     #[test]

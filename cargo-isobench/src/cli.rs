@@ -204,7 +204,9 @@ pub enum OnError {
 /// The JSON text style of the output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum StyleArg {
-    /// The style of the first input record (`{"a": 1}` or `{"a":1}`); compact when it shows none.
+    /// The style of the input: each record's separators (`{"a": 1}` or `{"a":1}`) and escaping
+    /// (`\u00e9` as Python's `json.dumps` writes by default, or `é`), those of the first
+    /// record where it shows none; compact when no record shows any.
     Auto,
     /// `{"a":1}`.
     Compact,

@@ -23,8 +23,8 @@
 
 use std::path::{Path, PathBuf};
 
-use isobench_core::Registry;
 use isobench_core::table::{Table, TableAdapter};
+use isobench_core::{Registry, ViewAdapter};
 use serde::Deserialize;
 
 use crate::errors::{CliError, TableError};
@@ -45,17 +45,80 @@ pub fn register_all(
     let named = flags.iter().map(|p| (cwd.join(p), None));
     let found = configured.iter().map(|p| (p.clone(), config_dir));
     for (path, within) in named.chain(found) {
-        let adapter = load_within(&path, within)?;
-        registry
-            .register(Box::new(adapter))
-            .map_err(TableError::NameClash)?;
+        let adapter = load_in(&path, within, registry)?;
+        registry.register(adapter).map_err(TableError::NameClash)?;
     }
     Ok(())
 }
 
-/// The adapter a table file declares.
+/// The adapter a table file declares (one that extends no format).
 pub fn load(path: &Path) -> Result<TableAdapter, CliError> {
-    load_within(path, None)
+    let (text, table) = read(path, None)?;
+    adapter_of(path, &text, table)
+}
+
+/// The adapter of `table`, read from `path` as `text`, which extends no format.
+fn adapter_of(path: &Path, text: &str, table: Table) -> Result<TableAdapter, CliError> {
+    if let Some(base) = &table.extends {
+        return Err(invalid(
+            path,
+            text,
+            None,
+            &format!("`extends = \"{base}\"` needs the registry of formats to extend"),
+        ));
+    }
+    let origin = path.display().to_string();
+    TableAdapter::new(table, ())
+        .map(|adapter| adapter.with_origin(origin))
+        .map_err(|e| invalid(path, text, None, &e.to_string()))
+}
+
+/// The adapter a table file declares, extending a format of `registry` when it says
+/// `extends = "FORMAT"`; see [`read_table`] for `within`.
+pub fn load_in(
+    path: &Path,
+    within: Option<&Path>,
+    registry: &Registry,
+) -> Result<Box<dyn ViewAdapter>, CliError> {
+    let (text, table) = read(path, within)?;
+    let Some(base_name) = table.extends.clone() else {
+        return Ok(Box::new(adapter_of(path, &text, table)?));
+    };
+    let Some(base) = registry.get(&base_name) else {
+        let at = text.find("extends");
+        return Err(invalid(
+            path,
+            &text,
+            at,
+            &format!(
+                "`extends = \"{base_name}\"`: no such format (`cargo isobench adapters` lists them)"
+            ),
+        ));
+    };
+    let entry_at = |index: usize| field_entry_at(&text, index);
+    match base.extended(table) {
+        Some(Ok(adapter)) => Ok(adapter),
+        Some(Err(e)) => Err(invalid(
+            path,
+            &text,
+            e.field.as_ref().and_then(|(index, _)| entry_at(*index)),
+            &e.to_string(),
+        )),
+        None => Err(invalid(
+            path,
+            &text,
+            text.find("extends"),
+            &format!("`extends = \"{base_name}\"`: that format is not declared by a field table"),
+        )),
+    }
+}
+
+/// The text of the table file at `path`, and the table it declares; see [`read_table`]
+/// for `within`.
+fn read(path: &Path, within: Option<&Path>) -> Result<(String, Table), CliError> {
+    let text = read_table(path, within)?;
+    let table = parse(&text, path)?;
+    Ok((text, table))
 }
 
 /// The text of a table file: a regular file (after links) of at most [`MAX_TABLE_BYTES`],
@@ -99,14 +162,11 @@ fn read_table(path: &Path, within: Option<&Path>) -> Result<String, CliError> {
     Ok(text)
 }
 
-/// The adapter a table file declares; see [`read_table`] for `within`.
-fn load_within(path: &Path, within: Option<&Path>) -> Result<TableAdapter, CliError> {
-    let text = read_table(path, within)?;
-    let table = parse(&text, path)?;
-    let origin = path.display().to_string();
-    TableAdapter::new(table, ())
-        .map(|adapter| adapter.with_origin(origin))
-        .map_err(|e| invalid(path, &text, None, &e.to_string()))
+/// Where the `[[fields]]` entry `index` of `text` starts.
+fn field_entry_at(text: &str, index: usize) -> Option<usize> {
+    toml::from_str::<Entries>(text)
+        .ok()
+        .and_then(|entries| entries.fields.get(index).map(|e| e.span().start))
 }
 
 /// The table `text` (read from `path`) declares, checked.
@@ -116,11 +176,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Table, CliError> {
         invalid(path, text, at, e.message())
     })?;
     // Where each `[[fields]]` entry starts, to name the line of a field at fault.
-    let entry_at = |index: usize| {
-        toml::from_str::<Entries>(text)
-            .ok()
-            .and_then(|entries| entries.fields.get(index).map(|e| e.span().start))
-    };
+    let entry_at = |index: usize| field_entry_at(text, index);
     if let Some(index) = table.fields.iter().position(|f| f.hook) {
         let key = &table.fields[index].key;
         return Err(invalid(
@@ -141,10 +197,13 @@ pub fn parse(text: &str, path: &Path) -> Result<Table, CliError> {
             "`requires`, `hook_fills` and `hook_carries` describe hooks, and a table file has none: declare each key as a field",
         ));
     }
-    table.check().map_err(|e| {
-        let at = e.field.as_ref().and_then(|(index, _)| entry_at(*index));
-        invalid(path, text, at, &e.to_string())
-    })?;
+    // A table that extends another is checked once it is whole.
+    if table.extends.is_none() {
+        table.check().map_err(|e| {
+            let at = e.field.as_ref().and_then(|(index, _)| entry_at(*index));
+            invalid(path, text, at, &e.to_string())
+        })?;
+    }
     Ok(table)
 }
 
@@ -190,7 +249,7 @@ mod tests {
         let text = format!("{HEAD}[[fields]]\nkey = \"a\"\nto = \"repo\"\nencodng = \"json\"\n");
         assert_eq!(
             error(&text),
-            "invalid adapter table `f.toml:6:1`: unknown field `encodng`, expected one of `key`, `to`, `type`, `encoding`, `required`, `hook`, `consumer`"
+            "invalid adapter table `f.toml:6:1`: unknown field `encodng`, expected one of `key`, `to`, `type`, `encoding`, `required`, `import_only`, `hook`, `consumer`"
         );
         // A value of the wrong kind.
         let text = format!("{HEAD}[[fields]]\nkey = \"a\"\ntype = \"lists\"\n");
@@ -211,9 +270,10 @@ mod tests {
         assert!(error(&text).starts_with(
             "invalid adapter table `f.toml:3:1`: field `a`: `hook = true` needs code"
         ));
-        assert_eq!(
-            error(HEAD),
-            "invalid adapter table `f.toml:1:1`: missing field `fields`"
+        assert!(
+            error(HEAD).ends_with("`fields` is empty: declare at least one"),
+            "{}",
+            error(HEAD)
         );
     }
 

@@ -377,6 +377,18 @@ pub enum AssignError {
         /// The placeholders a template may use.
         placeholders: &'static [&'static str],
     },
+    /// A value of another shape than the field holds (`foo` for a test list).
+    #[error("`--set {field}={value}`: `{value}` is not {wanted}, which `{field}` holds")]
+    WrongShape {
+        /// The field.
+        field: String,
+        /// The value as given.
+        value: String,
+        /// What the field holds ("a JSON list of strings").
+        wanted: &'static str,
+        /// An example of a value of that shape.
+        example: &'static str,
+    },
 }
 
 /// What is wrong with a `--set` template.
@@ -408,6 +420,9 @@ impl AssignError {
         match self {
             Self::NoEquals(_) => "write `--set FIELD=VALUE`".into(),
             Self::UnknownField(_) => "use a canonical v1 field name (`head_commit`) or `extensions.KEY` (`extensions.image_name`)".into(),
+            Self::WrongShape { field, example, .. } => {
+                format!("give it as JSON, quoted for the shell: `--set {field}='{example}'`")
+            }
             Self::Template { placeholders, .. } => {
                 let names: Vec<String> = placeholders.iter().map(|p| format!("`{{{p}}}`")).collect();
                 format!(

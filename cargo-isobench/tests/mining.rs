@@ -1933,3 +1933,73 @@ fn code_and_tests_keeps_commits_touching_both() {
         stderr(&out)
     );
 }
+
+#[test]
+fn a_template_uses_the_head_commit_repos_derives() {
+    let context = TestContext::new();
+    let repos = context.path("repos");
+    let fx = Fixture::new(&repos.join("octo/lib"));
+    let v = |n: u32| format!("def f():\n    return {n}\n");
+    let base = fx.commit(&[("lib/a.py", v(1).as_bytes())], &[], "one\n", 2_000, 0);
+    let fix = fx.commit(
+        &[("lib/a.py", v(5).as_bytes())],
+        &[base],
+        "Fix f\n",
+        3_000,
+        0,
+    );
+    let merge = fx.commit(
+        &[("lib/a.py", v(5).as_bytes())],
+        &[base, fix],
+        "Merge pull request #5 from alice/fix\n",
+        4_000,
+        0,
+    );
+    fx.branch("main", merge);
+    fx.repo.set_head("refs/heads/main").unwrap();
+    let input = context.path("sb.jsonl");
+    fs::write(
+        &input,
+        format!("{}\n", swe_bench_row("octo/lib", "octo__lib-5", base)),
+    )
+    .unwrap();
+    let template = "extensions.image_name=swebench/swesmith.x86_64.{owner:lower}_1776_{name:lower}.{head_commit:8}";
+    // Without `--repos`, the record has no `head_commit`: the refusal says where git finds it.
+    let out = context.run_direct([
+        "convert",
+        "--from",
+        "swe-bench",
+        "--to",
+        "swe-smith",
+        "-i",
+        input.to_str().unwrap(),
+        "--set",
+        template,
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("`--repos DIR`"), "{}", stderr(&out));
+    // With it, `head_commit` is derived before the template is filled.
+    let out = context.run_direct([
+        "convert",
+        "--from",
+        "swe-bench",
+        "--to",
+        "swe-smith",
+        "-i",
+        input.to_str().unwrap(),
+        "--repos",
+        repos.to_str().unwrap(),
+        "--set",
+        template,
+    ]);
+    let recs = records(&out);
+    let merge = merge.to_string();
+    assert_eq!(
+        recs[0]["image_name"],
+        format!("swebench/swesmith.x86_64.octo_1776_lib.{}", &merge[..8])
+    );
+    assert_eq!(
+        recs[0]["repo"],
+        format!("swesmith/octo__lib.{}", &merge[..8])
+    );
+}

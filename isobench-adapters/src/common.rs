@@ -2,17 +2,32 @@
 //! looks up, and SWE-bench's evaluation image of an instance.
 
 use isobench_core::CanonicalRecord;
+use isobench_core::table::io::Exporter;
 use isobench_core::vocab::{self, Source};
 
-/// The repository release (`X.Y`) of a record, which SWE-bench-like harnesses use as a key
-/// of their spec table: the source's release kept beside a derived `version`, or
-/// `version` itself unless it is an environment signature, which no such harness
-/// can look up.
-pub(crate) fn release(record: &CanonicalRecord) -> Option<&str> {
-    record
-        .ext_str(vocab::UPSTREAM_VERSION)
-        .or(record.version.as_deref())
-        .filter(|v| !isobench_core::envsig::is_signature(v))
+/// The repository release (`X.Y`) a record is written with, which SWE-bench-like
+/// harnesses use as a key of their spec table: for a record of the format being written,
+/// its own `version`, whatever it looks like; otherwise the source's release kept beside
+/// a derived `version`, or `version` itself unless it is an environment signature,
+/// which no such harness can look up: then nothing, noted as dropped.
+pub(crate) fn release<'r>(w: &mut Exporter<'_, 'r, '_>) -> Option<&'r str> {
+    let record: &'r CanonicalRecord = w.record;
+    if w.same_format() {
+        return record.version.as_deref();
+    }
+    if let Some(release) = record.ext_str(vocab::UPSTREAM_VERSION) {
+        return Some(release);
+    }
+    let version = record.version.as_deref()?;
+    if isobench_core::envsig::is_signature(version) {
+        let format = w.format().to_owned();
+        w.notes.dropped(
+            "version",
+            format!("an environment signature, not a release {format}'s harness can look up"),
+        );
+        return None;
+    }
+    Some(version)
 }
 
 /// The rule [`swe_bench_image`] follows, for `derived` notes.

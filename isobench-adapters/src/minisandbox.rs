@@ -26,8 +26,8 @@ use isobench_core::vocab;
 
 use crate::common::{SWE_BENCH_IMAGE_RULE, release, swe_bench_image};
 use crate::smith_family::{
-    IMAGE_TEMPLATE, MINISANDBOX, MirrorName, TEST_LISTS, export_bug_patch, import_array_list,
-    import_bug_patch, import_repo,
+    IMAGE_TEMPLATE, MINISANDBOX, MIRROR_REPO_RULE, MirrorName, TEST_LISTS, import_array_list,
+    import_bug_patch, import_repo, write_bug_patch,
 };
 
 const BATCH: &str = "sweagent/run/batch_instances.py: SimpleBatchInstance";
@@ -118,7 +118,7 @@ impl Hooks for MiniSandboxHooks {
     }
 
     fn export(&self, c: &CanonicalRecord, w: &mut Exporter<'_, '_, '_>) -> HookResult {
-        w.string("patch", export_bug_patch(c)?.as_deref());
+        write_bug_patch(w)?;
         for (key, list) in TEST_LISTS {
             w.list(key, c.ext_list(list), ListEncoding::Array.into());
         }
@@ -134,6 +134,12 @@ impl Hooks for MiniSandboxHooks {
             (None, None) => {}
         }
         let repo = c.ext_str(vocab::MIRROR_REPO).or(c.repo.as_deref());
+        if !w.same_format()
+            && c.ext_str(vocab::MIRROR_REPO)
+                .is_some_and(|m| c.repo.as_deref() != Some(m))
+        {
+            w.notes.derived("repo", MIRROR_REPO_RULE);
+        }
         w.string("repo", repo);
         if repo.is_some_and(|repo| MirrorName::parse(repo).is_some()) {
             w.string("base_commit", c.ext_str(vocab::MIRROR_BASE_COMMIT));
@@ -156,7 +162,8 @@ impl Hooks for MiniSandboxHooks {
         // MiniSandbox's `version` is a cache-path component and, for SWE-bench data, the
         // release key of the harness's spec table: the release is preferred over a
         // derived environment signature.
-        w.string("version", release(c));
+        let version = release(w);
+        w.string("version", version);
         Ok(())
     }
 }

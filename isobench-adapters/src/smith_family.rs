@@ -4,7 +4,7 @@
 
 use isobench_core::codec::Encoding;
 use isobench_core::diff;
-use isobench_core::table::io::Importer;
+use isobench_core::table::io::{Exporter, Importer};
 use isobench_core::vocab::{self, Source};
 use isobench_core::{CanonicalRecord, RecordError};
 use serde_json::Value;
@@ -27,7 +27,8 @@ const MIRROR_ORG: &str = "swesmith";
 /// The remedy for a record without `image_name`: SWE-smith's own naming
 /// (`RepoProfile.image_name`) as a `--set` template.
 pub(crate) const IMAGE_TEMPLATE: &str = "a per-record template after SWE-smith's naming, \
-     `--set 'extensions.image_name=swebench/swesmith.x86_64.{owner:lower}_1776_{name:lower}.{head_commit:8}'`";
+     `--set 'extensions.image_name=swebench/swesmith.x86_64.{owner:lower}_1776_{name:lower}.{head_commit:8}'`, \
+     with `--repos DIR` for records without `head_commit` (SWE-bench's: git finds the merge commit of the pull request)";
 
 /// A SWE-smith mirror repository name, `[<org>/]<owner>__<repo>.<commit8>`, taken apart.
 ///
@@ -165,6 +166,28 @@ const BUG_PATCH_FORMATS: [&str; 2] = [SWE_SMITH, MINISANDBOX];
 /// The bug-introducing diff to write for `record`: the reverse of its fix, or the
 /// original diff a SWE-smith or SWE-MiniSandbox import kept when it still reverses to the
 /// record's fix. `None` when the record has no `patch`.
+/// The rule of a written bug-introducing `patch`, for `derived` notes.
+pub(crate) const BUG_PATCH_RULE: &str = "written reversed: this format's `patch` introduces the bug, so it is the \
+     reverse of the record's fix (D9)";
+
+/// The rule of a `repo` written as the SWE-smith mirror, for `derived` notes.
+pub(crate) const MIRROR_REPO_RULE: &str = "written as the SWE-smith mirror the record names \
+     (`extensions.mirror_repo`), not as its upstream `repo`";
+
+/// Writes `patch` as the bug-introducing diff, noting the reversal for a record from a
+/// format that holds the fix.
+pub(crate) fn write_bug_patch(w: &mut Exporter<'_, '_, '_>) -> Result<(), RecordError> {
+    let record = w.record;
+    let patch = export_bug_patch(record)?;
+    let from_fix =
+        !Source::format_of(&record.extensions).is_some_and(|f| BUG_PATCH_FORMATS.contains(&f));
+    if patch.is_some() && from_fix {
+        w.notes.derived("patch", BUG_PATCH_RULE);
+    }
+    w.string("patch", patch.as_deref());
+    Ok(())
+}
+
 pub(crate) fn export_bug_patch(record: &CanonicalRecord) -> Result<Option<String>, RecordError> {
     let Some(fix) = record.patch.as_deref() else {
         return Ok(None);

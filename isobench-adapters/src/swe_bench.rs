@@ -80,7 +80,7 @@ pub fn table() -> Table {
 const SPECS: &str = include_str!("../data/swebench-4.1-specs.txt");
 
 /// What to do with a row whose pair the harness has no specs for.
-const UNKNOWN_PAIR: &str = "the SWE-bench 4.x harness has environment specs only for its own repositories and releases (`cargo isobench adapters --json` lists them): evaluate such rows with a harness that adds theirs, or as SWE-bench 5.x rows that carry an `eval_script`";
+const UNKNOWN_PAIR: &str = "the SWE-bench 4.x harness has environment specs only for its own repositories and releases (`cargo isobench adapters --json` lists them): evaluate such rows with a harness that adds theirs, or as SWE-bench 5.x rows that carry all four of `image`, `eval_script`, `log_parser` and `eval_type`";
 
 /// The harness's spec table: each repository's releases.
 struct Specs(BTreeMap<String, BTreeSet<String>>);
@@ -99,12 +99,11 @@ impl Specs {
         Self(pairs.collect())
     }
 
-    /// The repositories, which a 5.x row (with its `eval_script`) need not be of.
+    /// The repositories, which a 5.x row (with its four 5.x fields) need not be of.
     fn repos(&self) -> Known {
         Known {
             values: self.0.keys().cloned().collect(),
-            unless: Some("eval_script".to_owned()),
-            ..Known::default()
+            ..group_5x()
         }
     }
 
@@ -115,9 +114,23 @@ impl Specs {
                 key: "repo".to_owned(),
                 values: self.0.clone(),
             }),
-            unless: Some("eval_script".to_owned()),
-            ..Known::default()
+            ..group_5x()
         }
+    }
+}
+
+/// The lookup is skipped only for a row with the whole 5.x group: both swebench 4.1 (which
+/// looks the pair up) and 5.0 (which reads every key of the group) reject a row with
+/// only part of it.
+fn group_5x() -> Known {
+    Known {
+        unless: Some("eval_script".to_owned()),
+        unless_with: FIELDS_5X
+            .iter()
+            .map(|(key, _)| (*key).to_owned())
+            .filter(|key| key != "eval_script")
+            .collect(),
+        ..Known::default()
     }
 }
 
@@ -157,18 +170,35 @@ impl Hooks for SweBenchHooks {
                 "written without a time zone: the source had none, and SWE-bench's own rows are UTC (`...Z`)",
             );
         }
-        to.string("version", release(c));
+        let version = release(to);
+        to.string("version", version);
         // `image` is 5.x's per-instance evaluation image: written with the other 5.x
         // fields, never alone from another format's environment image.
-        if to.same_format() || c.ext(vocab::EVAL_SCRIPT).is_some() {
+        // The 5.x fields go together: a record from another format with only some of them
+        // (another format's environment `image` alone, say) has them dropped, and its
+        // `(repo, version)` pair is looked up. A SWE-bench row is written back as it was,
+        // and the contract judges it.
+        let whole = FIELDS_5X.iter().all(|(_, ext)| c.ext_str(ext).is_some());
+        if to.same_format() || whole {
             for (key, ext) in FIELDS_5X {
                 to.string(key, c.ext_str(ext));
             }
-        } else if c.ext(vocab::IMAGE_NAME).is_some() {
-            to.notes.dropped(
-                "extensions.image_name",
-                "SWE-bench's `image` is the 5.x evaluation image, written only with `eval_script`, `log_parser` and `eval_type`",
-            );
+        } else {
+            let lacking: Vec<String> = FIELDS_5X
+                .iter()
+                .filter(|(_, ext)| c.ext_str(ext).is_none())
+                .map(|(key, _)| format!("`{key}`"))
+                .collect();
+            for (_, ext) in FIELDS_5X.iter().filter(|(_, ext)| c.ext(ext).is_some()) {
+                to.notes.dropped(
+                    format!("extensions.{ext}"),
+                    format!(
+                        "SWE-bench's 5.x fields `image`, `eval_script`, `log_parser` and `eval_type` are written \
+                         together, and the record lacks {}",
+                        lacking.join(", ")
+                    ),
+                );
+            }
         }
         Ok(())
     }

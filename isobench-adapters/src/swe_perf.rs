@@ -110,14 +110,10 @@ pub fn table() -> Table {
             .non_empty(),
         // A JSON-encoded `{file: [qualified names]}` map, flattened.
         f("patch_functions", "patch_functions").kind(FieldType::Json).hook(),
-        f("problem_statement_oracle", "problem_statement_oracle")
-            .kind(FieldType::Json)
-            .consumer(PUBLISHED),
+        f("problem_statement_oracle", "problem_statement_oracle").kind(FieldType::Json),
         // Shape unverified, possibly double-encoded: decoded as far as it goes.
         f("test_functions", "test_functions").kind(FieldType::Json).hook(),
-        f("problem_statement_realistic", "problem_statement_realistic")
-            .kind(FieldType::Json)
-            .consumer(PUBLISHED),
+        f("problem_statement_realistic", "problem_statement_realistic").kind(FieldType::Json),
         // SWE-Perf's own metric; canonical holds the speedup of the timings.
         f("human_performance", "human_performance").kind(FieldType::Number).hook(),
     ])
@@ -136,6 +132,19 @@ pub fn table() -> Table {
         )
         .non_empty()
         .remedy("`--timings DIR` (the timing logs of the efficiency tests)"),
+        // Any JSON value in canonical; the published column is a string.
+        Requirement::new(
+            "problem_statement_oracle",
+            Kind::String,
+            "problem_statement_oracle",
+            PUBLISHED,
+        ),
+        Requirement::new(
+            "problem_statement_realistic",
+            Kind::String,
+            "problem_statement_realistic",
+            PUBLISHED,
+        ),
         json_text("patch_functions", "patch_functions", PUBLISHED),
         json_text("test_functions", "test_functions", PUBLISHED),
         Requirement::new(
@@ -143,7 +152,8 @@ pub fn table() -> Table {
             Kind::Number,
             "duration_changes",
             "a column of the published dataset, computed from `duration_changes`",
-        ),
+        )
+        .remedy("`--timings DIR` (it is computed from the timings)"),
     ])
     .fills_also(&[
         "extensions.patch_functions_by_file",
@@ -657,7 +667,7 @@ fn export_created_at(w: &mut Exporter<'_, '_, '_>) {
 /// SWE-Perf's `version` is the repository release, a key of the harness's spec table
 /// (left out when the record has none: the contract asks for it).
 fn export_version(w: &mut Exporter<'_, '_, '_>) {
-    let Some(version) = release(w.record) else {
+    let Some(version) = release(w) else {
         return;
     };
     if let Some(Value::Number(number)) = w.raw("version")

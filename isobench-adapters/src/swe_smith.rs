@@ -36,8 +36,8 @@ use isobench_core::table::{
 use isobench_core::vocab;
 
 use crate::smith_family::{
-    IMAGE_TEMPLATE, MirrorName, SWE_SMITH, TEST_LISTS, export_bug_patch, import_bug_patch,
-    import_repo, mirror_name_for,
+    IMAGE_TEMPLATE, MIRROR_REPO_RULE, MirrorName, SWE_SMITH, TEST_LISTS, import_bug_patch,
+    import_repo, mirror_name_for, write_bug_patch,
 };
 
 const COLUMNS: &str = "SWE-smith dataset columns (`gather.py`, the HF card)";
@@ -126,7 +126,7 @@ impl Hooks for SweSmithHooks {
     }
 
     fn export(&self, c: &CanonicalRecord, w: &mut Exporter<'_, '_, '_>) -> HookResult {
-        w.string("patch", export_bug_patch(c)?.as_deref());
+        write_bug_patch(w)?;
         for (key, list) in TEST_LISTS {
             w.list(key, c.ext_list(list), ListEncoding::Array.into());
         }
@@ -148,6 +148,9 @@ impl Hooks for SweSmithHooks {
 /// the record cannot name one (the contract then asks for `extensions.mirror_repo`).
 fn export_repo(w: &mut Exporter<'_, '_, '_>, c: &CanonicalRecord) {
     if let Some(mirror) = c.ext_str(vocab::MIRROR_REPO) {
+        if !w.same_format() && c.repo.as_deref() != Some(mirror) {
+            w.notes.derived("repo", MIRROR_REPO_RULE);
+        }
         w.put("repo", mirror);
         return;
     }

@@ -189,6 +189,17 @@ pub trait ViewAdapter: Send + Sync + std::fmt::Debug {
         None
     }
 
+    /// The adapter of a table that [extends](Table::extends) this format's: its fields
+    /// with `extension`'s added or put in their place, run with this format's hooks.
+    /// `None` when the format is declared by no table.
+    fn extended(
+        &self,
+        extension: Table,
+    ) -> Option<Result<Box<dyn ViewAdapter>, crate::table::TableError>> {
+        let _ = extension;
+        None
+    }
+
     /// Whether [`ViewAdapter::import_text`] reads only the text. A caller holding a
     /// record's text may then check that it is one well-formed JSON object and hand
     /// `import_text` an empty map instead of the parsed record. `false` by default.

@@ -50,8 +50,10 @@ impl Encoding {
     }
 }
 
-/// The two JSON text styles: compact (`{"a":1}`, as `serde_json`, pandas and HF `to_json` write) and
-/// Python's `json.dumps` default (`{"a": 1}`).
+/// The JSON text styles mainstream writers produce: the separators, compact (`{"a":1}`, as
+/// `serde_json`, orjson, pandas and HF `to_json` write) or Python's `json.dumps` default
+/// (`{"a": 1}`), and whether text beyond ASCII is written as `\uXXXX` escapes (Python's
+/// `ensure_ascii=True`, its default) or as it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum JsonStyle {
     /// No spaces after `,` and `:`.
@@ -59,13 +61,72 @@ pub enum JsonStyle {
     Compact,
     /// `, ` and `: ` as Python's `json.dumps` writes them (without ASCII escaping).
     Spaced,
+    /// Compact, every character outside printable ASCII escaped (`json.dumps` with
+    /// `separators=(",", ":")`).
+    CompactAscii,
+    /// Python's `json.dumps` defaults: `, ` and `: `, every character outside printable
+    /// ASCII escaped as `\uXXXX` (UTF-16 surrogate pairs beyond the BMP).
+    SpacedAscii,
 }
 
 impl JsonStyle {
-    /// Guesses the style of a JSON text from its first separator outside strings.
+    /// Whether items are separated by `, ` and `: `.
+    pub fn is_spaced(self) -> bool {
+        matches!(self, Self::Spaced | Self::SpacedAscii)
+    }
+
+    /// Whether characters outside printable ASCII are escaped.
+    pub fn is_ascii(self) -> bool {
+        matches!(self, Self::CompactAscii | Self::SpacedAscii)
+    }
+
+    /// This style's separators, escaping as `ascii` says.
+    #[must_use]
+    pub fn with_ascii(self, ascii: bool) -> Self {
+        match (self.is_spaced(), ascii) {
+            (false, false) => Self::Compact,
+            (true, false) => Self::Spaced,
+            (false, true) => Self::CompactAscii,
+            (true, true) => Self::SpacedAscii,
+        }
+    }
+
+    /// This style with the escaping a record's text shows: escaped when it holds a
+    /// `\uXXXX` escape of a character beyond ASCII and no such character unescaped, not
+    /// escaped when it holds one unescaped; as it is when the text holds neither (it then
+    /// reads the same either way).
+    #[must_use]
+    pub fn with_escaping_of(self, text: &[u8]) -> Self {
+        match ascii_escaping(text) {
+            Some(ascii) => self.with_ascii(ascii),
+            None => self,
+        }
+    }
+
+    /// This style refined by what a record's text shows: its separators, when it has
+    /// one, and its escaping (see [`JsonStyle::with_escaping_of`]); what the text does
+    /// not show stays as it is.
+    #[must_use]
+    pub fn refined_by(self, text: &[u8]) -> Self {
+        let spaced = std::str::from_utf8(text)
+            .ok()
+            .and_then(Self::detect_separators)
+            .map_or(self.is_spaced(), Self::is_spaced);
+        let base = if spaced { Self::Spaced } else { Self::Compact };
+        base.with_ascii(self.is_ascii()).with_escaping_of(text)
+    }
+
+    /// Guesses the style of a JSON text from its first separator outside strings, and
+    /// its escaping from its characters beyond ASCII (see [`JsonStyle::with_escaping_of`]).
     /// A text with no separator (a scalar, `[]`, a one-element array of scalars) is
     /// reported as `None`.
     pub fn detect(text: &str) -> Option<Self> {
+        let spaced = Self::detect_separators(text)?;
+        Some(spaced.with_escaping_of(text.as_bytes()))
+    }
+
+    /// [`JsonStyle::detect`] of the separators alone.
+    pub(crate) fn detect_separators(text: &str) -> Option<Self> {
         let bytes = text.as_bytes();
         let mut in_string = false;
         let mut i = 0;
@@ -98,7 +159,7 @@ impl JsonStyle {
     /// Writes `value` in this style.
     pub fn write<W: io::Write, T: Serialize + ?Sized>(
         self,
-        writer: W,
+        mut writer: W,
         value: &T,
     ) -> io::Result<()> {
         match self {
@@ -106,6 +167,12 @@ impl JsonStyle {
             Self::Spaced => {
                 let mut ser = serde_json::Serializer::with_formatter(writer, SpacedFormatter);
                 value.serialize(&mut ser).map_err(io::Error::from)
+            }
+            Self::CompactAscii | Self::SpacedAscii => {
+                let value = serde_json::to_value(value).map_err(io::Error::from)?;
+                let mut out = Vec::new();
+                self.write_value(&mut out, &value);
+                writer.write_all(&out)
             }
         }
     }
@@ -148,7 +215,8 @@ impl JsonStyle {
 
     fn writer(self) -> crate::jsonwrite::Style {
         crate::jsonwrite::Style {
-            spaced: self == Self::Spaced,
+            spaced: self.is_spaced(),
+            ascii: self.is_ascii(),
         }
     }
 
@@ -159,6 +227,33 @@ impl JsonStyle {
             .expect("serialising a JSON value to memory cannot fail");
         String::from_utf8(out).expect("serde_json writes UTF-8")
     }
+}
+
+/// Whether a JSON text escapes the characters beyond ASCII (`Some(true)`: it holds a
+/// `\uXXXX` escape of one and none unescaped), writes them as they are (`Some(false)`),
+/// or shows neither (`None`).
+fn ascii_escaping(text: &[u8]) -> Option<bool> {
+    if text.iter().any(|&b| b >= 0x80) {
+        return Some(false);
+    }
+    let mut rest = text;
+    while let Some(at) = rest.iter().position(|&b| b == b'\\') {
+        match rest.get(at + 1) {
+            Some(b'u') => {
+                let escaped = rest
+                    .get(at + 2..at + 6)
+                    .and_then(|hex| std::str::from_utf8(hex).ok())
+                    .and_then(|hex| u16::from_str_radix(hex, 16).ok());
+                if escaped.is_some_and(|unit| unit >= 0x7f) {
+                    return Some(true);
+                }
+                rest = &rest[(at + 2).min(rest.len())..];
+            }
+            Some(_) => rest = &rest[at + 2..],
+            None => break,
+        }
+    }
+    None
 }
 
 /// A JSON object read into a [`Map`] sized for a record's keys from the start, instead
@@ -259,8 +354,8 @@ pub fn decode_list(value: &Value, pointer: &str) -> Result<DecodedList, RecordEr
 fn decode_list_text(text: &str, pointer: &str) -> Result<DecodedList, RecordError> {
     // The common case, read without a `Value` in between: a JSON array of strings.
     if let Ok(items) = serde_json::from_str::<Vec<String>>(text) {
-        let encoding = match JsonStyle::detect(text) {
-            Some(JsonStyle::Spaced) => Encoding::JsonSpaced,
+        let encoding = match JsonStyle::detect_separators(text) {
+            Some(style) if style.is_spaced() => Encoding::JsonSpaced,
             _ => Encoding::Json,
         };
         return Ok(DecodedList {
@@ -274,8 +369,8 @@ fn decode_list_text(text: &str, pointer: &str) -> Result<DecodedList, RecordErro
         match serde_json::from_str::<Value>(&current) {
             Ok(Value::Array(items)) => {
                 let items = strings(&items, pointer)?;
-                let encoding = match JsonStyle::detect(&current) {
-                    Some(JsonStyle::Spaced) => Encoding::JsonSpaced,
+                let encoding = match JsonStyle::detect_separators(&current) {
+                    Some(style) if style.is_spaced() => Encoding::JsonSpaced,
                     _ => Encoding::Json,
                 };
                 let again = encode_list_text(&items, encoding);
@@ -381,8 +476,8 @@ pub fn decode_json(value: &Value, pointer: &str) -> Result<(Value, Encoding, boo
             .with_hint(NON_JSON_NUMBER_HINT),
             None => RecordError::invalid(pointer, format!("expected a JSON-encoded value: {e}")),
         })?;
-    let encoding = match JsonStyle::detect(text) {
-        Some(JsonStyle::Spaced) => Encoding::JsonSpaced,
+    let encoding = match JsonStyle::detect_separators(text) {
+        Some(style) if style.is_spaced() => Encoding::JsonSpaced,
         _ => Encoding::Json,
     };
     let reproducible = encode_json(&decoded, encoding).as_str() == Some(text.as_str());

@@ -37,6 +37,9 @@ pub enum Kind {
     /// A list of strings, as a JSON array or as a string holding one (SWE-bench's
     /// `FAIL_TO_PASS`, which its harness decodes when it is a string).
     ListOrEncoded,
+    /// A list of strings, as a JSON array or as a string holding a Python literal of one
+    /// (`['a', 'b']`, which the consumer reads with `ast.literal_eval`).
+    ListOrPythonRepr,
     /// A string holding JSON text (SWE-Perf's `duration_changes`).
     JsonText,
     /// A JSON number.
@@ -49,6 +52,12 @@ pub enum Kind {
     Array,
     /// A string or `null`: the key must be there, its value may be `null`.
     StringOrNull,
+    /// `true` or `false`.
+    Boolean,
+    /// A JSON array of integers.
+    IntegerList,
+    /// Any JSON value but `null`.
+    Any,
 }
 
 impl Kind {
@@ -58,12 +67,18 @@ impl Kind {
             Self::String => "a string",
             Self::List => "an array of strings",
             Self::ListOrEncoded => "a list of strings (an array, or a string holding one)",
+            Self::ListOrPythonRepr => {
+                "a list of strings (an array, or a string holding a Python literal of one)"
+            }
             Self::JsonText => "a string holding JSON",
             Self::Number => "a number",
             Self::Integer => "an integer",
             Self::Object => "an object",
             Self::Array => "an array",
             Self::StringOrNull => "a string or null",
+            Self::Boolean => "true or false",
+            Self::IntegerList => "an array of integers",
+            Self::Any => "a value",
         }
     }
 
@@ -73,7 +88,7 @@ impl Kind {
         match self {
             Self::String | Self::JsonText => serde_json::json!({ "type": "string" }),
             Self::List => strings,
-            Self::ListOrEncoded => {
+            Self::ListOrEncoded | Self::ListOrPythonRepr => {
                 serde_json::json!({ "type": ["string", "array"], "items": { "type": "string" } })
             }
             Self::Number => serde_json::json!({ "type": "number" }),
@@ -81,6 +96,11 @@ impl Kind {
             Self::Object => serde_json::json!({ "type": "object" }),
             Self::Array => serde_json::json!({ "type": "array" }),
             Self::StringOrNull => serde_json::json!({ "type": ["string", "null"] }),
+            Self::Boolean => serde_json::json!({ "type": "boolean" }),
+            Self::IntegerList => {
+                serde_json::json!({ "type": "array", "items": { "type": "integer" } })
+            }
+            Self::Any => serde_json::json!({ "not": { "type": "null" } }),
         }
     }
 }
@@ -101,6 +121,11 @@ pub struct Known {
     /// (`eval_script`: a SWE-bench 5.x row carries its own environment).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unless: Option<String>,
+    /// Keys that must be there with `unless` for its path to be taken (a SWE-bench 5.x
+    /// row carries `image`, `log_parser` and `eval_type` with its `eval_script`): a
+    /// record with only some of them is looked up.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unless_with: Vec<String>,
 }
 
 /// Known values that depend on another key.
@@ -119,7 +144,9 @@ impl Known {
     /// which that key's own requirement reports.
     fn knows(&self, value: &str, record: &Map<String, Value>) -> Option<bool> {
         if let Some(unless) = &self.unless
-            && lookup(record, unless).is_some_and(|v| !v.is_null())
+            && std::iter::once(unless)
+                .chain(&self.unless_with)
+                .all(|key| lookup(record, key).is_some_and(|v| !v.is_null()))
         {
             return None;
         }
@@ -143,10 +170,12 @@ impl Known {
         let unless = |mut case: Value| {
             // The lookup applies unless the key is there and not null, as in `knows`.
             if let Some(unless) = &self.unless {
-                case["if"]["not"] = json!({
-                    "required": [unless],
-                    "properties": { unless: { "not": { "type": "null" } } },
-                });
+                let keys: Vec<&String> = std::iter::once(unless).chain(&self.unless_with).collect();
+                let not_null: Map<String, Value> = keys
+                    .iter()
+                    .map(|&key| (key.clone(), json!({ "not": { "type": "null" } })))
+                    .collect();
+                case["if"]["not"] = json!({ "required": keys, "properties": not_null });
             }
             case
         };
@@ -243,17 +272,30 @@ impl Requirement {
                 Ok(decoded) => (true, is_empty(&decoded)),
                 Err(_) => (false, false),
             },
-            (Kind::List | Kind::ListOrEncoded, Value::Array(items)) => {
+            (Kind::List | Kind::ListOrEncoded | Kind::ListOrPythonRepr, Value::Array(items)) => {
                 (items.iter().all(Value::is_string), items.is_empty())
             }
             (Kind::ListOrEncoded, Value::String(s)) => match serde_json::from_str::<Value>(s) {
                 Ok(Value::Array(items)) => (items.iter().all(Value::is_string), items.is_empty()),
                 _ => (false, false),
             },
-            (Kind::Number, Value::Number(_)) => (true, false),
+            (Kind::ListOrPythonRepr, Value::String(_)) => {
+                match crate::codec::decode_list(value, "") {
+                    Ok(decoded) => (true, decoded.items.is_empty()),
+                    Err(_) => (false, false),
+                }
+            }
+            (Kind::Number, Value::Number(_)) | (Kind::Boolean, Value::Bool(_)) => (true, false),
             (Kind::Object, Value::Object(o)) => (true, o.is_empty()),
             (Kind::Array, Value::Array(a)) => (true, a.is_empty()),
             (Kind::Integer, Value::Number(n)) => (n.is_i64() || n.is_u64(), false),
+            (Kind::IntegerList, Value::Array(items)) => (
+                items
+                    .iter()
+                    .all(|v| v.as_number().is_some_and(|n| n.is_i64() || n.is_u64())),
+                items.is_empty(),
+            ),
+            (Kind::Any, value) => (true, is_empty(value)),
             _ => (false, false),
         };
         self.verdict(fits, empty)
@@ -273,7 +315,9 @@ impl Requirement {
         let visible = |b: &u8| b.is_ascii_graphic() && !matches!(b, b'"' | b'\\');
         let empty = match (self.kind, text) {
             (Kind::String | Kind::StringOrNull, [b'"', first, ..]) if visible(first) => false,
-            (Kind::List | Kind::ListOrEncoded, [b'[', ..]) => text == b"[]",
+            (Kind::List | Kind::ListOrEncoded | Kind::ListOrPythonRepr, [b'[', ..]) => {
+                text == b"[]"
+            }
             _ => {
                 return serde_json::from_slice::<Value>(text)
                     .map_or(Some(Problem::WrongType), |value| self.problem(&value));
@@ -303,10 +347,17 @@ impl Requirement {
         pointer
     }
 
-    /// The remedy for a record that lacks this requirement.
+    /// The remedy for a record that lacks this requirement: only ways that are true for
+    /// every record they are applied to. `--set` is offered for a field one value (or a
+    /// per-record template) can fill, never for a fact of each record (its patch, its
+    /// tests, its timings), and never to replace a value the consumer does not know.
     pub fn how_to_supply(&self) -> String {
+        self.ways_to_supply(false)
+    }
+
+    fn ways_to_supply(&self, unknown: bool) -> String {
         let mut ways = Vec::new();
-        if !self.field.is_empty() {
+        if !unknown && !self.field.is_empty() && !PER_RECORD_FACTS.contains(&self.field.as_str()) {
             ways.push(format!("`--set {}=VALUE`", self.field));
         }
         if let Some(remedy) = &self.remedy {
@@ -318,6 +369,31 @@ impl Requirement {
         ways.join(", or ")
     }
 }
+
+/// Canonical fields that hold a fact of each record, which no `--set` value can give
+/// every record truly: a remedy names a derivation (`--repos`, `--timings`) or another
+/// source for them, never `--set`.
+pub const PER_RECORD_FACTS: [&str; 19] = [
+    "repo",
+    "instance_id",
+    "created_at",
+    "base_commit",
+    "head_commit",
+    "patch",
+    "test_patch",
+    "patch_functions",
+    "test_functions",
+    "efficiency_test",
+    "duration_changes",
+    "human_performance",
+    "problem_statement_oracle",
+    "problem_statement_realistic",
+    "gt_commit_message",
+    "extensions.fail_to_pass",
+    "extensions.pass_to_pass",
+    "extensions.problem_statement",
+    "extensions.gt_diff",
+];
 
 /// The value at `key` (`/`-separated for nested objects).
 fn lookup<'v>(record: &'v Map<String, Value>, key: &str) -> Option<&'v Value> {
@@ -363,6 +439,13 @@ pub struct Unmet<'c> {
 }
 
 impl Unmet<'_> {
+    /// The remedy for this item (see [`Requirement::how_to_supply`]): a value the
+    /// consumer does not know is not replaced with `--set`.
+    pub fn how_to_supply(&self) -> String {
+        self.requirement
+            .ways_to_supply(self.problem == Problem::Unknown)
+    }
+
     /// `FAIL_TO_PASS` (absent), `patch` (empty), ...
     pub fn describe(&self) -> String {
         let r = self.requirement;
@@ -508,7 +591,7 @@ impl Contract {
                 text,
                 "\n  `{}`: {} (needed by {})",
                 r.key,
-                r.how_to_supply(),
+                u.how_to_supply(),
                 r.evidence
             );
         }
@@ -818,6 +901,7 @@ mod tests {
             },
             under,
             unless: Some("script".to_owned()),
+            unless_with: Vec::new(),
         };
         let under = Under {
             key: "repo".to_owned(),

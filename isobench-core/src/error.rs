@@ -107,6 +107,27 @@ pub fn json_type_name(value: &serde_json::Value) -> &'static str {
     }
 }
 
+/// What `value` is, for a message: its type, and for an array the type of its items
+/// when they share one (`an array of numbers`).
+pub fn describe_value(value: &serde_json::Value) -> String {
+    let Some(items) = value.as_array().filter(|items| !items.is_empty()) else {
+        return json_type_name(value).to_owned();
+    };
+    let first = json_type_name(&items[0]);
+    if !items.iter().all(|item| json_type_name(item) == first) {
+        return "an array of mixed values".to_owned();
+    }
+    let plural = match first {
+        "null" => "nulls",
+        "a boolean" => "booleans",
+        "a number" => "numbers",
+        "a string" => "strings",
+        "an array" => "arrays",
+        _ => "objects",
+    };
+    format!("an array of {plural}")
+}
+
 /// Escapes one JSON pointer token (RFC 6901: `~` becomes `~0`, `/` becomes `~1`).
 pub fn pointer_token(token: &str) -> std::borrow::Cow<'_, str> {
     if token.contains(['~', '/']) {

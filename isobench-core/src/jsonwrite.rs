@@ -11,11 +11,13 @@ use serde_json::{Map, Number, Value};
 
 use crate::record::{CanonicalRecord, FieldRef, V1_FIELDS};
 
-/// How to write: the separators.
+/// How to write: the separators and the escaping.
 #[derive(Clone, Copy)]
 pub(crate) struct Style {
     /// `, ` and `: ` between items, as Python writes them.
     pub spaced: bool,
+    /// Every character outside printable ASCII as `\uXXXX`, as Python's `ensure_ascii`.
+    pub ascii: bool,
 }
 
 /// Writes `value` in `style`.
@@ -25,7 +27,7 @@ pub(crate) fn value(out: &mut Vec<u8>, value: &Value, style: Style) {
         Value::Bool(true) => out.extend_from_slice(b"true"),
         Value::Bool(false) => out.extend_from_slice(b"false"),
         Value::Number(n) => number(out, n),
-        Value::String(s) => string(out, s),
+        Value::String(s) => text(out, s, style),
         Value::Array(items) => array(out, items, style.spaced, |out, item| {
             self::value(out, item, style);
         }),
@@ -47,7 +49,7 @@ pub(crate) fn object_passing(
         if i > 0 {
             separator(out, b',', style.spaced);
         }
-        string(out, key);
+        text(out, key, style);
         separator(out, b':', style.spaced);
         let mut below = passed
             .iter()
@@ -78,14 +80,14 @@ pub(crate) fn record(out: &mut Vec<u8>, record: &CanonicalRecord, style: Style) 
             separator(out, b',', style.spaced);
         }
         first = false;
-        string(out, name);
+        text(out, name, style);
         separator(out, b':', style.spaced);
     };
     for (name, field) in V1_FIELDS.into_iter().zip(record.v1_fields()) {
         let Some(field) = field else { continue };
         key(out, name);
         match field {
-            FieldRef::String(s) => string(out, s),
+            FieldRef::String(s) => text(out, s, style),
             FieldRef::Strings(items) => strings(out, items, style),
             FieldRef::Value(v) => value(out, v, style),
             FieldRef::Number(n) => number(out, n),
@@ -120,7 +122,7 @@ fn number(out: &mut Vec<u8>, n: &Number) {
 
 /// Writes `items` as a JSON array of strings.
 pub(crate) fn strings(out: &mut Vec<u8>, items: &[String], style: Style) {
-    array(out, items, style.spaced, |out, item| string(out, item));
+    array(out, items, style.spaced, |out, item| text(out, item, style));
 }
 
 /// Writes `items` as a JSON array, each by `each`.
@@ -150,6 +152,42 @@ fn separator(out: &mut Vec<u8>, byte: u8, spaced: bool) {
     if spaced {
         out.push(b' ');
     }
+}
+
+/// Writes `s` as a JSON string in `style`'s escaping.
+fn text(out: &mut Vec<u8>, s: &str, style: Style) {
+    if style.ascii && s.bytes().any(|b| b >= 0x7f) {
+        ascii_string(out, s);
+    } else {
+        string(out, s);
+    }
+}
+
+/// Writes `s` as Python's `json.dumps` does with `ensure_ascii=True`: as [`string`], and
+/// every character outside `' '..='~'` that has no short escape as `\uXXXX` (lower-case
+/// hex, a surrogate pair beyond the BMP).
+fn ascii_string(out: &mut Vec<u8>, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push(b'"');
+    let mut units = [0u16; 2];
+    for ch in s.chars() {
+        if ch.is_ascii() && ch != '\u{7f}' {
+            let byte = u8::try_from(ch).expect("an ASCII character is one byte");
+            if needs_escape(byte) {
+                escape(out, byte);
+            } else {
+                out.push(byte);
+            }
+            continue;
+        }
+        for &unit in ch.encode_utf16(&mut units).iter() {
+            out.extend_from_slice(b"\\u");
+            for shift in [12, 8, 4, 0] {
+                out.push(HEX[usize::from((unit >> shift) & 0xf)]);
+            }
+        }
+    }
+    out.push(b'"');
 }
 
 /// Writes `s` as a JSON string: `"` and `\` escaped, `\b \f \n \r \t` by name, other
@@ -238,8 +276,15 @@ mod tests {
     fn both(v: &Value) {
         for style in [JsonStyle::Compact, JsonStyle::Spaced] {
             let mut ours = Vec::new();
-            let spaced = style == JsonStyle::Spaced;
-            value(&mut ours, v, Style { spaced });
+            let spaced = style.is_spaced();
+            value(
+                &mut ours,
+                v,
+                Style {
+                    spaced,
+                    ascii: false,
+                },
+            );
             let mut theirs = Vec::new();
             style.write(&mut theirs, v).expect("in memory");
             assert_eq!(
@@ -295,8 +340,15 @@ mod tests {
             both(&json!(items));
             for style in [JsonStyle::Compact, JsonStyle::Spaced] {
                 let mut ours = Vec::new();
-                let spaced = style == JsonStyle::Spaced;
-                strings(&mut ours, &items, Style { spaced });
+                let spaced = style.is_spaced();
+                strings(
+                    &mut ours,
+                    &items,
+                    Style {
+                        spaced,
+                        ascii: false,
+                    },
+                );
                 assert_eq!(String::from_utf8_lossy(&ours), style.to_string(&items));
             }
         }

@@ -332,11 +332,7 @@ pub fn is_list_written_as_is(token: &[u8], style: JsonStyle) -> bool {
 
 /// What the writer puts between the items of an array in `style`.
 fn item_separator(style: JsonStyle) -> &'static [u8] {
-    if style == JsonStyle::Spaced {
-        b", "
-    } else {
-        b","
-    }
+    if style.is_spaced() { b", " } else { b"," }
 }
 
 /// The length of the JSON string `text` starts with, quotes included, found without
@@ -573,7 +569,8 @@ mod tests {
                     &mut expected,
                     &decoded.items,
                     crate::jsonwrite::Style {
-                        spaced: style == JsonStyle::Spaced,
+                        spaced: style.is_spaced(),
+                        ascii: false,
                     },
                 );
                 assert_eq!(

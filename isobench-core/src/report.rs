@@ -187,6 +187,11 @@ pub struct ConversionReport {
     pub rejected: u64,
     /// For each canonical field, how many converted records had it.
     pub coverage: BTreeMap<String, u64>,
+    /// Where the target writes each canonical field it can hold: the key (from its
+    /// table; empty for a target declared by none). With `coverage`, `dropped`,
+    /// `derived` and `defaulted`, every field of every record read is accounted for:
+    /// written under this key, reported, or its record rejected.
+    pub written_as: BTreeMap<String, String>,
     /// Fields left out because the target cannot hold them.
     pub dropped: BTreeMap<String, Tally>,
     /// Fields computed by a published convention.

@@ -30,7 +30,7 @@ use crate::errors::to_py;
 #[derive(Debug, Clone)]
 enum Loaded {
     Plugin(PathBuf),
-    Table { table: Table, origin: String },
+    Table { table: Box<Table>, origin: String },
 }
 
 /// What was loaded, in order, and the registry holding the built-in adapters and those.
@@ -64,7 +64,7 @@ fn build(loaded: &[Loaded]) -> Result<&'static Registry, CliError> {
                 .register(cargo_isobench::plugin::native::load(path)?)
                 .map_err(cargo_isobench::plugin::PluginError::from)?,
             Loaded::Table { table, origin } => {
-                let adapter = TableAdapter::new(table.clone(), ())
+                let adapter = TableAdapter::new(Table::clone(table), ())
                     .expect("a table checked when it was loaded")
                     .with_origin(origin.clone());
                 registry
@@ -119,7 +119,7 @@ fn load_adapter(py: Python<'_>, path: PathBuf) -> PyResult<Vec<String>> {
     load(
         py,
         Loaded::Table {
-            table,
+            table: Box::new(table),
             origin: adapter.info().origin.clone(),
         },
     )

@@ -250,6 +250,8 @@ impl BatchRows {
         let style = match schema.metadata().get(STYLE_KEY).map(String::as_str) {
             Some("spaced") => Some(JsonStyle::Spaced),
             Some("compact") => Some(JsonStyle::Compact),
+            Some("spaced-ascii") => Some(JsonStyle::SpacedAscii),
+            Some("compact-ascii") => Some(JsonStyle::CompactAscii),
             _ => None,
         };
         let mut columns = Vec::with_capacity(schema.fields().len());

@@ -216,6 +216,8 @@ impl Columns {
         let style = match style {
             JsonStyle::Compact => "compact",
             JsonStyle::Spaced => "spaced",
+            JsonStyle::CompactAscii => "compact-ascii",
+            JsonStyle::SpacedAscii => "spaced-ascii",
         };
         let metadata = [
             (LAYOUT_KEY.to_owned(), "1".to_owned()),

@@ -1,5 +1,6 @@
 //! One worker's job: converting a batch of read items into output lines, rejects and
-//! counts, record by record (import, `--set`, enrichment, export, the target's contract).
+//! counts, record by record (import, fixed `--set` values, enrichment, `--set` templates,
+//! export, the target's contract).
 
 use isobench_core::adapter::{ExportOptions, ViewAdapter};
 use isobench_core::codec::JsonStyle;
@@ -11,7 +12,7 @@ use serde_json::{Map, Value};
 
 use super::buffers::Buffers;
 use super::plan::ConvertPlan;
-use crate::assign::{self, Assignment};
+use crate::assign::{self, Assignment, Phase};
 use crate::cli::OnError;
 use crate::errors::CliError;
 use crate::formats::{find, formats_accepting};
@@ -36,6 +37,10 @@ pub(super) struct Shared<'a> {
     pub(super) routes: Vec<Route<'a>>,
     /// Batch buffers, given back once used.
     pub(super) buffers: Buffers,
+    /// `--json-style auto`: each JSON Lines record is written with the separators and the
+    /// escaping its own text shows (Python's `\uXXXX` for characters beyond ASCII, or
+    /// none), those of the input's first record where it shows none.
+    pub(super) auto_style: bool,
 }
 
 impl<'a> Shared<'a> {
@@ -66,6 +71,7 @@ impl<'a> Shared<'a> {
             enrich: plan.enrich.clone(),
             routes,
             buffers,
+            auto_style: plan.json_style.is_none(),
         })
     }
 }
@@ -226,6 +232,11 @@ impl Job<'_> {
     ) -> bool {
         let shared = self.shared;
         done.report.read += 1;
+        let style = if shared.auto_style {
+            style.refined_by(item.raw)
+        } else {
+            style
+        };
         let Item {
             line, raw, record, ..
         } = item;
@@ -261,12 +272,17 @@ impl Job<'_> {
         };
         // Past the import, the format was right: a later refusal points at no other one.
         let import_failed = imported.is_err();
+        // Fixed `--set` values, then what `--repos`/`--timings` derive, then `--set`
+        // templates, so that a template can use a derived value (`{head_commit:8}` for a
+        // record whose merge commit git finds).
+        let sets = &shared.assignments;
         let converted = imported
-            .and_then(|c| assign::apply(c, &shared.assignments, &mut self.notes))
+            .and_then(|c| assign::apply(c, sets, Phase::Fixed, &mut self.notes))
             .and_then(|mut c| match &mut self.enricher {
                 Some(e) => e.apply(&mut c, &mut self.notes).map(|()| c),
                 None => Ok(c),
             })
+            .and_then(|c| assign::apply(c, sets, Phase::Templates, &mut self.notes))
             .and_then(|c| {
                 let covered = Covered::of(&c);
                 shared
@@ -381,7 +397,7 @@ impl Job<'_> {
                         "{} needs it ({}); {written} (`--allow-incomplete`): supply it with {}",
                         target.name,
                         r.evidence,
-                        r.how_to_supply()
+                        u.how_to_supply()
                     ),
                 );
             }

@@ -93,6 +93,13 @@ pub fn execute(registry: &Registry, plan: &ConvertPlan) -> Result<Finished, CliE
         plan.profile.as_str(),
     );
     report.inputs.clone_from(&shared.files);
+    if let Some(table) = shared.to.table() {
+        report.written_as = table
+            .fields
+            .iter()
+            .filter_map(|f| Some((f.to.clone()?, f.key.clone())))
+            .collect();
+    }
     report.output = plan
         .output
         .as_deref()

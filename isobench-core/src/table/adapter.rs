@@ -49,7 +49,7 @@ pub struct TableAdapter {
     /// Whether a record from another format needs its keys put in table order after the
     /// hooks wrote theirs.
     reorder: bool,
-    hooks: Box<dyn Hooks>,
+    hooks: std::sync::Arc<dyn Hooks>,
 }
 
 impl TableAdapter {
@@ -62,7 +62,7 @@ impl TableAdapter {
             passthrough: table.passthrough(),
             reorder: table.fields.iter().any(|f| f.hook),
             table,
-            hooks: Box::new(hooks),
+            hooks: std::sync::Arc::new(hooks),
         })
     }
 
@@ -85,6 +85,21 @@ impl ViewAdapter for TableAdapter {
 
     fn table(&self) -> Option<&Table> {
         Some(&self.table)
+    }
+
+    fn extended(&self, extension: Table) -> Option<Result<Box<dyn ViewAdapter>, TableError>> {
+        Some(self.table.extended_by(extension).and_then(|table| {
+            let info = table.info();
+            table.check()?;
+            Ok(Box::new(Self {
+                info,
+                schema: table.schema(),
+                passthrough: table.passthrough(),
+                reorder: table.fields.iter().any(|f| f.hook),
+                table,
+                hooks: std::sync::Arc::clone(&self.hooks),
+            }) as Box<dyn ViewAdapter>)
+        }))
     }
 
     fn passthrough(&self) -> &[Place] {
@@ -173,18 +188,19 @@ fn import_field(
         FieldType::List => from
             .list(key)?
             .map(|items| Value::Array(items.into_iter().map(Value::String).collect())),
-        FieldType::Integer | FieldType::Number | FieldType::Boolean => match from.value(key) {
-            Some(value) if fits(field.kind, &value) => Some(value),
-            Some(other) => {
-                let wanted = match field.kind {
-                    FieldType::Integer => "an integer",
-                    FieldType::Number => "a number",
-                    _ => "true or false",
-                };
-                return Err(RecordError::wrong_type(pointer(key), wanted, &other));
+        FieldType::Integer | FieldType::IntegerList | FieldType::Number | FieldType::Boolean => {
+            match from.value(key) {
+                Some(value) if field.kind.fits(&value) => Some(value),
+                Some(other) => {
+                    return Err(RecordError::wrong_type(
+                        pointer(key),
+                        field.kind.describe(),
+                        &other,
+                    ));
+                }
+                None => None,
             }
-            None => None,
-        },
+        }
         FieldType::Json | FieldType::Null => from.value(key),
     };
     match value.map(|value| c.set_field(to, value)) {
@@ -194,15 +210,6 @@ fn import_field(
             &refused,
         )),
         _ => Ok(()),
-    }
-}
-
-fn fits(kind: FieldType, value: &Value) -> bool {
-    match kind {
-        FieldType::Integer => value.as_number().is_some_and(|n| n.is_i64() || n.is_u64()),
-        FieldType::Number => value.is_number(),
-        FieldType::Boolean => value.is_boolean(),
-        _ => true,
     }
 }
 
@@ -219,13 +226,37 @@ fn export_field(field: &Field, c: &CanonicalRecord, to: &mut Exporter<'_, '_, '_
         }
         return;
     };
+    let Some(value) = c.field_value(from) else {
+        return;
+    };
     match field.kind {
-        FieldType::String => to.string(key, c.field_str(from)),
-        FieldType::Timestamp => to.timestamp(key, c.field_str(from), str::to_owned),
-        FieldType::List => to.list(key, c.field_list(from), field.list_encoding()),
-        FieldType::Integer | FieldType::Number | FieldType::Boolean | FieldType::Json => {
-            to.put_some(key, c.field_value(from).filter(|v| fits(field.kind, v)));
+        FieldType::String if value.is_string() => to.string(key, c.field_str(from)),
+        FieldType::Timestamp if value.is_string() => {
+            to.timestamp(key, c.field_str(from), str::to_owned);
         }
-        FieldType::Null => {}
+        FieldType::List if let Some(items) = c.field_list(from) => {
+            to.list(key, Some(items), field.list_encoding());
+        }
+        FieldType::Integer
+        | FieldType::IntegerList
+        | FieldType::Number
+        | FieldType::Boolean
+        | FieldType::Json
+            if field.kind.fits(&value) =>
+        {
+            to.put(key, value);
+        }
+        // A value the key's declared type cannot hold: left out, and said so.
+        kind => {
+            let format = to.format().to_owned();
+            to.notes.dropped(
+                from,
+                format!(
+                    "it holds {}, and {format} declares `{key}` as {}",
+                    crate::error::describe_value(&value),
+                    kind.describe()
+                ),
+            );
+        }
     }
 }

@@ -257,6 +257,11 @@ impl<'f, 'r, 'n> Exporter<'f, 'r, 'n> {
         }
     }
 
+    /// The name of the format being written.
+    pub fn format(&self) -> &str {
+        self.format
+    }
+
     /// What was written so far, in order, without [`Exporter::finish`]'s restoring.
     pub fn into_written(self) -> Map<String, Value> {
         self.out

@@ -237,6 +237,8 @@ pub enum FieldType {
     List,
     /// A JSON integer.
     Integer,
+    /// A JSON array of integers (line numbers, issue numbers).
+    IntegerList,
     /// A JSON number.
     Number,
     /// `true` or `false`.
@@ -257,6 +259,7 @@ impl FieldType {
             }
             Self::List => json!({ "type": ["string", "array"], "items": { "type": "string" } }),
             Self::Integer => json!({ "type": "integer" }),
+            Self::IntegerList => json!({ "type": "array", "items": { "type": "integer" } }),
             Self::Number => json!({ "type": "number" }),
             Self::Boolean => json!({ "type": "boolean" }),
             Self::Json => json!({}),
@@ -267,13 +270,57 @@ impl FieldType {
     /// The contract kind a consumer needs a value of this type in.
     fn kind(self, encoding: Encoding) -> Kind {
         match self {
-            Self::String | Self::Timestamp | Self::Boolean | Self::Json | Self::Null => {
-                Kind::String
-            }
+            Self::String | Self::Timestamp | Self::Null => Kind::String,
+            Self::Boolean => Kind::Boolean,
+            Self::Json => Kind::Any,
             Self::List if encoding == Encoding::Native => Kind::List,
+            Self::List if encoding == Encoding::PythonRepr => Kind::ListOrPythonRepr,
             Self::List => Kind::ListOrEncoded,
             Self::Integer => Kind::Integer,
+            Self::IntegerList => Kind::IntegerList,
             Self::Number => Kind::Number,
+        }
+    }
+
+    /// The kind a value of this type has when the table itself requires the key on
+    /// export: exactly the declared type (a `json` field, any value but `null`).
+    fn declared_kind(self, encoding: Encoding) -> Kind {
+        match self {
+            Self::Null => Kind::Any,
+            other => other.kind(encoding),
+        }
+    }
+
+    /// How the type reads in a message: "a string", "an array of integers", ...
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::String => "a string",
+            Self::Timestamp => "a date-time string",
+            Self::List => "a list of strings",
+            Self::Integer => "an integer",
+            Self::IntegerList => "an array of integers",
+            Self::Number => "a number",
+            Self::Boolean => "true or false",
+            Self::Json => "any JSON value",
+            Self::Null => "null",
+        }
+    }
+
+    /// Whether `value` is a value of this type, as the foreign record holds it (a list,
+    /// in any of its encodings).
+    pub fn fits(self, value: &Value) -> bool {
+        let integer = |v: &Value| v.as_number().is_some_and(|n| n.is_i64() || n.is_u64());
+        match self {
+            Self::String | Self::Timestamp => value.is_string(),
+            Self::List => crate::codec::decode_list(value, "").is_ok(),
+            Self::Integer => integer(value),
+            Self::IntegerList => value
+                .as_array()
+                .is_some_and(|items| items.iter().all(integer)),
+            Self::Number => value.is_number(),
+            Self::Boolean => value.is_boolean(),
+            Self::Json => true,
+            Self::Null => value.is_null(),
         }
     }
 }
@@ -342,9 +389,14 @@ pub struct Field {
     /// For a list: how it is written for a record from another format.
     #[serde(default, skip_serializing_if = "is_default")]
     pub encoding: ListEncoding,
-    /// Whether an import refuses a record without it.
+    /// Whether an import refuses a record without it; an export then refuses a record
+    /// it cannot write the key for too, unless [`Field::import_only`].
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub required: bool,
+    /// Whether `required` holds for an import only: records of the format always have
+    /// the key, but its consumer does without it, so an export may leave it out.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub import_only: bool,
     /// Whether the adapter's [`Hooks`] read and write it instead of the table.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub hook: bool,
@@ -366,6 +418,7 @@ impl Field {
             kind: FieldType::String,
             encoding: ListEncoding::Array,
             required: false,
+            import_only: false,
             hook: false,
             consumer: None,
         }
@@ -390,6 +443,13 @@ impl Field {
     #[must_use]
     pub fn required(mut self) -> Self {
         self.required = true;
+        self
+    }
+
+    /// Makes `required` hold for an import only (see [`Field::import_only`]).
+    #[must_use]
+    pub fn import_only(mut self) -> Self {
+        self.import_only = true;
         self
     }
 
@@ -474,6 +534,20 @@ impl Field {
             known: need.known.clone(),
         })
     }
+
+    /// The requirement the field's `required` makes on export, when it has no [`Need`]
+    /// saying more: the key, with a value of its declared type.
+    fn required_on_export(&self) -> Option<Requirement> {
+        if !self.required || self.import_only || self.consumer.is_some() {
+            return None;
+        }
+        Some(Requirement::new(
+            &self.key,
+            self.kind.declared_kind(self.list_encoding()),
+            self.to.as_deref().unwrap_or_default(),
+            "the format's table declares it `required`",
+        ))
+    }
 }
 
 /// A format, declared: its names and its fields.
@@ -482,15 +556,22 @@ impl Field {
 pub struct Table {
     /// The name used on the command line.
     pub name: String,
+    /// The format this table starts from (`swe-bench`): its fields, with this table's
+    /// added, or put in the place of the field of the same key (see
+    /// [`Table::extended_by`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extends: Option<String>,
     /// Other accepted names.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub aliases: Vec<String>,
-    /// One line saying what the format is.
+    /// One line saying what the format is (that of the format it extends, when empty).
+    #[serde(default)]
     pub description: String,
     /// Who reads the format's records (`swebench 4.x harness`), for the contract.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub consumer: String,
     /// The format's keys, in the order a record from another format is written in.
+    #[serde(default)]
     pub fields: Vec<Field>,
     /// What the consumer needs that no field's [`Need`] can say: keys the hooks write
     /// that no field declares (nested keys such as `base/sha`), or a declared key needed
@@ -525,6 +606,7 @@ impl Table {
     pub fn new(name: &str, aliases: &[&str], description: &str) -> Self {
         Self {
             name: name.to_owned(),
+            extends: None,
             aliases: aliases.iter().map(|&a| a.to_owned()).collect(),
             description: description.to_owned(),
             consumer: String::new(),
@@ -579,6 +661,43 @@ impl Table {
         self
     }
 
+    /// This table extended by `extension` ([`Table::extends`]): `extension`'s names, its
+    /// description and consumer when it gives them; every field of this table, each
+    /// replaced by `extension`'s field of the same key if there is one, then
+    /// `extension`'s other fields; this table's other requirements and hook lists. A field
+    /// the hooks read cannot be replaced: they would read it again.
+    pub fn extended_by(&self, extension: Table) -> Result<Table, TableError> {
+        let mut table = self.clone();
+        let mut added = Vec::new();
+        for (i, field) in extension.fields.into_iter().enumerate() {
+            match table.fields.iter_mut().find(|f| f.key == field.key) {
+                Some(base) if base.hook => {
+                    return Err(TableError {
+                        field: Some((i, field.key)),
+                        message: format!(
+                            "`{}` reads and writes this key in code: a table extending it cannot redeclare it",
+                            self.name
+                        ),
+                    });
+                }
+                Some(base) => *base = field,
+                None => added.push(field),
+            }
+        }
+        table.fields.extend(added);
+        table.name = extension.name;
+        table.extends = Some(self.name.clone());
+        table.aliases = extension.aliases;
+        if !extension.description.is_empty() {
+            table.description = extension.description;
+        }
+        if !extension.consumer.is_empty() {
+            table.consumer = extension.consumer;
+        }
+        table.closed |= extension.closed;
+        Ok(table)
+    }
+
     /// The field of `key`.
     pub fn field(&self, key: &str) -> Option<&Field> {
         self.fields.iter().find(|f| f.key == key)
@@ -623,6 +742,17 @@ impl Table {
             };
             if field.key.is_empty() {
                 return Err(fail("`key` is empty".to_owned()));
+            }
+            if field.import_only && !field.required {
+                return Err(fail(
+                    "`import_only` qualifies `required`, which the field does not set".to_owned(),
+                ));
+            }
+            if field.encoding != ListEncoding::Array && field.kind != FieldType::List {
+                return Err(fail(format!(
+                    "`encoding` is for `type = \"list\"`; the field is {}",
+                    field.kind.describe()
+                )));
             }
             if self.fields[..i].iter().any(|f| f.key == field.key) {
                 return Err(fail("the key is declared twice".to_owned()));
@@ -669,8 +799,16 @@ impl Table {
             .fields
             .iter()
             .flat_map(|f| {
-                let extra = self.requires.iter().filter(|r| r.key == f.key).cloned();
-                f.requirement().into_iter().chain(extra)
+                let extra: Vec<Requirement> = self
+                    .requires
+                    .iter()
+                    .filter(|r| r.key == f.key)
+                    .cloned()
+                    .collect();
+                // A `required` key is required on export too, as its type says, unless
+                // a requirement of `requires` says in what shape.
+                let required = f.required_on_export().filter(|_| extra.is_empty());
+                f.requirement().into_iter().chain(required).chain(extra)
             })
             .chain(self.requires.iter().filter(|r| !declared(r)).cloned())
             .collect();
@@ -689,10 +827,11 @@ impl Table {
             }
             properties.insert(field.key.clone(), property);
         }
+        // What an export may leave out is not required of a written record.
         let mut required: Vec<Value> = self
             .fields
             .iter()
-            .filter(|f| f.required)
+            .filter(|f| f.required && !f.import_only)
             .map(|f| Value::String(f.key.clone()))
             .collect();
         let mut schema = json!({
@@ -792,7 +931,7 @@ fn target_problem(to: &str, kind: FieldType) -> Option<String> {
             to,
             "problem_statement_oracle" | "problem_statement_realistic"
         ),
-        FieldType::Integer | FieldType::Boolean | FieldType::Null => false,
+        FieldType::Integer | FieldType::IntegerList | FieldType::Boolean | FieldType::Null => false,
     };
     if fits {
         return None;

@@ -78,7 +78,8 @@ pub fn table() -> Table {
         f("hints", "extensions.hints_text"),
     ])
     .fills_also(&["base_commit", "extensions.problem_statement"])
-    .carries_also(&["base_commit"]);
+    // The problem statement is carried as the issues it was made from, when it still is.
+    .carries_also(&["base_commit", "extensions.problem_statement"]);
     // Keys whose canonical field is not their own, and nested keys: the hooks write them.
     table.requires = vec![
         req("org", Kind::String, "repo", "Repository").non_empty(),
@@ -242,6 +243,20 @@ impl Hooks for MultiSweBenchHooks {
             ));
         };
         let instance_id = needed("instance_id", c.instance_id.as_ref())?;
+        if let Some(statement) = c.ext_str(vocab::PROBLEM_STATEMENT) {
+            let issues = to
+                .source
+                .as_ref()
+                .and_then(|source| source.extra.get("resolved_issues"))
+                .and_then(Value::as_array);
+            let written = issues.and_then(|issues| problem_statement(issues).ok());
+            if written.as_deref() != Some(statement) {
+                to.notes.dropped(
+                    "extensions.problem_statement",
+                    "Multi-SWE-bench holds the resolved issues (`resolved_issues`), and the record's are not the text it has",
+                );
+            }
+        }
         to.put("org", org);
         to.put("repo", name);
         if let Some(source) = &to.source {
