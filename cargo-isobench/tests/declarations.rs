@@ -100,6 +100,8 @@ fn a_value_the_target_type_cannot_hold_is_reported_dropped_with_its_reason() {
         "extensions.lines=foo",
         "--report",
         report.to_str().unwrap(),
+        // The report of the run above is replaced.
+        "--overwrite",
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(stdout(&out), "{\"id\":\"x\"}\n");
@@ -421,6 +423,8 @@ fn a_reversed_patch_and_a_mirror_repo_are_reported() {
         "--report",
         report.to_str().unwrap(),
         "--allow-incomplete",
+        // The report of the run above is replaced.
+        "--overwrite",
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let report = context.read_json("r.json");
@@ -471,6 +475,8 @@ fn a_byte_identical_multi_swe_bench_round_trip_reports_nothing_dropped() {
             output.to_str().unwrap(),
             "--report",
             report.to_str().unwrap(),
+            // Each run's report replaces the last: the way back's is the one read.
+            "--overwrite",
         ]);
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     }

@@ -316,6 +316,15 @@ fn every_sh_block_of_the_readme_and_docs_runs_as_written() {
     let scratch = Path::new(env!("CARGO_TARGET_TMPDIR")).join("docs");
     let inside = scratch.starts_with(Path::new(WORKSPACE).canonicalize().unwrap())
         || scratch.starts_with(WORKSPACE);
+    // The toolchain and the crates cargo has stay where they are when `HOME` moves.
+    let real_home = PathBuf::from(std::env::var_os("HOME").expect("HOME is set"));
+    let tool_home = |var: &str, dir: &str| {
+        std::env::var_os(var).map_or_else(|| real_home.join(dir), PathBuf::from)
+    };
+    let (cargo_home, rustup_home) = (
+        tool_home("CARGO_HOME", ".cargo"),
+        tool_home("RUSTUP_HOME", ".rustup"),
+    );
     let mut ran = 0;
     for page in pages() {
         let runnable: Vec<Block> = blocks(&page)
@@ -336,7 +345,10 @@ fn every_sh_block_of_the_readme_and_docs_runs_as_written() {
         let _ = std::fs::remove_dir_all(&root);
         let work = root.join("work");
         let hf_home = root.join("huggingface");
+        // A page may install into `~` (completions, man pages): a home of the test's own.
+        let home = root.join("home");
         std::fs::create_dir_all(&work).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
         fixtures(&root, &work, &hf_home);
         if runnable.iter().any(|b| b.text.contains("isobench trust")) {
             config(&work);
@@ -353,6 +365,9 @@ fn every_sh_block_of_the_readme_and_docs_runs_as_written() {
                 .args(["-e", "-o", "pipefail", "-c", &block.text])
                 .env("PATH", &path)
                 .env("NO_COLOR", "1")
+                .env("HOME", &home)
+                .env("CARGO_HOME", &cargo_home)
+                .env("RUSTUP_HOME", &rustup_home)
                 .env("ISOBENCH_STATE_DIR", root.join("state"))
                 .env("HF_HOME", &hf_home)
                 // `plugin build` of a new crate: the tests' plugin target directory, and

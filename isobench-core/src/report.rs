@@ -2,7 +2,6 @@
 //! [`Notes`] gathered into one [`ConversionReport`].
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
 use serde::Serialize;
 
@@ -363,56 +362,6 @@ impl ConversionReport {
     pub fn all_written(&self) -> bool {
         self.rejected == 0 && self.read == self.written
     }
-
-    /// The human summary printed on stderr after a conversion.
-    pub fn summary(&self) -> String {
-        let mut out = String::new();
-        let _ = writeln!(
-            out,
-            "{} -> {} ({}): read {}, written {}, rejected {}",
-            self.from, self.to, self.profile, self.read, self.written, self.rejected
-        );
-        if self.incomplete > 0 {
-            let _ = writeln!(
-                out,
-                "  incomplete: {} record(s) written without a field {} requires (listed as missing)",
-                self.incomplete, self.to
-            );
-        }
-        for (title, table) in [
-            (
-                "missing (required by the target, absent from the record)",
-                &self.missing,
-            ),
-            ("derived", &self.derived),
-            ("defaulted", &self.defaulted),
-            ("dropped (the target cannot hold them)", &self.dropped),
-        ] {
-            if table.is_empty() {
-                continue;
-            }
-            let _ = writeln!(out, "  {title}:");
-            for (field, tally) in table {
-                let _ = writeln!(
-                    out,
-                    "    {field}: {} record(s); {}",
-                    tally.records, tally.detail
-                );
-            }
-        }
-        if self.warning_count > 0 {
-            let _ = writeln!(out, "  warnings: {}", self.warning_count);
-            for w in self.warnings.iter().take(5) {
-                let id = w.instance_id.as_deref().unwrap_or("?");
-                let _ = writeln!(
-                    out,
-                    "    {}:{} ({id}) {}: {}",
-                    w.file, w.line, w.field, w.message
-                );
-            }
-        }
-        out
-    }
 }
 
 #[cfg(test)]
@@ -442,7 +391,6 @@ mod tests {
         assert_eq!(report.coverage["repo"], 2);
         assert_eq!(report.warning_count, 2);
         assert_eq!(report.warnings[1].line, 4);
-        assert!(report.summary().contains("head_commit: 2 record(s)"));
     }
 
     #[test]
