@@ -430,7 +430,9 @@ fn malformed_parquet_is_the_file_s_read_error_not_a_panic() {
 }
 
 /// A Parquet file of one row per `maps` entry: `instance_id`, and `meta`, a map column
-/// holding the given entries (repeated keys included).
+/// holding the given entries (repeated keys included). It needs the Parquet crates, which
+/// a build without the `parquet` feature does not have.
+#[cfg(feature = "parquet")]
 fn parquet_with_map(path: &Path, maps: &[&[(&str, &str)]]) {
     use std::sync::Arc;
 
@@ -460,6 +462,7 @@ fn parquet_with_map(path: &Path, maps: &[&[(&str, &str)]]) {
 }
 
 #[test]
+#[cfg(feature = "parquet")]
 fn a_repeated_map_key_in_parquet_is_refused_and_the_row_kept_in_the_rejects() {
     let context = TestContext::new();
     parquet_with_map(
