@@ -2,6 +2,8 @@
 //! id and JSON pointer: the format's schema, its import, and what its own consumer
 //! requires (its contract, the check `convert` makes of what it writes).
 
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::fmt::Write as _;
 use std::io::Write;
 
@@ -33,6 +35,10 @@ pub fn run(registry: &Registry, args: &ValidateArgs) -> Result<i32, CliError> {
     }
     let (mut records, mut invalid, mut problems) = (0u64, 0u64, 0u64);
     let mut sample: Vec<Map<String, Value>> = Vec::new();
+    // Where each instance id was first seen: a harness keys records by it, so a second
+    // record with the same id replaces the first there without a word.
+    let mut first_seen: HashMap<String, (String, u64)> = HashMap::new();
+    let mut repeats = 0u64;
     let mut out = std::io::stdout().lock();
     for source in crate::input::hf::sources(&paths)? {
         let file = source.display();
@@ -50,6 +56,27 @@ pub fn run(registry: &Registry, args: &ValidateArgs) -> Result<i32, CliError> {
                         .get("instance_id")
                         .and_then(Value::as_str)
                         .map(str::to_owned);
+                    if let Some(id) = &id {
+                        match first_seen.entry(id.clone()) {
+                            Entry::Occupied(first) => {
+                                repeats += 1;
+                                let (first_file, first_line) = first.get();
+                                let first = if *first_file == file {
+                                    format!("line {first_line}")
+                                } else {
+                                    format!("{first_file}:{first_line}")
+                                };
+                                if repeats <= SHOWN {
+                                    eprintln!(
+                                        "warning: {file}:{line}: instance_id {id:?} repeats {first} (a harness keys records by instance_id and keeps one of them)"
+                                    );
+                                }
+                            }
+                            Entry::Vacant(slot) => {
+                                slot.insert((file.clone(), line));
+                            }
+                        }
+                    }
                     validator
                         .problems(value)
                         .into_iter()
@@ -94,6 +121,11 @@ pub fn run(registry: &Registry, args: &ValidateArgs) -> Result<i32, CliError> {
         },
         records - invalid
     );
+    if repeats > 0 {
+        eprintln!(
+            "{repeats} record(s) repeat an earlier record's instance_id: valid each on its own, but a harness keeps one record per id"
+        );
+    }
     if invalid > 0
         && let Ok(other) = crate::detect::choose(registry, &sample)
         && other.info().name != adapter.info().name

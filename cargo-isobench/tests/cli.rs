@@ -413,6 +413,34 @@ fn validate_reports_file_line_record_and_pointer() {
 }
 
 #[test]
+fn validate_warns_of_a_repeated_instance_id_naming_both_places() {
+    let context = TestContext::new();
+    let text = fs::read_to_string(sample()).unwrap();
+    let first = text.lines().next().unwrap();
+    // The first record again, in the same file and in a second one: each record is valid
+    // on its own, as `convert` writes them (with the same warning).
+    fs::write(context.path("a.jsonl"), format!("{text}{first}\n")).unwrap();
+    fs::write(context.path("b.jsonl"), format!("{first}\n")).unwrap();
+    let out = context.run(["validate", "--format", "swe-bench", "a.jsonl", "b.jsonl"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let id: Value = serde_json::from_str(first).unwrap();
+    let id = id["instance_id"].as_str().unwrap();
+    let n = text.lines().count() + 1;
+    let err = stderr(&out);
+    let keeps = "(a harness keys records by instance_id and keeps one of them)";
+    assert!(
+        err.contains(&format!(
+            "warning: a.jsonl:{n}: instance_id {id:?} repeats line 1 {keeps}"
+        )) && err.contains(&format!(
+            "warning: b.jsonl:1: instance_id {id:?} repeats a.jsonl:1 {keeps}"
+        )) && err.contains("2 record(s) repeat an earlier record's instance_id"),
+        "{err}"
+    );
+    let out = context.run(["validate", "--format", "swe-bench", "b.jsonl"]);
+    assert!(!stderr(&out).contains("repeat"), "{}", stderr(&out));
+}
+
+#[test]
 fn schema_prints_the_profiles() {
     let context = TestContext::new();
     let strict = context.run(["schema", "canonical", "--profile", "strict"]);

@@ -504,6 +504,35 @@ fn a_range_is_mined_in_order_with_filters() {
         heads_kept, odd,
         "the odd commits change one file, under tests/"
     );
+
+    // Filters that leave nothing: exit 1 with the reasons, as `convert` does with an input
+    // that holds no record, and no empty output file left behind.
+    let empty = context.path("empty.jsonl");
+    let out = context.run_direct([
+        "mine",
+        "--repo",
+        fx.path.to_str().unwrap(),
+        "--repo-name",
+        "octo/g",
+        "--range",
+        &range,
+        "--path",
+        "docs/",
+        "-o",
+        empty.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("mined 6 commit(s) and every one was skipped: nothing was written")
+            && err.contains("skipped 6: touches none of the `--path` prefixes")
+            && err.contains("hint: loosen the filters"),
+        "{err}"
+    );
+    assert!(
+        !empty.exists(),
+        "no output file is left for an empty result"
+    );
 }
 
 /// A SWE-smith mirror: branch `<instance_id>` with "Initial commit", "Bug Patch",

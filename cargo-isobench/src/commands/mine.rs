@@ -2,6 +2,7 @@
 //! order.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt::Write as _;
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -144,18 +145,30 @@ pub fn run_mine(session: &Session, args: &MineArgs) -> Result<i32, CliError> {
         );
         return Err(e);
     }
+    let skipped = stats.skipped.values().sum::<usize>();
+    let mut reasons = String::new();
+    for (reason, count) in &stats.skipped {
+        let _ = write!(reasons, "\n  skipped {count}: {reason}");
+    }
+    if stats.written == 0 {
+        // As `convert` does with an input that holds no record: an empty output is not a
+        // result, and is not left behind (the unfinished output file is removed).
+        return Err(CliError::Record(
+            format!(
+                "mined {} commit(s) and every one was skipped: nothing was written{reasons}",
+                tasks.len()
+            ),
+            Some(
+                "loosen the filters that skipped them (`--path`, `--only-source`, `--max-files`, `--code-and-tests`) or mine another range".into(),
+            ),
+        ));
+    }
     writer.finish()?;
-    let mut err = std::io::stderr().lock();
-    let _ = writeln!(
-        err,
-        "mined {} commit(s): {} record(s) written, {} skipped",
+    eprintln!(
+        "mined {} commit(s): {} record(s) written, {skipped} skipped{reasons}",
         tasks.len(),
         stats.written,
-        stats.skipped.values().sum::<usize>()
     );
-    for (reason, count) in &stats.skipped {
-        let _ = writeln!(err, "  skipped {count}: {reason}");
-    }
     Ok(exit::OK)
 }
 
