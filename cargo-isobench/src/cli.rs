@@ -30,9 +30,9 @@ pub struct Isobench {
     /// Load an adapter declared by a field table in a TOML file; repeatable.
     #[arg(long = "adapter", global = true, value_name = "PATH.toml")]
     pub adapters: Vec<PathBuf>,
-    /// The most bytes one JSON Lines record (line) may take: a longer line stops the
-    /// reading with an error (a bound on what one record may cost). Takes `K`, `M`, `G`
-    /// suffixes (powers of 1024).
+    /// The most bytes one record (a JSON Lines line, a JSON array's element) may take: a
+    /// longer one stops the reading with an error (a bound on what one record may cost).
+    /// Takes `K`, `M`, `G` suffixes (powers of 1024).
     #[arg(long, global = true, value_name = "BYTES", default_value = "256M", value_parser = parse_bytes)]
     pub max_record_bytes: u64,
     /// What to do.

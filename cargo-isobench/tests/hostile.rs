@@ -548,6 +548,40 @@ fn a_line_longer_than_max_record_bytes_stops_with_its_line_number() {
 }
 
 #[test]
+fn an_array_element_longer_than_max_record_bytes_stops_with_its_number() {
+    let context = TestContext::new();
+    let good = GOOD.lines().next().unwrap();
+    let long = format!("{{\"instance_id\": \"{}\"}}", "x".repeat(3 << 20));
+    context.write("in.json", format!("[{good},\n{good},\n{long},\n{good}]\n"));
+    for command in ["convert", "validate"] {
+        let mut args = vec!["--max-record-bytes", "1M", command];
+        if command == "convert" {
+            args.extend(["--from", "swe-bench", "--to", "swe-bench", "-i", "in.json"]);
+            args.extend(["-o", "out.jsonl"]);
+        } else {
+            args.extend(["--format", "swe-bench", "in.json"]);
+        }
+        let run = context.run(&args);
+        let err = stderr(&run);
+        assert_eq!(run.status.code(), Some(3), "{command}: {err}");
+        assert!(err.contains("cannot read `in.json`"), "{err}");
+        assert!(
+            err.contains("element 3 of the array is longer than 1048576 bytes"),
+            "{err}"
+        );
+        assert!(!context.path("out.jsonl").exists());
+    }
+    // Within the default bound the same array is read whole.
+    let run = context.run(["validate", "--format", "swe-bench", "in.json"]);
+    assert!(!stderr(&run).contains("longer than"), "{}", stderr(&run));
+    assert!(
+        stderr(&run).contains("4 record(s) checked"),
+        "{}",
+        stderr(&run)
+    );
+}
+
+#[test]
 fn an_input_that_is_not_a_file_is_named_for_what_it_is() {
     let context = TestContext::new();
     fs::create_dir(context.path("dir.jsonl")).unwrap();

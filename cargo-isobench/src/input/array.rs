@@ -1,8 +1,10 @@
 //! The JSON array reader: one array of records, streamed element by element so that
 //! memory stays flat whatever the input's size.
 
+use std::cell::Cell;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use isobench_core::codec::JsonStyle;
 use serde::de::{DeserializeSeed, SeqAccess, Visitor};
@@ -156,13 +158,19 @@ fn read_array(
     reader: impl Read,
     each: &mut impl FnMut(Item<'_>) -> Result<bool, CliError>,
 ) -> Result<(), ReadFailure> {
-    let mut de = serde_json::Deserializer::from_reader(SkipBom::new(reader));
+    let bound = Rc::new(ElementBound::new(super::lines::max_record_bytes()));
+    let reader = Bounded {
+        inner: SkipBom::new(reader),
+        bound: Rc::clone(&bound),
+    };
+    let mut de = serde_json::Deserializer::from_reader(reader);
     let mut stop = None;
     let mut count = 0;
     let seed = ArraySeed {
         each,
         stop: &mut stop,
         count: &mut count,
+        bound: &bound,
     };
     let result = seed.deserialize(&mut de).and_then(|()| de.end());
     if let Some(e) = stop {
@@ -184,6 +192,8 @@ struct ArraySeed<'a, F> {
     stop: &'a mut Option<CliError>,
     /// Elements read so far.
     count: &'a mut u64,
+    /// Where the element being read starts, for the bound on its size.
+    bound: &'a ElementBound,
 }
 
 impl<'de, F: FnMut(Item<'_>) -> Result<bool, CliError>> DeserializeSeed<'de> for ArraySeed<'_, F> {
@@ -203,7 +213,11 @@ impl<'de, F: FnMut(Item<'_>) -> Result<bool, CliError>> Visitor<'de> for ArraySe
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let mut trail = Trail::default();
-        while let Some(value) = seq.next_element_seed(CheckedValue { trail: &mut trail })? {
+        loop {
+            self.bound.start_element(*self.count + 1);
+            let Some(value) = seq.next_element_seed(CheckedValue { trail: &mut trail })? else {
+                break;
+            };
             *self.count += 1;
             let record = match value {
                 _ if trail.duplicate.is_some() => {
@@ -243,6 +257,58 @@ impl<'de, F: FnMut(Item<'_>) -> Result<bool, CliError>> Visitor<'de> for ArraySe
         }
         while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
         Ok(())
+    }
+}
+
+/// The bound on one array element's size (`--max-record-bytes`), as JSON Lines have on a
+/// line: the bytes read since the element began are counted, and reading past the bound
+/// fails before more is held.
+struct ElementBound {
+    max: u64,
+    read: Cell<u64>,
+    start: Cell<u64>,
+    element: Cell<u64>,
+}
+
+impl ElementBound {
+    fn new(max: u64) -> Self {
+        Self {
+            max,
+            read: Cell::new(0),
+            start: Cell::new(0),
+            element: Cell::new(1),
+        }
+    }
+
+    /// Element `number` (1-based) begins at the next byte read.
+    fn start_element(&self, number: u64) {
+        self.start.set(self.read.get());
+        self.element.set(number);
+    }
+}
+
+/// A reader that stops an array element longer than its [`ElementBound`].
+struct Bounded<R> {
+    inner: R,
+    bound: Rc<ElementBound>,
+}
+
+impl<R: Read> Read for Bounded<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let bound = &self.bound;
+        let used = bound.read.get() - bound.start.get();
+        let left = bound.max.saturating_sub(used);
+        if left == 0 {
+            return Err(io::Error::other(format!(
+                "element {} of the array is longer than {} bytes, the most one record may take (`--max-record-bytes`)",
+                bound.element.get(),
+                bound.max
+            )));
+        }
+        let room = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+        let n = self.inner.read(&mut buf[..room])?;
+        bound.read.set(bound.read.get() + n as u64);
+        Ok(n)
     }
 }
 
