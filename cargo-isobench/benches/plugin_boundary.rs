@@ -15,10 +15,10 @@ use std::time::{Duration, Instant};
 use cargo_isobench::input;
 
 use cargo_isobench::plugin::{native, program};
-use isobench_core::Notes;
 use isobench_core::adapter::{ExportOptions, ViewAdapter};
 use isobench_core::codec::JsonStyle;
 use isobench_core::passthrough::{self, Texts};
+use isobench_core::{Notes, Registered};
 use serde_json::{Map, Value, json};
 
 const WORKSPACE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
@@ -102,18 +102,14 @@ fn run(adapter: &dyn ViewAdapter, records: &[Map<String, Value>]) -> Duration {
 /// The whole job of `convert --from <adapter> --to canonical` on JSON Lines, as
 /// `convert` does it on one thread: read each line, import it, export it as canonical
 /// (lossless, validated), write the line.
-fn convert_lines(
-    adapter: &dyn ViewAdapter,
-    canonical: &dyn ViewAdapter,
-    lines: &[Vec<u8>],
-) -> Duration {
+fn convert_lines(adapter: &Registered, canonical: &Registered, lines: &[Vec<u8>]) -> Duration {
     let options = ExportOptions::default();
     let mut notes = Notes::new();
     let mut out = Vec::with_capacity(lines.iter().map(Vec::len).sum::<usize>() * 2);
     // As `convert` reads lines: the strings the adapter moves unread and canonical
     // writes unread stay as they were read, and an adapter that reads the text (a plugin
     // written by hand) gets the line checked, not parsed, and nothing passed.
-    let routes = passthrough::routes(adapter, canonical);
+    let routes = passthrough::routes(adapter.places(), canonical.places(), false);
     let passing = input::Routes {
         routes: &routes,
         style: JsonStyle::Compact,
@@ -123,9 +119,9 @@ fn convert_lines(
     for line in lines {
         notes.clear();
         texts.clear();
-        let imported = if adapter.imports_from_text() {
+        let imported = if let Some(import) = adapter.text_import() {
             input::check_record(line, true).expect("a JSON object");
-            adapter.import_text(Map::new(), line, &mut notes)
+            import(line, &mut notes)
         } else {
             match input::parse_record_passing(line, true, passing, &mut texts) {
                 Ok(Value::Object(map)) => adapter.import(map, &mut notes),
@@ -136,7 +132,12 @@ fn convert_lines(
         let written = canonical
             .export_owned(imported, &options, &mut notes)
             .expect("exports");
-        JsonStyle::Compact.write_object_passing(&mut out, &written, &texts.placed(&routes, line));
+        passthrough::write_object_passing(
+            JsonStyle::Compact,
+            &mut out,
+            &written,
+            &texts.placed(&routes, line),
+        );
         out.push(b'\n');
     }
     let elapsed = start.elapsed();
@@ -146,8 +147,8 @@ fn convert_lines(
 
 fn report_convert(
     label: &str,
-    adapter: &dyn ViewAdapter,
-    canonical: &dyn ViewAdapter,
+    adapter: &Registered,
+    canonical: &Registered,
     lines: &[Vec<u8>],
     rounds: u32,
 ) -> f64 {
@@ -204,10 +205,9 @@ fn main() {
         bytes as f64 / 1e6
     );
 
-    let builtin = custom_adapter::adapter();
+    let builtin = Registered::from(custom_adapter::adapter());
     let lib = build_native();
     let plugin = native::load(&lib).expect("the plugin loads");
-    let plugin = plugin.as_ref();
 
     isobench_adapters::link();
     let registry = isobench_core::Registry::builtin();
@@ -220,12 +220,18 @@ fn main() {
         .collect();
     println!("\nconvert --from custom-adapter --to canonical (parse, import, export, write):");
     let b = report_convert("built in", &builtin, canonical, &lines, 5);
-    let n = report_convert("native plugin (cdylib)", plugin, canonical, &lines, 5);
+    let n = report_convert("native plugin (cdylib)", &plugin, canonical, &lines, 5);
     println!("native plugin / built in: {:.2}x the time", b / n);
 
     println!("\nadapter calls only (import then export, no parsing or writing):");
-    let b = report("built in", &builtin, &records, bytes, 5);
-    let n = report("native plugin (cdylib)", plugin, &records, bytes, 5);
+    let b = report("built in", builtin.adapter(), &records, bytes, 5);
+    let n = report(
+        "native plugin (cdylib)",
+        plugin.adapter(),
+        &records,
+        bytes,
+        5,
+    );
     println!("native plugin / built in: {:.2}x the time", b / n);
 
     let script = Path::new(WORKSPACE).join("plugins/python/example_adapter.py");
@@ -239,7 +245,7 @@ fn main() {
                 .sum();
             let p = report(
                 "Python program (JSON Lines)",
-                python.as_ref(),
+                python.adapter(),
                 small,
                 small_bytes,
                 3,

@@ -2,17 +2,17 @@
 //! fixed value or a per-record template.
 //!
 //! A VALUE that parses as JSON is that JSON value (`--set efficiency_test='["t.py"]'`);
-//! anything else is a string. A string may hold placeholders, filled from each record:
+//! anything else is a string. A string may hold template fields, filled from each record:
 //!
-//! | placeholder | value |
+//! | template field | value |
 //! |---|---|
 //! | `{instance_id}`, `{repo}`, `{base_commit}`, `{head_commit}`, `{version}`, `{created_at}`, `{api}` | the record's canonical field |
 //! | `{owner}`, `{name}` | the two halves of `repo` (`owner/name`) |
 //!
-//! A placeholder may end in `:lower` (lower-cased) or `:N` (its first N characters):
+//! A template field may end in `:lower` (lower-cased) or `:N` (its first N characters):
 //! `--set 'extensions.image_name=swesmith.x86_64.{owner}__{name}.{head_commit:8}'`.
-//! `{{` and `}}` are literal braces. An unknown placeholder is a usage error; a record that
-//! lacks the field a placeholder names is rejected with the field's name.
+//! `{{` and `}}` are literal braces. An unknown template field is a usage error; a record
+//! that lacks the field a template field names is rejected with the field's name.
 
 use std::fmt::Write as _;
 
@@ -22,8 +22,8 @@ use serde_json::{Map, Value};
 
 use crate::errors::{AssignError, CliError, TemplateFault};
 
-/// The placeholders a template may use.
-const PLACEHOLDERS: [&str; 9] = [
+/// The fields a template may use.
+const TEMPLATE_FIELDS: [&str; 9] = [
     "instance_id",
     "repo",
     "owner",
@@ -151,12 +151,12 @@ fn shape(field: &str) -> Option<Shape> {
     }
 }
 
-/// A string value: fixed when it holds no placeholder.
+/// A string value: fixed when it holds no template field.
 fn template(text: &str, set: &str) -> Result<Assigned, AssignError> {
     let bad = |fault| AssignError::Template {
         set: set.to_owned(),
         fault,
-        placeholders: &PLACEHOLDERS,
+        placeholders: &TEMPLATE_FIELDS,
     };
     let mut parts = Vec::new();
     let mut literal = String::new();
@@ -184,7 +184,7 @@ fn template(text: &str, set: &str) -> Result<Assigned, AssignError> {
             Some((key, modifier)) => (key, Some(modifier)),
             None => (spec, None),
         };
-        let name = PLACEHOLDERS
+        let name = TEMPLATE_FIELDS
             .into_iter()
             .find(|p| *p == key)
             .ok_or_else(|| bad(TemplateFault::UnknownPlaceholder(spec.to_owned())))?;
@@ -216,8 +216,8 @@ fn template(text: &str, set: &str) -> Result<Assigned, AssignError> {
     Ok(Assigned::Template(parts))
 }
 
-/// The value of placeholder `name` for `record`.
-fn placeholder<'r>(record: &'r CanonicalRecord, name: &str) -> Option<&'r str> {
+/// The value of template field `name` for `record`.
+fn template_field<'r>(record: &'r CanonicalRecord, name: &str) -> Option<&'r str> {
     let repo = || record.repo.as_deref()?.split_once('/');
     match name {
         "instance_id" => record.instance_id.as_deref(),
@@ -229,7 +229,7 @@ fn placeholder<'r>(record: &'r CanonicalRecord, name: &str) -> Option<&'r str> {
         "version" => record.version.as_deref(),
         "created_at" => record.created_at.as_deref(),
         "api" => record.api.as_deref(),
-        _ => unreachable!("placeholders are checked when parsed"),
+        _ => unreachable!("template fields are checked when parsed"),
     }
 }
 
@@ -245,7 +245,7 @@ impl Assignment {
             match part {
                 Part::Text(text) => out.push_str(text),
                 Part::Field { name, lower, take } => {
-                    let value = placeholder(record, name).ok_or_else(|| {
+                    let value = template_field(record, name).ok_or_else(|| {
                         let field = if matches!(*name, "owner" | "name") {
                             "repo"
                         } else {
@@ -320,7 +320,7 @@ pub enum Phase {
     /// The fixed values: before enrichment, which may read them (`install_commands` for a
     /// derived environment signature).
     Fixed,
-    /// The templates: after enrichment, so that a placeholder can use what `--repos`
+    /// The templates: after enrichment, so that a template field can use what `--repos`
     /// derived (`{head_commit:8}`).
     Templates,
 }
@@ -339,7 +339,7 @@ pub fn apply(
     if sets.is_empty() {
         return Ok(record);
     }
-    // Placeholders read the record as it is before this phase's assignments.
+    // Template fields read the record as it is before this phase's assignments.
     let values = sets
         .iter()
         .map(|set| set.value_for(&record))
@@ -384,7 +384,7 @@ mod tests {
     }
 
     #[test]
-    fn templates_fill_placeholders_from_each_record() {
+    fn templates_fill_their_fields_from_each_record() {
         let c =
             set_one("extensions.image_name=img.{owner:lower}_1776_{name}.{head_commit:8}:{{tag}}")
                 .unwrap();
@@ -410,7 +410,7 @@ mod tests {
     }
 
     #[test]
-    fn an_unknown_placeholder_or_modifier_is_a_usage_error() {
+    fn an_unknown_template_field_or_modifier_is_a_usage_error() {
         for (set, said) in [
             (
                 "extensions.image_name=x.{instance}",
@@ -431,7 +431,7 @@ mod tests {
     }
 
     #[test]
-    fn a_record_without_the_placeholder_field_is_rejected_by_name() {
+    fn a_record_without_a_template_field_is_rejected_by_name() {
         let err = set_one("extensions.image_name=x.{base_commit}").unwrap_err();
         assert_eq!(err.pointer, "/base_commit");
         assert!(err.message.contains("`{base_commit}`"), "{}", err.message);

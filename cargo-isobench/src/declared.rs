@@ -24,7 +24,7 @@
 use std::path::{Path, PathBuf};
 
 use isobench_core::table::{Table, TableAdapter};
-use isobench_core::{Registry, ViewAdapter};
+use isobench_core::{Registered, Registry};
 use serde::Deserialize;
 
 use crate::errors::{CliError, TableError};
@@ -79,10 +79,10 @@ pub fn load_in(
     path: &Path,
     within: Option<&Path>,
     registry: &Registry,
-) -> Result<Box<dyn ViewAdapter>, CliError> {
+) -> Result<Registered, CliError> {
     let (text, table) = read(path, within)?;
     let Some(base_name) = table.extends.clone() else {
-        return Ok(Box::new(adapter_of(path, &text, table)?));
+        return Ok(adapter_of(path, &text, table)?.into());
     };
     let Some(base) = registry.get(&base_name) else {
         let at = text.find("extends");

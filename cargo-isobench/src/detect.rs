@@ -9,8 +9,8 @@
 
 use std::fmt::Write as _;
 
-use isobench_core::Registry;
 use isobench_core::adapter::ViewAdapter;
+use isobench_core::{Profile, Registered, Registry};
 use serde_json::{Map, Value};
 
 use crate::errors::{CliError, DetectError};
@@ -45,7 +45,7 @@ struct Fit {
 
 impl Fit {
     fn of(adapter: &dyn ViewAdapter, records: &[Map<String, Value>], accepted: usize) -> Self {
-        let schema = adapter.schema();
+        let schema = adapter.schema(Profile::Lossless);
         let properties = schema.get("properties").and_then(Value::as_object);
         let required: Vec<&str> = schema
             .get("required")
@@ -121,7 +121,7 @@ pub fn fits_better(
 pub fn choose<'r>(
     registry: &'r Registry,
     records: &[Map<String, Value>],
-) -> Result<&'r dyn ViewAdapter, String> {
+) -> Result<&'r Registered, String> {
     if records.is_empty() {
         return Err("the input holds no record to tell the format from".into());
     }
@@ -139,7 +139,7 @@ pub fn choose<'r>(
     let fits: Vec<Fit> = registry
         .iter()
         .zip(&accepted)
-        .map(|(adapter, (_, n))| Fit::of(adapter, records, *n))
+        .map(|(adapter, (_, n))| Fit::of(adapter.adapter(), records, *n))
         .collect();
     let candidates: Vec<&Fit> = fits
         .iter()
@@ -208,10 +208,7 @@ fn quoted(fields: &[String]) -> String {
 
 /// `--from auto`: reads the first records of the inputs and picks their format; says on
 /// stderr which.
-pub fn detect<'r>(
-    registry: &'r Registry,
-    sources: &[Input],
-) -> Result<&'r dyn ViewAdapter, CliError> {
+pub fn detect<'r>(registry: &'r Registry, sources: &[Input]) -> Result<&'r Registered, CliError> {
     if sources.contains(&Input::Stdin) {
         return Err(DetectError::Stdin.into());
     }
@@ -288,7 +285,7 @@ mod tests {
         fn info(&self) -> &AdapterInfo {
             &self.info
         }
-        fn schema(&self) -> &Value {
+        fn schema(&self, _: Profile) -> &Value {
             &self.schema
         }
         fn import(

@@ -1,13 +1,12 @@
 //! Formats by name, and by the records they accept.
 
-use isobench_core::adapter::ViewAdapter;
-use isobench_core::{Notes, Registry};
+use isobench_core::{Notes, Registered, Registry};
 use serde_json::{Map, Value};
 
 use crate::errors::CliError;
 
 /// The adapter answering to `name`.
-pub fn find<'r>(registry: &'r Registry, name: &str) -> Result<&'r dyn ViewAdapter, CliError> {
+pub fn find<'r>(registry: &'r Registry, name: &str) -> Result<&'r Registered, CliError> {
     registry.get(name).ok_or_else(|| CliError::UnknownFormat {
         name: name.to_owned(),
         known: registry.names().iter().map(|&n| n.to_owned()).collect(),

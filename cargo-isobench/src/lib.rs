@@ -175,7 +175,7 @@ fn list_adapters(registry: &Registry, args: &AdaptersArgs) -> Result<i32, CliErr
 /// requires; then each format's names, origin and description.
 fn adapters_table(registry: &Registry) -> String {
     use std::fmt::Write as _;
-    let adapters: Vec<&dyn isobench_core::ViewAdapter> = registry.iter().collect();
+    let adapters: Vec<&isobench_core::Registered> = registry.iter().collect();
     let mut rows: Vec<String> = isobench_core::record::V1_FIELDS
         .iter()
         .filter(|f| **f != "extensions")
@@ -194,7 +194,7 @@ fn adapters_table(registry: &Registry) -> String {
             }
         }
     }
-    let cell = |adapter: &dyn isobench_core::ViewAdapter, field: &str| {
+    let cell = |adapter: &isobench_core::Registered, field: &str| {
         let info = adapter.info();
         let needs = adapter.table().is_some_and(|t| {
             t.fields
@@ -231,7 +231,7 @@ fn adapters_table(registry: &Registry) -> String {
     for row in &rows {
         let mut line = format!("{row:first$}");
         for (adapter, width) in adapters.iter().zip(&widths) {
-            let _ = write!(line, "  {:width$}", cell(*adapter, row));
+            let _ = write!(line, "  {:width$}", cell(adapter, row));
         }
         text.push_str(line.trim_end());
         text.push('\n');
@@ -263,11 +263,7 @@ fn adapters_table(registry: &Registry) -> String {
 
 fn print_schema(registry: &Registry, args: &SchemaArgs) -> Result<i32, CliError> {
     let adapter = find(registry, &args.format)?;
-    let schema = if adapter.info().name == "canonical" {
-        Profile::from(args.profile).schema()
-    } else {
-        adapter.schema()
-    };
+    let schema = adapter.schema(Profile::from(args.profile));
     let mut out = io::stdout().lock();
     serde_json::to_writer_pretty(&mut out, schema).map_err(|e| stdout_error(e.into()))?;
     writeln!(out).map_err(stdout_error)?;

@@ -9,7 +9,7 @@ use std::io::Write;
 
 use isobench_core::schema::SchemaValidator;
 use isobench_core::validate::validate_record;
-use isobench_core::{Notes, Profile, Registry, ViewAdapter};
+use isobench_core::{Notes, Profile, Registered, Registry};
 use serde_json::{Map, Value};
 
 use crate::cli::ValidateArgs;
@@ -145,7 +145,7 @@ pub fn run(registry: &Registry, args: &ValidateArgs) -> Result<i32, CliError> {
 /// What checks records against a format.
 #[derive(Debug)]
 pub struct Validator<'r> {
-    adapter: &'r dyn ViewAdapter,
+    adapter: &'r Registered,
     /// The format's schema; `None` for canonical, which has its own validation.
     view: Option<SchemaValidator>,
     profile: Profile,
@@ -153,11 +153,11 @@ pub struct Validator<'r> {
 
 impl<'r> Validator<'r> {
     /// Checks records against `adapter`'s format (and `profile`, for canonical).
-    pub fn new(adapter: &'r dyn ViewAdapter, profile: Profile) -> Result<Self, CliError> {
+    pub fn new(adapter: &'r Registered, profile: Profile) -> Result<Self, CliError> {
         let view = if adapter.info().name == "canonical" {
             None
         } else {
-            Some(SchemaValidator::new(adapter.schema()).map_err(ValidateError::Schema)?)
+            Some(SchemaValidator::new(adapter.schema(profile)).map_err(ValidateError::Schema)?)
         };
         Ok(Self {
             adapter,
@@ -176,7 +176,7 @@ impl<'r> Validator<'r> {
 /// own validation), the import, then what the format's consumer requires that the schema
 /// cannot say (an empty list, a string that is not JSON).
 fn record_problems(
-    adapter: &dyn ViewAdapter,
+    adapter: &Registered,
     view: Option<&SchemaValidator>,
     profile: Profile,
     value: Value,

@@ -7,8 +7,8 @@
 use cargo_isobench::input::{Routes, parse_record, parse_record_passing};
 use isobench_core::adapter::ExportOptions;
 use isobench_core::codec::JsonStyle;
-use isobench_core::passthrough::{Route, Texts, routes};
-use isobench_core::{Notes, Profile, Registry, ViewAdapter};
+use isobench_core::passthrough::{self, Route, Texts, write_object_passing};
+use isobench_core::{Notes, Profile, Registered, Registry};
 use isobench_tests::{SWE_BENCH_FILES, SWE_SMITH_FILE, real_data};
 use serde_json::Value;
 
@@ -21,7 +21,7 @@ fn registry() -> Registry {
     for entry in std::fs::read_dir(dir).expect("the example adapters") {
         let adapter = cargo_isobench::declared::load(&entry.expect("an entry").path())
             .expect("an example adapter loads");
-        registry.register(Box::new(adapter)).expect("a new name");
+        registry.register(adapter).expect("a new name");
     }
     registry
 }
@@ -30,7 +30,7 @@ fn registry() -> Registry {
 /// the error.
 fn convert(
     line: &str,
-    (from, to): (&dyn ViewAdapter, &dyn ViewAdapter),
+    (from, to): (&Registered, &Registered),
     profile: Profile,
     style: JsonStyle,
     routes: &[Route<'_>],
@@ -55,7 +55,12 @@ fn convert(
     }
     .map_err(|e| e.to_string())?;
     let mut bytes = Vec::new();
-    style.write_object_passing(&mut bytes, &out, &texts.placed(routes, line.as_bytes()));
+    write_object_passing(
+        style,
+        &mut bytes,
+        &out,
+        &texts.placed(routes, line.as_bytes()),
+    );
     Ok(String::from_utf8(bytes).expect("the writer writes UTF-8"))
 }
 
@@ -96,6 +101,12 @@ fn same_either_way(registry: &Registry, lines: &[String]) -> usize {
         }
     }
     passed
+}
+
+/// The routes of a conversion from `from` to `to`.
+fn routes<'a>(from: &'a Registered, to: &'a Registered) -> Vec<Route<'a>> {
+    let same_format = from.info().name == to.info().name;
+    passthrough::routes(from.places(), to.places(), same_format)
 }
 
 fn names<'k>(routes: &[Route<'k>]) -> Vec<&'k str> {

@@ -201,11 +201,11 @@ fn canonical_record() -> impl Strategy<Value = Map<String, Value>> {
 fn registry_with(table: &Table) -> Registry {
     let mut registry = Registry::default();
     registry
-        .register(Box::new(isobench_adapters::Canonical::default()))
+        .register(isobench_adapters::Canonical::default())
         .expect("an empty registry");
     let adapter = TableAdapter::new(table.clone(), ()).expect("a generated table is valid");
     registry
-        .register(Box::new(adapter))
+        .register(adapter)
         .expect("the generated name is free");
     registry
 }

@@ -1,11 +1,10 @@
 //! The canonical ISO-Bench v1 record itself, in either profile.
 
-use std::sync::OnceLock;
-
-use isobench_core::adapter::{AdapterInfo, AdapterRegistration, ExportOptions, ViewAdapter};
+use isobench_core::adapter::{AdapterInfo, ExportOptions, ViewAdapter};
 use isobench_core::contract::{Contract, Kind, Requirement};
 use isobench_core::passthrough::{BULK_FIELDS, Place};
 use isobench_core::record::V1_FIELDS;
+use isobench_core::registry::{AdapterRegistration, Registered};
 use isobench_core::validate::{Problem, semantic_problems};
 use isobench_core::vocab;
 use isobench_core::{CanonicalRecord, Notes, Profile, RecordError};
@@ -66,28 +65,8 @@ impl ViewAdapter for Canonical {
         &self.info
     }
 
-    fn schema(&self) -> &Value {
-        Profile::Lossless.schema()
-    }
-
-    fn passthrough(&self) -> &[Place] {
-        static PLACES: OnceLock<Vec<Place>> = OnceLock::new();
-        PLACES.get_or_init(|| {
-            // Every bulk field is written as it is; only the top-level ones can be read
-            // unparsed.
-            BULK_FIELDS
-                .iter()
-                .map(|field| match field.strip_prefix("extensions.") {
-                    Some(key) => Place {
-                        field: (*field).to_owned(),
-                        path: vec!["extensions".to_owned(), key.to_owned()],
-                        import: false,
-                        export: true,
-                    },
-                    None => Place::both_ways(field, field),
-                })
-                .collect()
-        })
+    fn schema(&self, profile: Profile) -> &Value {
+        profile.schema()
     }
 
     fn import(
@@ -193,6 +172,26 @@ fn checked(value: Value, profile: Profile) -> Result<Map<String, Value>, RecordE
     }
 }
 
+/// The canonical format as the host holds it: every bulk field is written as it is,
+/// and only the top-level ones can be read unparsed.
+impl From<Canonical> for Registered {
+    fn from(canonical: Canonical) -> Self {
+        let places = BULK_FIELDS
+            .iter()
+            .map(|field| match field.strip_prefix("extensions.") {
+                Some(key) => Place {
+                    field: (*field).to_owned(),
+                    path: vec!["extensions".to_owned(), key.to_owned()],
+                    import: false,
+                    export: true,
+                },
+                None => Place::both_ways(field, field),
+            })
+            .collect();
+        Registered::new(canonical).passing(places)
+    }
+}
+
 inventory::submit! {
-    AdapterRegistration { make: || Box::new(Canonical::default()) }
+    AdapterRegistration { make: || Canonical::default().into() }
 }

@@ -33,9 +33,9 @@
 //!   be reproduced faithfully here. `arch` and `instance_image_tag` are written only when
 //!   present (leaving them out keeps GSO's defaults).
 
-use isobench_core::adapter::AdapterRegistration;
 use isobench_core::codec;
 use isobench_core::contract::{Kind, Requirement};
+use isobench_core::registry::AdapterRegistration;
 use isobench_core::table::io::{Exporter, Importer};
 use isobench_core::table::{
     Field, FieldType, HookResult, Hooks, ListEncoding, Table, TableAdapter,
@@ -244,7 +244,7 @@ pub fn adapter() -> TableAdapter {
 }
 
 inventory::submit! {
-    AdapterRegistration { make: || Box::new(adapter()) }
+    AdapterRegistration { make: || adapter().into() }
 }
 
 // ---------------------------------------------------------------- import

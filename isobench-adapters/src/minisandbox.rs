@@ -19,7 +19,7 @@
 //! | `version` | `version` | optional; the repository release. On export, `extensions.upstream_version` is preferred when canonical `version` holds a derived signature |
 
 use isobench_core::CanonicalRecord;
-use isobench_core::adapter::AdapterRegistration;
+use isobench_core::registry::AdapterRegistration;
 use isobench_core::table::io::{Exporter, Importer};
 use isobench_core::table::{Field, HookResult, Hooks, ListEncoding, Table, TableAdapter};
 use isobench_core::vocab;
@@ -174,5 +174,5 @@ pub fn adapter() -> TableAdapter {
 }
 
 inventory::submit! {
-    AdapterRegistration { make: || Box::new(adapter()) }
+    AdapterRegistration { make: || adapter().into() }
 }

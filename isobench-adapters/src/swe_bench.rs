@@ -4,8 +4,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use isobench_core::CanonicalRecord;
-use isobench_core::adapter::AdapterRegistration;
 use isobench_core::contract::{Known, Under};
+use isobench_core::registry::AdapterRegistration;
 use isobench_core::table::io::{Exporter, Importer};
 use isobench_core::table::{
     Field, FieldType, HookResult, Hooks, ListEncoding, Table, TableAdapter,
@@ -210,5 +210,5 @@ pub fn adapter() -> TableAdapter {
 }
 
 inventory::submit! {
-    AdapterRegistration { make: || Box::new(adapter()) }
+    AdapterRegistration { make: || adapter().into() }
 }

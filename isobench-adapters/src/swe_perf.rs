@@ -37,10 +37,10 @@
 //! it still decodes to what the record holds.
 
 use isobench_core::CanonicalRecord;
-use isobench_core::adapter::AdapterRegistration;
 use isobench_core::codec::{self, Encoding, JsonStyle};
 use isobench_core::contract::{Kind, Requirement};
 use isobench_core::record::DurationChange;
+use isobench_core::registry::AdapterRegistration;
 use isobench_core::table::io::{Exporter, Importer};
 use isobench_core::table::{
     Field, FieldType, HookResult, Hooks, ListEncoding, Table, TableAdapter,
@@ -214,7 +214,7 @@ pub fn adapter() -> TableAdapter {
 }
 
 inventory::submit! {
-    AdapterRegistration { make: || Box::new(adapter()) }
+    AdapterRegistration { make: || adapter().into() }
 }
 
 // ---------------------------------------------------------------- import

@@ -28,7 +28,7 @@
 //! here and are reported as dropped.
 
 use isobench_core::CanonicalRecord;
-use isobench_core::adapter::AdapterRegistration;
+use isobench_core::registry::AdapterRegistration;
 use isobench_core::table::io::{Exporter, Importer};
 use isobench_core::table::{
     Field, FieldType, HookResult, Hooks, ListEncoding, Table, TableAdapter,
@@ -188,5 +188,5 @@ pub fn adapter() -> TableAdapter {
 }
 
 inventory::submit! {
-    AdapterRegistration { make: || Box::new(adapter()) }
+    AdapterRegistration { make: || adapter().into() }
 }

@@ -101,7 +101,10 @@ fn note_detail<'a>(notes: &'a Notes, kind: NoteKind, field: &str) -> &'a str {
 }
 
 fn schema_problems(registry: &Registry, format: &str, record: &Value) -> Vec<String> {
-    let schema = registry.get(format).expect("built in").schema();
+    let schema = registry
+        .get(format)
+        .expect("built in")
+        .schema(isobench_core::Profile::Lossless);
     SchemaValidator::new(schema)
         .expect("the view schema compiles")
         .problems(record)

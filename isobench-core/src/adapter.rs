@@ -8,7 +8,6 @@ use crate::error::RecordError;
 use crate::record::{CanonicalRecord, V1_FIELDS};
 use crate::report::Notes;
 use crate::schema::Profile;
-use crate::table::Table;
 use crate::vocab;
 
 /// What an adapter says about itself: its names, what it reads and writes.
@@ -141,7 +140,10 @@ impl ExportOptions {
 /// A dataset format: converts its records to and from the canonical record.
 ///
 /// Object-safe, so built-in adapters, native plugins and program plugins sit side by
-/// side in a [`Registry`].
+/// side in a [`crate::registry::Registry`]. What the host does for some formats besides
+/// calling them (moving bulk fields unread, extending a field table, sending a plugin a
+/// record's text) is the host's: it keeps it with the adapter in a
+/// [`crate::registry::Registered`], not in this trait.
 ///
 /// The round-trip contract: for every record `r` an adapter accepts,
 /// `export(import(r)) == r`, same keys in the same order, same values, same encodings.
@@ -149,8 +151,9 @@ pub trait ViewAdapter: Send + Sync + std::fmt::Debug {
     /// Names, description, the fields the adapter fills and carries, and its contract.
     fn info(&self) -> &AdapterInfo;
 
-    /// The JSON Schema of one record of this format.
-    fn schema(&self) -> &Value;
+    /// The JSON Schema of one record of this format, as written under `profile` (only a
+    /// format whose records depend on the profile, as canonical's do, reads it).
+    fn schema(&self, profile: Profile) -> &Value;
 
     /// Reads one foreign record into the canonical record (lossless profile).
     fn import(
@@ -158,54 +161,6 @@ pub trait ViewAdapter: Send + Sync + std::fmt::Debug {
         record: Map<String, Value>,
         notes: &mut Notes,
     ) -> Result<CanonicalRecord, RecordError>;
-
-    /// Imports a record the caller holds both parsed and as the JSON text of that one
-    /// object. Adapters that hand records on as JSON (plugins) override it to send
-    /// `text` as it is instead of serialising `record` again; the default imports
-    /// `record`.
-    fn import_text(
-        &self,
-        record: Map<String, Value>,
-        text: &[u8],
-        notes: &mut Notes,
-    ) -> Result<CanonicalRecord, RecordError> {
-        let _ = text;
-        self.import(record, notes)
-    }
-
-    /// Where the format's records hold the bulk fields `import` moves unread into the
-    /// canonical record, and `export` writes unread (see [`crate::passthrough`]). The
-    /// host acts on it only for the adapters it runs itself (built in, and field tables):
-    /// a plugin written by hand is sent whole records. A conversion may hand `import` an
-    /// empty value of the same type in place of such a value, and writes the value's
-    /// text where `export` puts the field, so neither may read it, only move it. None by
-    /// default.
-    fn passthrough(&self) -> &[crate::passthrough::Place] {
-        &[]
-    }
-
-    /// The field table the format is declared by, when it is (see [`crate::table`]).
-    fn table(&self) -> Option<&Table> {
-        None
-    }
-
-    /// The adapter of a table that [extends](Table::extends) this format's: its fields
-    /// with `extension`'s added or put in their place, run with this format's hooks.
-    /// `None` when the format is declared by no table.
-    fn extended(
-        &self,
-        extension: Table,
-    ) -> Option<Result<Box<dyn ViewAdapter>, crate::table::TableError>> {
-        let _ = extension;
-        None
-    }
-
-    /// Whether [`ViewAdapter::import_text`] reads only the text. A caller holding a
-    /// record's text may then check that it is one well-formed JSON object and hand
-    /// `import_text` an empty map instead of the parsed record. `false` by default.
-    fn imports_from_text(&self) -> bool {
-        false
-    }
 
     /// Writes a canonical record as one foreign record.
     fn export(
@@ -216,8 +171,10 @@ pub trait ViewAdapter: Send + Sync + std::fmt::Debug {
     ) -> Result<Map<String, Value>, RecordError>;
 
     /// Writes a canonical record the caller is done with, as [`ViewAdapter::export`]
-    /// does. Adapters that can move the record's values instead of copying them
-    /// override it; the default exports a borrow of `record`.
+    /// does. An adapter that can move the record's values instead of copying them
+    /// overrides it (a conversion hands every record over once it is converted, so for
+    /// a format whose records are the canonical record's values, this saves a copy of
+    /// every patch and text); the default exports a borrow of `record`.
     fn export_owned(
         &self,
         record: CanonicalRecord,
@@ -227,15 +184,6 @@ pub trait ViewAdapter: Send + Sync + std::fmt::Debug {
         self.export(&record, options, notes)
     }
 }
-
-/// A built-in adapter's registration, collected with `inventory`.
-#[derive(Debug)]
-pub struct AdapterRegistration {
-    /// Builds the adapter.
-    pub make: fn() -> Box<dyn ViewAdapter>,
-}
-
-inventory::collect!(AdapterRegistration);
 
 /// Two adapters answering to the same name.
 #[derive(Debug, thiserror::Error)]
@@ -249,60 +197,4 @@ pub struct NameClash {
     pub existing: String,
     /// Where that one comes from.
     pub existing_origin: String,
-}
-
-/// The adapters available to a run: the built-ins, then any plugins.
-#[derive(Debug, Default)]
-pub struct Registry {
-    adapters: Vec<Box<dyn ViewAdapter>>,
-}
-
-impl Registry {
-    /// Every adapter compiled into the binary, sorted by name.
-    pub fn builtin() -> Self {
-        let mut adapters: Vec<Box<dyn ViewAdapter>> = inventory::iter::<AdapterRegistration>
-            .into_iter()
-            .map(|r| (r.make)())
-            .collect();
-        adapters.sort_by(|a, b| a.info().name.cmp(&b.info().name));
-        Self { adapters }
-    }
-
-    /// Adds an adapter, refusing one whose name or alias another already answers to.
-    pub fn register(&mut self, adapter: Box<dyn ViewAdapter>) -> Result<(), NameClash> {
-        let info = adapter.info();
-        for name in std::iter::once(&info.name).chain(&info.aliases) {
-            if let Some(existing) = self.get(name) {
-                return Err(NameClash {
-                    name: name.clone(),
-                    origin: info.origin.clone(),
-                    existing: existing.info().name.clone(),
-                    existing_origin: existing.info().origin.clone(),
-                });
-            }
-        }
-        self.adapters.push(adapter);
-        Ok(())
-    }
-
-    /// The adapter answering to `name` (its name or an alias).
-    pub fn get(&self, name: &str) -> Option<&dyn ViewAdapter> {
-        self.adapters
-            .iter()
-            .find(|a| a.info().answers_to(name))
-            .map(AsRef::as_ref)
-    }
-
-    /// Every adapter, built-ins first.
-    pub fn iter(&self) -> impl Iterator<Item = &dyn ViewAdapter> {
-        self.adapters.iter().map(AsRef::as_ref)
-    }
-
-    /// The adapters' names.
-    pub fn names(&self) -> Vec<&str> {
-        self.adapters
-            .iter()
-            .map(|a| a.info().name.as_str())
-            .collect()
-    }
 }

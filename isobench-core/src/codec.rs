@@ -194,17 +194,6 @@ impl JsonStyle {
         crate::jsonwrite::record(out, record, self.writer());
     }
 
-    /// Appends `map` like [`JsonStyle::write_object`], with the JSON text of each entry
-    /// of `passed` in place of the value at its path (see [`crate::passthrough`]).
-    pub fn write_object_passing(
-        self,
-        out: &mut Vec<u8>,
-        map: &Map<String, Value>,
-        passed: &[(&[String], &[u8])],
-    ) {
-        crate::jsonwrite::object_passing(out, map, self.writer(), passed);
-    }
-
     /// A list of strings as a JSON array in this style: what [`JsonStyle::to_string`]
     /// gives for it, written faster.
     fn list_text(self, items: &[String]) -> String {
@@ -213,7 +202,7 @@ impl JsonStyle {
         String::from_utf8(out).expect("the writer writes UTF-8")
     }
 
-    fn writer(self) -> crate::jsonwrite::Style {
+    pub(crate) fn writer(self) -> crate::jsonwrite::Style {
         crate::jsonwrite::Style {
             spaced: self.is_spaced(),
             ascii: self.is_ascii(),
@@ -792,5 +781,40 @@ mod tests {
             "{}",
             err.message
         );
+    }
+
+    #[test]
+    fn into_value_and_write_record_give_what_serde_writes() {
+        let every_field: crate::CanonicalRecord = serde_json::from_value(json!({
+            "repo": "o/r", "instance_id": "o__r-1", "created_at": "2024-01-01T00:00:00Z",
+            "base_commit": "a", "head_commit": "b", "patch": "p", "test_patch": "t",
+            "patch_functions": ["f"], "test_functions": ["g", "h"], "efficiency_test": ["t1"],
+            "problem_statement_oracle": {"text": "x"}, "problem_statement_realistic": "y",
+            "duration_changes": [{"base": [1, 2.5], "head": [0.5]}, {"base": [], "head": [3]}], "human_performance": 2,
+            "version": "1.0", "setup_commands": ["s"], "install_commands": [], "api": "a()",
+            "gt_commit_message": "m", "notes": "n", "extensions": {"k": [1, null]}
+        }))
+        .unwrap();
+        let mut with_null = crate::CanonicalRecord {
+            repo: Some("o/r".into()),
+            ..crate::CanonicalRecord::default()
+        };
+        with_null.problem_statement_oracle = Some(Value::Null);
+        for record in [every_field, crate::CanonicalRecord::default(), with_null] {
+            let expected = serde_json::to_string(&record).unwrap();
+            let mut written = Vec::new();
+            JsonStyle::Compact.write_record(&mut written, &record);
+            assert_eq!(String::from_utf8(written).unwrap(), expected);
+            let mut spaced = Vec::new();
+            JsonStyle::Spaced.write_record(&mut spaced, &record);
+            assert_eq!(
+                String::from_utf8(spaced).unwrap(),
+                JsonStyle::Spaced.to_string(&record)
+            );
+            assert_eq!(
+                serde_json::to_string(&record.into_value()).unwrap(),
+                expected
+            );
+        }
     }
 }

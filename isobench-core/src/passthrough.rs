@@ -3,13 +3,13 @@
 //!
 //! Patches, issue texts and test lists make up most of a benchmark record, and most
 //! adapters only move them from one key to another. Each adapter says where its records
-//! hold such a field and whether it moves it unread ([`ViewAdapter::passthrough`], a
-//! [`Place`] per field; a [`crate::table::Table`] derives them from the fields it maps
-//! straight across). A conversion pairs the places of its two formats into [`Route`]s,
+//! hold such a field and whether it moves it unread (a [`Place`] per field, which the
+//! host keeps with the adapter: [`Registered::places`]; a [`crate::table::Table`]
+//! derives them from the fields it maps straight across). A conversion pairs the places of its two formats into [`Route`]s,
 //! from an input key to where the output holds the field. A reader then leaves a
 //! routed value undecoded: it keeps the value's text ([`Texts`]) and gives the adapter
 //! an empty value of the same type in its place, which the adapters move like any
-//! other. The writer ([`JsonStyle::write_object_passing`]) writes the kept text at the
+//! other. The writer ([`write_object_passing`]) writes the kept text at the
 //! route's output path. Nothing in the record stands for the text, so no adapter can
 //! misplace it: the record holds empty strings and lists, and the text goes where the
 //! route says.
@@ -21,15 +21,14 @@
 //! ([`transcode_list`]) without decoding its items; its placeholder is a string in the
 //! same encoding, so the source adapter notes the encoding it would note for the list.
 //!
-//! [`ViewAdapter::passthrough`]: crate::ViewAdapter::passthrough
-//! [`JsonStyle::write_object_passing`]: crate::codec::JsonStyle::write_object_passing
+//! [`Registered::places`]: crate::registry::Registered::places
 
 use std::ops::Range;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use crate::adapter::ViewAdapter;
 use crate::codec::{Encoding, JsonStyle};
+use crate::jsonwrite;
 
 /// The canonical fields that may pass at all: the bulk of a record (patches, texts,
 /// test lists), which nothing between import and export reads. A [`crate::table::Table`]
@@ -102,21 +101,19 @@ pub struct Route<'a> {
     pub path: &'a [String],
 }
 
-/// The routes of a conversion from `from` to `to`: the bulk fields ([`BULK_FIELDS`])
-/// `from` moves unread from a top-level key that `to` writes unread. Never another
-/// field, whatever the adapters declare: the conversion reads the `instance_id`
-/// (repeated ids, rejected records), and `--set` templates read any other.
-pub fn routes<'a>(from: &'a dyn ViewAdapter, to: &'a dyn ViewAdapter) -> Vec<Route<'a>> {
-    let same_format = from.info().name == to.info().name;
-    from.passthrough()
-        .iter()
+/// The routes of a conversion between two formats, given where each holds its bulk
+/// fields (`from`'s places and `to`'s) and whether they are one format: the bulk fields
+/// ([`BULK_FIELDS`]) `from` moves unread from a top-level key that `to` writes unread.
+/// Never another field, whatever the places say: the conversion reads the
+/// `instance_id` (repeated ids, rejected records), and `--set` templates read any other.
+pub fn routes<'a>(from: &'a [Place], to: &'a [Place], same_format: bool) -> Vec<Route<'a>> {
+    from.iter()
         .filter(|place| place.import && BULK_FIELDS.contains(&place.field.as_str()))
         .filter_map(|place| {
             let [key] = place.path.as_slice() else {
                 return None;
             };
             let out = to
-                .passthrough()
                 .iter()
                 .find(|out| out.export && out.field == place.field)?;
             let list = is_list_field(&place.field);
@@ -144,6 +141,52 @@ pub fn is_placeholder(value: &Value) -> bool {
         },
         _ => false,
     }
+}
+
+/// Appends `map` as [`JsonStyle::write_object`] does, with the JSON text of each entry
+/// of `passed` in place of the value at its path.
+pub fn write_object_passing(
+    style: JsonStyle,
+    out: &mut Vec<u8>,
+    map: &Map<String, Value>,
+    passed: &[(&[String], &[u8])],
+) {
+    object_passing(out, map, style.writer(), passed);
+}
+
+/// Writes `map` as a JSON object, with each JSON text of `passed` in place of the value
+/// at its path (the keys from `map` down; see the module's notes), when that value is
+/// still the placeholder the reader left.
+fn object_passing(
+    out: &mut Vec<u8>,
+    map: &Map<String, Value>,
+    style: jsonwrite::Style,
+    passed: &[(&[String], &[u8])],
+) {
+    out.push(b'{');
+    for (i, (key, item)) in map.iter().enumerate() {
+        if i > 0 {
+            jsonwrite::separator(out, b',', style.spaced);
+        }
+        jsonwrite::text(out, key, style);
+        jsonwrite::separator(out, b':', style.spaced);
+        let mut below = passed
+            .iter()
+            .filter(|(path, _)| path.first() == Some(key))
+            .peekable();
+        match (below.peek(), item) {
+            (Some(([_], text)), _) if is_placeholder(item) => {
+                out.extend_from_slice(text);
+            }
+            (Some(_), Value::Object(inner)) => {
+                let inner_passed: Vec<(&[String], &[u8])> =
+                    below.map(|(path, text)| (&path[1..], *text)).collect();
+                object_passing(out, inner, style, &inner_passed);
+            }
+            _ => jsonwrite::value(out, item, style),
+        }
+    }
+    out.push(b'}');
 }
 
 /// The texts of the values a record passed, by route: ranges of the record's JSON text,
@@ -230,7 +273,7 @@ impl Texts {
     }
 
     /// Each passed text with where the output holds it, as
-    /// [`JsonStyle::write_object_passing`] takes them: for `routes`, the conversion's
+    /// [`write_object_passing`] takes them: for `routes`, the conversion's
     /// routes, and `text`, the record's JSON text.
     pub fn placed<'a>(
         &'a self,
@@ -374,7 +417,7 @@ pub fn written_string_length(text: &[u8]) -> Option<usize> {
     }
     let mut at = 1;
     loop {
-        at += crate::jsonwrite::next_escape(&text[at..])?;
+        at += jsonwrite::next_escape(&text[at..])?;
         match text[at..] {
             [b'"', ..] => return Some(at + 1),
             [b'\\', b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't', ..] => at += 2,
@@ -498,7 +541,12 @@ mod tests {
             ];
             let (mut expected, mut passing) = (Vec::new(), Vec::new());
             style.write_object(&mut expected, decoded.as_object().expect("object"));
-            style.write_object_passing(&mut passing, holding.as_object().expect("object"), &passed);
+            write_object_passing(
+                style,
+                &mut passing,
+                holding.as_object().expect("object"),
+                &passed,
+            );
             assert_eq!(
                 String::from_utf8_lossy(&passing),
                 String::from_utf8_lossy(&expected)
@@ -690,75 +738,5 @@ mod tests {
         texts.clear();
         assert!(texts.is_empty());
         assert_eq!(texts.placed(&routes, text), []);
-    }
-
-    /// A table's adapter declaring `places` instead of what its table says.
-    #[derive(Debug)]
-    struct Declaring(crate::TableAdapter, Vec<Place>);
-
-    impl ViewAdapter for Declaring {
-        fn info(&self) -> &crate::AdapterInfo {
-            self.0.info()
-        }
-        fn schema(&self) -> &Value {
-            self.0.schema()
-        }
-        fn passthrough(&self) -> &[Place] {
-            &self.1
-        }
-        fn import(
-            &self,
-            record: serde_json::Map<String, Value>,
-            notes: &mut crate::Notes,
-        ) -> Result<crate::CanonicalRecord, crate::RecordError> {
-            self.0.import(record, notes)
-        }
-        fn export(
-            &self,
-            record: &crate::CanonicalRecord,
-            options: &crate::adapter::ExportOptions,
-            notes: &mut crate::Notes,
-        ) -> Result<serde_json::Map<String, Value>, crate::RecordError> {
-            self.0.export(record, options, notes)
-        }
-    }
-
-    #[test]
-    fn routes_pass_the_bulk_fields_one_side_moves_and_the_other_writes() {
-        use crate::table::{Field, ListEncoding, Table};
-        let adapter = |name: &str, encoding| {
-            let table = Table::new(name, &[], "a test format").fields(vec![
-                Field::new("id", "instance_id"),
-                Field::new("repository", "repo"),
-                Field::new("diff", "patch"),
-                Field::new("tests", "extensions.fail_to_pass").list(encoding),
-            ]);
-            crate::TableAdapter::new(table, ()).expect("a valid table")
-        };
-        let (encoded, arrays) = (
-            adapter("encoded", ListEncoding::JsonSpaced),
-            adapter("arrays", ListEncoding::Array),
-        );
-        let summary = |from: &dyn ViewAdapter, to: &dyn ViewAdapter| {
-            routes(from, to)
-                .iter()
-                .map(|r| (r.key.to_owned(), r.list, r.encoded, r.path.join(".")))
-                .collect::<Vec<_>>()
-        };
-        let diff = ("diff".to_owned(), false, false, "diff".to_owned());
-        let tests = |encoded| ("tests".to_owned(), true, encoded, "tests".to_owned());
-        assert_eq!(summary(&encoded, &arrays), [diff.clone(), tests(true)]);
-        // A target that writes a list encoded builds it itself.
-        assert_eq!(summary(&arrays, &encoded), std::slice::from_ref(&diff));
-        // Between records of one format, a list passes only as the array it is.
-        assert_eq!(summary(&arrays, &arrays), [diff.clone(), tests(false)]);
-        // Ids and other fields the conversion reads never pass, whatever is declared.
-        let mut places = arrays.passthrough().to_vec();
-        places.extend([
-            Place::both_ways("id", "instance_id"),
-            Place::both_ways("repository", "repo"),
-        ]);
-        let declaring = Declaring(adapter("arrays", ListEncoding::Array), places);
-        assert_eq!(summary(&declaring, &declaring), [diff, tests(false)]);
     }
 }

@@ -12,6 +12,25 @@ pub const CANONICAL_V1: &str = include_str!("../schemas/canonical.v1.schema.json
 pub const CANONICAL_V1_LOSSLESS: &str =
     include_str!("../schemas/canonical.v1.lossless.schema.json");
 
+/// One thing wrong with a record.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Problem {
+    /// Where, as a JSON pointer into the record (`""` for the record itself).
+    pub pointer: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.pointer.is_empty() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "`{}`: {}", self.pointer, self.message)
+        }
+    }
+}
+
 /// Which canonical profile a record must follow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -86,7 +105,7 @@ impl SchemaValidator {
     }
 
     /// Every place where `instance` breaks the schema.
-    pub fn problems(&self, instance: &Value) -> Vec<crate::validate::Problem> {
+    pub fn problems(&self, instance: &Value) -> Vec<Problem> {
         self.0
             .iter_errors(instance)
             .map(|e| {
@@ -97,7 +116,7 @@ impl SchemaValidator {
                 {
                     pointer = format!("{pointer}/{}", crate::error::pointer_token(name));
                 }
-                crate::validate::Problem {
+                Problem {
                     pointer,
                     message: e.to_string(),
                 }

@@ -6,24 +6,7 @@ use serde_json::Value;
 #[cfg(feature = "schema-validation")]
 use crate::schema::Profile;
 
-/// One thing wrong with a record.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Problem {
-    /// Where, as a JSON pointer into the record (`""` for the record itself).
-    pub pointer: String,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl std::fmt::Display for Problem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.pointer.is_empty() {
-            f.write_str(&self.message)
-        } else {
-            write!(f, "`{}`: {}", self.pointer, self.message)
-        }
-    }
-}
+pub use crate::schema::Problem;
 
 /// Validates a canonical record (as JSON) against a profile: the schema first, then the
 /// semantic checks (one `duration_changes` entry per `efficiency_test`).

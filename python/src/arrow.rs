@@ -136,7 +136,8 @@ pub fn convert_arrow(
         .detach(|| {
             let mut converter = BatchConverter::new(registry, &plan, "<arrow>")?;
             let to = cargo_isobench::find(registry, &plan.to)?;
-            let mut table = ArrowTable::new(to.schema()).map_err(OutputError::Columns)?;
+            let mut table = ArrowTable::new(to.schema(isobench_core::Profile::Lossless))
+                .map_err(OutputError::Columns)?;
             let mut rejects = Vec::new();
             let mut report: Option<isobench_core::ConversionReport> = None;
             for_each_batch(reader, |rows, batch_rows| {

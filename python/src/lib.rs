@@ -67,9 +67,7 @@ fn build(loaded: &[Loaded]) -> Result<&'static Registry, CliError> {
                 let adapter = TableAdapter::new(Table::clone(table), ())
                     .expect("a table checked when it was loaded")
                     .with_origin(origin.clone());
-                registry
-                    .register(Box::new(adapter))
-                    .map_err(TableError::NameClash)?;
+                registry.register(adapter).map_err(TableError::NameClash)?;
             }
         }
     }
@@ -112,10 +110,7 @@ fn load_adapter(py: Python<'_>, path: PathBuf) -> PyResult<Vec<String>> {
     let adapter = py
         .detach(move || cargo_isobench::declared::load(&path))
         .map_err(to_py)?;
-    let table = adapter
-        .table()
-        .expect("a declared adapter has its table")
-        .clone();
+    let table = adapter.table().clone();
     load(
         py,
         Loaded::Table {

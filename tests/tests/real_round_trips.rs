@@ -161,9 +161,16 @@ fn builtin_adapters_are_all_registered() {
     assert_eq!(registry.names(), isobench_adapters::BUILTIN);
     for adapter in registry.iter() {
         let info = adapter.info();
-        assert!(adapter.schema().is_object(), "{} has a schema", info.name);
         assert!(
-            isobench_core::schema::SchemaValidator::new(adapter.schema()).is_ok(),
+            adapter.schema(isobench_core::Profile::Lossless).is_object(),
+            "{} has a schema",
+            info.name
+        );
+        assert!(
+            isobench_core::schema::SchemaValidator::new(
+                adapter.schema(isobench_core::Profile::Lossless)
+            )
+            .is_ok(),
             "{}'s schema compiles",
             info.name
         );

@@ -15,9 +15,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::io::Write as _;
 
-use isobench_core::adapter::ViewAdapter;
 use isobench_core::record::V1_FIELDS;
-use isobench_core::{Notes, Registry};
+use isobench_core::{Notes, Registered, Registry};
 use serde::Serialize;
 use serde_json::Value;
 use sha2::{Digest as _, Sha256};
@@ -33,7 +32,7 @@ type Digest = [u8; 16];
 /// One side of the comparison, as given.
 struct Side<'r> {
     inputs: Vec<Input>,
-    adapter: &'r dyn ViewAdapter,
+    adapter: &'r Registered,
 }
 
 /// A record's compared fields: field numbers (see [`FieldNames`]) with their digests,

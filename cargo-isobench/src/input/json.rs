@@ -41,7 +41,7 @@ pub fn parse_record(text: &[u8], complete_line: bool) -> Result<Value, BadInput>
 
 /// Checks that one JSONL line is a record object [`parse_record`] would accept, without
 /// building it: for an adapter that reads records as text
-/// ([`isobench_core::ViewAdapter::imports_from_text`]). The error, when there is one,
+/// ([`isobench_core::Registered::text_import`]). The error, when there is one,
 /// is the one [`parse_record`] gives.
 pub fn check_record(text: &[u8], complete_line: bool) -> Result<(), BadInput> {
     let skimmed = std::str::from_utf8(text).is_ok_and(|checked| {

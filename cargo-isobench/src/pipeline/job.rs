@@ -2,12 +2,12 @@
 //! counts, record by record (import, fixed `--set` values, enrichment, `--set` templates,
 //! export, the target's contract).
 
-use isobench_core::adapter::{ExportOptions, ViewAdapter};
+use isobench_core::adapter::ExportOptions;
 use isobench_core::codec::JsonStyle;
 use isobench_core::contract::Problem;
 use isobench_core::passthrough::{self, Route, Texts};
 use isobench_core::report::{Covered, NoteKind, Rejection};
-use isobench_core::{Contract, ConversionReport, Notes, RecordError, Registry};
+use isobench_core::{Contract, ConversionReport, Notes, RecordError, Registered, Registry};
 use serde_json::{Map, Value};
 
 use super::buffers::Buffers;
@@ -22,8 +22,8 @@ use crate::mine::enrich::{EnrichConfig, Enricher};
 /// What every worker shares.
 pub(super) struct Shared<'a> {
     pub(super) registry: &'a Registry,
-    pub(super) from: &'a dyn ViewAdapter,
-    pub(super) to: &'a dyn ViewAdapter,
+    pub(super) from: &'a Registered,
+    pub(super) to: &'a Registered,
     pub(super) options: ExportOptions,
     pub(super) assignments: Vec<Assignment>,
     /// `--allow-incomplete`: records the target's contract finds lacking are written.
@@ -55,7 +55,8 @@ impl<'a> Shared<'a> {
         let to = find(registry, &plan.to)?;
         // `--set` and enrichment may change any field, passed values included.
         let routes = if plan.assignments.is_empty() && plan.enrich.is_none() {
-            passthrough::routes(from, to)
+            let same_format = from.info().name == to.info().name;
+            passthrough::routes(from.places(), to.places(), same_format)
         } else {
             Vec::new()
         };
@@ -198,7 +199,7 @@ impl Job<'_> {
             let raw = &text[item.range.clone()];
             texts.clear();
             let record = item.parsed.unwrap_or_else(|| {
-                if shared.from.imports_from_text() {
+                if shared.from.text_import().is_some() {
                     // The adapter reads the text (a plugin written by hand, sent whole
                     // records: nothing passes): check it, build nothing.
                     input::check_record(raw, item.complete).map(|()| Value::Object(Map::new()))
@@ -265,10 +266,9 @@ impl Job<'_> {
         self.notes.clear();
         // JSON Lines give the record's text too, which a plugin takes as it is. A record
         // that passed values was parsed, by an adapter that reads parsed records.
-        let imported = if raw.is_empty() || !texts.is_empty() {
-            shared.from.import(map, &mut self.notes)
-        } else {
-            shared.from.import_text(map, raw, &mut self.notes)
+        let imported = match shared.from.text_import() {
+            Some(import) if !raw.is_empty() && texts.is_empty() => import(raw, &mut self.notes),
+            _ => shared.from.import(map, &mut self.notes),
         };
         // Past the import, the format was right: a later refusal points at no other one.
         let import_failed = imported.is_err();
@@ -300,7 +300,7 @@ impl Job<'_> {
                     style.write_object(&mut done.out, &out);
                 } else {
                     let placed = texts.placed(&shared.routes, raw);
-                    style.write_object_passing(&mut done.out, &out, &placed);
+                    passthrough::write_object_passing(style, &mut done.out, &out, &placed);
                 }
                 done.ends.push(done.out.len());
                 done.out.push(b'\n');
@@ -319,10 +319,10 @@ impl Job<'_> {
                         .then(|| self.format_hint(raw, original.as_ref()))
                         .flatten()
                 });
-                // A record only checked (`imports_from_text`) came as an empty map: its
-                // id is read from its text, now that it is wanted.
+                // A record only checked (imported from its text) came as an empty map:
+                // its id is read from its text, now that it is wanted.
                 let instance_id = instance_id.or_else(|| {
-                    let checked_only = shared.from.imports_from_text() && !raw.is_empty();
+                    let checked_only = shared.from.text_import().is_some() && !raw.is_empty();
                     checked_only
                         .then(|| serde_json::from_slice(raw).ok())
                         .flatten()
@@ -427,9 +427,9 @@ impl Job<'_> {
         let accepting: Vec<String> = formats_accepting(registry, record)
             .into_iter()
             .filter(|name| {
-                registry
-                    .get(name)
-                    .is_some_and(|other| crate::detect::fits_better(other, from, record))
+                registry.get(name).is_some_and(|other| {
+                    crate::detect::fits_better(other.adapter(), from.adapter(), record)
+                })
             })
             .collect();
         if accepting.is_empty() || accepting.contains(&from.info().name) {

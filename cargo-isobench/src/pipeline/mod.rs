@@ -81,7 +81,10 @@ pub fn execute(registry: &Registry, plan: &ConvertPlan) -> Result<Finished, CliE
         window: window_of(plan)?,
         fixed_style: plan.json_style,
     };
-    let (mut writer, mut rejects_writer) = open_outputs(plan, shared.to.schema())?;
+    // Columnar output takes its columns from the lossless profile's schema, whose fields
+    // hold the strict profile's too: the columns do not depend on `--profile`.
+    let (mut writer, mut rejects_writer) =
+        open_outputs(plan, shared.to.schema(isobench_core::Profile::Lossless))?;
     let report_file = plan
         .report
         .as_deref()

@@ -26,8 +26,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use isobench_core::Registry;
-use isobench_core::adapter::ViewAdapter;
+use isobench_core::{Registered, Registry};
 
 pub use self::error::PluginError;
 pub use self::trust::Skipped;
@@ -118,7 +117,7 @@ fn chosen_config_plugins<'c>(
     }
 }
 
-fn add(registry: &mut Registry, adapter: Box<dyn ViewAdapter>) -> Result<(), PluginError> {
+fn add(registry: &mut Registry, adapter: Registered) -> Result<(), PluginError> {
     registry.register(adapter).map_err(PluginError::from)
 }
 

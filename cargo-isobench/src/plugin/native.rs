@@ -8,11 +8,12 @@
 //! code may be referenced until the process ends.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use isobench_core::adapter::{AdapterInfo, ExportOptions, ViewAdapter};
 use isobench_core::schema::SchemaValidator;
-use isobench_core::{CanonicalRecord, Notes, RecordError, TableAdapter};
+use isobench_core::{CanonicalRecord, Notes, Profile, RecordError, Registered, TableAdapter};
 use isobench_plugin_sdk::abi::{
     ABI_VERSION, DESCRIPTOR_SIZE, ENTRY_SYMBOL, EntryFn, OutBuffer, PluginDescriptor, STATUS_OK,
     STATUS_PANIC, STATUS_RECORD_ERROR,
@@ -41,11 +42,17 @@ pub struct NativeAdapter {
 
 /// Loads the plugin at `path`: checks the ABI version, then reads its manifest. A
 /// plugin declared by a table gives a [`TableAdapter`], one written by hand a
-/// [`NativeAdapter`].
-pub fn load(path: &Path) -> Result<Box<dyn ViewAdapter>, PluginError> {
+/// [`NativeAdapter`], which the host hands each record's text as it was read.
+pub fn load(path: &Path) -> Result<Registered, PluginError> {
     let (adapter, table, hooks) = open(path)?;
     let Some(table) = table else {
-        return Ok(Box::new(adapter));
+        let adapter = Arc::new(adapter);
+        let reads_text = Arc::clone(&adapter);
+        return Ok(
+            Registered::from(adapter as Arc<dyn ViewAdapter>).importing_text(Arc::new(
+                move |text, notes| reads_text.import_text(text, notes),
+            )),
+        );
     };
     let shown = path.display().to_string();
     let origin = adapter.info.origin.clone();
@@ -59,7 +66,7 @@ pub fn load(path: &Path) -> Result<Box<dyn ViewAdapter>, PluginError> {
             path: shown,
             what: format!("a field table that is not valid: {e}"),
         })?;
-    Ok(Box::new(table))
+    Ok(table.into())
 }
 
 /// Opens the plugin at `path` and reads its manifest: the adapter, and its table and
@@ -348,6 +355,14 @@ impl NativeAdapter {
     fn bad(&self, what: &str) -> RecordError {
         broken(&self.info.name, &self.path, what)
     }
+
+    /// Imports a record from its JSON text, sent to the plugin as it is.
+    fn import_text(&self, text: &[u8], notes: &mut Notes) -> Result<CanonicalRecord, RecordError> {
+        let converted =
+            self.convert(false, text, |status, bytes| self.read_import(status, bytes))?;
+        wire::notes_from_wire(converted.notes, notes);
+        Ok(converted.record)
+    }
 }
 
 impl ViewAdapter for NativeAdapter {
@@ -355,7 +370,7 @@ impl ViewAdapter for NativeAdapter {
         &self.info
     }
 
-    fn schema(&self) -> &Value {
+    fn schema(&self, _profile: Profile) -> &Value {
         &self.schema
     }
 
@@ -366,24 +381,8 @@ impl ViewAdapter for NativeAdapter {
     ) -> Result<CanonicalRecord, RecordError> {
         let bytes =
             serde_json::to_vec(&record).map_err(|e| RecordError::invalid("", e.to_string()))?;
-        self.import_text(record, &bytes, notes)
-    }
-
-    fn imports_from_text(&self) -> bool {
-        true
-    }
-
-    fn import_text(
-        &self,
-        record: Map<String, Value>,
-        text: &[u8],
-        notes: &mut Notes,
-    ) -> Result<CanonicalRecord, RecordError> {
         drop(record);
-        let converted =
-            self.convert(false, text, |status, bytes| self.read_import(status, bytes))?;
-        wire::notes_from_wire(converted.notes, notes);
-        Ok(converted.record)
+        self.import_text(&bytes, notes)
     }
 
     fn export(

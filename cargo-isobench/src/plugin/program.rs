@@ -45,7 +45,7 @@ use std::time::{Duration, Instant};
 
 use isobench_core::adapter::{AdapterInfo, ExportOptions, ViewAdapter};
 use isobench_core::schema::SchemaValidator;
-use isobench_core::{CanonicalRecord, Notes, RecordError};
+use isobench_core::{CanonicalRecord, Notes, Profile, RecordError, Registered};
 use isobench_plugin_sdk::wire::{self, Converted, Manifest, WireError};
 use serde_json::{Map, Value, json};
 
@@ -81,7 +81,7 @@ pub struct ProgramAdapter {
 /// Starts `command` (program and arguments) and performs the handshake. A program
 /// declared by a table gives a `TableAdapter` (and is stopped at once when it has no
 /// hooks), one written by hand a [`ProgramAdapter`].
-pub fn start(command: &[String], timeout: Duration) -> Result<Box<dyn ViewAdapter>, PluginError> {
+pub fn start(command: &[String], timeout: Duration) -> Result<Registered, PluginError> {
     start_in(command, timeout, None)
 }
 
@@ -91,10 +91,10 @@ pub fn start_in(
     command: &[String],
     timeout: Duration,
     dir: Option<&Path>,
-) -> Result<Box<dyn ViewAdapter>, PluginError> {
+) -> Result<Registered, PluginError> {
     let (adapter, table, has_hooks) = handshake(command, timeout, dir)?;
     let Some(table) = table else {
-        return Ok(Box::new(adapter));
+        return Ok(Registered::new(adapter));
     };
     let origin = adapter.info.origin.clone();
     let shown = adapter.command.clone();
@@ -104,7 +104,7 @@ pub fn start_in(
             what: format!("declared a field table that is not valid: {e}"),
         }
     })?;
-    Ok(Box::new(table))
+    Ok(table.into())
 }
 
 /// Starts `command` and reads its manifest: the adapter, and its table and whether it
@@ -365,7 +365,7 @@ impl ViewAdapter for ProgramAdapter {
         &self.info
     }
 
-    fn schema(&self) -> &Value {
+    fn schema(&self, _profile: Profile) -> &Value {
         &self.schema
     }
 

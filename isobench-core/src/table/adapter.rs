@@ -6,9 +6,9 @@ use super::io::{Exporter, Importer};
 use super::{Field, FieldType, Table, TableError};
 use crate::adapter::{AdapterInfo, ExportOptions, ViewAdapter};
 use crate::error::{RecordError, pointer_token};
-use crate::passthrough::Place;
 use crate::record::CanonicalRecord;
 use crate::report::Notes;
+use crate::schema::Profile;
 
 /// What a table cannot say, done in code: functions of the adapter that receive decoded
 /// values. The table has already moved every field it maps (those not marked
@@ -45,7 +45,6 @@ pub struct TableAdapter {
     table: Table,
     info: AdapterInfo,
     schema: Value,
-    passthrough: Vec<Place>,
     /// Whether a record from another format needs its keys put in table order after the
     /// hooks wrote theirs.
     reorder: bool,
@@ -59,10 +58,28 @@ impl TableAdapter {
         Ok(Self {
             info: table.info(),
             schema: table.schema(),
-            passthrough: table.passthrough(),
             reorder: table.fields.iter().any(|f| f.hook),
             table,
             hooks: std::sync::Arc::new(hooks),
+        })
+    }
+
+    /// The field table the format is declared by.
+    pub fn table(&self) -> &Table {
+        &self.table
+    }
+
+    /// The adapter of a table that [extends](Table::extends) this one's: its fields with
+    /// `extension`'s added or put in their place, run with this adapter's hooks.
+    pub fn extended(&self, extension: Table) -> Result<Self, TableError> {
+        let table = self.table.extended_by(extension)?;
+        table.check()?;
+        Ok(Self {
+            info: table.info(),
+            schema: table.schema(),
+            reorder: table.fields.iter().any(|f| f.hook),
+            table,
+            hooks: std::sync::Arc::clone(&self.hooks),
         })
     }
 
@@ -79,31 +96,8 @@ impl ViewAdapter for TableAdapter {
         &self.info
     }
 
-    fn schema(&self) -> &Value {
+    fn schema(&self, _profile: Profile) -> &Value {
         &self.schema
-    }
-
-    fn table(&self) -> Option<&Table> {
-        Some(&self.table)
-    }
-
-    fn extended(&self, extension: Table) -> Option<Result<Box<dyn ViewAdapter>, TableError>> {
-        Some(self.table.extended_by(extension).and_then(|table| {
-            let info = table.info();
-            table.check()?;
-            Ok(Box::new(Self {
-                info,
-                schema: table.schema(),
-                passthrough: table.passthrough(),
-                reorder: table.fields.iter().any(|f| f.hook),
-                table,
-                hooks: std::sync::Arc::clone(&self.hooks),
-            }) as Box<dyn ViewAdapter>)
-        }))
-    }
-
-    fn passthrough(&self) -> &[Place] {
-        &self.passthrough
     }
 
     fn import(

@@ -856,7 +856,7 @@ impl Table {
     }
 
     /// Where the table's records hold the bulk fields it maps straight across (see
-    /// [`crate::ViewAdapter::passthrough`]): strings, and lists, which export writes
+    /// [`crate::registry::Registered::places`]): strings, and lists, which export writes
     /// unread only as arrays. Not a field the hooks also fill or carry, which they read.
     pub fn passthrough(&self) -> Vec<Place> {
         let hooks_touch = |to: &str| {

@@ -381,7 +381,7 @@ pub mod __private {
                         abi: ABI_VERSION,
                         sdk: env!("CARGO_PKG_VERSION").to_owned(),
                         info: a.info().clone(),
-                        schema: a.schema().clone(),
+                        schema: a.schema(isobench_core::Profile::Lossless).clone(),
                         table: None,
                         hooks: false,
                     },

@@ -28,7 +28,7 @@ use isobench_plugin_sdk::core::adapter::{AdapterInfo, ExportOptions, ViewAdapter
 use isobench_plugin_sdk::core::codec::Encoding;
 use isobench_plugin_sdk::core::table::io::{Exporter, Importer};
 use isobench_plugin_sdk::core::table::{Field, HookResult, Hooks, ListEncoding, Table};
-use isobench_plugin_sdk::core::{CanonicalRecord, Notes, RecordError};
+use isobench_plugin_sdk::core::{CanonicalRecord, Notes, Profile, RecordError};
 use serde_json::{Map, Value, json};
 
 fn mode() -> String {
@@ -49,7 +49,7 @@ impl ViewAdapter for TestPlugin {
         &self.info
     }
 
-    fn schema(&self) -> &Value {
+    fn schema(&self, _profile: Profile) -> &Value {
         &self.schema
     }
 
