@@ -108,10 +108,10 @@ pub fn run_mine(session: &Session, args: &MineArgs) -> Result<i32, CliError> {
                 names: SplitPreset::NAMES.to_vec(),
             },
         )?,
-        env: args.python.as_ref().map(|python| EnvSpec {
+        env: args.env.python.as_ref().map(|python| EnvSpec {
             python: python.clone(),
-            arch: args.arch.clone(),
-            image: args.image.clone(),
+            arch: args.env.arch.clone(),
+            image: args.env.image.clone(),
             install: args.install.clone(),
         }),
         filters: Filters {
