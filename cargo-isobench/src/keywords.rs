@@ -57,9 +57,11 @@ pub fn keywords<T: Args>() -> Vec<Keyword> {
                 .first()
                 .filter(|_| !matches!(arg.get_action(), ArgAction::SetTrue))
                 .map(|v| v.to_string_lossy().into_owned()),
+            // A switch's `true`/`false` are no choice: it takes a bool.
             choices: arg
                 .get_possible_values()
                 .iter()
+                .filter(|_| arg.get_action().takes_values())
                 .filter(|v| !v.is_hide_set())
                 .map(|v| v.get_name().to_owned())
                 .collect(),
@@ -90,10 +92,9 @@ pub fn from_keywords<T: Args + DeserializeOwned>(
         let value = match arg.get_action() {
             ArgAction::SetTrue => Value::Bool(false),
             ArgAction::Append => Value::Array(Vec::new()),
-            _ => arg
-                .get_default_values()
-                .first()
-                .map_or(Value::Null, |v| Value::String(v.to_string_lossy().into_owned())),
+            _ => arg.get_default_values().first().map_or(Value::Null, |v| {
+                Value::String(v.to_string_lossy().into_owned())
+            }),
         };
         map.insert(arg.get_id().to_string(), value);
     }
@@ -110,7 +111,9 @@ pub fn from_keywords<T: Args + DeserializeOwned>(
                 .is_some_and(|v| option.choices.iter().any(|c| c == v));
             if !fits {
                 return Err(KeywordError::Choice {
-                    given: value.as_str().map_or_else(|| value.to_string(), str::to_owned),
+                    given: value
+                        .as_str()
+                        .map_or_else(|| value.to_string(), str::to_owned),
                     name,
                     choices: option.choices.join(", "),
                 });
@@ -195,10 +198,34 @@ mod tests {
         })))
         .unwrap();
         let flags = Convert::parse_from([
-            "x", "-i", "a.jsonl", "-i", "b.jsonl", "-o", "o.parquet", "--profile", "strict",
-            "--on-error", "skip", "--rejects", "r", "--report", "p", "--overwrite", "--limit",
-            "3", "--dry-run", "--set", "version=1", "--allow-incomplete", "--json-style",
-            "spaced", "--jobs", "2", "--shard", "1/2",
+            "x",
+            "-i",
+            "a.jsonl",
+            "-i",
+            "b.jsonl",
+            "-o",
+            "o.parquet",
+            "--profile",
+            "strict",
+            "--on-error",
+            "skip",
+            "--rejects",
+            "r",
+            "--report",
+            "p",
+            "--overwrite",
+            "--limit",
+            "3",
+            "--dry-run",
+            "--set",
+            "version=1",
+            "--allow-incomplete",
+            "--json-style",
+            "spaced",
+            "--jobs",
+            "2",
+            "--shard",
+            "1/2",
         ])
         .options;
         assert_eq!(options, flags);
@@ -209,7 +236,10 @@ mod tests {
                 .unwrap(),
             Mine::parse_from(["x", "--repo", "r", "--head", "h", "--python", "3.9"]).args
         );
-        assert_eq!(ConvertOptions::default(), Convert::parse_from(["x"]).options);
+        assert_eq!(
+            ConvertOptions::default(),
+            Convert::parse_from(["x"]).options
+        );
     }
 
     #[test]
@@ -228,7 +258,10 @@ mod tests {
             e,
             "one message for a choice, given by keyword or alone"
         );
-        assert_eq!(choice::<ProfileArg>("profile", "strict"), Ok(ProfileArg::Strict));
+        assert_eq!(
+            choice::<ProfileArg>("profile", "strict"),
+            Ok(ProfileArg::Strict)
+        );
         assert!(matches!(
             from_keywords::<ConvertOptions>(map(json!({"limit": "many"}))),
             Err(KeywordError::Invalid(_))

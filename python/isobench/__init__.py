@@ -117,8 +117,7 @@ def convert(
     conversion report (what `--report` writes)."""
     options = dict(locals())
     del options["from_"], options["to"]
-    if isinstance(inputs, (str, os.PathLike)):
-        options["inputs"] = [inputs]
+    options["inputs"] = [inputs] if isinstance(inputs, (str, os.PathLike)) else list(inputs)
     return json.loads(_isobench.convert(from_, to, _options(**options)))
 
 

@@ -12,7 +12,8 @@ use std::path::PathBuf;
 use std::sync::{Mutex, PoisonError};
 
 use cargo_isobench::cli::{ConvertOptions, MineArgs, ProfileArg};
-use cargo_isobench::errors::{CliError, TableError};
+use cargo_isobench::declared::TableError;
+use cargo_isobench::errors::CliError;
 use cargo_isobench::input::{self, Input, Item};
 use cargo_isobench::keywords::{self, KeywordError};
 use cargo_isobench::pipeline::BatchConverter;

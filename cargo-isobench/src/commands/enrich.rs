@@ -2,7 +2,8 @@
 //! timing logs and an environment.
 
 use crate::cli::{ConvertOptions, EnrichArgs};
-use crate::errors::{CliError, MineError};
+use crate::commands::MineError;
+use crate::errors::CliError;
 use crate::mine::EnrichConfig;
 use crate::pipeline::{self, ConvertRequest};
 use crate::session::Session;

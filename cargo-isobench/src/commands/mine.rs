@@ -13,7 +13,8 @@ use isobench_core::testfiles::SplitPreset;
 use serde_json::Value;
 
 use crate::cli::MineArgs;
-use crate::errors::{CliError, MineError};
+use crate::commands::MineError;
+use crate::errors::CliError;
 use crate::exit;
 use crate::mine::commit::{self, EnvSpec, Filters, MineSettings, Mined};
 use crate::mine::functions::FunctionFinder;

@@ -14,7 +14,7 @@ use isobench_core::{Profile, Registry};
 
 use crate::assign::{self, Assignment};
 use crate::cli::{ConvertArgs, ConvertOptions, OnError, StyleArg};
-use crate::errors::{CliError, PlanError};
+use crate::errors::{AreaError, CliError};
 use crate::input::Input;
 use crate::mine::enrich::EnrichConfig;
 
@@ -302,6 +302,55 @@ fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
 }
 
+/// A request that cannot be planned: a usage error, nothing converted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PlanError {
+    /// Paths given without `-i`.
+    #[error("`convert` takes its inputs with `-i`, not as bare arguments (`{}`)", .0[0].display())]
+    StrayInputs(Vec<PathBuf>),
+    /// `-` twice among the inputs.
+    #[error("stdin (`-`) is given as an input more than once")]
+    StdinTwice,
+    /// `--on-error skip` with stdout as output and no `--rejects`.
+    #[error("`--on-error skip` needs a rejects file when the output is stdout")]
+    RejectsNeeded,
+    /// `--rejects` without `--on-error skip`.
+    #[error("`--rejects` is only used with `--on-error skip`")]
+    RejectsWithoutSkip,
+    /// A `--shard` that is not `K/N` with 1 <= K <= N.
+    #[error("`--shard {0}` is not `K/N` with 1 <= K <= N")]
+    BadShard(String),
+    /// `--shard` with stdin among the inputs.
+    #[error("`--shard` cannot split stdin: every shard must read the same inputs")]
+    ShardOfStdin,
+    /// `auto` for records held in memory.
+    #[error(
+        "`auto` needs files to read ahead: records converted in memory need their format named"
+    )]
+    AutoInMemory,
+}
+
+impl AreaError for PlanError {
+    fn hint(&self) -> Option<String> {
+        Some(match self {
+            Self::StrayInputs(paths) => {
+                let given: Vec<String> = paths
+                    .iter()
+                    .map(|p| format!("-i {}", p.display()))
+                    .collect();
+                format!("write `{}`", given.join(" "))
+            }
+            Self::StdinTwice => return None,
+            Self::RejectsNeeded => "add `--rejects PATH`".into(),
+            Self::RejectsWithoutSkip => "add `--on-error skip`, or drop `--rejects`".into(),
+            Self::BadShard(_) => "e.g. `--shard 2/8` converts the second of eight parts".into(),
+            Self::ShardOfStdin => "give the input files with `-i`".into(),
+            Self::AutoInMemory => "name the format (`cargo isobench adapters` lists them)".into(),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -341,22 +390,22 @@ mod tests {
         let registry = registry();
         let mut request = ConvertRequest::new("swe-bench", "canonical", ConvertOptions::default());
         request.options.outcome.on_error = OnError::Skip;
-        assert!(matches!(
-            request.plan(&registry),
-            Err(CliError::Plan(PlanError::RejectsNeeded))
-        ));
+        assert_eq!(
+            request.plan(&registry).unwrap_err().area(),
+            Some(&PlanError::RejectsNeeded)
+        );
         let mut request = ConvertRequest::new("swe-bench", "canonical", ConvertOptions::default());
         request.options.outcome.rejects = Some("r.jsonl".into());
-        assert!(matches!(
-            request.plan(&registry),
-            Err(CliError::Plan(PlanError::RejectsWithoutSkip))
-        ));
+        assert_eq!(
+            request.plan(&registry).unwrap_err().area(),
+            Some(&PlanError::RejectsWithoutSkip)
+        );
         let mut request = ConvertRequest::new("swe-bench", "canonical", ConvertOptions::default());
         request.options.inputs = vec!["-".into(), "-".into()];
-        assert!(matches!(
-            request.plan(&registry),
-            Err(CliError::Plan(PlanError::StdinTwice))
-        ));
+        assert_eq!(
+            request.plan(&registry).unwrap_err().area(),
+            Some(&PlanError::StdinTwice)
+        );
         assert_eq!(
             Shard::parse("3/2", &[]),
             Err(PlanError::BadShard("3/2".into()))
