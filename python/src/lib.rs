@@ -177,7 +177,7 @@ fn json(value: &Bound<'_, PyAny>) -> PyResult<Value> {
     } else if let Ok(f) = value.cast::<PyFloat>() {
         Ok(Value::from(f.value()))
     } else if let Ok(s) = value.cast::<PyString>() {
-        Ok(Value::String(s.to_str()?.to_owned()))
+        Ok(Value::String(s.extract()?))
     } else if value.cast::<PyList>().is_ok() || value.cast::<PyTuple>().is_ok() {
         value
             .try_iter()?
