@@ -152,10 +152,10 @@ fn by_name<T: clap::Args + serde::de::DeserializeOwned>(
     for (key, value) in options.iter() {
         map.insert(key.extract()?, json(&value)?);
     }
-    keywords::from_keywords(map).map_err(keyword_error)
+    keywords::from_keywords(map).map_err(|e| keyword_error(&e))
 }
 
-fn keyword_error(e: KeywordError) -> PyErr {
+fn keyword_error(e: &KeywordError) -> PyErr {
     match e {
         KeywordError::Choice { .. } => errors::usage_error(&e.to_string(), None::<&str>),
         _ => PyTypeError::new_err(e.to_string()),
@@ -280,7 +280,7 @@ fn validate(
     profile: &str,
 ) -> PyResult<(u64, Vec<(String, u64, Option<String>, String, String)>)> {
     let profile: Profile = keywords::choice::<ProfileArg>("profile", profile)
-        .map_err(keyword_error)?
+        .map_err(|e| keyword_error(&e))?
         .into();
     let registry = registry();
     py.detach(|| {
