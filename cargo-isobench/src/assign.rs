@@ -20,7 +20,7 @@ use isobench_core::record::{V1_FIELDS, V1_LIST_FIELDS, V1_STRING_FIELDS};
 use isobench_core::{CanonicalRecord, Notes, RecordError};
 use serde_json::{Map, Value};
 
-use crate::errors::{AssignError, CliError, TemplateFault};
+use crate::errors::{AreaError, CliError};
 
 /// The fields a template may use.
 const TEMPLATE_FIELDS: [&str; 9] = [
@@ -364,6 +364,82 @@ pub fn apply(
     })
 }
 
+/// A `--set FIELD=VALUE` that cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AssignError {
+    /// No `=` in the assignment.
+    #[error("`--set {0}` has no `=`")]
+    NoEquals(String),
+    /// A field that is neither canonical nor `extensions.KEY`.
+    #[error("`--set`: `{0}` is not a canonical field")]
+    UnknownField(String),
+    /// A value whose template cannot be read.
+    #[error("`--set {set}`: {fault}")]
+    Template {
+        /// The assignment as given.
+        set: String,
+        /// What is wrong with its template.
+        fault: TemplateFault,
+        /// The placeholders a template may use.
+        placeholders: &'static [&'static str],
+    },
+    /// A value of another shape than the field holds (`foo` for a test list).
+    #[error("`--set {field}={value}`: `{value}` is not {wanted}, which `{field}` holds")]
+    WrongShape {
+        /// The field.
+        field: String,
+        /// The value as given.
+        value: String,
+        /// What the field holds ("a JSON list of strings").
+        wanted: &'static str,
+        /// An example of a value of that shape.
+        example: &'static str,
+    },
+}
+
+/// What is wrong with a `--set` template.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TemplateFault {
+    /// A `}` that is neither doubled nor the end of a placeholder.
+    #[error("a `}}` closes no placeholder")]
+    StrayClose,
+    /// A `{` with no `}` after it.
+    #[error("a `{{` is never closed")]
+    Unclosed,
+    /// A placeholder (its text between the braces) naming no field.
+    #[error("unknown placeholder `{{{0}}}`")]
+    UnknownPlaceholder(String),
+    /// A modifier that is neither `lower` nor a positive count.
+    #[error("unknown modifier `:{modifier}` in `{{{placeholder}}}`")]
+    UnknownModifier {
+        /// The modifier, after the `:`.
+        modifier: String,
+        /// The placeholder's text between the braces.
+        placeholder: String,
+    },
+}
+
+impl AreaError for AssignError {
+    fn hint(&self) -> Option<String> {
+        Some(match self {
+            Self::NoEquals(_) => "write `--set FIELD=VALUE`".into(),
+            Self::UnknownField(_) => "use a canonical v1 field name (`head_commit`) or `extensions.KEY` (`extensions.image_name`)".into(),
+            Self::WrongShape { field, example, .. } => {
+                format!("give it as JSON, quoted for the shell: `--set {field}='{example}'`")
+            }
+            Self::Template { placeholders, .. } => {
+                let names: Vec<String> = placeholders.iter().map(|p| format!("`{{{p}}}`")).collect();
+                format!(
+                    "placeholders are {}, each optionally ending in `:lower` or `:N`; write `{{{{` and `}}}}` for literal braces",
+                    names.join(", ")
+                )
+            }
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -435,5 +511,60 @@ mod tests {
         let err = set_one("extensions.image_name=x.{base_commit}").unwrap_err();
         assert_eq!(err.pointer, "/base_commit");
         assert!(err.message.contains("`{base_commit}`"), "{}", err.message);
+    }
+}
+
+#[cfg(test)]
+mod error_messages {
+    use super::*;
+    use crate::errors::check;
+
+    #[test]
+    fn assignment_errors_say_what_they_always_said() {
+        check(
+            AssignError::NoEquals("x".into()),
+            "`--set x` has no `=`",
+            Some("write `--set FIELD=VALUE`"),
+        );
+        check(
+            AssignError::UnknownField("foo".into()),
+            "`--set`: `foo` is not a canonical field",
+            Some(
+                "use a canonical v1 field name (`head_commit`) or `extensions.KEY` (`extensions.image_name`)",
+            ),
+        );
+        let hint = "placeholders are `{a}`, `{b}`, each optionally ending in `:lower` or `:N`; write `{{` and `}}` for literal braces";
+        for (set, fault, message) in [
+            (
+                "f=}",
+                TemplateFault::StrayClose,
+                "`--set f=}`: a `}` closes no placeholder",
+            ),
+            (
+                "f={",
+                TemplateFault::Unclosed,
+                "`--set f={`: a `{` is never closed",
+            ),
+            (
+                "f={x:2}",
+                TemplateFault::UnknownPlaceholder("x:2".into()),
+                "`--set f={x:2}`: unknown placeholder `{x:2}`",
+            ),
+            (
+                "f={a:up}",
+                TemplateFault::UnknownModifier {
+                    modifier: "up".into(),
+                    placeholder: "a:up".into(),
+                },
+                "`--set f={a:up}`: unknown modifier `:up` in `{a:up}`",
+            ),
+        ] {
+            let e = AssignError::Template {
+                set: set.into(),
+                fault,
+                placeholders: &["a", "b"],
+            };
+            check(e, message, Some(hint));
+        }
     }
 }

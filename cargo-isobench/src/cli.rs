@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use serde::Deserialize;
 
 // The outer `cargo` layer: cargo runs a subcommand as `cargo-isobench isobench ...`.
 // `run` adds the `isobench` when the binary is run directly, so this layer's own help and
@@ -224,32 +225,44 @@ pub struct ConvertArgs {
     /// Format to write.
     #[arg(long, value_name = "FMT")]
     pub to: String,
+    /// Everything else a conversion takes, as a library caller gives it too.
+    #[command(flatten)]
+    pub options: ConvertOptions,
+    /// Paths given without `-i`: refused with a hint (inputs are named with `-i`).
+    #[arg(hide = true, value_name = "PATH")]
+    pub stray_inputs: Vec<PathBuf>,
+    /// Enrich records from local repositories: `DIR/OWNER/NAME` or `DIR/OWNER/NAME.git`
+    /// (and the `[repos]` table of `isobench.toml`).
+    #[arg(long, value_name = "DIR")]
+    pub repos: Option<PathBuf>,
+}
+
+/// The options of a conversion besides its two formats: `convert`'s flags, and the
+/// keyword arguments of the Python package's `convert` (a field's name is the keyword,
+/// its flag is the name with dashes). Written once here: the command line parses it, a
+/// library caller gives it by name ([`crate::keywords`]), and the plan reads it.
+// One bool a switch of the command line.
+#[allow(clippy::struct_excessive_bools)]
+#[derive(Debug, Clone, PartialEq, Eq, Args, Deserialize)]
+pub struct ConvertOptions {
     /// Input file (`.jsonl` lines, `.json` array or `.parquet`; `.gz`/`.zst` looked through;
     /// `-` for stdin), or `hf:OWNER/NAME[@REVISION][:SPLIT]`: a dataset's files in the local
     /// Hugging Face cache (`$HF_HUB_CACHE`, `$HF_HOME/hub`, `~/.cache/huggingface/hub`).
     /// Repeatable; default stdin.
     #[arg(short, long = "input", value_name = "PATH")]
     pub inputs: Vec<PathBuf>,
-    /// Paths given without `-i`: refused with a hint (inputs are named with `-i`).
-    #[arg(hide = true, value_name = "PATH")]
-    pub stray_inputs: Vec<PathBuf>,
     /// Output file (`.jsonl`, `.json` or `.parquet`, by extension; `-` for stdout). Default
     /// stdout (JSONL). Parquet columns are typed from the `--to` format's schema.
     #[arg(short, long, value_name = "PATH")]
     pub output: Option<PathBuf>,
     /// Canonical profile, for `--to canonical` (and how strictly other targets treat fields they expect).
     #[arg(long, value_enum, default_value = "lossless")]
+    #[serde(deserialize_with = "crate::keywords::value_enum")]
     pub profile: ProfileArg,
-    /// On a bad record: stop (`fail`), or set it aside in the rejects file and go on (`skip`).
-    #[arg(long, value_enum, default_value = "fail")]
-    pub on_error: OnError,
-    /// Where `--on-error skip` writes rejected records, verbatim with their reasons (JSONL).
-    /// Default: `<output>.rejects.jsonl`.
-    #[arg(long, value_name = "PATH")]
-    pub rejects: Option<PathBuf>,
-    /// Write the conversion report (JSON) to this file.
-    #[arg(long, value_name = "PATH")]
-    pub report: Option<PathBuf>,
+    /// What happens to bad records, and the report.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub outcome: OutcomeArgs,
     /// Replace the output (and rejects file) if it exists.
     #[arg(long)]
     pub overwrite: bool,
@@ -273,6 +286,7 @@ pub struct ConvertArgs {
     pub allow_incomplete: bool,
     /// JSON text style of the output.
     #[arg(long, value_enum, default_value = "auto")]
+    #[serde(deserialize_with = "crate::keywords::value_enum")]
     pub json_style: StyleArg,
     /// Threads converting records (the output keeps the input order). Default: one per core.
     #[arg(long, value_name = "N")]
@@ -281,10 +295,44 @@ pub struct ConvertArgs {
     /// input order), so that N runs on N machines, concatenated in order, give the whole.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<String>,
-    /// Enrich records from local repositories: `DIR/OWNER/NAME` or `DIR/OWNER/NAME.git`
-    /// (and the `[repos]` table of `isobench.toml`).
-    #[arg(long, value_name = "DIR")]
-    pub repos: Option<PathBuf>,
+}
+
+impl Default for ConvertOptions {
+    /// The options the command line has when none is given.
+    fn default() -> Self {
+        crate::keywords::defaults()
+    }
+}
+
+/// What happens to a bad record, and where the report goes: `convert` and `enrich`.
+#[derive(Debug, Clone, PartialEq, Eq, Args, Deserialize)]
+pub struct OutcomeArgs {
+    /// On a bad record: stop (`fail`), or set it aside in the rejects file and go on (`skip`).
+    #[arg(long, value_enum, default_value = "fail")]
+    #[serde(deserialize_with = "crate::keywords::value_enum")]
+    pub on_error: OnError,
+    /// Where `--on-error skip` writes rejected records, verbatim with their reasons (JSONL).
+    /// Default: `<output>.rejects.jsonl`.
+    #[arg(long, value_name = "PATH")]
+    pub rejects: Option<PathBuf>,
+    /// Write the conversion report (JSON) to this file.
+    #[arg(long, value_name = "PATH")]
+    pub report: Option<PathBuf>,
+}
+
+/// The `version` environment signature a record is given: `mine` and `enrich`.
+#[derive(Debug, Clone, PartialEq, Eq, Args, Deserialize)]
+pub struct EnvArgs {
+    /// Python version of the `version` environment signature (which hashes the record's
+    /// `install_commands`); without it no `version` is made.
+    #[arg(long, value_name = "X.Y")]
+    pub python: Option<String>,
+    /// Architecture for the `version` signature.
+    #[arg(long, value_name = "ARCH", default_value = "x86_64")]
+    pub arch: String,
+    /// Image tag for the `version` signature.
+    #[arg(long, value_name = "TAG", default_value = "latest")]
+    pub image: String,
 }
 
 /// `validate`.
@@ -323,8 +371,9 @@ pub struct SchemaArgs {
     pub profile: ProfileArg,
 }
 
-/// `mine`.
-#[derive(Debug, Args)]
+/// `mine`; the Python package's `mine` gives the same fields by name.
+#[allow(clippy::struct_excessive_bools)]
+#[derive(Debug, Clone, PartialEq, Eq, Args, Deserialize)]
 pub struct MineArgs {
     /// The repository (work tree or bare).
     #[arg(long, value_name = "PATH")]
@@ -359,15 +408,10 @@ pub struct MineArgs {
     /// Keep only commits touching a path under PREFIX (repeatable).
     #[arg(long = "path", value_name = "PREFIX")]
     pub paths: Vec<String>,
-    /// Python version for the `version` environment signature; without it `version` is left out.
-    #[arg(long, value_name = "X.Y")]
-    pub python: Option<String>,
-    /// Architecture for the `version` signature.
-    #[arg(long, value_name = "ARCH", default_value = "x86_64")]
-    pub arch: String,
-    /// Image tag for the `version` signature.
-    #[arg(long, value_name = "TAG", default_value = "latest")]
-    pub image: String,
+    /// The `version` environment signature.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub env: EnvArgs,
     /// An install command (repeatable, in order): `install_commands` and the signature's hash.
     #[arg(long = "install", value_name = "CMD")]
     pub install: Vec<String>,
@@ -400,25 +444,12 @@ pub struct EnrichArgs {
     /// Timing logs: `DIR/<instance_id>/base*` and `DIR/<instance_id>/head*` (see docs/mining.md).
     #[arg(long, value_name = "DIR")]
     pub timings: Option<PathBuf>,
-    /// Python version of the `version` environment signature, given to records that have no `version`
-    /// (hashing their `install_commands`).
-    #[arg(long, value_name = "X.Y")]
-    pub python: Option<String>,
-    /// Architecture for the `version` signature.
-    #[arg(long, value_name = "ARCH", default_value = "x86_64")]
-    pub arch: String,
-    /// Image tag for the `version` signature.
-    #[arg(long, value_name = "TAG", default_value = "latest")]
-    pub image: String,
-    /// On a bad record: stop (`fail`), or set it aside in the rejects file and go on (`skip`).
-    #[arg(long, value_enum, default_value = "fail")]
-    pub on_error: OnError,
-    /// Where `--on-error skip` writes rejected records.
-    #[arg(long, value_name = "PATH")]
-    pub rejects: Option<PathBuf>,
-    /// Write the report (JSON) to this file.
-    #[arg(long, value_name = "PATH")]
-    pub report: Option<PathBuf>,
+    /// The `version` environment signature, given to records that have no `version`.
+    #[command(flatten)]
+    pub env: EnvArgs,
+    /// What happens to bad records, and the report.
+    #[command(flatten)]
+    pub outcome: OutcomeArgs,
     /// Replace the output if it exists.
     #[arg(long)]
     pub overwrite: bool,

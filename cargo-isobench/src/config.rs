@@ -27,11 +27,11 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use isobench_core::testfiles::TestFileRules;
+use isobench_core::testfiles::{RuleError, TestFileRules};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-use crate::errors::{CliError, ConfigError};
+use crate::errors::{AreaError, CliError};
 
 /// The file name looked for.
 pub const FILE_NAME: &str = "isobench.toml";
@@ -195,6 +195,60 @@ impl Config {
     }
 }
 
+/// A configuration file (`isobench.toml`) that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// A file that is not a valid configuration.
+    #[error(
+        "invalid configuration `{}{}`: {message}",
+        .path.display(),
+        .line.map_or_else(String::new, |line| format!(":{line}"))
+    )]
+    Invalid {
+        /// The configuration.
+        path: PathBuf,
+        /// The 1-based line at fault, when known.
+        line: Option<usize>,
+        /// What is wrong.
+        message: String,
+    },
+    /// A `[[plugins]]` entry with both or neither of `path` and `command`.
+    #[error(
+        "invalid configuration `{}`: `[[plugins]]` entry {entry} needs exactly one of `path` (a native plugin) or `command` (a program plugin)",
+        .path.display()
+    )]
+    PluginEntry {
+        /// The configuration.
+        path: PathBuf,
+        /// The entry's 1-based number.
+        entry: usize,
+    },
+    /// A test-file rule that cannot be read.
+    #[error(
+        "{}{rule}",
+        .path.as_ref().map_or_else(String::new, |p| format!("`{}`: ", p.display()))
+    )]
+    TestFileRule {
+        /// The configuration, when the rules came from one.
+        path: Option<PathBuf>,
+        /// The rule and what is wrong with it.
+        rule: RuleError,
+    },
+}
+
+impl AreaError for ConfigError {
+    fn hint(&self) -> Option<String> {
+        Some(match self {
+            Self::Invalid { .. } => "see docs/config.md for the keys it accepts",
+            Self::PluginEntry { .. } => {
+                "`path = \"target/release/libmy_format.so\"` or `command = [\"python3\", \"my_format.py\"]`"
+            }
+            Self::TestFileRule { .. } => "rules are `dir:NAME`, `name:GLOB` or `path:GLOB`",
+        }.to_owned())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -265,5 +319,54 @@ mod tests {
             err.contains("`isobench.toml`: test-file rule `glob:*`"),
             "{err}"
         );
+    }
+}
+
+#[cfg(test)]
+mod error_messages {
+    use super::*;
+    use crate::errors::check;
+
+    #[test]
+    fn configuration_errors_say_what_they_always_said() {
+        check(
+            ConfigError::Invalid {
+                path: "c/isobench.toml".into(),
+                line: Some(3),
+                message: "bad".into(),
+            },
+            "invalid configuration `c/isobench.toml:3`: bad",
+            Some("see docs/config.md for the keys it accepts"),
+        );
+        check(
+            ConfigError::PluginEntry {
+                path: "c/isobench.toml".into(),
+                entry: 2,
+            },
+            "invalid configuration `c/isobench.toml`: `[[plugins]]` entry 2 needs exactly one of `path` (a native plugin) or `command` (a program plugin)",
+            Some(
+                "`path = \"target/release/libmy_format.so\"` or `command = [\"python3\", \"my_format.py\"]`",
+            ),
+        );
+        let rule = RuleError {
+            pattern: "x".into(),
+            reason: "why".into(),
+        };
+        for (path, message) in [
+            (None, "test-file rule `x`: why"),
+            (
+                Some(PathBuf::from("isobench.toml")),
+                "`isobench.toml`: test-file rule `x`: why",
+            ),
+        ] {
+            check(
+                ConfigError::TestFileRule {
+                    path,
+                    rule: rule.clone(),
+                },
+                message,
+                Some("rules are `dir:NAME`, `name:GLOB` or `path:GLOB`"),
+            );
+        }
     }
 }

@@ -23,11 +23,12 @@
 
 use std::path::{Path, PathBuf};
 
+use isobench_core::adapter::NameClash;
 use isobench_core::table::{Table, TableAdapter};
 use isobench_core::{Registered, Registry};
 use serde::Deserialize;
 
-use crate::errors::{CliError, TableError};
+use crate::errors::{AreaError, CliError};
 
 /// The largest table file read.
 pub const MAX_TABLE_BYTES: u64 = 1 << 20;
@@ -230,13 +231,58 @@ fn invalid(path: &Path, text: &str, at: Option<usize>, message: &str) -> CliErro
     .into()
 }
 
+/// An adapter table file (`--adapter PATH.toml`, `[[adapters]]`) that cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TableError {
+    /// A file that is not a valid table.
+    #[error("invalid adapter table `{}{}`: {message}", path.display(), line_column(*at))]
+    Invalid {
+        /// The table file.
+        path: PathBuf,
+        /// The 1-based line and column at fault, when known.
+        at: Option<(usize, usize)>,
+        /// What is wrong.
+        message: String,
+    },
+    /// A table whose format answers to a name another adapter has.
+    #[error(transparent)]
+    NameClash(#[from] NameClash),
+    /// A path given as a table that cannot be one: not a regular file, too large, or (from
+    /// `[[adapters]]`) outside the configuration's directory.
+    #[error("adapter table `{}` {what}", .path.display())]
+    NotATable {
+        /// The path.
+        path: PathBuf,
+        /// Why it is refused.
+        what: String,
+    },
+}
+
+/// `:LINE:COLUMN`, or nothing.
+fn line_column(at: Option<(usize, usize)>) -> String {
+    at.map_or_else(String::new, |(line, column)| format!(":{line}:{column}"))
+}
+
+impl AreaError for TableError {
+    fn hint(&self) -> Option<String> {
+        Some(match self {
+            Self::Invalid { .. } => "see docs/adapters.md for the keys a table file takes",
+            Self::NameClash(_) => "rename the format in one of the two",
+            Self::NotATable { .. } => {
+                "a table is a TOML file (a regular file of at most 1 MiB); `[[adapters]]` names one inside the configuration's directory, `--adapter PATH` any other"
+            }
+        }.to_owned())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn error(text: &str) -> String {
         match parse(text, Path::new("f.toml")) {
-            Err(CliError::Table(e)) if matches!(*e, TableError::Invalid { .. }) => e.to_string(),
+            Err(e) if matches!(e.area(), Some(TableError::Invalid { .. })) => e.to_string(),
             other => panic!("expected a usage error, got {other:?}"),
         }
     }
@@ -313,6 +359,45 @@ mod tests {
             error(&text).contains("unknown field `value`"),
             "{}",
             error(&text)
+        );
+    }
+}
+
+#[cfg(test)]
+mod error_messages {
+    use super::*;
+    use crate::errors::check;
+
+    #[test]
+    fn table_errors_say_what_they_always_said() {
+        let table_hint = Some("see docs/adapters.md for the keys a table file takes");
+        check(
+            TableError::Invalid {
+                path: "f.toml".into(),
+                at: Some((6, 1)),
+                message: "bad".into(),
+            },
+            "invalid adapter table `f.toml:6:1`: bad",
+            table_hint,
+        );
+        check(
+            TableError::Invalid {
+                path: "f.toml".into(),
+                at: None,
+                message: "bad".into(),
+            },
+            "invalid adapter table `f.toml`: bad",
+            table_hint,
+        );
+        check(
+            TableError::NameClash(NameClash {
+                name: "a".into(),
+                origin: "x".into(),
+                existing: "b".into(),
+                existing_origin: "y".into(),
+            }),
+            "adapter `a` from x clashes with `b` from y",
+            Some("rename the format in one of the two"),
         );
     }
 }

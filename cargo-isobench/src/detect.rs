@@ -13,7 +13,7 @@ use isobench_core::adapter::ViewAdapter;
 use isobench_core::{Profile, Registered, Registry};
 use serde_json::{Map, Value};
 
-use crate::errors::{CliError, DetectError};
+use crate::errors::{AreaError, CliError};
 use crate::formats::formats_accepting;
 use crate::input::{self, Input};
 
@@ -252,6 +252,48 @@ pub fn detect<'r>(registry: &'r Registry, sources: &[Input]) -> Result<&'r Regis
     }
 }
 
+/// `--from auto` that cannot pick a format.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DetectError {
+    /// Stdin among the inputs: what is read to decide would be gone.
+    #[error("`--from auto` cannot read stdin: the records it looks at would be gone")]
+    Stdin,
+    /// No input item is a JSON record: the first that is not.
+    #[error("`--from auto`: the input is not JSON records: {file}:{line}: {message}")]
+    NotRecords {
+        /// The input it is in.
+        file: String,
+        /// Its 1-based line (or row).
+        line: u64,
+        /// Why it is not a record.
+        message: String,
+    },
+    /// No format, or several equally, fit the records read.
+    #[error("`--from auto`: {why}")]
+    Undecided {
+        /// Why no one format was picked.
+        why: String,
+        /// The formats available.
+        known: Vec<String>,
+    },
+}
+
+impl AreaError for DetectError {
+    fn hint(&self) -> Option<String> {
+        Some(match self {
+            Self::Stdin => {
+                "give the input files with `-i`, or name the format with `--from`".into()
+            }
+            Self::NotRecords { .. } => "inputs are JSON Lines (`.jsonl`), a JSON array (`.json`) or Parquet (`.parquet`); CSV and other formats are not read".into(),
+            Self::Undecided { known, .. } => format!(
+                "name the format with `--from` (one of {}); `cargo isobench adapters` lists them",
+                known.join(", ")
+            ),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use isobench_core::adapter::{AdapterInfo, ExportOptions};
@@ -340,5 +382,41 @@ mod tests {
         // With every requirement met, the format requiring more fits better.
         let chosen = choose(&registry, &[record(&["a", "b", "c"])]).unwrap();
         assert_eq!(chosen.info().name, "more");
+    }
+}
+
+#[cfg(test)]
+mod error_messages {
+    use super::*;
+    use crate::errors::check;
+
+    #[test]
+    fn detection_errors_say_what_they_always_said() {
+        check(
+            DetectError::Stdin,
+            "`--from auto` cannot read stdin: the records it looks at would be gone",
+            Some("give the input files with `-i`, or name the format with `--from`"),
+        );
+        check(
+            DetectError::NotRecords {
+                file: "t.csv".into(),
+                line: 1,
+                message: "malformed JSON".into(),
+            },
+            "`--from auto`: the input is not JSON records: t.csv:1: malformed JSON",
+            Some(
+                "inputs are JSON Lines (`.jsonl`), a JSON array (`.json`) or Parquet (`.parquet`); CSV and other formats are not read",
+            ),
+        );
+        check(
+            DetectError::Undecided {
+                why: "why".into(),
+                known: vec!["a".into(), "b".into()],
+            },
+            "`--from auto`: why",
+            Some(
+                "name the format with `--from` (one of a, b); `cargo isobench adapters` lists them",
+            ),
+        );
     }
 }

@@ -13,6 +13,7 @@ pub mod errors;
 pub mod exit;
 pub mod formats;
 pub mod input;
+pub mod keywords;
 pub mod mine;
 pub mod output;
 pub mod output_file;

@@ -10,8 +10,9 @@ use std::sync::mpsc;
 use isobench_core::codec::JsonStyle;
 use serde_json::{Map, Value};
 
-use crate::errors::{CliError, OutputError};
+use crate::errors::CliError;
 use crate::input::{Compression, Layout};
+use crate::output_file::OutputError;
 use crate::output_file::OutputFile;
 
 /// Where records go.

@@ -24,7 +24,7 @@ use std::sync::{Mutex, MutexGuard, Once, PoisonError};
 
 use tempfile::TempPath;
 
-use crate::errors::CliError;
+use crate::errors::{AreaError, CliError};
 use crate::input::Input;
 
 /// A file being written: a temporary file until [`OutputFile::commit`], or a device or
@@ -51,7 +51,7 @@ impl OutputFile {
                     return Self::in_place(dest, overwrite).map_err(write_err);
                 }
                 if !overwrite {
-                    return Err(CliError::OutputExists(dest.to_owned()));
+                    return Err(OutputError::Exists(dest.to_owned()).into());
                 }
             }
             Ok(meta) if meta.is_dir() => {
@@ -63,7 +63,7 @@ impl OutputFile {
             Ok(meta) if !meta.is_file() => {
                 return Self::in_place(dest, overwrite).map_err(write_err);
             }
-            Ok(_) if !overwrite => return Err(CliError::OutputExists(dest.to_owned())),
+            Ok(_) if !overwrite => return Err(OutputError::Exists(dest.to_owned()).into()),
             Ok(_) => {}
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
             Err(e) => return Err(write_err(e)),
@@ -154,7 +154,7 @@ impl OutputFile {
             Ok(()) if self.overwrite => temp.persist(&self.dest).map_err(|e| write_err(e.error)),
             Ok(()) => temp.persist_noclobber(&self.dest).map_err(|e| {
                 if e.error.kind() == io::ErrorKind::AlreadyExists {
-                    CliError::OutputExists(self.dest.clone())
+                    OutputError::Exists(self.dest.clone()).into()
                 } else {
                     write_err(e.error)
                 }
@@ -242,16 +242,17 @@ pub fn check_distinct(outputs: &[(&str, &Path)], inputs: &[Input]) -> Result<(),
             if let Input::File(input) = input
                 && same_target(output, input)
             {
-                return Err(CliError::OutputIsInput((*output).to_owned()));
+                return Err(OutputError::IsInput((*output).to_owned()).into());
             }
         }
         for (other_flag, other) in &outputs[..i] {
             if same_target(output, other) {
-                return Err(CliError::OutputTwice {
+                return Err(OutputError::Twice {
                     path: (*output).to_owned(),
                     first: (*other_flag).to_owned(),
                     second: (*flag).to_owned(),
-                });
+                }
+                .into());
             }
         }
     }
@@ -331,6 +332,46 @@ pub fn remove_stale_temps(dest: &Path) {
     }
 }
 
+/// An output that cannot be written as asked: a usage error, nothing written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum OutputError {
+    /// A `.parquet` output for records that are only written as JSON Lines.
+    #[error("`{}`: this output is written as JSON Lines, not Parquet", .0.display())]
+    JsonLinesOnly(PathBuf),
+    /// The output exists and `--overwrite` was not given.
+    #[error("`{}` already exists", .0.display())]
+    Exists(PathBuf),
+    /// The output is one of the inputs.
+    #[error("the output `{}` is also an input", .0.display())]
+    IsInput(PathBuf),
+    /// Two outputs of one run are the same file.
+    #[error("`{second}` and `{first}` both name `{}`", .path.display())]
+    Twice {
+        /// The file.
+        path: PathBuf,
+        /// The flag that named it first.
+        first: String,
+        /// The flag that named it again.
+        second: String,
+    },
+    /// A format whose records cannot be laid out in columns: why.
+    #[error("{0}")]
+    Columns(String),
+}
+
+impl AreaError for OutputError {
+    fn hint(&self) -> Option<String> {
+        match self {
+            Self::JsonLinesOnly(_) => Some("give it a `.jsonl` name".into()),
+            Self::Exists(_) => Some("pass `--overwrite` to replace it".into()),
+            Self::IsInput(_) => Some("write to another file, then move it into place".into()),
+            Self::Twice { .. } => Some("give each output a file of its own".into()),
+            Self::Columns(_) => None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -359,8 +400,46 @@ mod tests {
         let out = OutputFile::create(&dest, false).unwrap();
         (&out.file).write_all(b"new\n").unwrap();
         fs::write(&dest, "theirs\n").unwrap();
-        assert!(matches!(out.commit(), Err(CliError::OutputExists(_))));
+        assert!(matches!(
+            out.commit().unwrap_err().area(),
+            Some(OutputError::Exists(_))
+        ));
         assert_eq!(fs::read_to_string(&dest).unwrap(), "theirs\n");
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+}
+
+#[cfg(test)]
+mod error_messages {
+    use super::*;
+    use crate::errors::check;
+
+    #[test]
+    fn output_errors_say_what_they_always_said() {
+        check(
+            OutputError::JsonLinesOnly("out.parquet".into()),
+            "`out.parquet`: this output is written as JSON Lines, not Parquet",
+            Some("give it a `.jsonl` name"),
+        );
+        check(OutputError::Columns("why".into()), "why", None);
+        check(
+            OutputError::Exists("o.jsonl".into()),
+            "`o.jsonl` already exists",
+            Some("pass `--overwrite` to replace it"),
+        );
+        check(
+            OutputError::IsInput("o.jsonl".into()),
+            "the output `o.jsonl` is also an input",
+            Some("write to another file, then move it into place"),
+        );
+        check(
+            OutputError::Twice {
+                path: "o.jsonl".into(),
+                first: "-o".into(),
+                second: "--report".into(),
+            },
+            "`--report` and `-o` both name `o.jsonl`",
+            Some("give each output a file of its own"),
+        );
     }
 }

@@ -7,13 +7,13 @@ use std::collections::hash_map::Entry;
 use std::fmt::Write as _;
 use std::io::Write;
 
-use isobench_core::schema::SchemaValidator;
+use isobench_core::schema::{SchemaError, SchemaValidator};
 use isobench_core::validate::validate_record;
 use isobench_core::{Notes, Profile, Registered, Registry};
 use serde_json::{Map, Value};
 
 use crate::cli::ValidateArgs;
-use crate::errors::{CliError, ValidateError};
+use crate::errors::{AreaError, CliError};
 use crate::exit;
 use crate::formats::find;
 use crate::input::{self, Item};
@@ -230,4 +230,40 @@ fn record_problems(
         found.push((e.pointer, e.message));
     }
     found
+}
+
+/// A `validate` that cannot run.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ValidateError {
+    /// No files given.
+    #[error("`validate` needs the files to check")]
+    NoInputs,
+    /// A format whose schema does not compile.
+    #[error(transparent)]
+    Schema(#[from] SchemaError),
+}
+
+impl AreaError for ValidateError {
+    fn hint(&self) -> Option<String> {
+        match self {
+            Self::NoInputs => Some("give them with `-i PATH` (repeatable) or as arguments".into()),
+            Self::Schema(_) => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod error_messages {
+    use super::*;
+    use crate::errors::check;
+
+    #[test]
+    fn validate_errors_say_what_they_always_said() {
+        check(
+            ValidateError::NoInputs,
+            "`validate` needs the files to check",
+            Some("give them with `-i PATH` (repeatable) or as arguments"),
+        );
+    }
 }

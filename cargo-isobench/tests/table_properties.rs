@@ -217,8 +217,8 @@ fn convert(
     to: &str,
     lines: &[u8],
 ) -> cargo_isobench::pipeline::ConvertedBatch {
-    let mut request = ConvertRequest::new(from, to);
-    request.on_error = cargo_isobench::cli::OnError::Skip;
+    let mut request = ConvertRequest::new(from, to, cargo_isobench::cli::ConvertOptions::default());
+    request.options.outcome.on_error = cargo_isobench::cli::OnError::Skip;
     request.quiet = true;
     let plan = request.plan_records(registry).expect("a valid plan");
     let mut converter = BatchConverter::new(registry, &plan, "gen.jsonl").expect("a converter");

@@ -42,6 +42,7 @@ __all__ = [
     "load_adapter",
     "load_plugin",
     "mine",
+    "options",
     "table_records",
     "validate",
 ]
@@ -73,9 +74,8 @@ def load_adapter(path: PathLike) -> List[str]:
 
 
 def _options(**options: Any) -> Dict[str, Any]:
-    for key in ("output", "rejects", "report"):
-        if isinstance(options.get(key), os.PathLike):
-            options[key] = os.fspath(options[key])
+    """Keyword arguments as the Rust side reads them: by the option's name, paths as
+    given (`os.PathLike` too), `set` as `FIELD=VALUE` strings."""
     if options.get("set") is not None:
         options["set"] = _assignments(options["set"])
     return options
@@ -115,25 +115,10 @@ def convert(
     and `hf:OWNER/NAME[@REVISION][:SPLIT]` ids from the local Hugging Face cache.
     `output=None` writes JSON Lines to standard output, as the command does. Returns the
     conversion report (what `--report` writes)."""
-    if isinstance(inputs, (str, os.PathLike)):
-        inputs = [inputs]
-    options = _options(
-        inputs=[os.fspath(i) for i in inputs],
-        output=output,
-        profile=profile,
-        on_error=on_error,
-        rejects=rejects,
-        report=report,
-        set=set,
-        jobs=jobs,
-        overwrite=overwrite,
-        limit=limit,
-        allow_incomplete=allow_incomplete,
-        json_style=json_style,
-        shard=shard,
-        dry_run=dry_run,
-    )
-    return json.loads(_isobench.convert(from_, to, options))
+    options = dict(locals())
+    del options["from_"], options["to"]
+    options["inputs"] = [inputs] if isinstance(inputs, (str, os.PathLike)) else list(inputs)
+    return json.loads(_isobench.convert(from_, to, _options(**options)))
 
 
 class _Rejects:
@@ -319,23 +304,22 @@ def mine(
     code_and_tests: bool = False,
     max_files: Optional[int] = None,
     paths: Sequence[str] = (),
+    python: Optional[str] = None,
+    arch: str = "x86_64",
+    image: str = "latest",
+    install: Sequence[str] = (),
     overwrite: bool = False,
     jobs: Optional[int] = None,
 ) -> int:
     """`cargo isobench mine`: canonical records of a git repository's commits, written to
-    `output` as JSON Lines. Returns the command's exit code (0: every commit mined)."""
-    return _isobench.mine(
-        os.fspath(repo),
-        os.fspath(output),
-        repo_name=repo_name,
-        head=list(head),
-        base=base,
-        range=list(range),
-        preset=preset,
-        only_source=only_source,
-        code_and_tests=code_and_tests,
-        max_files=max_files,
-        paths=list(paths),
-        overwrite=overwrite,
-        jobs=jobs,
-    )
+    `output` as JSON Lines. Returns the command's exit code (0: every commit mined).
+    `python` (with `arch`, `image` and the `install` commands) gives each record the
+    `version` environment signature, as `--python` does."""
+    return _isobench.mine(dict(locals()))
+
+
+def options(command: str) -> List[Dict[str, Any]]:
+    """The options `convert` or `mine` takes as keyword arguments, as the command line
+    declares them: `name` (the keyword; the flag is `--` and the name with dashes),
+    `default` (as the flag's help prints it, `None` for none) and `choices`."""
+    return json.loads(_isobench.options(command))

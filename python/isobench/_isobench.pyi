@@ -41,19 +41,5 @@ def arrow_lines(stream: Any) -> List[str]: ...
 def validate(
     inputs: List[str], format: str, profile: str
 ) -> Tuple[int, List[Tuple[str, int, Optional[str], str, str]]]: ...
-def mine(
-    repo: str,
-    output: str,
-    *,
-    repo_name: Optional[str] = None,
-    head: List[str] = ...,
-    base: Optional[str] = None,
-    range: List[str] = ...,
-    preset: str = "default",
-    only_source: bool = False,
-    code_and_tests: bool = False,
-    max_files: Optional[int] = None,
-    paths: List[str] = ...,
-    overwrite: bool = False,
-    jobs: Optional[int] = None,
-) -> int: ...
+def mine(options: Dict[str, Any]) -> int: ...
+def options(command: str) -> str: ...

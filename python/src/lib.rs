@@ -1,7 +1,8 @@
 //! `isobench._isobench`: the Rust half of the `isobench` Python package.
 //!
 //! Every function builds a [`ConvertRequest`] (or reads records) directly and calls the
-//! library: no command line is parsed. The GIL is released while Rust works. The Python
+//! library: no command line is parsed; keyword arguments are read into the command
+//! line's own option structs by their field names ([`cargo_isobench::keywords`]). The GIL is released while Rust works. The Python
 //! half (`python/isobench`) gives these functions their documented signatures.
 
 mod arrow;
@@ -10,17 +11,18 @@ mod errors;
 use std::path::PathBuf;
 use std::sync::{Mutex, PoisonError};
 
-use cargo_isobench::cli::OnError;
-use cargo_isobench::errors::{CliError, TableError};
+use cargo_isobench::cli::{ConvertOptions, MineArgs, ProfileArg};
+use cargo_isobench::declared::TableError;
+use cargo_isobench::errors::CliError;
 use cargo_isobench::input::{self, Input, Item};
+use cargo_isobench::keywords::{self, KeywordError};
 use cargo_isobench::pipeline::BatchConverter;
 use cargo_isobench::pipeline::ConvertRequest;
-use isobench_core::codec::JsonStyle;
 use isobench_core::{Profile, Registry, Table, TableAdapter, ViewAdapter};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList};
-use serde_json::Value;
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use serde_json::{Map, Value};
 
 use crate::errors::to_py;
 
@@ -126,65 +128,87 @@ fn adapters() -> String {
     Value::Array(cargo_isobench::adapter_list(registry())).to_string()
 }
 
-/// A request from the keyword arguments the Python layer passes on: names as the flags
-/// (`on_error`, `allow_incomplete`, ...); an unknown name is a `TypeError`.
+/// A request from the keyword arguments the Python layer passes on: the names of
+/// [`ConvertOptions`]' fields (`on_error`, `allow_incomplete`, ...), read as the command
+/// line reads its flags.
 fn request(from: &str, to: &str, options: &Bound<'_, PyDict>) -> PyResult<ConvertRequest> {
-    let mut request = ConvertRequest::new(from, to);
-    for (key, value) in options.iter() {
-        let key: String = key.extract()?;
-        if value.is_none() {
-            continue;
-        }
-        match key.as_str() {
-            "inputs" => request.inputs = value.extract::<Vec<PathBuf>>()?,
-            "output" => request.output = Some(value.extract()?),
-            "profile" => {
-                request.profile = match value.extract::<String>()?.as_str() {
-                    "lossless" => Profile::Lossless,
-                    "strict" => Profile::Strict,
-                    other => return Err(bad_choice("profile", other, "lossless, strict")),
-                }
-            }
-            "on_error" => {
-                request.on_error = match value.extract::<String>()?.as_str() {
-                    "fail" => OnError::Fail,
-                    "skip" => OnError::Skip,
-                    other => return Err(bad_choice("on_error", other, "fail, skip")),
-                }
-            }
-            "rejects" => request.rejects = Some(value.extract()?),
-            "report" => request.report = Some(value.extract()?),
-            "overwrite" => request.overwrite = value.extract()?,
-            "limit" => request.limit = Some(value.extract()?),
-            "dry_run" => request.dry_run = value.extract()?,
-            "set" => request.set = value.extract()?,
-            "allow_incomplete" => request.allow_incomplete = value.extract()?,
-            "json_style" => {
-                request.json_style = match value.extract::<String>()?.as_str() {
-                    "auto" => None,
-                    "compact" => Some(JsonStyle::Compact),
-                    "spaced" => Some(JsonStyle::Spaced),
-                    other => return Err(bad_choice("json_style", other, "auto, compact, spaced")),
-                }
-            }
-            "jobs" => request.jobs = Some(value.extract()?),
-            "shard" => request.shard = Some(value.extract()?),
-            other => {
-                return Err(PyTypeError::new_err(format!(
-                    "unexpected keyword argument `{other}`"
-                )));
-            }
-        }
-    }
+    let mut request = ConvertRequest::new(from, to, by_name(options)?);
     request.quiet = true;
     Ok(request)
 }
 
-fn bad_choice(name: &str, given: &str, choices: &str) -> PyErr {
-    errors::usage_error(
-        &format!("`{name}={given}` is not one of {choices}"),
-        None::<&str>,
-    )
+/// A command's options from keyword arguments: an unknown name or a value of the wrong
+/// type is a `TypeError`, a value outside a choice a `UsageError`; `None` is a keyword
+/// not given.
+fn by_name<T: clap::Args + serde::de::DeserializeOwned>(
+    options: &Bound<'_, PyDict>,
+) -> PyResult<T> {
+    let mut map = Map::new();
+    for (key, value) in options.iter() {
+        map.insert(key.extract()?, json(&value)?);
+    }
+    keywords::from_keywords(map).map_err(|e| keyword_error(&e))
+}
+
+fn keyword_error(e: &KeywordError) -> PyErr {
+    match e {
+        KeywordError::Choice { .. } => errors::usage_error(&e.to_string(), None::<&str>),
+        _ => PyTypeError::new_err(e.to_string()),
+    }
+}
+
+/// A keyword argument's value as JSON: `None`, `bool`, `int`, `float`, `str`, a path
+/// (`os.PathLike`), and lists or tuples of those.
+fn json(value: &Bound<'_, PyAny>) -> PyResult<Value> {
+    if value.is_none() {
+        Ok(Value::Null)
+    } else if let Ok(b) = value.cast::<PyBool>() {
+        Ok(Value::Bool(b.is_true()))
+    } else if let Ok(i) = value.cast::<PyInt>() {
+        match i.extract::<i64>() {
+            Ok(n) => Ok(Value::from(n)),
+            Err(_) => Ok(Value::from(i.extract::<u64>()?)),
+        }
+    } else if let Ok(f) = value.cast::<PyFloat>() {
+        Ok(Value::from(f.value()))
+    } else if let Ok(s) = value.cast::<PyString>() {
+        Ok(Value::String(s.extract()?))
+    } else if value.cast::<PyList>().is_ok() || value.cast::<PyTuple>().is_ok() {
+        value
+            .try_iter()?
+            .map(|item| json(&item?))
+            .collect::<PyResult<Vec<_>>>()
+            .map(Value::Array)
+    } else if value.hasattr("__fspath__")? {
+        let path: PathBuf = value.extract()?;
+        Ok(Value::String(path.to_string_lossy().into_owned()))
+    } else {
+        Err(PyTypeError::new_err(format!(
+            "a keyword argument cannot be a `{}`",
+            value.get_type().name()?
+        )))
+    }
+}
+
+/// The options `convert` or `mine` takes by name, as JSON text: `[{"name", "default",
+/// "choices"}]`, in the command line's order (the Python layer's signatures are checked
+/// against it).
+#[pyfunction]
+fn options(command: &str) -> PyResult<String> {
+    let list = match command {
+        "convert" => keywords::keywords::<ConvertOptions>(),
+        "mine" => keywords::keywords::<MineArgs>(),
+        other => {
+            return Err(PyTypeError::new_err(format!(
+                "no options for `{other}`: `convert` or `mine`"
+            )));
+        }
+    };
+    let list: Vec<Value> = list
+        .into_iter()
+        .map(|k| serde_json::json!({"name": k.name, "default": k.default, "choices": k.choices}))
+        .collect();
+    Ok(Value::Array(list).to_string())
 }
 
 /// `convert` on files: the report, as JSON text.
@@ -250,11 +274,9 @@ fn validate(
     format: &str,
     profile: &str,
 ) -> PyResult<(u64, Vec<(String, u64, Option<String>, String, String)>)> {
-    let profile = match profile {
-        "lossless" => Profile::Lossless,
-        "strict" => Profile::Strict,
-        other => return Err(bad_choice("profile", other, "lossless, strict")),
-    };
+    let profile: Profile = keywords::choice::<ProfileArg>("profile", profile)
+        .map_err(|e| keyword_error(&e))?
+        .into();
     let registry = registry();
     py.detach(|| {
         let adapter = cargo_isobench::find(registry, format)?;
@@ -296,44 +318,10 @@ fn validate(
 }
 
 /// `mine`: canonical records of a repository's commits, written to `output` (JSON Lines).
+/// The options are `mine`'s flags by name (`repo`, `output`, `head`, `only_source`, ...).
 #[pyfunction]
-#[pyo3(signature = (repo, output, *, repo_name=None, head=Vec::new(), base=None, range=Vec::new(), preset="default".to_owned(), only_source=false, code_and_tests=false, max_files=None, paths=Vec::new(), overwrite=false, jobs=None))]
-#[allow(clippy::too_many_arguments, clippy::fn_params_excessive_bools)] // `mine`'s flags
-fn mine(
-    py: Python<'_>,
-    repo: PathBuf,
-    output: PathBuf,
-    repo_name: Option<String>,
-    head: Vec<String>,
-    base: Option<String>,
-    range: Vec<String>,
-    preset: String,
-    only_source: bool,
-    code_and_tests: bool,
-    max_files: Option<usize>,
-    paths: Vec<String>,
-    overwrite: bool,
-    jobs: Option<usize>,
-) -> PyResult<i32> {
-    let args = cargo_isobench::cli::MineArgs {
-        repo,
-        repo_name,
-        head,
-        base,
-        range,
-        preset,
-        only_source,
-        code_and_tests,
-        max_files,
-        paths,
-        python: None,
-        arch: "x86_64".into(),
-        image: "latest".into(),
-        install: Vec::new(),
-        output: Some(output),
-        overwrite,
-        jobs,
-    };
+fn mine(py: Python<'_>, options: &Bound<'_, PyDict>) -> PyResult<i32> {
+    let args: MineArgs = by_name(options)?;
     py.detach(|| {
         let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
         let session = cargo_isobench::Session {
@@ -363,6 +351,7 @@ fn _isobench(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(convert, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(mine, m)?)?;
+    m.add_function(wrap_pyfunction!(options, m)?)?;
     m.add_function(wrap_pyfunction!(arrow_lines, m)?)?;
     m.add_function(wrap_pyfunction!(arrow::convert_arrow, m)?)?;
     m.add_class::<RecordConverter>()?;

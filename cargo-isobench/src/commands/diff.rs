@@ -22,7 +22,7 @@ use serde_json::Value;
 use sha2::{Digest as _, Sha256};
 
 use crate::cli::DiffArgs;
-use crate::errors::{CliError, DiffError};
+use crate::errors::{AreaError, CliError};
 use crate::exit;
 use crate::input::{self, Input, Item};
 
@@ -691,6 +691,91 @@ pub fn table(c: &Comparison, show: usize) -> String {
         }
     }
     text
+}
+
+/// A `diff` that cannot compare the two datasets: a usage error, or a record that cannot
+/// be compared.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DiffError {
+    /// Both datasets given as stdin.
+    #[error("`diff` can read only one of its two datasets from stdin")]
+    BothStdin,
+    /// An `--ignore` that names no canonical field.
+    #[error("`--ignore {0}`: not a canonical field")]
+    UnknownField(String),
+    /// An item that is not a JSON record.
+    #[error("{file}:{line}: {message}")]
+    Unreadable {
+        /// The input.
+        file: String,
+        /// 1-based line (or row).
+        line: u64,
+        /// Why it is not a record.
+        message: String,
+    },
+    /// A record its format's import refuses.
+    #[error("{file}:{line}:{id} {message}")]
+    Refused {
+        /// The input.
+        file: String,
+        /// 1-based line (or row).
+        line: u64,
+        /// ` record `ID`:` and ` `POINTER`:`, where known.
+        id: String,
+        /// The import's message.
+        message: String,
+        /// The format it was read as.
+        format: String,
+    },
+    /// A record without an `instance_id`.
+    #[error("{file}:{line}: the record has no `instance_id`, by which records are matched")]
+    NoId {
+        /// The input.
+        file: String,
+        /// 1-based line (or row).
+        line: u64,
+    },
+    /// An `instance_id` read twice from one side.
+    #[error("{file}:{line}: `instance_id` `{id}` repeats the record at {first_file}:{first_line}")]
+    Repeated {
+        /// The input of the repeat.
+        file: String,
+        /// Its line.
+        line: u64,
+        /// The id.
+        id: String,
+        /// The input of the first record with that id.
+        first_file: String,
+        /// Its line.
+        first_line: u64,
+    },
+}
+
+impl AreaError for DiffError {
+    /// [`exit::USAGE`] for a usage error, [`exit::UNCOMPARABLE`] for a record.
+    fn exit_code(&self) -> i32 {
+        match self {
+            Self::BothStdin | Self::UnknownField(_) => exit::USAGE,
+            Self::Unreadable { .. }
+            | Self::Refused { .. }
+            | Self::NoId { .. }
+            | Self::Repeated { .. } => exit::UNCOMPARABLE,
+        }
+    }
+
+    fn hint(&self) -> Option<String> {
+        Some(match self {
+            Self::BothStdin => "give at least one of them as a file".into(),
+            Self::UnknownField(_) => "name a canonical v1 field (`cargo isobench schema canonical` lists them), `extensions.KEY`, or `extensions`".into(),
+            Self::Unreadable { .. } => "datasets are JSON Lines (`.jsonl`), a JSON array (`.json`) or Parquet (`.parquet`), plain or `.gz`/`.zst`".into(),
+            Self::Refused { format, .. } => format!(
+                "the record was read as `{format}`; `cargo isobench validate --format {format}` lists every problem of the file, and `--from-a`/`--from-b` name another format"
+            ),
+            Self::NoId { .. } => "records are matched by `instance_id`: every record of a compared dataset needs one".into(),
+            Self::Repeated { .. } => "records are matched by `instance_id`: it must be unique within each dataset".into(),
+        })
+    }
 }
 
 #[cfg(test)]

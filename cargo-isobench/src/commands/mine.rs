@@ -14,7 +14,8 @@ use isobench_core::testfiles::SplitPreset;
 use serde_json::Value;
 
 use crate::cli::MineArgs;
-use crate::errors::{CliError, MineError};
+use crate::commands::MineError;
+use crate::errors::CliError;
 use crate::exit;
 use crate::mine::commit::{self, EnvSpec, Filters, MineSettings, Mined};
 use crate::mine::functions::FunctionFinder;
@@ -109,10 +110,10 @@ pub fn run_mine(session: &Session, args: &MineArgs) -> Result<i32, CliError> {
                 names: SplitPreset::NAMES.to_vec(),
             },
         )?,
-        env: args.python.as_ref().map(|python| EnvSpec {
+        env: args.env.python.as_ref().map(|python| EnvSpec {
             python: python.clone(),
-            arch: args.arch.clone(),
-            image: args.image.clone(),
+            arch: args.env.arch.clone(),
+            image: args.env.image.clone(),
             install: args.install.clone(),
         }),
         filters: Filters {

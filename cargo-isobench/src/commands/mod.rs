@@ -3,8 +3,108 @@
 //! stays a library the pipeline can use; `diff` compares two datasets; `completions` and
 //! `man` describe the command line itself.
 
+use std::path::PathBuf;
+
+use crate::errors::AreaError;
+
 pub mod diff;
 pub mod enrich;
 pub mod manual;
 pub mod mine;
 pub mod timings;
+
+/// What `mine`, `enrich` and `timings` cannot do as asked.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum MineError {
+    /// `mine` without `--head` or `--range`.
+    #[error("nothing to mine")]
+    NothingToMine,
+    /// `--base` with several heads or a range.
+    #[error("`--base` goes with a single `--head`")]
+    BaseWithoutSingleHead,
+    /// A `--repo-name` that is not `OWNER/NAME`.
+    #[error("`--repo-name {0}` is not `OWNER/NAME`")]
+    RepoName(String),
+    /// No `--repo-name`, and no `origin` remote to take it from.
+    #[error("the `owner/name` of `{}` is unknown (no `origin` remote with a GitHub-style URL)", .0.display())]
+    UnknownOwnerName(PathBuf),
+    /// A `--range` that is not `A..B`.
+    #[error("`--range {0}` is not `A..B`")]
+    Range(String),
+    /// An unknown `--preset`.
+    #[error("unknown `--preset {given}`")]
+    Preset {
+        /// The preset given.
+        given: String,
+        /// The presets there are.
+        names: Vec<&'static str>,
+    },
+    /// `enrich` with nothing to enrich from.
+    #[error("nothing to enrich from")]
+    NothingToEnrich,
+    /// `timings` without a base log or a head log.
+    #[error("timings need at least one base log and one head log")]
+    TimingLogs,
+}
+
+impl AreaError for MineError {
+    fn hint(&self) -> Option<String> {
+        let hint = match self {
+            Self::NothingToMine => "give `--head REV` (repeatable) or `--range A..B`",
+            Self::BaseWithoutSingleHead => {
+                "a range's commits are each mined against their first parent"
+            }
+            Self::RepoName(_) | Self::Range(_) => return None,
+            Self::UnknownOwnerName(_) => "give it with `--repo-name OWNER/NAME`",
+            Self::Preset { names, .. } => {
+                return Some(format!("the presets are `{}`", names.join("`, `")));
+            }
+            Self::NothingToEnrich => {
+                "give `--repos DIR`, `--timings DIR`, `--python X.Y`, or a `[repos]` table in `isobench.toml`"
+            }
+            Self::TimingLogs => {
+                "give `--base PATH --head PATH`, or a directory with `base*` and `head*` entries"
+            }
+        };
+        Some(hint.to_owned())
+    }
+}
+
+#[cfg(test)]
+mod error_messages {
+    use super::*;
+    use crate::errors::check;
+
+    #[test]
+    fn mine_errors_say_what_they_always_said() {
+        check(
+            MineError::NothingToMine,
+            "nothing to mine",
+            Some("give `--head REV` (repeatable) or `--range A..B`"),
+        );
+        check(
+            MineError::UnknownOwnerName("r".into()),
+            "the `owner/name` of `r` is unknown (no `origin` remote with a GitHub-style URL)",
+            Some("give it with `--repo-name OWNER/NAME`"),
+        );
+        check(
+            MineError::Range("a.b".into()),
+            "`--range a.b` is not `A..B`",
+            None,
+        );
+        check(
+            MineError::Preset {
+                given: "x".into(),
+                names: vec!["default", "swe-bench"],
+            },
+            "unknown `--preset x`",
+            Some("the presets are `default`, `swe-bench`"),
+        );
+        check(
+            MineError::TimingLogs,
+            "timings need at least one base log and one head log",
+            Some("give `--base PATH --head PATH`, or a directory with `base*` and `head*` entries"),
+        );
+    }
+}

@@ -5,7 +5,8 @@ use std::io::Write;
 use serde_json::Value;
 
 use crate::cli::TimingsArgs;
-use crate::errors::{CliError, MineError};
+use crate::commands::MineError;
+use crate::errors::CliError;
 use crate::exit;
 use crate::mine::timings;
 

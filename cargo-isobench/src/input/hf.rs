@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 
 use super::source::Input;
-use crate::errors::{CliError, HfDataset, HfError, HfSyntax};
+use crate::errors::{AreaError, CliError};
 
 /// The prefix of a Hugging Face input.
 pub const PREFIX: &str = "hf:";
@@ -306,6 +306,187 @@ pub fn sources(inputs: &[PathBuf]) -> Result<Vec<Input>, CliError> {
     Ok(sources)
 }
 
+/// A dataset as an `hf:` input names it: what the command that fetches it needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HfDataset {
+    /// `OWNER/NAME` (or `NAME`).
+    pub repo: String,
+    /// The revision asked for, if any.
+    pub revision: Option<String>,
+}
+
+impl HfDataset {
+    /// The command that fetches the dataset into the cache.
+    fn download_hint(&self) -> String {
+        let revision = self
+            .revision
+            .as_ref()
+            .map(|r| format!(" --revision {r}"))
+            .unwrap_or_default();
+        format!(
+            "fetch it with `huggingface-cli download --repo-type dataset {}{revision}` (or `hf download`), or point `HF_HUB_CACHE` at the cache that holds it",
+            self.repo
+        )
+    }
+}
+
+/// An `hf:OWNER/NAME[@REVISION][:SPLIT]` input that is malformed or not in the cache.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum HfError {
+    /// An input that is not `hf:OWNER/NAME[@REVISION][:SPLIT]`.
+    #[error("`{input}`: {fault}")]
+    Malformed {
+        /// The input as given.
+        input: String,
+        /// Which part is wrong.
+        fault: HfSyntax,
+    },
+    /// No directory for the dataset in the cache.
+    #[error("dataset `{}` is not in the Hugging Face cache (looked for `{}`)", .dataset.repo, .dir.display())]
+    NoDataset {
+        /// The dataset.
+        dataset: HfDataset,
+        /// The directory looked for.
+        dir: PathBuf,
+    },
+    /// A revision that is neither a ref nor a snapshot of the dataset.
+    #[error(
+        "revision `{revision}` of dataset `{}` is not in the Hugging Face cache (looked for `{}` and `{}`)",
+        .dataset.repo,
+        .ref_file.display(),
+        .snapshot.display()
+    )]
+    NoRevision {
+        /// The dataset.
+        dataset: HfDataset,
+        /// The revision looked for (`main` when none was given).
+        revision: String,
+        /// The ref file looked for.
+        ref_file: PathBuf,
+        /// The snapshot directory looked for.
+        snapshot: PathBuf,
+        /// The refs the cache holds for the dataset.
+        refs: Vec<String>,
+        /// The snapshots the cache holds for the dataset.
+        snapshots: Vec<String>,
+    },
+    /// A ref naming a commit whose snapshot is missing.
+    #[error(
+        "`{}` names commit `{commit}`, whose snapshot `{}` is not in the cache",
+        .ref_file.display(),
+        .snapshot.display()
+    )]
+    NoSnapshot {
+        /// The dataset.
+        dataset: HfDataset,
+        /// The ref file.
+        ref_file: PathBuf,
+        /// The commit it names.
+        commit: String,
+        /// The snapshot directory looked for.
+        snapshot: PathBuf,
+    },
+    /// A snapshot with no data files.
+    #[error(
+        "snapshot `{}` of dataset `{}` holds no data files (`.parquet`, `.jsonl`, `.json`)",
+        .snapshot.display(),
+        .dataset.repo
+    )]
+    NoDataFiles {
+        /// The dataset.
+        dataset: HfDataset,
+        /// The snapshot directory.
+        snapshot: PathBuf,
+    },
+    /// A split none of the snapshot's files belong to.
+    #[error(
+        "dataset `{}` has no `{split}` split in the cache (looked in `{}`)",
+        .dataset.repo,
+        .snapshot.display()
+    )]
+    NoSplit {
+        /// The dataset.
+        dataset: HfDataset,
+        /// The split asked for.
+        split: String,
+        /// The snapshot directory.
+        snapshot: PathBuf,
+        /// The splits the snapshot's files belong to.
+        found: Vec<String>,
+    },
+    /// A data file whose link into the cache's blobs leads nowhere.
+    #[error(
+        "`{}` in the Hugging Face cache points to a missing file: the download is incomplete",
+        .path.display()
+    )]
+    MissingFile {
+        /// The dataset.
+        dataset: HfDataset,
+        /// The file.
+        path: PathBuf,
+    },
+}
+
+/// The part of an `hf:` input that is wrong.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum HfSyntax {
+    /// The dataset is not `OWNER/NAME` or `NAME`.
+    #[error("the dataset is not `OWNER/NAME`")]
+    Dataset,
+    /// The revision is empty or not a plain name.
+    #[error("the revision after `@` is empty or not a plain name")]
+    Revision,
+    /// The split is empty or not a plain name.
+    #[error("the split after `:` is empty or not a plain name")]
+    Split,
+}
+
+impl AreaError for HfError {
+    fn hint(&self) -> Option<String> {
+        Some(match self {
+            Self::Malformed { .. } => "write `hf:OWNER/NAME`, optionally with `@REVISION` and `:SPLIT` (`hf:princeton-nlp/SWE-bench_Lite@main:test`)".into(),
+            Self::NoRevision {
+                dataset,
+                refs,
+                snapshots,
+                ..
+            } => {
+                let mut known = Vec::new();
+                for (what, names) in [("refs", refs), ("snapshots", snapshots)] {
+                    if !names.is_empty() {
+                        let names: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+                        known.push(format!("{what} {}", names.join(", ")));
+                    }
+                }
+                if known.is_empty() {
+                    dataset.download_hint()
+                } else {
+                    format!(
+                        "the cache holds {}; or {}",
+                        known.join(" and "),
+                        dataset.download_hint()
+                    )
+                }
+            }
+            Self::NoSplit { dataset, found, .. } => format!(
+                "splits found: {}; or, if the split was not downloaded, {}",
+                if found.is_empty() {
+                    "(none)".to_owned()
+                } else {
+                    found.join(", ")
+                },
+                dataset.download_hint()
+            ),
+            Self::NoDataset { dataset, .. }
+            | Self::NoSnapshot { dataset, .. }
+            | Self::NoDataFiles { dataset, .. }
+            | Self::MissingFile { dataset, .. } => dataset.download_hint(),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -396,5 +577,103 @@ mod tests {
         assert!(!is_data_file("README.md"));
         assert!(!is_data_file("dataset_infos.json"));
         assert!(!is_data_file(".gitattributes"));
+    }
+}
+
+#[cfg(test)]
+mod error_messages {
+    use super::*;
+    use crate::errors::check;
+
+    #[test]
+    fn hf_errors_say_what_they_always_said() {
+        check(
+            HfError::Malformed {
+                input: "hf:a/b@".into(),
+                fault: HfSyntax::Revision,
+            },
+            "`hf:a/b@`: the revision after `@` is empty or not a plain name",
+            Some(
+                "write `hf:OWNER/NAME`, optionally with `@REVISION` and `:SPLIT` (`hf:princeton-nlp/SWE-bench_Lite@main:test`)",
+            ),
+        );
+        let dataset = |revision: Option<&str>| HfDataset {
+            repo: "o/n".into(),
+            revision: revision.map(str::to_owned),
+        };
+        let fetch = "fetch it with `huggingface-cli download --repo-type dataset o/n` (or `hf download`), or point `HF_HUB_CACHE` at the cache that holds it";
+        let fetch_v2 = "fetch it with `huggingface-cli download --repo-type dataset o/n --revision v2` (or `hf download`), or point `HF_HUB_CACHE` at the cache that holds it";
+        check(
+            HfError::NoDataset {
+                dataset: dataset(None),
+                dir: "hub/datasets--o--n".into(),
+            },
+            "dataset `o/n` is not in the Hugging Face cache (looked for `hub/datasets--o--n`)",
+            Some(fetch),
+        );
+        let no_revision = |refs: &[&str], snapshots: &[&str]| HfError::NoRevision {
+            dataset: dataset(Some("v2")),
+            revision: "v2".into(),
+            ref_file: "d/refs/v2".into(),
+            snapshot: "d/snapshots/v2".into(),
+            refs: refs.iter().map(ToString::to_string).collect(),
+            snapshots: snapshots.iter().map(ToString::to_string).collect(),
+        };
+        let message = "revision `v2` of dataset `o/n` is not in the Hugging Face cache (looked for `d/refs/v2` and `d/snapshots/v2`)";
+        check(no_revision(&[], &[]), message, Some(fetch_v2));
+        check(
+            no_revision(&["main", "pr/1"], &[]),
+            message,
+            Some(&format!(
+                "the cache holds refs `main`, `pr/1`; or {fetch_v2}"
+            )),
+        );
+        check(
+            no_revision(&["main"], &["abc"]),
+            message,
+            Some(&format!(
+                "the cache holds refs `main` and snapshots `abc`; or {fetch_v2}"
+            )),
+        );
+        check(
+            HfError::NoSnapshot {
+                dataset: dataset(None),
+                ref_file: "d/refs/main".into(),
+                commit: "abc".into(),
+                snapshot: "d/snapshots/abc".into(),
+            },
+            "`d/refs/main` names commit `abc`, whose snapshot `d/snapshots/abc` is not in the cache",
+            Some(fetch),
+        );
+        check(
+            HfError::NoDataFiles {
+                dataset: dataset(None),
+                snapshot: "s".into(),
+            },
+            "snapshot `s` of dataset `o/n` holds no data files (`.parquet`, `.jsonl`, `.json`)",
+            Some(fetch),
+        );
+        for (found, listed) in [(vec![], "(none)"), (vec!["dev", "test"], "dev, test")] {
+            check(
+                HfError::NoSplit {
+                    dataset: dataset(None),
+                    split: "train".into(),
+                    snapshot: "s".into(),
+                    found: found.into_iter().map(str::to_owned).collect(),
+                },
+                "dataset `o/n` has no `train` split in the cache (looked in `s`)",
+                Some(&format!(
+                    "splits found: {listed}; or, if the split was not downloaded, {fetch}"
+                )),
+            );
+        }
+        check(
+            HfError::MissingFile {
+                dataset: dataset(None),
+                path: "s/t.parquet".into(),
+            },
+            "`s/t.parquet` in the Hugging Face cache points to a missing file: the download is incomplete",
+            Some(fetch),
+        );
     }
 }

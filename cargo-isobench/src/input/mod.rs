@@ -37,7 +37,7 @@ pub use lines::{DEFAULT_MAX_RECORD_BYTES, JsonLines, max_record_bytes, set_max_r
 pub use parquet_file::ParquetFile;
 pub use source::{Compression, Input, open};
 
-use crate::errors::CliError;
+use crate::errors::{AreaError, CliError};
 
 /// The reader of an input: Parquet by its name, otherwise JSON Lines or a JSON array (by
 /// the name, or the first byte), decompressed as the name says.
@@ -124,8 +124,52 @@ fn refuse_parquet(reader: &mut impl BufRead, source: &Input) -> Result<(), CliEr
     // A read error shows again on the next read, with the path.
     match reader.fill_buf() {
         Ok(head) if head.starts_with(crate::parquet::MAGIC) => {
-            Err(crate::errors::ParquetInputError::ReadAsJson(source.display()).into())
+            Err(ParquetInputError::ReadAsJson(source.display()).into())
         }
         _ => Ok(()),
+    }
+}
+
+/// A Parquet input read as something it is not.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ParquetInputError {
+    /// Parquet bytes in an input read as JSON: the input as named (`-` for stdin).
+    #[error("`{0}` looks like a Parquet file (it starts with `PAR1`), not JSON")]
+    ReadAsJson(String),
+}
+
+impl AreaError for ParquetInputError {
+    fn hint(&self) -> Option<String> {
+        Some(match self {
+            Self::ReadAsJson(input) if input == "-" => {
+                "Parquet is not read from stdin: save it to a file named `NAME.parquet` and give that to `-i`"
+            }
+            Self::ReadAsJson(_) => {
+                "name the file (or a link to it) `NAME.parquet` so that it is read as Parquet"
+            }
+        }.to_owned())
+    }
+}
+
+#[cfg(test)]
+mod error_messages {
+    use super::*;
+    use crate::errors::check;
+
+    #[test]
+    fn parquet_input_errors_say_what_they_always_said() {
+        check(
+            ParquetInputError::ReadAsJson("-".into()),
+            "`-` looks like a Parquet file (it starts with `PAR1`), not JSON",
+            Some(
+                "Parquet is not read from stdin: save it to a file named `NAME.parquet` and give that to `-i`",
+            ),
+        );
+        check(
+            ParquetInputError::ReadAsJson("d.jsonl".into()),
+            "`d.jsonl` looks like a Parquet file (it starts with `PAR1`), not JSON",
+            Some("name the file (or a link to it) `NAME.parquet` so that it is read as Parquet"),
+        );
     }
 }

@@ -13,6 +13,7 @@ use isobench_core::{CanonicalRecord, Notes, RecordError};
 use super::heads::{HeadChoice, PrIndex};
 use super::repo::{Repo, RepoError};
 use super::timings;
+use crate::errors::AreaError;
 
 /// What an [`Enricher`] uses: `DIR/OWNER/NAME[.git]` under `repos_dir`, the `[repos]` map
 /// of the configuration (used when `repos_dir` is given or `use_map`), and timing logs
@@ -70,7 +71,7 @@ fn record_error(pointer: &str, message: String, hint: &str) -> RecordError {
 fn repo_error(e: &RepoError) -> RecordError {
     let error = RecordError::invalid("", e.to_string());
     match e.hint() {
-        Some(h) => error.with_hint(h),
+        Some(h) => error.with_hint(&h),
         None => error,
     }
 }

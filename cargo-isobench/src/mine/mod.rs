@@ -12,16 +12,7 @@ pub mod repo;
 pub mod timings;
 
 use crate::config::Config;
-use crate::errors::CliError;
 pub use enrich::{EnrichConfig, Enricher};
-
-use repo::RepoError;
-
-impl From<RepoError> for CliError {
-    fn from(e: RepoError) -> Self {
-        CliError::usage(e.to_string(), e.hint())
-    }
-}
 
 /// The enrichment `convert --repos DIR` asks for (`None` without `--repos`).
 pub fn convert_enrichment(

@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 use git2::{Commit, Delta, Diff, DiffFormat, DiffOptions, Oid, Patch, Repository, Tree};
 
 use super::renames;
+use crate::errors::AreaError;
 
 /// What can go wrong with a repository.
 #[derive(Debug, thiserror::Error)]
@@ -58,10 +59,9 @@ pub enum RepoError {
     },
 }
 
-impl RepoError {
-    /// A hint for the command line.
-    pub fn hint(&self) -> Option<&'static str> {
-        match self {
+impl AreaError for RepoError {
+    fn hint(&self) -> Option<String> {
+        let hint = match self {
             Self::NotARepository { .. } => {
                 Some("give the directory of a clone (bare or not) with `--repo PATH`")
             }
@@ -73,7 +73,8 @@ impl RepoError {
             }
             Self::RootCommit { .. } => Some("give the base with `--base REV`"),
             Self::Git { .. } => None,
-        }
+        };
+        hint.map(str::to_owned)
     }
 }
 

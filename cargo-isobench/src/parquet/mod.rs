@@ -47,7 +47,7 @@ mod write;
 
 use std::path::Path;
 
-use crate::errors::CliError;
+use crate::errors::{AreaError, CliError};
 
 #[cfg(not(feature = "parquet"))]
 pub use absent::ParquetWriter;
@@ -65,15 +65,21 @@ pub const BUILT: bool = cfg!(feature = "parquet");
 /// The error for the Parquet file `path` (an input or an output) in a build without the
 /// `parquet` feature.
 pub fn not_built(path: &Path) -> CliError {
-    CliError::usage(
-        format!(
-            "`{}` is a Parquet file, and this build of cargo-isobench has no Parquet support (the cargo feature `parquet` is off)",
-            path.display()
-        ),
-        Some(
-            "build it with the feature: drop `--no-default-features` (the default features include `parquet`), or add `--features parquet`, e.g. `cargo install --locked --path cargo-isobench --features parquet`",
-        ),
-    )
+    NotBuilt(path.to_owned()).into()
+}
+
+/// A Parquet file (an input or an output) given to a build without the `parquet` feature.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "`{}` is a Parquet file, and this build of cargo-isobench has no Parquet support (the cargo feature `parquet` is off)",
+    .0.display()
+)]
+pub struct NotBuilt(pub std::path::PathBuf);
+
+impl AreaError for NotBuilt {
+    fn hint(&self) -> Option<String> {
+        Some("build it with the feature: drop `--no-default-features` (the default features include `parquet`), or add `--features parquet`, e.g. `cargo install --locked --path cargo-isobench --features parquet`".to_owned())
+    }
 }
 
 /// Whether a path names a Parquet file (`.parquet`, any case).

@@ -62,7 +62,7 @@ impl<'r> BatchConverter<'r> {
             shared,
             notes: Notes::new(),
             enricher,
-            style: plan.json_style,
+            style: plan.json_style(),
             line: 0,
         })
     }

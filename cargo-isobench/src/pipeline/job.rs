@@ -64,15 +64,15 @@ impl<'a> Shared<'a> {
             registry,
             from,
             to,
-            options: ExportOptions::with_profile(plan.profile),
+            options: ExportOptions::with_profile(plan.profile()),
             assignments: plan.assignments.clone(),
-            allow_incomplete: plan.allow_incomplete,
+            allow_incomplete: plan.options.allow_incomplete,
             on_error: plan.errors.on_error(),
             files,
             enrich: plan.enrich.clone(),
             routes,
             buffers,
-            auto_style: plan.json_style.is_none(),
+            auto_style: plan.json_style().is_none(),
         })
     }
 }

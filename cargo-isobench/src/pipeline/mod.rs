@@ -74,26 +74,28 @@ pub fn execute(registry: &Registry, plan: &ConvertPlan) -> Result<Finished, CliE
     }
     let files: Vec<String> = sources.iter().map(Input::display).collect();
     // Those in flight, and those just given back.
-    let buffers = Buffers::new(2 * IN_FLIGHT_PER_JOB * plan.jobs + 2);
+    let buffers = Buffers::new(2 * IN_FLIGHT_PER_JOB * plan.jobs() + 2);
     let shared = Shared::for_plan(registry, plan, files, buffers)?;
     let settings = Settings {
-        jobs: plan.jobs,
+        jobs: plan.jobs(),
         window: window_of(plan)?,
-        fixed_style: plan.json_style,
+        fixed_style: plan.json_style(),
     };
     // Columnar output takes its columns from the lossless profile's schema, whose fields
     // hold the strict profile's too: the columns do not depend on `--profile`.
     let (mut writer, mut rejects_writer) =
         open_outputs(plan, shared.to.schema(isobench_core::Profile::Lossless))?;
     let report_file = plan
+        .options
+        .outcome
         .report
         .as_deref()
-        .map(|path| OutputFile::create(path, plan.overwrite))
+        .map(|path| OutputFile::create(path, plan.options.overwrite))
         .transpose()?;
     let mut report = ConversionReport::new(
         &shared.from.info().name,
         &shared.to.info().name,
-        plan.profile.as_str(),
+        plan.profile().as_str(),
     );
     report.inputs.clone_from(&shared.files);
     if let Some(table) = shared.to.table() {
@@ -142,7 +144,7 @@ fn window_of(plan: &ConvertPlan) -> Result<Window, CliError> {
         Some(shard) => shard_window(shard, &plan.inputs)?,
         None => Window::default(),
     };
-    if let Some(limit) = plan.limit {
+    if let Some(limit) = plan.options.limit {
         window.take = Some(window.take.map_or(limit, |n| n.min(limit)));
     }
     Ok(window)
@@ -153,20 +155,20 @@ fn open_outputs(
     plan: &ConvertPlan,
     schema: &serde_json::Value,
 ) -> Result<(RecordWriter, Option<RecordWriter>), CliError> {
-    let writer = if plan.dry_run {
+    let writer = if plan.options.dry_run {
         RecordWriter::discard()
     } else {
         RecordWriter::create_with_schema(
             plan.output.as_deref(),
-            plan.overwrite,
-            plan.json_style.unwrap_or_default(),
+            plan.options.overwrite,
+            plan.json_style().unwrap_or_default(),
             Some(schema),
         )?
     };
-    let rejects = match (plan.errors.rejects(), plan.dry_run) {
+    let rejects = match (plan.errors.rejects(), plan.options.dry_run) {
         (Some(path), false) => Some(RecordWriter::create(
             Some(path),
-            plan.overwrite,
+            plan.options.overwrite,
             JsonStyle::Compact,
         )?),
         _ => None,

@@ -1,8 +1,8 @@
 //! What a conversion is asked to do, and the checked plan it runs from.
 //!
-//! A [`ConvertRequest`] is the request as given, in plain values: the command line's flags
-//! (`From<&ConvertArgs>`) or a caller of the library (the Python bindings fill one
-//! directly). [`ConvertRequest::plan`] checks it once and resolves it into a
+//! A [`ConvertRequest`] is the request as given: the two formats and a [`ConvertOptions`],
+//! which the command line parses from its flags and a library caller gives by name
+//! ([`crate::keywords`]; the Python bindings). [`ConvertRequest::plan`] checks it once and resolves it into a
 //! [`ConvertPlan`]: the inputs as files (`hf:` ids found in the cache), the formats by their
 //! adapters' names (`auto` told from the records), where rejected records go, the shard,
 //! the `--set` assignments, the number of jobs. [`crate::pipeline::run`] takes only a plan.
@@ -13,50 +13,23 @@ use isobench_core::codec::JsonStyle;
 use isobench_core::{Profile, Registry};
 
 use crate::assign::{self, Assignment};
-use crate::cli::{ConvertArgs, OnError, StyleArg};
-use crate::errors::{CliError, PlanError};
+use crate::cli::{ConvertArgs, ConvertOptions, OnError, StyleArg};
+use crate::errors::{AreaError, CliError};
 use crate::input::Input;
 use crate::mine::enrich::EnrichConfig;
 
-/// A conversion as asked for, not yet checked. Field names follow `convert`'s flags.
-// One bool a switch of the command line.
-#[allow(clippy::struct_excessive_bools)]
+/// A conversion as asked for, not yet checked: the two formats, the options as the
+/// command line or a library caller gave them, and what only a command adds.
 #[derive(Debug, Clone)]
 pub struct ConvertRequest {
     /// `--from`: a format's name or alias, or `auto`.
     pub from: String,
     /// `--to`.
     pub to: String,
-    /// `-i`: files, `-` for stdin, `hf:` ids. Empty: stdin.
-    pub inputs: Vec<PathBuf>,
+    /// Every other option of `convert`.
+    pub options: ConvertOptions,
     /// Paths given without `-i` (refused).
     pub stray_inputs: Vec<PathBuf>,
-    /// `-o`; `None` or `-` for stdout.
-    pub output: Option<PathBuf>,
-    /// `--profile`.
-    pub profile: Profile,
-    /// `--on-error`.
-    pub on_error: OnError,
-    /// `--rejects`.
-    pub rejects: Option<PathBuf>,
-    /// `--report`.
-    pub report: Option<PathBuf>,
-    /// `--overwrite`.
-    pub overwrite: bool,
-    /// `--limit`.
-    pub limit: Option<u64>,
-    /// `--dry-run`.
-    pub dry_run: bool,
-    /// `--set FIELD=VALUE`, as given.
-    pub set: Vec<String>,
-    /// `--allow-incomplete`.
-    pub allow_incomplete: bool,
-    /// `--json-style`: `None` for `auto`.
-    pub json_style: Option<JsonStyle>,
-    /// `--jobs`; `None`: one per core.
-    pub jobs: Option<usize>,
-    /// `--shard K/N`, as given.
-    pub shard: Option<String>,
     /// Enrichment (`--repos`, or the `enrich` command's).
     pub enrich: Option<EnrichConfig>,
     /// Print no summary on stderr (a library caller takes the report instead).
@@ -64,26 +37,13 @@ pub struct ConvertRequest {
 }
 
 impl ConvertRequest {
-    /// A request to convert `from` to `to`, everything else as the flags' defaults.
-    pub fn new(from: impl Into<String>, to: impl Into<String>) -> Self {
+    /// A request to convert `from` to `to` with `options`.
+    pub fn new(from: impl Into<String>, to: impl Into<String>, options: ConvertOptions) -> Self {
         Self {
             from: from.into(),
             to: to.into(),
-            inputs: Vec::new(),
+            options,
             stray_inputs: Vec::new(),
-            output: None,
-            profile: Profile::Lossless,
-            on_error: OnError::Fail,
-            rejects: None,
-            report: None,
-            overwrite: false,
-            limit: None,
-            dry_run: false,
-            set: Vec::new(),
-            allow_incomplete: false,
-            json_style: None,
-            jobs: None,
-            shard: None,
             enrich: None,
             quiet: false,
         }
@@ -93,27 +53,9 @@ impl ConvertRequest {
     /// configuration) gives.
     pub fn from_args(args: &ConvertArgs, enrich: Option<EnrichConfig>) -> Self {
         Self {
-            inputs: args.inputs.clone(),
             stray_inputs: args.stray_inputs.clone(),
-            output: args.output.clone(),
-            profile: args.profile.into(),
-            on_error: args.on_error,
-            rejects: args.rejects.clone(),
-            report: args.report.clone(),
-            overwrite: args.overwrite,
-            limit: args.limit,
-            dry_run: args.dry_run,
-            set: args.set.clone(),
-            allow_incomplete: args.allow_incomplete,
-            json_style: match args.json_style {
-                StyleArg::Auto => None,
-                StyleArg::Compact => Some(JsonStyle::Compact),
-                StyleArg::Spaced => Some(JsonStyle::Spaced),
-            },
-            jobs: args.jobs,
-            shard: args.shard.clone(),
             enrich,
-            ..Self::new(&args.from, &args.to)
+            ..Self::new(&args.from, &args.to, args.options.clone())
         }
     }
 
@@ -139,19 +81,20 @@ impl ConvertRequest {
             .info()
             .name
             .clone();
-        let assignments = assign::parse_all(&self.set)?;
-        let inputs: Vec<Input> = if self.inputs.is_empty() {
+        let options = self.options;
+        let assignments = assign::parse_all(&options.set)?;
+        let inputs: Vec<Input> = if options.inputs.is_empty() {
             vec![Input::Stdin]
         } else {
-            crate::input::hf::sources(&self.inputs)?
+            crate::input::hf::sources(&options.inputs)?
         };
         if inputs.iter().filter(|s| **s == Input::Stdin).count() > 1 {
             return Err(PlanError::StdinTwice.into());
         }
-        let output = self.output.filter(|p| p.as_os_str() != "-");
-        let errors = match (self.on_error, self.rejects, &output) {
+        let output = options.output.clone().filter(|p| p.as_os_str() != "-");
+        let errors = match (options.outcome.on_error, &options.outcome.rejects, &output) {
             (OnError::Skip, Some(path), _) => ErrorPolicy::Skip {
-                rejects: Some(path),
+                rejects: Some(path.clone()),
             },
             (OnError::Skip, None, Some(out)) => ErrorPolicy::Skip {
                 rejects: Some(PathBuf::from(format!("{}.rejects.jsonl", out.display()))),
@@ -167,7 +110,7 @@ impl ConvertRequest {
         if let Some(rejects) = errors.rejects() {
             written.push(("--rejects", rejects));
         }
-        if let Some(report) = &self.report {
+        if let Some(report) = &options.outcome.report {
             written.push(("--report", report));
         }
         crate::output_file::check_distinct(&written, &inputs)?;
@@ -183,7 +126,7 @@ impl ConvertRequest {
                 .name
                 .clone(),
         };
-        let shard = match &self.shard {
+        let shard = match &options.shard {
             Some(spec) => Some(Shard::parse(spec, &inputs)?),
             None => None,
         };
@@ -192,19 +135,12 @@ impl ConvertRequest {
             from,
             to,
             output,
-            profile: self.profile,
             errors,
-            report: self.report,
-            overwrite: self.overwrite,
-            limit: self.limit,
-            dry_run: self.dry_run,
             assignments,
-            allow_incomplete: self.allow_incomplete,
-            json_style: self.json_style,
-            jobs: self.jobs.unwrap_or_else(default_jobs).max(1),
             shard,
             enrich: self.enrich,
             quiet: self.quiet,
+            options,
         })
     }
 
@@ -224,37 +160,37 @@ impl ConvertRequest {
             .info()
             .name
             .clone();
-        let assignments = assign::parse_all(&self.set)?;
-        let errors = match (self.on_error, self.rejects) {
+        let mut options = self.options;
+        let assignments = assign::parse_all(&options.set)?;
+        let errors = match (options.outcome.on_error, &options.outcome.rejects) {
             (OnError::Fail, Some(_)) => return Err(PlanError::RejectsWithoutSkip.into()),
             (OnError::Fail, None) => ErrorPolicy::Fail,
-            (OnError::Skip, rejects) => ErrorPolicy::Skip { rejects },
+            (OnError::Skip, rejects) => ErrorPolicy::Skip {
+                rejects: rejects.clone(),
+            },
         };
+        // Not used for records in memory.
+        options.inputs.clear();
+        options.output = None;
+        options.outcome.report = None;
+        options.limit = None;
+        options.shard = None;
         Ok(ConvertPlan {
             inputs: Vec::new(),
             from,
             to,
             output: None,
-            profile: self.profile,
             errors,
-            report: None,
-            overwrite: self.overwrite,
-            limit: None,
-            dry_run: self.dry_run,
             assignments,
-            allow_incomplete: self.allow_incomplete,
-            json_style: self.json_style,
-            jobs: self.jobs.unwrap_or_else(default_jobs).max(1),
             shard: None,
             enrich: self.enrich,
             quiet: true,
+            options,
         })
     }
 }
 
 /// A checked conversion: everything [`crate::pipeline::run`] needs, resolved.
-// One bool a switch of the command line.
-#[allow(clippy::struct_excessive_bools)]
 #[derive(Debug, Clone)]
 pub struct ConvertPlan {
     /// The inputs, in order (`hf:` ids resolved to their files).
@@ -265,32 +201,41 @@ pub struct ConvertPlan {
     pub to: String,
     /// The output file; `None` for stdout.
     pub output: Option<PathBuf>,
-    /// The canonical profile.
-    pub profile: Profile,
-    /// What happens to a bad record.
+    /// What happens to a bad record (`--on-error` with its rejects file resolved).
     pub errors: ErrorPolicy,
-    /// Where the report is written, if anywhere.
-    pub report: Option<PathBuf>,
-    /// Replace the output (and rejects file).
-    pub overwrite: bool,
-    /// Read at most this many records.
-    pub limit: Option<u64>,
-    /// Convert and report, write nothing.
-    pub dry_run: bool,
     /// `--set`, parsed.
     pub assignments: Vec<Assignment>,
-    /// Write records the target's contract finds lacking, counted as incomplete.
-    pub allow_incomplete: bool,
-    /// A fixed JSON style of the output; `None`: that of the first record.
-    pub json_style: Option<JsonStyle>,
-    /// Threads converting records (at least 1).
-    pub jobs: usize,
     /// The part of the inputs to convert.
     pub shard: Option<Shard>,
     /// Enrichment from local repositories and timing logs.
     pub enrich: Option<EnrichConfig>,
     /// Print no summary on stderr.
     pub quiet: bool,
+    /// The options as given (checked). Those resolved above are read from their resolved
+    /// fields; the rest (`report`, `overwrite`, `limit`, `dry_run`, `allow_incomplete`,
+    /// ...) pass to the run as they are, and through the methods below.
+    pub options: ConvertOptions,
+}
+
+impl ConvertPlan {
+    /// The canonical profile.
+    pub fn profile(&self) -> Profile {
+        self.options.profile.into()
+    }
+
+    /// A fixed JSON style of the output; `None`: that of the first record.
+    pub fn json_style(&self) -> Option<JsonStyle> {
+        match self.options.json_style {
+            StyleArg::Auto => None,
+            StyleArg::Compact => Some(JsonStyle::Compact),
+            StyleArg::Spaced => Some(JsonStyle::Spaced),
+        }
+    }
+
+    /// Threads converting records (at least 1; `--jobs`, else one per core).
+    pub fn jobs(&self) -> usize {
+        self.options.jobs.unwrap_or_else(default_jobs).max(1)
+    }
 }
 
 /// What happens to a bad record.
@@ -357,6 +302,55 @@ fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
 }
 
+/// A request that cannot be planned: a usage error, nothing converted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PlanError {
+    /// Paths given without `-i`.
+    #[error("`convert` takes its inputs with `-i`, not as bare arguments (`{}`)", .0[0].display())]
+    StrayInputs(Vec<PathBuf>),
+    /// `-` twice among the inputs.
+    #[error("stdin (`-`) is given as an input more than once")]
+    StdinTwice,
+    /// `--on-error skip` with stdout as output and no `--rejects`.
+    #[error("`--on-error skip` needs a rejects file when the output is stdout")]
+    RejectsNeeded,
+    /// `--rejects` without `--on-error skip`.
+    #[error("`--rejects` is only used with `--on-error skip`")]
+    RejectsWithoutSkip,
+    /// A `--shard` that is not `K/N` with 1 <= K <= N.
+    #[error("`--shard {0}` is not `K/N` with 1 <= K <= N")]
+    BadShard(String),
+    /// `--shard` with stdin among the inputs.
+    #[error("`--shard` cannot split stdin: every shard must read the same inputs")]
+    ShardOfStdin,
+    /// `auto` for records held in memory.
+    #[error(
+        "`auto` needs files to read ahead: records converted in memory need their format named"
+    )]
+    AutoInMemory,
+}
+
+impl AreaError for PlanError {
+    fn hint(&self) -> Option<String> {
+        Some(match self {
+            Self::StrayInputs(paths) => {
+                let given: Vec<String> = paths
+                    .iter()
+                    .map(|p| format!("-i {}", p.display()))
+                    .collect();
+                format!("write `{}`", given.join(" "))
+            }
+            Self::StdinTwice => return None,
+            Self::RejectsNeeded => "add `--rejects PATH`".into(),
+            Self::RejectsWithoutSkip => "add `--on-error skip`, or drop `--rejects`".into(),
+            Self::BadShard(_) => "e.g. `--shard 2/8` converts the second of eight parts".into(),
+            Self::ShardOfStdin => "give the input files with `-i`".into(),
+            Self::AutoInMemory => "name the format (`cargo isobench adapters` lists them)".into(),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -368,20 +362,20 @@ mod tests {
 
     #[test]
     fn a_request_resolves_aliases_and_defaults() {
-        let plan = ConvertRequest::new("swe-bench", "canonical")
+        let plan = ConvertRequest::new("swe-bench", "canonical", ConvertOptions::default())
             .plan(&registry())
             .unwrap();
         assert_eq!(plan.inputs, vec![Input::Stdin]);
         assert_eq!(plan.to, "canonical");
         assert_eq!(plan.errors, ErrorPolicy::Fail);
-        assert!(plan.jobs >= 1);
+        assert!(plan.jobs() >= 1);
     }
 
     #[test]
     fn skip_takes_its_rejects_file_beside_the_output() {
-        let mut request = ConvertRequest::new("swe-bench", "canonical");
-        request.on_error = OnError::Skip;
-        request.output = Some("out.jsonl".into());
+        let mut request = ConvertRequest::new("swe-bench", "canonical", ConvertOptions::default());
+        request.options.outcome.on_error = OnError::Skip;
+        request.options.output = Some("out.jsonl".into());
         let plan = request.plan(&registry()).unwrap();
         assert_eq!(
             plan.errors,
@@ -394,24 +388,24 @@ mod tests {
     #[test]
     fn usage_errors_are_typed() {
         let registry = registry();
-        let mut request = ConvertRequest::new("swe-bench", "canonical");
-        request.on_error = OnError::Skip;
-        assert!(matches!(
-            request.plan(&registry),
-            Err(CliError::Plan(PlanError::RejectsNeeded))
-        ));
-        let mut request = ConvertRequest::new("swe-bench", "canonical");
-        request.rejects = Some("r.jsonl".into());
-        assert!(matches!(
-            request.plan(&registry),
-            Err(CliError::Plan(PlanError::RejectsWithoutSkip))
-        ));
-        let mut request = ConvertRequest::new("swe-bench", "canonical");
-        request.inputs = vec!["-".into(), "-".into()];
-        assert!(matches!(
-            request.plan(&registry),
-            Err(CliError::Plan(PlanError::StdinTwice))
-        ));
+        let mut request = ConvertRequest::new("swe-bench", "canonical", ConvertOptions::default());
+        request.options.outcome.on_error = OnError::Skip;
+        assert_eq!(
+            request.plan(&registry).unwrap_err().area(),
+            Some(&PlanError::RejectsNeeded)
+        );
+        let mut request = ConvertRequest::new("swe-bench", "canonical", ConvertOptions::default());
+        request.options.outcome.rejects = Some("r.jsonl".into());
+        assert_eq!(
+            request.plan(&registry).unwrap_err().area(),
+            Some(&PlanError::RejectsWithoutSkip)
+        );
+        let mut request = ConvertRequest::new("swe-bench", "canonical", ConvertOptions::default());
+        request.options.inputs = vec!["-".into(), "-".into()];
+        assert_eq!(
+            request.plan(&registry).unwrap_err().area(),
+            Some(&PlanError::StdinTwice)
+        );
         assert_eq!(
             Shard::parse("3/2", &[]),
             Err(PlanError::BadShard("3/2".into()))

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use isobench_core::adapter::NameClash;
 
-use crate::errors::CliError;
+use crate::errors::AreaError;
 
 /// A plugin that cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -72,10 +72,9 @@ pub enum PluginError {
     Workspace(String),
 }
 
-impl PluginError {
-    /// What the user can do about it.
-    pub fn hint(&self) -> &'static str {
-        match self {
+impl AreaError for PluginError {
+    fn hint(&self) -> Option<String> {
+        let hint = match self {
             Self::Missing(_) => {
                 "check the path; build the plugin first (`cargo build --release` in its crate, or `cargo isobench plugin build`)"
             }
@@ -95,12 +94,7 @@ impl PluginError {
             Self::Workspace(_) => {
                 "run the command inside a cargo workspace whose plugin crates build"
             }
-        }
-    }
-}
-
-impl From<PluginError> for CliError {
-    fn from(e: PluginError) -> Self {
-        CliError::usage(e.to_string(), Some(e.hint()))
+        };
+        Some(hint.to_owned())
     }
 }

@@ -4,7 +4,7 @@
 use std::path::{Component, Path, PathBuf};
 
 use crate::cli::PluginNewArgs;
-use crate::errors::{CliError, ScaffoldError};
+use crate::errors::{AreaError, CliError};
 use crate::exit;
 
 // `templates/` links to `examples/custom-adapter`, so the example stays the one source and
@@ -186,6 +186,31 @@ pub fn run(cwd: &Path, args: &PluginNewArgs) -> Result<i32, CliError> {
     Ok(exit::OK)
 }
 
+/// A plugin that `plugin new` cannot scaffold: nothing written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ScaffoldError {
+    /// A name that is not lowercase letters, digits and single dashes.
+    #[error("`{0}` is not a usable adapter name")]
+    BadName(String),
+    /// The plugin's directory exists.
+    #[error("`{}` already exists", .0.display())]
+    DirectoryExists(PathBuf),
+}
+
+impl AreaError for ScaffoldError {
+    fn hint(&self) -> Option<String> {
+        Some(match self {
+            Self::BadName(_) => {
+                "lowercase letters, digits and single dashes, starting with a letter (`my-bench`)"
+            }
+            Self::DirectoryExists(_) => {
+                "choose another directory with `--path DIR`, or remove that one first"
+            }
+        }.to_owned())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -203,6 +228,28 @@ mod tests {
                 && !valid_name("2x")
                 && !valid_name("a--b")
                 && !valid_name("a-")
+        );
+    }
+}
+
+#[cfg(test)]
+mod error_messages {
+    use super::*;
+    use crate::errors::check;
+
+    #[test]
+    fn scaffold_errors_say_what_they_always_said() {
+        check(
+            ScaffoldError::BadName("X".into()),
+            "`X` is not a usable adapter name",
+            Some(
+                "lowercase letters, digits and single dashes, starting with a letter (`my-bench`)",
+            ),
+        );
+        check(
+            ScaffoldError::DirectoryExists("d".into()),
+            "`d` already exists",
+            Some("choose another directory with `--path DIR`, or remove that one first"),
         );
     }
 }

@@ -27,7 +27,7 @@ use sha2::{Digest, Sha256};
 
 use crate::cli::TrustArgs;
 use crate::config::{Config, FILE_NAME, PluginEntry};
-use crate::errors::{CliError, TrustError};
+use crate::errors::{AreaError, CliError};
 use crate::exit;
 
 /// The environment variable that moves the state directory.
@@ -318,6 +318,44 @@ fn list(store: &Store) -> Result<i32, CliError> {
     Ok(exit::OK)
 }
 
+/// Trust records that cannot be read or kept, or a configuration to trust not found.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TrustError {
+    /// A store that is not the JSON the commands write.
+    #[error("invalid trust records `{}`: {source}", file.display())]
+    InvalidStore {
+        /// The store.
+        file: PathBuf,
+        /// Why it does not parse.
+        source: serde_json::Error,
+    },
+    /// No directory to keep the store in.
+    #[error("no state directory to keep trust records in: no home directory is known")]
+    NoStateDir {
+        /// The environment variable that names one.
+        env: &'static str,
+    },
+    /// No configuration file in a directory or above it.
+    #[error("no `{file_name}` in `{}` or above", dir.display())]
+    NoConfig {
+        /// Where the search started.
+        dir: PathBuf,
+        /// The configuration's file name.
+        file_name: &'static str,
+    },
+}
+
+impl AreaError for TrustError {
+    fn hint(&self) -> Option<String> {
+        Some(match self {
+            Self::InvalidStore { .. } => "the file is written by `cargo isobench trust` and `cargo isobench plugin build`: move it away, then trust and build again what you use".into(),
+            Self::NoStateDir { env } => format!("set `{env}` to a directory of your own"),
+            Self::NoConfig { .. } => "name it: `cargo isobench trust PATH`".into(),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -362,6 +400,31 @@ mod tests {
         assert_eq!(
             skipped.to_string(),
             "native plugin `/p/lib.so`, program `sh -c \"touch x\" \"\"`: `/d/isobench.toml` names them and is changed since it was trusted"
+        );
+    }
+}
+
+#[cfg(test)]
+mod error_messages {
+    use super::*;
+    use crate::errors::check;
+
+    #[test]
+    fn trust_errors_say_what_they_always_said() {
+        check(
+            TrustError::NoStateDir {
+                env: "ISOBENCH_STATE_DIR",
+            },
+            "no state directory to keep trust records in: no home directory is known",
+            Some("set `ISOBENCH_STATE_DIR` to a directory of your own"),
+        );
+        check(
+            TrustError::NoConfig {
+                dir: "w".into(),
+                file_name: "isobench.toml",
+            },
+            "no `isobench.toml` in `w` or above",
+            Some("name it: `cargo isobench trust PATH`"),
         );
     }
 }
