@@ -29,8 +29,10 @@
 //!
 //! The columns to write are known only once every record is: a file of one row group
 //! (up to [`GROUP_ROWS`] rows) is written at the end from memory; a longer one is written
-//! row group by row group, with every column, to a spool file, and then copied, row group
-//! by row group, without the columns no record had.
+//! row group by row group, with every column, to a spool file (encoded and compressed on a
+//! thread of its own while the next row group is converted), and then the pages of the
+//! columns some record had are copied, as they are, row group by row group: each row group
+//! is compressed once.
 
 //!
 //! All but the layout's names are in the build with the cargo feature `parquet` (on by

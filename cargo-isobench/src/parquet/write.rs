@@ -2,18 +2,22 @@
 
 use std::fs::File;
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::mpsc::{self, SyncSender};
+use std::thread::{self, JoinHandle};
 
 use arrow_array::{ArrayRef, RecordBatch, StringArray};
 use arrow_schema::SchemaRef;
 use isobench_core::codec::JsonStyle;
-use parquet::arrow::arrow_reader::{
-    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
-};
-use parquet::arrow::{ArrowWriter, ProjectionMask};
+use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
+use parquet::column::writer::ColumnCloseResult;
+use parquet::file::metadata::{
+    ColumnChunkMetaData, PageIndexPolicy, ParquetMetaDataOptions, ParquetMetaDataReader,
+};
 use parquet::file::properties::WriterProperties;
+use parquet::file::statistics::Statistics;
 use serde_json::{Map, Value};
 
 use super::layout::{GROUP_BYTES, GROUP_ROWS};
@@ -46,7 +50,7 @@ pub struct ParquetWriter {
     out: File,
     /// The directory a spool file is made in when the records do not fit one row group.
     spool_dir: PathBuf,
-    spool: Option<ArrowWriter<File>>,
+    spool: Option<Spool>,
     rows: ColumnRows,
 }
 
@@ -279,22 +283,16 @@ impl ParquetWriter {
         Ok(())
     }
 
-    /// Writes the buffered rows, with every column, as one row group of the spool file.
+    /// Hands the buffered rows, with every column, to the spool's thread as one row group.
     fn spool_rows(&mut self) -> io::Result<()> {
         if self.rows.is_empty() {
             return Ok(());
         }
         if self.spool.is_none() {
-            let file = tempfile::tempfile_in(&self.spool_dir)?;
-            let writer =
-                ArrowWriter::try_new(file, self.rows.full_schema(), Some(writer_properties()?))
-                    .map_err(write_error)?;
-            self.spool = Some(writer);
+            self.spool = Some(Spool::start(&self.spool_dir, self.rows.full_schema())?);
         }
         let batch = self.rows.take_batch()?;
-        let spool = self.spool.as_mut().expect("opened above");
-        spool.write(&batch).map_err(write_error)?;
-        spool.flush().map_err(write_error)
+        self.spool.as_mut().expect("started above").send(batch)
     }
 
     /// Writes the file, without the columns no record had; the file, to sync.
@@ -302,63 +300,256 @@ impl ParquetWriter {
         let any_rows = self.spool.is_some() || !self.rows.is_empty();
         let (schema, kept) = self.rows.written_schema(any_rows, false);
         let out = self.out.try_clone()?;
-        let mut writer = ArrowWriter::try_new(out, Arc::clone(&schema), Some(writer_properties()?))
+        let writer = ArrowWriter::try_new(out, Arc::clone(&schema), Some(writer_properties()?))
             .map_err(write_error)?;
         match self.spool.take() {
-            None if self.rows.is_empty() => {}
-            None => {
-                let batch = self.rows.take_batch()?;
-                let arrays: Vec<ArrayRef> =
-                    kept.iter().map(|&i| Arc::clone(batch.column(i))).collect();
-                let batch =
-                    RecordBatch::try_new(Arc::clone(&schema), arrays).map_err(write_error)?;
-                writer.write(&batch).map_err(write_error)?;
-            }
+            None => write_rows(writer, &mut self.rows, &kept, &schema),
             Some(mut spool) => {
                 if !self.rows.is_empty() {
-                    let batch = self.rows.take_batch()?;
-                    spool.write(&batch).map_err(write_error)?;
+                    spool.send(self.rows.take_batch()?)?;
                 }
-                let spooled = spool.into_inner().map_err(write_error)?;
-                copy_columns(&spooled, &kept, &schema, &mut writer)?;
+                let spooled = spool.finish()?;
+                splice_columns(&spooled, &kept, writer)
             }
         }
-        writer.into_inner().map_err(write_error)
     }
 }
 
-/// Copies the columns `kept` of every row group of the spool file into `writer`, a row
-/// group for a row group.
-fn copy_columns(
-    spool: &File,
+/// Writes the rows buffered (if any), the columns `kept`, as the file's one row group.
+fn write_rows(
+    mut writer: ArrowWriter<File>,
+    rows: &mut ColumnRows,
     kept: &[usize],
     schema: &SchemaRef,
-    writer: &mut ArrowWriter<File>,
-) -> io::Result<()> {
-    let metadata =
-        ArrowReaderMetadata::load(spool, ArrowReaderOptions::default()).map_err(write_error)?;
-    let mask = ProjectionMask::roots(metadata.parquet_schema(), kept.iter().copied());
-    for group in 0..metadata.metadata().num_row_groups() {
-        let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(
-            spool.try_clone()?,
-            metadata.clone(),
-        )
-        .with_projection(mask.clone())
-        .with_row_groups(vec![group])
-        .with_batch_size(GROUP_ROWS)
-        .build()
-        .map_err(write_error)?;
-        for batch in reader {
-            let batch = batch.map_err(write_error)?;
-            let batch = RecordBatch::try_new(Arc::clone(schema), batch.columns().to_vec())
-                .map_err(write_error)?;
-            writer.write(&batch).map_err(write_error)?;
-        }
-        writer.flush().map_err(write_error)?;
+) -> io::Result<File> {
+    if !rows.is_empty() {
+        let batch = rows.take_batch()?;
+        let arrays: Vec<ArrayRef> = kept.iter().map(|&i| Arc::clone(batch.column(i))).collect();
+        let batch = RecordBatch::try_new(Arc::clone(schema), arrays).map_err(write_error)?;
+        writer.write(&batch).map_err(write_error)?;
     }
-    Ok(())
+    writer.into_inner().map_err(write_error)
+}
+
+/// The spool file: row groups of every column, encoded and compressed on a thread of
+/// their own while the records of the next row group are converted. The channel holds
+/// no batch: a row group waits until the thread takes it, so that at most the one being
+/// encoded and the one being handed over are in memory.
+#[derive(Debug)]
+struct Spool {
+    batches: Option<SyncSender<RecordBatch>>,
+    thread: Option<JoinHandle<io::Result<File>>>,
+}
+
+impl Spool {
+    /// A spool file in `dir` of columns `schema`, and its thread.
+    fn start(dir: &Path, schema: SchemaRef) -> io::Result<Self> {
+        let file = tempfile::tempfile_in(dir)?;
+        let mut writer =
+            ArrowWriter::try_new(file, schema, Some(writer_properties()?)).map_err(write_error)?;
+        let (batches, received) = mpsc::sync_channel::<RecordBatch>(0);
+        let thread = thread::Builder::new()
+            .name("parquet-spool".to_owned())
+            .spawn(move || {
+                for batch in received {
+                    writer.write(&batch).map_err(write_error)?;
+                    writer.flush().map_err(write_error)?;
+                }
+                writer.into_inner().map_err(write_error)
+            })?;
+        Ok(Self {
+            batches: Some(batches),
+            thread: Some(thread),
+        })
+    }
+
+    /// Hands `batch` to the thread, as one row group; the thread's error if it stopped.
+    fn send(&mut self, batch: RecordBatch) -> io::Result<()> {
+        let sent = self
+            .batches
+            .as_ref()
+            .is_some_and(|batches| batches.send(batch).is_ok());
+        if sent {
+            return Ok(());
+        }
+        Err(self
+            .finish()
+            .err()
+            .unwrap_or_else(|| write_error("the spool's thread stopped taking row groups")))
+    }
+
+    /// Waits for the thread to write every row group handed to it; the spool file.
+    fn finish(&mut self) -> io::Result<File> {
+        drop(self.batches.take());
+        match self.thread.take().map(JoinHandle::join) {
+            Some(Ok(result)) => result,
+            Some(Err(_)) => Err(write_error("the spool's thread panicked")),
+            None => Err(write_error("the spool is finished already")),
+        }
+    }
+}
+
+/// Writes the columns `kept` of every row group of the spool file as a row group of
+/// `writer`'s file: their pages are copied as they are, compressed once.
+fn splice_columns(spool: &File, kept: &[usize], writer: ArrowWriter<File>) -> io::Result<File> {
+    // The pages' encoding statistics are kept as written, not folded into a mask.
+    let options = ParquetMetaDataOptions::new().with_encoding_stats_as_mask(false);
+    let metadata = ParquetMetaDataReader::new()
+        .with_page_index_policy(PageIndexPolicy::Optional)
+        .with_metadata_options(Some(options))
+        .parse_and_finish(spool)
+        .map_err(write_error)?;
+    let columns = metadata.file_metadata().schema_descr();
+    let leaves: Vec<usize> = (0..columns.num_columns())
+        .filter(|&leaf| kept.contains(&columns.get_column_root_idx(leaf)))
+        .collect();
+    let (mut file, _) = writer.into_serialized_writer().map_err(write_error)?;
+    for (g, group) in metadata.row_groups().iter().enumerate() {
+        let mut row_group = file.next_row_group().map_err(write_error)?;
+        for &leaf in &leaves {
+            let chunk = as_written(group.column(leaf)).map_err(write_error)?;
+            let close = ColumnCloseResult {
+                bytes_written: u64::try_from(chunk.compressed_size()).map_err(write_error)?,
+                rows_written: u64::try_from(group.num_rows()).map_err(write_error)?,
+                metadata: chunk,
+                bloom_filter: None,
+                column_index: metadata.column_index().map(|index| index[g][leaf].clone()),
+                offset_index: metadata.offset_index().map(|index| index[g][leaf].clone()),
+            };
+            row_group.append_column(spool, close).map_err(write_error)?;
+        }
+        row_group.close().map_err(write_error)?;
+    }
+    file.into_inner().map_err(write_error)
+}
+
+/// A column chunk's metadata as the writer made it, from the metadata read back: the
+/// writer also fills the deprecated `min`/`max` statistics of a column of signed order,
+/// which reading folds into `min_value`/`max_value` and forgets.
+fn as_written(chunk: &ColumnChunkMetaData) -> parquet::errors::Result<ColumnChunkMetaData> {
+    let Some(statistics) = chunk.statistics() else {
+        return Ok(chunk.clone());
+    };
+    let signed = chunk.column_descr().sort_order().is_signed();
+    let statistics = match statistics.clone() {
+        Statistics::Boolean(s) => Statistics::Boolean(s.with_backwards_compatible_min_max(signed)),
+        Statistics::Int32(s) => Statistics::Int32(s.with_backwards_compatible_min_max(signed)),
+        Statistics::Int64(s) => Statistics::Int64(s.with_backwards_compatible_min_max(signed)),
+        Statistics::Int96(s) => Statistics::Int96(s.with_backwards_compatible_min_max(signed)),
+        Statistics::Float(s) => Statistics::Float(s.with_backwards_compatible_min_max(signed)),
+        Statistics::Double(s) => Statistics::Double(s.with_backwards_compatible_min_max(signed)),
+        Statistics::ByteArray(s) => {
+            Statistics::ByteArray(s.with_backwards_compatible_min_max(signed))
+        }
+        Statistics::FixedLenByteArray(s) => {
+            Statistics::FixedLenByteArray(s.with_backwards_compatible_min_max(signed))
+        }
+    };
+    chunk
+        .clone()
+        .into_builder()
+        .set_statistics(statistics)
+        .build()
 }
 
 fn json_text(map: &Map<String, Value>) -> String {
     serde_json::to_string(map).expect("a JSON map serialises")
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// Records of nested and flat columns, some only in a few rows, over several row groups.
+    fn records(n: usize) -> (Value, Vec<Map<String, Value>>) {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "id": {"type": "string"},
+                "n": {"type": "integer"},
+                "runs": {"type": "array", "items": {
+                    "type": "object",
+                    "properties": {"base": {"type": "array", "items": {"type": "number"}}},
+                    "additionalProperties": false
+                }},
+                "late": {"type": "string"},
+                "never": {"type": "boolean"}
+            }
+        });
+        let records = (0..n)
+            .map(|i| {
+                let mut record =
+                    json!({"id": format!("r{i}"), "n": i, "runs": [{"base": [0.25, 0.5]}]});
+                if i == n - 1 {
+                    record["late"] = json!("last");
+                }
+                if i % 700 == 3 {
+                    record["undeclared"] = json!({"i": i});
+                }
+                record.as_object().unwrap().clone()
+            })
+            .collect();
+        (schema, records)
+    }
+
+    /// The same records written as the table of the columns some record has, a row group
+    /// per record batch, by a plain `ArrowWriter`: what the spool's splice must equal.
+    fn written_directly(schema: &Value, records: &[Map<String, Value>]) -> Vec<u8> {
+        let mut table = ArrowTable::new(schema).unwrap();
+        for record in records {
+            table.push(record.clone(), 100).unwrap();
+        }
+        let (schema, batches) = table.finish(false).unwrap();
+        let mut out = Vec::new();
+        let mut writer =
+            ArrowWriter::try_new(&mut out, schema, Some(writer_properties().unwrap())).unwrap();
+        for batch in &batches {
+            writer.write(batch).unwrap();
+            writer.flush().unwrap();
+        }
+        writer.close().unwrap();
+        out
+    }
+
+    #[test]
+    fn files_of_many_row_groups_are_the_batches_written_once() {
+        for n in [1, GROUP_ROWS, GROUP_ROWS + 1, 3 * GROUP_ROWS + 17] {
+            let (schema, records) = records(n);
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("t.parquet");
+            let mut writer =
+                ParquetWriter::new(File::create(&path).unwrap(), dir.path().to_owned(), &schema)
+                    .unwrap();
+            for record in &records {
+                writer.write(record.clone(), 100).unwrap();
+            }
+            writer.finish().unwrap();
+            let written = std::fs::read(&path).unwrap();
+            let direct = written_directly(&schema, &records);
+            assert!(written == direct, "{n} records");
+            // The column no record has is left out, the one only the last record has is in.
+            let metadata = ParquetMetaDataReader::new()
+                .parse_and_finish(&File::open(&path).unwrap())
+                .unwrap();
+            let columns = metadata.file_metadata().schema_descr();
+            let roots: Vec<&str> = columns
+                .root_schema()
+                .get_fields()
+                .iter()
+                .map(|f| f.name())
+                .collect();
+            assert!(
+                !roots.contains(&"never") && roots.contains(&"late"),
+                "{roots:?}"
+            );
+            assert_eq!(metadata.num_row_groups(), n.div_ceil(GROUP_ROWS));
+            assert_eq!(
+                std::fs::read_dir(dir.path()).unwrap().count(),
+                1,
+                "no spool left"
+            );
+        }
+    }
 }
