@@ -180,12 +180,27 @@ fn name(source: &[u8], nodes: &[Node], from: Option<usize>) -> Option<Named> {
 /// with its enclosing test, as [`super::functions`] names it from a tree-sitter parse;
 /// `None` when the scan cannot tell for some line (see the module's documentation).
 pub fn definitions(source: &[u8], lines: &[usize]) -> Option<Vec<Option<Named>>> {
-    each_line(source, lines)?.into_iter().collect()
+    each_line(source, lines)?
+        .into_iter()
+        .map(|answer| match answer {
+            Answer::Told(named) => Some(named),
+            Answer::Unsure => None,
+        })
+        .collect()
+}
+
+/// What the scan makes of a line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Answer {
+    /// The line's definition (`None`: outside any).
+    Told(Option<Named>),
+    /// The scan cannot tell: the line is for the parser.
+    Unsure,
 }
 
 /// [`definitions`] line by line: `None` for the whole source when its structure is not
 /// read with certainty, else for each line its name, or `None` where the scan cannot tell.
-pub(super) fn each_line(source: &[u8], lines: &[usize]) -> Option<Vec<Option<Option<Named>>>> {
+pub(super) fn each_line(source: &[u8], lines: &[usize]) -> Option<Vec<Answer>> {
     if std::str::from_utf8(source).is_err()
         || memchr::memchr(b'\x0c', source).is_some()
         || memchr::memchr_iter(b'\r', source).any(|i| source.get(i + 1) != Some(&b'\n'))
@@ -209,14 +224,14 @@ pub(super) fn each_line(source: &[u8], lines: &[usize]) -> Option<Vec<Option<Opt
             .iter()
             .map(|&line| {
                 let Some(row) = line.checked_sub(1).filter(|&r| r < rows) else {
-                    return Some(None);
+                    return Answer::Told(None);
                 };
                 let after = statements.partition_point(|s| s.row <= row);
                 let before = after.checked_sub(1);
                 if let Some(p) = before
                     && row <= statements[p].end_row
                 {
-                    return Some(name(source, &nodes, own(p)));
+                    return Answer::Told(name(source, &nodes, own(p)));
                 }
                 // Between statements `before` and `after`: what holds both.
                 let around = nodes.get(after).and_then(|n| n.parent);
@@ -231,7 +246,7 @@ pub(super) fn each_line(source: &[u8], lines: &[usize]) -> Option<Vec<Option<Opt
                 );
                 let first_comment = comment_rows.partition_point(|&r| r < gap.0);
                 if comment_rows.get(first_comment).is_none_or(|&r| r >= gap.1) {
-                    return Some(name(source, &nodes, between));
+                    return Answer::Told(name(source, &nodes, between));
                 }
                 // Comment lines: tree-sitter puts each in one of the nodes from the statement
                 // before (and those holding it) out to those holding the statement after, and
@@ -239,7 +254,11 @@ pub(super) fn each_line(source: &[u8], lines: &[usize]) -> Option<Vec<Option<Opt
                 // the name.
                 let previous = before.and_then(own);
                 let named = name(source, &nodes, between);
-                (name(source, &nodes, previous) == named).then_some(named)
+                if name(source, &nodes, previous) == named {
+                    Answer::Told(named)
+                } else {
+                    Answer::Unsure
+                }
             })
             .collect(),
     )

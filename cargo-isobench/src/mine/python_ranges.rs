@@ -86,12 +86,8 @@ fn past_line_break(source: &[u8], i: usize) -> Option<usize> {
 /// line breaks inside it into `row`. A one-quote string ends at its quote or, unclosed, at
 /// the end of its line; a backslash escapes the next character (in raw strings too, as
 /// far as where the literal ends is concerned).
-fn skip_string(source: &[u8], i: usize, row: &mut usize) -> usize {
-    skip_string_closed(source, i, row).0
-}
-
-/// [`skip_string`], and whether the literal is closed.
-fn skip_string_closed(source: &[u8], i: usize, row: &mut usize) -> (usize, bool) {
+/// Also whether the literal is closed.
+fn skip_string(source: &[u8], i: usize, row: &mut usize) -> (usize, bool) {
     let quote = source[i];
     let triple = source.get(i + 1) == Some(&quote) && source.get(i + 2) == Some(&quote);
     let mut j = if triple { i + 3 } else { i + 1 };
@@ -197,7 +193,7 @@ pub(super) fn scan(source: &[u8]) -> Scan {
                 b'"' | b'\'' => {
                     last = source[i];
                     let closed;
-                    (i, closed) = skip_string_closed(source, i, &mut row);
+                    (i, closed) = skip_string(source, i, &mut row);
                     balanced &= closed;
                     continue;
                 }
