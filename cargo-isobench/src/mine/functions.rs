@@ -8,9 +8,12 @@
 //! Lines of a decorator (`@...` in Python, annotations in Java and TypeScript, `#[...]`
 //! attributes in Rust) belong to the definition they decorate.
 //!
-//! Speed: a Python file is parsed only where its changed lines are: the top-level
-//! definitions holding them, and in a class only the header and the members holding them
-//! (tree-sitter's included ranges; see [`super::python_ranges`]). In valid Python this
+//! Speed: a Python file's changed lines are named from a line scan of the source (see
+//! [`super::python_defs`]), which reads the block structure from the indentation, where it
+//! can tell; it names them as tree-sitter does. Where it cannot, the file is parsed only
+//! where its changed lines are: the top-level definitions holding them, and in a class
+//! only the header and the members holding them (tree-sitter's included ranges; see
+//! [`super::python_ranges`]). In valid Python this
 //! gives the names a parse of the whole file gives. Where those parts hold a syntax error
 //! the whole file is parsed instead; where the error lies elsewhere in the file, the parts
 //! are spared tree-sitter's recovery from it, which in a whole-file parse can move the
