@@ -21,6 +21,10 @@
 //! an ASCII name; and a comment line outside statements whose neighbours are named
 //! differently, and a blank line next to such a comment (tree-sitter attaches the comment,
 //! and the blank lines before it, to one of them by rules of its own).
+//!
+//! A syntax error the scan does not see (a statement written inside a call's brackets)
+//! leaves the lines named by the indentation around them, where tree-sitter's recovery
+//! from the error may name none.
 
 use super::python_ranges::{Kind, Scan, Statement, scan};
 
