@@ -58,7 +58,6 @@ pub mod diff;
 pub mod envsig;
 pub mod error;
 mod jsonwrite;
-pub mod mining;
 pub mod passthrough;
 pub mod record;
 pub mod registry;

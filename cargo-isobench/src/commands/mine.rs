@@ -9,7 +9,6 @@ use std::sync::mpsc;
 
 use git2::{Oid, Sort};
 use isobench_core::codec::JsonStyle;
-use isobench_core::mining::instance_id;
 use isobench_core::testfiles::SplitPreset;
 use serde_json::Value;
 
@@ -20,6 +19,7 @@ use crate::exit;
 use crate::mine::commit::{self, EnvSpec, Filters, MineSettings, Mined};
 use crate::mine::functions::FunctionFinder;
 use crate::mine::repo::{self, Repo, RepoError};
+use crate::mine::rules::instance_id;
 use crate::output::RecordWriter;
 use crate::session::Session;
 

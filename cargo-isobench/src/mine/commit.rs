@@ -3,7 +3,7 @@
 use git2::Oid;
 use std::collections::HashMap;
 
-use isobench_core::mining::{PrForm, git_time, instance_id, pr_subject};
+use super::rules::{PrForm, git_time, instance_id, pr_subject};
 use isobench_core::testfiles::{Placement, SplitPreset, push_without_index_lines};
 use isobench_core::{CanonicalRecord, envsig};
 use serde_json::{Map, Value};

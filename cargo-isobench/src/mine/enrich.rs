@@ -5,8 +5,8 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
+use super::rules::pr_from_instance_id;
 use git2::{Diff, Oid};
-use isobench_core::mining::pr_from_instance_id;
 use isobench_core::vocab::{self, Source};
 use isobench_core::{CanonicalRecord, Notes, RecordError};
 

@@ -8,9 +8,12 @@
 //! Lines of a decorator (`@...` in Python, annotations in Java and TypeScript, `#[...]`
 //! attributes in Rust) belong to the definition they decorate.
 //!
-//! Speed: a Python file is parsed only where its changed lines are: the top-level
-//! definitions holding them, and in a class only the header and the members holding them
-//! (tree-sitter's included ranges; see [`super::python_ranges`]). In valid Python this
+//! Speed: a Python file's changed lines are named from a line scan of the source (see
+//! [`super::python_defs`]), which reads the block structure from the indentation, where it
+//! can tell; it names them as tree-sitter does. Where it cannot, the file is parsed only
+//! where its changed lines are: the top-level definitions holding them, and in a class
+//! only the header and the members holding them (tree-sitter's included ranges; see
+//! [`super::python_ranges`]). In valid Python this
 //! gives the names a parse of the whole file gives. Where those parts hold a syntax error
 //! the whole file is parsed instead; where the error lies elsewhere in the file, the parts
 //! are spared tree-sitter's recovery from it, which in a whole-file parse can move the
@@ -22,10 +25,11 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
+use super::rules::function_in_context;
 use git2::Oid;
-use isobench_core::mining::function_in_context;
 use tree_sitter::{InputEdit, Language, Node, Parser, Point, Tree};
 
+use super::python_defs;
 use super::python_ranges::ranges_for_rows;
 
 /// A language a parser is bundled for.
@@ -283,7 +287,9 @@ impl FunctionFinder {
                 if side.lines.is_empty() {
                     continue;
                 }
-                if let Some(tree) = self.parse_python_around(side.content, side.lines) {
+                if let Some(named) = python_defs::definitions(side.content, side.lines) {
+                    add_named(lang, named.into_iter().flatten(), &mut found);
+                } else if let Some(tree) = self.parse_python_around(side.content, side.lines) {
                     find_at(lang, &tree, side.content, side.lines, &mut found);
                 }
             }
@@ -376,9 +382,22 @@ impl<'t> Locator<'t> {
 
 /// Adds to `found` the definitions enclosing `lines` not in it yet.
 fn find_at(lang: Lang, tree: &Tree, source: &[u8], lines: &[usize], found: &mut Vec<Touched>) {
+    add_named(
+        lang,
+        definitions_at(lang, tree, source, lines).flatten(),
+        found,
+    );
+}
+
+/// Adds to `found` the named definitions not in it yet, in order.
+fn add_named(
+    lang: Lang,
+    named: impl IntoIterator<Item = (String, Option<String>)>,
+    found: &mut Vec<Touched>,
+) {
     let mut seen: std::collections::HashSet<String> =
         found.iter().map(|t| t.name.clone()).collect();
-    for (name, test) in definitions_at(lang, tree, source, lines).flatten() {
+    for (name, test) in named {
         if seen.insert(name.clone()) {
             found.push(Touched {
                 name,
@@ -920,6 +939,228 @@ mod tests {
         }
         files.sort();
         (!files.is_empty()).then_some(files)
+    }
+
+    /// A generated piece of Python: statements, blank and comment lines, definitions
+    /// (decorated, nested, async), classes and `if`/`else` blocks.
+    #[derive(Debug, Clone)]
+    enum Py {
+        Simple(usize),
+        Blank,
+        /// A comment line: at the block's indentation, at column 0, or deeper.
+        Comment(u8),
+        Def {
+            name: usize,
+            asynchronous: bool,
+            decorators: u8,
+            body: Vec<Py>,
+        },
+        Class {
+            name: usize,
+            decorators: u8,
+            body: Vec<Py>,
+        },
+        If(Vec<Py>, Vec<Py>),
+    }
+
+    /// Statements whose continuation lines, strings and brackets the scan must follow.
+    const SIMPLE: &[&str] = &[
+        "x = 1",
+        "y = f(1)  # note: def h():",
+        "z = g(\n1,\n    2)",
+        "s = \"\"\"\ndef fake():\n    pass\n\"\"\"",
+        "t = 'def not_a_def(): pass'",
+        "u = 1 + \\\n    2",
+        "return None",
+        "d = {\n    'k': [\n        1,\n    ],\n\n}",
+        "pass",
+        "def one(): return 1",
+        "class K: pass",
+        "w = lambda: 0",
+        "\"\"\"Doc.\n\nclass Fake:\n\"\"\"",
+        "r = rb'\\'' + \"\\\"#\"",
+        "if x: y = 2",
+    ];
+    const FUNCTIONS: &[&str] = &["f", "g", "test_one", "test_two", "helper"];
+    const CLASSES: &[&str] = &["A", "TestB", "C"];
+
+    fn python() -> impl proptest::strategy::Strategy<Value = Vec<Py>> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            (0..SIMPLE.len()).prop_map(Py::Simple),
+            Just(Py::Blank),
+            (0..3u8).prop_map(Py::Comment),
+        ];
+        let item = leaf.prop_recursive(4, 40, 5, |inner| {
+            let body = proptest::collection::vec(inner, 0..5);
+            prop_oneof![
+                (0..FUNCTIONS.len(), any::<bool>(), 0..3u8, body.clone()).prop_map(
+                    |(name, asynchronous, decorators, body)| Py::Def {
+                        name,
+                        asynchronous,
+                        decorators,
+                        body
+                    }
+                ),
+                (0..CLASSES.len(), 0..2u8, body.clone()).prop_map(|(name, decorators, body)| {
+                    Py::Class {
+                        name,
+                        decorators,
+                        body,
+                    }
+                }),
+                (body.clone(), body).prop_map(|(then, otherwise)| Py::If(then, otherwise)),
+            ]
+        });
+        proptest::collection::vec(item, 1..8)
+    }
+
+    fn render(items: &[Py], indent: usize, out: &mut String) {
+        use std::fmt::Write as _;
+        let pad = " ".repeat(indent);
+        let block = |body: &[Py], out: &mut String| {
+            render(body, indent + 4, out);
+            if body.iter().all(|i| matches!(i, Py::Blank | Py::Comment(_))) {
+                let _ = writeln!(out, "{pad}    pass");
+            }
+        };
+        let decorate = |count: u8, out: &mut String| {
+            for n in 0..count {
+                if n == 0 {
+                    let _ = writeln!(out, "{pad}@deco");
+                } else {
+                    let _ = writeln!(out, "{pad}@deco(\n    1,\n)");
+                }
+            }
+        };
+        for item in items {
+            match item {
+                Py::Simple(i) => {
+                    let _ = writeln!(out, "{pad}{}", SIMPLE[*i]);
+                }
+                Py::Blank => out.push('\n'),
+                Py::Comment(at) => {
+                    let column = match at {
+                        0 => indent,
+                        1 => 0,
+                        _ => indent + 4,
+                    };
+                    let _ = writeln!(out, "{}# def commented(): out", " ".repeat(column));
+                }
+                Py::Def {
+                    name,
+                    asynchronous,
+                    decorators,
+                    body,
+                } => {
+                    decorate(*decorators, out);
+                    let prefix = if *asynchronous { "async " } else { "" };
+                    let _ = writeln!(out, "{pad}{prefix}def {}(\n    a,\n):", FUNCTIONS[*name]);
+                    block(body, out);
+                }
+                Py::Class {
+                    name,
+                    decorators,
+                    body,
+                } => {
+                    decorate(*decorators, out);
+                    let _ = writeln!(out, "{pad}class {}(Base):", CLASSES[*name]);
+                    block(body, out);
+                }
+                Py::If(then, otherwise) => {
+                    let _ = writeln!(out, "{pad}if x:");
+                    block(then, out);
+                    if !otherwise.is_empty() {
+                        let _ = writeln!(out, "{pad}else:");
+                        block(otherwise, out);
+                    }
+                }
+            }
+        }
+    }
+
+    fn has_comment_line(items: &[Py]) -> bool {
+        items.iter().any(|i| match i {
+            Py::Comment(_) => true,
+            Py::Def { body, .. } | Py::Class { body, .. } => has_comment_line(body),
+            Py::If(a, b) => has_comment_line(a) || has_comment_line(b),
+            Py::Simple(_) | Py::Blank => false,
+        })
+    }
+
+    proptest::proptest! {
+        /// On generated Python, every line the scan names is named as tree-sitter's parse
+        /// of the whole source names it; without comment lines, the scan names every line.
+        #[test]
+        fn python_line_scan_names_equal_the_parse(items in python()) {
+            let mut source = String::new();
+            render(&items, 0, &mut source);
+            let source = source.as_bytes();
+            let full = FunctionFinder::new().parse(Lang::Python, source, None).unwrap();
+            proptest::prop_assert!(!full.root_node().has_error(), "generated invalid Python");
+            let lines: Vec<usize> = (1..=memchr::memchr_iter(b'\n', source).count() + 1).collect();
+            let parsed: Vec<_> = definitions_at(Lang::Python, &full, source, &lines).collect();
+            let told = python_defs::each_line(source, &lines);
+            if !has_comment_line(&items) {
+                proptest::prop_assert!(
+                    told.as_ref().is_some_and(|t| t.iter().all(|a| *a != python_defs::Answer::Unsure)),
+                    "not every line told"
+                );
+            }
+            for ((line, scan), parse) in lines.iter().zip(told.unwrap_or_default()).zip(&parsed) {
+                if let python_defs::Answer::Told(scan) = scan {
+                    proptest::prop_assert_eq!(&scan, parse, "line {}", line);
+                }
+            }
+        }
+    }
+
+    /// The line scan's names against the whole-file parse's, on every line of every
+    /// fourth valid file of the standard library: where the scan tells a line's name, it
+    /// is tree-sitter's; and it tells most lines.
+    #[test]
+    fn python_line_scan_names_equal_the_parse_on_the_standard_library() {
+        let Some(files) = python_stdlib_files() else {
+            println!("skipped: no `python3` with a standard library on this machine");
+            return;
+        };
+        let mut finder = FunctionFinder::new();
+        let (mut files_read, mut files_told, mut lines_told, mut lines_all) = (0, 0, 0, 0);
+        for path in files.iter().step_by(4) {
+            let Ok(source) = std::fs::read(path) else {
+                continue;
+            };
+            let full = finder.parse(Lang::Python, &source, None).unwrap();
+            if full.root_node().has_error() {
+                continue;
+            }
+            files_read += 1;
+            let lines: Vec<usize> = (1..=memchr::memchr_iter(b'\n', &source).count() + 1).collect();
+            lines_all += lines.len();
+            let Some(told) = python_defs::each_line(&source, &lines) else {
+                continue;
+            };
+            files_told += 1;
+            let parsed: Vec<_> = definitions_at(Lang::Python, &full, &source, &lines).collect();
+            for ((line, scan), parse) in lines.iter().zip(&told).zip(&parsed) {
+                if let python_defs::Answer::Told(scan) = scan {
+                    assert_eq!(scan, parse, "{}:{line}", path.display());
+                    lines_told += 1;
+                }
+            }
+        }
+        println!(
+            "{files_told} of {files_read} files read by the scan, {lines_told} of {lines_all} lines told"
+        );
+        assert!(files_read >= 100, "{files_read} files");
+        assert!(
+            files_told * 10 > files_read * 8,
+            "{files_told} of {files_read} files"
+        );
+        assert!(
+            lines_told * 10 > lines_all * 7,
+            "{lines_told} of {lines_all} lines"
+        );
     }
 
     /// The ranged parse of Python against the whole-file parse, on real files: for groups

@@ -5,8 +5,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::rules::pr_number;
 use git2::{Oid, Sort};
-use isobench_core::mining::pr_number;
 
 use super::repo::{Repo, RepoError};
 

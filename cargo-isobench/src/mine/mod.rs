@@ -6,9 +6,11 @@ pub mod commit;
 pub mod enrich;
 pub mod functions;
 pub mod heads;
+mod python_defs;
 mod python_ranges;
 mod renames;
 pub mod repo;
+pub mod rules;
 pub mod timings;
 
 use crate::config::Config;

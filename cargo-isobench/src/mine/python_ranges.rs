@@ -17,7 +17,7 @@ use tree_sitter::{Point, Range};
 
 /// What the first word of a statement's line makes of it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub(super) enum Kind {
     /// `@decorator`: the statement belongs to the definition below.
     Decorator,
     /// `class`.
@@ -34,15 +34,19 @@ enum Kind {
 /// A line that starts a statement: not inside a string, brackets or a continued line,
 /// neither blank nor a comment.
 #[derive(Debug, Clone, Copy)]
-struct Statement {
+pub(super) struct Statement {
     /// The byte offset of the line's start.
-    start: usize,
+    pub(super) start: usize,
     /// The 0-based row.
-    row: usize,
+    pub(super) row: usize,
     /// The indentation as tree-sitter's Python scanner counts it (a tab is 8 columns; a
     /// form feed or carriage return starts the count again).
-    indent: usize,
-    kind: Kind,
+    pub(super) indent: usize,
+    pub(super) kind: Kind,
+    /// The 0-based row of the statement's last line (its logical line's end).
+    pub(super) end_row: usize,
+    /// Whether the logical line ends with `:` (comments aside): a block follows.
+    pub(super) colon: bool,
 }
 
 impl Statement {
@@ -82,7 +86,8 @@ fn past_line_break(source: &[u8], i: usize) -> Option<usize> {
 /// line breaks inside it into `row`. A one-quote string ends at its quote or, unclosed, at
 /// the end of its line; a backslash escapes the next character (in raw strings too, as
 /// far as where the literal ends is concerned).
-fn skip_string(source: &[u8], i: usize, row: &mut usize) -> usize {
+/// Also whether the literal is closed.
+fn skip_string(source: &[u8], i: usize, row: &mut usize) -> (usize, bool) {
     let quote = source[i];
     let triple = source.get(i + 1) == Some(&quote) && source.get(i + 2) == Some(&quote);
     let mut j = if triple { i + 3 } else { i + 1 };
@@ -98,26 +103,48 @@ fn skip_string(source: &[u8], i: usize, row: &mut usize) -> usize {
                 continue;
             }
             b'\n' if triple => *row += 1,
-            b'\n' => return j,
+            b'\n' => return (j, false),
             c if c == quote
                 && (!triple
                     || (source.get(j + 1) == Some(&quote)
                         && source.get(j + 2) == Some(&quote))) =>
             {
-                return j + if triple { 3 } else { 1 };
+                return (j + if triple { 3 } else { 1 }, true);
             }
             _ => {}
         }
         j += 1;
     }
-    source.len()
+    (source.len(), false)
 }
 
 /// Every line of `source` that starts a statement, in order.
 fn statements(source: &[u8]) -> Vec<Statement> {
-    let mut found = Vec::new();
+    scan(source).statements
+}
+
+/// What a scan of a Python source finds.
+pub(super) struct Scan {
+    /// The lines that start a statement, in order.
+    pub(super) statements: Vec<Statement>,
+    /// The rows holding a comment (outside strings), in order.
+    pub(super) comment_rows: Vec<usize>,
+    /// Whether every string and bracket is closed, every bracket closed was opened, and
+    /// the last line does not continue.
+    pub(super) balanced: bool,
+}
+
+/// The statements and comment rows of `source`.
+pub(super) fn scan(source: &[u8]) -> Scan {
+    let mut found: Vec<Statement> = Vec::new();
+    let mut comment_rows = Vec::new();
     let (mut i, mut row, mut depth) = (0, 0, 0usize);
     let mut continued = false;
+    // Whether the last statement's logical line is still going on, and the last byte of
+    // it that is neither blank nor in a comment.
+    let (mut open, mut last) = (false, 0u8);
+    // No string left open, no bracket closed that was not opened.
+    let mut balanced = true;
     while i < source.len() {
         // The start of a line, outside any string.
         let start = i;
@@ -139,13 +166,19 @@ fn statements(source: &[u8]) -> Vec<Statement> {
                 row,
                 indent,
                 kind: kind_of(&source[i..]),
+                end_row: row,
+                colon: false,
             });
+            open = true;
         }
         continued = false;
         // The rest of the line, with any string that runs on past it.
         while i < source.len() && source[i] != b'\n' {
             match source[i] {
                 b'#' => {
+                    if comment_rows.last() != Some(&row) {
+                        comment_rows.push(row);
+                    }
                     i = memchr::memchr(b'\n', &source[i..]).map_or(source.len(), |n| i + n);
                     continue;
                 }
@@ -158,21 +191,41 @@ fn statements(source: &[u8]) -> Vec<Statement> {
                     }
                 }
                 b'"' | b'\'' => {
-                    i = skip_string(source, i, &mut row);
+                    last = source[i];
+                    let closed;
+                    (i, closed) = skip_string(source, i, &mut row);
+                    balanced &= closed;
                     continue;
                 }
                 b'(' | b'[' | b'{' => depth += 1,
-                b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+                b')' | b']' | b'}' => {
+                    balanced &= depth > 0;
+                    depth = depth.saturating_sub(1);
+                }
                 _ => {}
             }
+            if !source[i].is_ascii_whitespace() {
+                last = source[i];
+            }
             i += 1;
+        }
+        if open && let Some(statement) = found.last_mut() {
+            statement.end_row = row;
+            if depth == 0 && !continued {
+                statement.colon = last == b':';
+                open = false;
+            }
         }
         if i < source.len() {
             i += 1;
             row += 1;
         }
     }
-    found
+    Scan {
+        statements: found,
+        comment_rows,
+        balanced: balanced && !open,
+    }
 }
 
 /// The indexes (into `statements`) of those at `indent` that start a block: not a

@@ -2,7 +2,7 @@
 //! commit message, the mined `instance_id`, commit times as RFC 3339 UTC,
 //! and the function names a diff's hunk headers give when no parser knows the language.
 
-use crate::diff::{FileDiff, LineKind};
+use isobench_core::diff::{FileDiff, LineKind};
 
 /// How a commit's subject names its pull request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -201,7 +201,7 @@ pub fn function_in_context(context: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diff;
+    use isobench_core::diff;
 
     #[test]
     fn pr_numbers_from_merge_and_squash_subjects() {
