@@ -156,7 +156,7 @@ fn template(text: &str, set: &str) -> Result<Assigned, AssignError> {
     let bad = |fault| AssignError::Template {
         set: set.to_owned(),
         fault,
-        placeholders: &TEMPLATE_FIELDS,
+        fields: &TEMPLATE_FIELDS,
     };
     let mut parts = Vec::new();
     let mut literal = String::new();
@@ -187,7 +187,7 @@ fn template(text: &str, set: &str) -> Result<Assigned, AssignError> {
         let name = TEMPLATE_FIELDS
             .into_iter()
             .find(|p| *p == key)
-            .ok_or_else(|| bad(TemplateFault::UnknownPlaceholder(spec.to_owned())))?;
+            .ok_or_else(|| bad(TemplateFault::UnknownField(spec.to_owned())))?;
         let (lower, take) = match modifier {
             None => (false, None),
             Some("lower") => (true, None),
@@ -196,7 +196,7 @@ fn template(text: &str, set: &str) -> Result<Assigned, AssignError> {
                 _ => {
                     return Err(bad(TemplateFault::UnknownModifier {
                         modifier: n.to_owned(),
-                        placeholder: spec.to_owned(),
+                        field: spec.to_owned(),
                     }));
                 }
             },
@@ -381,8 +381,8 @@ pub enum AssignError {
         set: String,
         /// What is wrong with its template.
         fault: TemplateFault,
-        /// The placeholders a template may use.
-        placeholders: &'static [&'static str],
+        /// The template fields a template may use.
+        fields: &'static [&'static str],
     },
     /// A value of another shape than the field holds (`foo` for a test list).
     #[error("`--set {field}={value}`: `{value}` is not {wanted}, which `{field}` holds")]
@@ -402,22 +402,22 @@ pub enum AssignError {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum TemplateFault {
-    /// A `}` that is neither doubled nor the end of a placeholder.
-    #[error("a `}}` closes no placeholder")]
+    /// A `}` that is neither doubled nor the end of a template field.
+    #[error("a `}}` closes no template field")]
     StrayClose,
     /// A `{` with no `}` after it.
     #[error("a `{{` is never closed")]
     Unclosed,
-    /// A placeholder (its text between the braces) naming no field.
-    #[error("unknown placeholder `{{{0}}}`")]
-    UnknownPlaceholder(String),
+    /// A template field (its text between the braces) naming no field.
+    #[error("unknown template field `{{{0}}}`")]
+    UnknownField(String),
     /// A modifier that is neither `lower` nor a positive count.
-    #[error("unknown modifier `:{modifier}` in `{{{placeholder}}}`")]
+    #[error("unknown modifier `:{modifier}` in `{{{field}}}`")]
     UnknownModifier {
         /// The modifier, after the `:`.
         modifier: String,
-        /// The placeholder's text between the braces.
-        placeholder: String,
+        /// The template field's text between the braces.
+        field: String,
     },
 }
 
@@ -429,10 +429,10 @@ impl AreaError for AssignError {
             Self::WrongShape { field, example, .. } => {
                 format!("give it as JSON, quoted for the shell: `--set {field}='{example}'`")
             }
-            Self::Template { placeholders, .. } => {
-                let names: Vec<String> = placeholders.iter().map(|p| format!("`{{{p}}}`")).collect();
+            Self::Template { fields, .. } => {
+                let names: Vec<String> = fields.iter().map(|p| format!("`{{{p}}}`")).collect();
                 format!(
-                    "placeholders are {}, each optionally ending in `:lower` or `:N`; write `{{{{` and `}}}}` for literal braces",
+                    "template fields are {}, each optionally ending in `:lower` or `:N`; write `{{{{` and `}}}}` for literal braces",
                     names.join(", ")
                 )
             }
@@ -490,14 +490,14 @@ mod tests {
         for (set, said) in [
             (
                 "extensions.image_name=x.{instance}",
-                "unknown placeholder `{instance}`",
+                "unknown template field `{instance}`",
             ),
             (
                 "extensions.image_name=x.{repo:upper}",
                 "unknown modifier `:upper`",
             ),
             ("extensions.image_name=x.{repo", "a `{` is never closed"),
-            ("extensions.image_name=x}", "a `}` closes no placeholder"),
+            ("extensions.image_name=x}", "a `}` closes no template field"),
         ] {
             let err = parse_all(&[set.to_owned()]).unwrap_err();
             let text = err.to_string();
@@ -533,12 +533,12 @@ mod error_messages {
                 "use a canonical v1 field name (`head_commit`) or `extensions.KEY` (`extensions.image_name`)",
             ),
         );
-        let hint = "placeholders are `{a}`, `{b}`, each optionally ending in `:lower` or `:N`; write `{{` and `}}` for literal braces";
+        let hint = "template fields are `{a}`, `{b}`, each optionally ending in `:lower` or `:N`; write `{{` and `}}` for literal braces";
         for (set, fault, message) in [
             (
                 "f=}",
                 TemplateFault::StrayClose,
-                "`--set f=}`: a `}` closes no placeholder",
+                "`--set f=}`: a `}` closes no template field",
             ),
             (
                 "f={",
@@ -547,14 +547,14 @@ mod error_messages {
             ),
             (
                 "f={x:2}",
-                TemplateFault::UnknownPlaceholder("x:2".into()),
-                "`--set f={x:2}`: unknown placeholder `{x:2}`",
+                TemplateFault::UnknownField("x:2".into()),
+                "`--set f={x:2}`: unknown template field `{x:2}`",
             ),
             (
                 "f={a:up}",
                 TemplateFault::UnknownModifier {
                     modifier: "up".into(),
-                    placeholder: "a:up".into(),
+                    field: "a:up".into(),
                 },
                 "`--set f={a:up}`: unknown modifier `:up` in `{a:up}`",
             ),
@@ -562,7 +562,7 @@ mod error_messages {
             let e = AssignError::Template {
                 set: set.into(),
                 fault,
-                placeholders: &["a", "b"],
+                fields: &["a", "b"],
             };
             check(e, message, Some(hint));
         }

@@ -285,7 +285,7 @@ fn a_refusal_names_every_missing_field_and_its_remedy() {
         );
     }
 
-    // An unknown placeholder is a usage error, before anything is read.
+    // An unknown template field is a usage error, before anything is read.
     let out = convert(
         &context,
         "swe-bench",
@@ -295,7 +295,7 @@ fn a_refusal_names_every_missing_field_and_its_remedy() {
         &["--set", "extensions.image_name=x.{commit}"],
     );
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("unknown placeholder `{commit}`"));
+    assert!(stderr(&out).contains("unknown template field `{commit}`"));
 }
 
 #[test]
