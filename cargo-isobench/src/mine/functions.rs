@@ -160,11 +160,18 @@ struct Parsed {
 /// The most parsed blobs kept.
 const CACHE_ENTRIES: usize = 256;
 
+/// The most line-scanned Python blobs kept.
+const SCANNED_ENTRIES: usize = 64;
+
 /// Parsers for every language, reused across files, and the parsed blobs.
 pub struct FunctionFinder {
     parsers: Vec<Option<Parser>>,
     cache: HashMap<(Lang, Oid), Arc<Parsed>>,
     order: VecDeque<(Lang, Oid)>,
+    /// What the line scan read of Python blobs (`None`: not read with certainty), kept as
+    /// a commit's head is usually the next one's base.
+    scanned: HashMap<Oid, Option<Arc<python_defs::Structure>>>,
+    scanned_order: VecDeque<Oid>,
 }
 
 impl std::fmt::Debug for FunctionFinder {
@@ -188,6 +195,8 @@ impl FunctionFinder {
             parsers: Lang::ALL.iter().map(|_| None).collect(),
             cache: HashMap::new(),
             order: VecDeque::new(),
+            scanned: HashMap::new(),
+            scanned_order: VecDeque::new(),
         }
     }
 
@@ -224,6 +233,22 @@ impl FunctionFinder {
             }
         }
         self.parse(Lang::Python, source, None)
+    }
+
+    /// The line scan's reading of the Python blob of `side`: kept, else read now.
+    fn scanned(&mut self, side: Side<'_>) -> Option<Arc<python_defs::Structure>> {
+        if let Some(hit) = self.scanned.get(&side.blob) {
+            return hit.clone();
+        }
+        let read = python_defs::Structure::of(side.content).map(Arc::new);
+        if self.scanned_order.len() == SCANNED_ENTRIES
+            && let Some(old) = self.scanned_order.pop_front()
+        {
+            self.scanned.remove(&old);
+        }
+        self.scanned_order.push_back(side.blob);
+        self.scanned.insert(side.blob, read.clone());
+        read
     }
 
     fn remember(&mut self, key: (Lang, Oid), parsed: Arc<Parsed>) {
@@ -287,7 +312,10 @@ impl FunctionFinder {
                 if side.lines.is_empty() {
                     continue;
                 }
-                if let Some(named) = python_defs::definitions(side.content, side.lines) {
+                let named = self.scanned(side).and_then(|read| {
+                    python_defs::told(python_defs::answers(side.content, &read, side.lines))
+                });
+                if let Some(named) = named {
                     add_named(lang, named.into_iter().flatten(), &mut found);
                 } else if let Some(tree) = self.parse_python_around(side.content, side.lines) {
                     find_at(lang, &tree, side.content, side.lines, &mut found);

@@ -180,11 +180,10 @@ fn name(source: &[u8], nodes: &[Node], from: Option<usize>) -> Option<Named> {
     Some((join(&names), test_at.map(|i| join(&names[i..]))))
 }
 
-/// The definition enclosing each 1-based line of `lines` in the Python `source`, named
-/// with its enclosing test, as [`super::functions`] names it from a tree-sitter parse;
-/// `None` when the scan cannot tell for some line (see the module's documentation).
-pub fn definitions(source: &[u8], lines: &[usize]) -> Option<Vec<Option<Named>>> {
-    each_line(source, lines)?
+/// The names of `answers` (from [`answers`]), or `None` when the scan cannot tell for one
+/// of them.
+pub(super) fn told(answers: Vec<Answer>) -> Option<Vec<Option<Named>>> {
+    answers
         .into_iter()
         .map(|answer| match answer {
             Answer::Told(named) => Some(named),
@@ -202,68 +201,105 @@ pub(super) enum Answer {
     Unsure,
 }
 
-/// [`definitions`] line by line: `None` for the whole source when its structure is not
-/// read with certainty, else for each line its name, or `None` where the scan cannot tell.
-pub(super) fn each_line(source: &[u8], lines: &[usize]) -> Option<Vec<Answer>> {
-    if std::str::from_utf8(source).is_err()
-        || memchr::memchr(b'\x0c', source).is_some()
-        || memchr::memchr_iter(b'\r', source).any(|i| source.get(i + 1) != Some(&b'\n'))
-    {
-        return None;
+/// What the scan reads of a whole source, kept to answer for any of its lines: the
+/// statements, the comment rows, the block structure and the number of rows.
+#[derive(Debug)]
+pub(super) struct Structure {
+    statements: Vec<Statement>,
+    comment_rows: Vec<usize>,
+    nodes: Vec<Node>,
+    rows: usize,
+}
+
+impl Structure {
+    /// The structure of `source`; `None` when it is not read with certainty.
+    pub(super) fn of(source: &[u8]) -> Option<Self> {
+        if std::str::from_utf8(source).is_err()
+            || memchr::memchr(b'\x0c', source).is_some()
+            || memchr::memchr_iter(b'\r', source).any(|i| source.get(i + 1) != Some(&b'\n'))
+        {
+            return None;
+        }
+        let Scan {
+            statements,
+            comment_rows,
+            balanced,
+        } = scan(source);
+        if !balanced {
+            return None;
+        }
+        let nodes = structure(source, &statements)?;
+        let rows = memchr::memchr_iter(b'\n', source).count() + 1;
+        Some(Self {
+            statements,
+            comment_rows,
+            nodes,
+            rows,
+        })
     }
-    let Scan {
+}
+
+/// The definition enclosing each 1-based line of `lines` in the Python `source`, named
+/// with its enclosing test, as [`super::functions`] names it from a tree-sitter parse:
+/// `None` for the whole source when its structure is not read with certainty (see the
+/// module's documentation), else for each line its name, or [`Answer::Unsure`] where the
+/// scan cannot tell.
+#[cfg(test)]
+pub(super) fn each_line(source: &[u8], lines: &[usize]) -> Option<Vec<Answer>> {
+    Some(answers(source, &Structure::of(source)?, lines))
+}
+
+/// For each 1-based line of `lines` of `source`, whose structure is `read`, its name, or
+/// [`Answer::Unsure`] where the scan cannot tell.
+pub(super) fn answers(source: &[u8], read: &Structure, lines: &[usize]) -> Vec<Answer> {
+    let Structure {
         statements,
         comment_rows,
-        balanced,
-    } = scan(source);
-    if !balanced {
-        return None;
-    }
-    let nodes = structure(source, &statements)?;
-    let rows = memchr::memchr_iter(b'\n', source).count() + 1;
+        nodes,
+        rows,
+    } = read;
+    let (nodes, rows) = (nodes.as_slice(), *rows);
     // The innermost statement whose node holds a statement's lines.
     let own = |i: usize| Some(nodes[i].target);
-    Some(
-        lines
-            .iter()
-            .map(|&line| {
-                let Some(row) = line.checked_sub(1).filter(|&r| r < rows) else {
-                    return Answer::Told(None);
-                };
-                let after = statements.partition_point(|s| s.row <= row);
-                let before = after.checked_sub(1);
-                if let Some(p) = before
-                    && row <= statements[p].end_row
-                {
-                    return Answer::Told(name(source, &nodes, own(p)));
-                }
-                // Between statements `before` and `after`: what holds both.
-                let around = nodes.get(after).and_then(|n| n.parent);
-                let between = match before {
-                    Some(p) if statements[p].kind == Kind::Decorator => own(p),
-                    _ => around,
-                };
-                // The rows between the two statements.
-                let gap = (
-                    before.map_or(0, |p| statements[p].end_row + 1),
-                    statements.get(after).map_or(rows, |n| n.row),
-                );
-                let first_comment = comment_rows.partition_point(|&r| r < gap.0);
-                if comment_rows.get(first_comment).is_none_or(|&r| r >= gap.1) {
-                    return Answer::Told(name(source, &nodes, between));
-                }
-                // Comment lines: tree-sitter puts each in one of the nodes from the statement
-                // before (and those holding it) out to those holding the statement after, and
-                // a blank line next to them may go with them; when all name the same, that is
-                // the name.
-                let previous = before.and_then(own);
-                let named = name(source, &nodes, between);
-                if name(source, &nodes, previous) == named {
-                    Answer::Told(named)
-                } else {
-                    Answer::Unsure
-                }
-            })
-            .collect(),
-    )
+    lines
+        .iter()
+        .map(|&line| {
+            let Some(row) = line.checked_sub(1).filter(|&r| r < rows) else {
+                return Answer::Told(None);
+            };
+            let after = statements.partition_point(|s| s.row <= row);
+            let before = after.checked_sub(1);
+            if let Some(p) = before
+                && row <= statements[p].end_row
+            {
+                return Answer::Told(name(source, nodes, own(p)));
+            }
+            // Between statements `before` and `after`: what holds both.
+            let around = nodes.get(after).and_then(|n| n.parent);
+            let between = match before {
+                Some(p) if statements[p].kind == Kind::Decorator => own(p),
+                _ => around,
+            };
+            // The rows between the two statements.
+            let gap = (
+                before.map_or(0, |p| statements[p].end_row + 1),
+                statements.get(after).map_or(rows, |n| n.row),
+            );
+            let first_comment = comment_rows.partition_point(|&r| r < gap.0);
+            if comment_rows.get(first_comment).is_none_or(|&r| r >= gap.1) {
+                return Answer::Told(name(source, nodes, between));
+            }
+            // Comment lines: tree-sitter puts each in one of the nodes from the statement
+            // before (and those holding it) out to those holding the statement after, and
+            // a blank line next to them may go with them; when all name the same, that is
+            // the name.
+            let previous = before.and_then(own);
+            let named = name(source, nodes, between);
+            if name(source, nodes, previous) == named {
+                Answer::Told(named)
+            } else {
+                Answer::Unsure
+            }
+        })
+        .collect()
 }

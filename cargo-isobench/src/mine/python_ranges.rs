@@ -92,6 +92,11 @@ fn skip_string(source: &[u8], i: usize, row: &mut usize) -> (usize, bool) {
     let triple = source.get(i + 1) == Some(&quote) && source.get(i + 2) == Some(&quote);
     let mut j = if triple { i + 3 } else { i + 1 };
     while j < source.len() {
+        // Only a backslash, a line break or the quote can end or continue the literal.
+        match memchr::memchr3(quote, b'\\', b'\n', &source[j..]) {
+            Some(n) => j += n,
+            None => break,
+        }
         match source[j] {
             b'\\' => {
                 if let Some(next) = past_line_break(source, j + 1) {
@@ -134,6 +139,19 @@ pub(super) struct Scan {
     pub(super) balanced: bool,
 }
 
+/// The bytes the rest of a line is looked at for: a line break, a comment, a backslash, a
+/// quote, a bracket.
+const SPECIAL: [bool; 256] = {
+    let mut special = [false; 256];
+    let bytes = b"\n#\\\"'([{)]}";
+    let mut k = 0;
+    while k < bytes.len() {
+        special[bytes[k] as usize] = true;
+        k += 1;
+    }
+    special
+};
+
 /// The statements and comment rows of `source`.
 pub(super) fn scan(source: &[u8]) -> Scan {
     let mut found: Vec<Statement> = Vec::new();
@@ -174,6 +192,23 @@ pub(super) fn scan(source: &[u8]) -> Scan {
         continued = false;
         // The rest of the line, with any string that runs on past it.
         while i < source.len() && source[i] != b'\n' {
+            // A run of bytes that mean nothing to the scan: only its last one that is not
+            // blank counts.
+            let run = source[i..]
+                .iter()
+                .position(|&c| SPECIAL[usize::from(c)])
+                .map_or(source.len(), |n| i + n);
+            if run > i {
+                if let Some(&c) = source[i..run]
+                    .iter()
+                    .rev()
+                    .find(|c| !c.is_ascii_whitespace())
+                {
+                    last = c;
+                }
+                i = run;
+                continue;
+            }
             match source[i] {
                 b'#' => {
                     if comment_rows.last() != Some(&row) {
