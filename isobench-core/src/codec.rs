@@ -222,24 +222,29 @@ impl JsonStyle {
 /// `\uXXXX` escape of one and none unescaped), writes them as they are (`Some(false)`),
 /// or shows neither (`None`).
 fn ascii_escaping(text: &[u8]) -> Option<bool> {
-    if text.iter().any(|&b| b >= 0x80) {
+    // Both scans run over every record of a conversion in the `auto` style: `is_ascii`
+    // goes a word at a time, and only `\u` pairs are looked at, not every backslash
+    // (a patch escapes each of its line breaks).
+    if !text.is_ascii() {
         return Some(false);
     }
-    let mut rest = text;
-    while let Some(at) = rest.iter().position(|&b| b == b'\\') {
-        match rest.get(at + 1) {
-            Some(b'u') => {
-                let escaped = rest
-                    .get(at + 2..at + 6)
-                    .and_then(|hex| std::str::from_utf8(hex).ok())
-                    .and_then(|hex| u16::from_str_radix(hex, 16).ok());
-                if escaped.is_some_and(|unit| unit >= 0x7f) {
-                    return Some(true);
-                }
-                rest = &rest[(at + 2).min(rest.len())..];
-            }
-            Some(_) => rest = &rest[at + 2..],
-            None => break,
+    for at in memchr::memmem::find_iter(text, b"\\u") {
+        // An escape when the backslash is not itself escaped: the run of backslashes
+        // ending at it is odd. Runs are disjoint, so the look-back is linear in all.
+        let run = text[..=at]
+            .iter()
+            .rev()
+            .take_while(|&&b| b == b'\\')
+            .count();
+        if run % 2 == 0 {
+            continue;
+        }
+        let escaped = text
+            .get(at + 2..at + 6)
+            .and_then(|hex| std::str::from_utf8(hex).ok())
+            .and_then(|hex| u16::from_str_radix(hex, 16).ok());
+        if escaped.is_some_and(|unit| unit >= 0x7f) {
+            return Some(true);
         }
     }
     None
@@ -668,7 +673,57 @@ pub fn require_string(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
     use serde_json::json;
+
+    /// The escaping scan as first written, a backslash at a time: the reference the
+    /// faster scan must agree with.
+    fn ascii_escaping_reference(text: &[u8]) -> Option<bool> {
+        if text.iter().any(|&b| b >= 0x80) {
+            return Some(false);
+        }
+        let mut rest = text;
+        while let Some(at) = rest.iter().position(|&b| b == b'\\') {
+            match rest.get(at + 1) {
+                Some(b'u') => {
+                    let escaped = rest
+                        .get(at + 2..at + 6)
+                        .and_then(|hex| std::str::from_utf8(hex).ok())
+                        .and_then(|hex| u16::from_str_radix(hex, 16).ok());
+                    if escaped.is_some_and(|unit| unit >= 0x7f) {
+                        return Some(true);
+                    }
+                    rest = &rest[(at + 2).min(rest.len())..];
+                }
+                Some(_) => rest = &rest[at + 2..],
+                None => break,
+            }
+        }
+        None
+    }
+
+    proptest! {
+        /// On JSON texts of strings rich in backslashes, `u`s, hex digits and characters
+        /// beyond ASCII, written as they are and escaped, and on raw runs of those bytes.
+        #[test]
+        fn the_escaping_scan_agrees_with_the_reference(
+            parts in prop::collection::vec(
+                prop::sample::select(vec![
+                    "\\", "u", "u00e9", "u007f", "u0041", "uZZ", "\\u00e9", "00ff", "\"", "x", "\n",
+                    "\u{7f}", "é", "\u{1F600}",
+                ]),
+                0..24,
+            )
+        ) {
+            let string: String = parts.concat();
+            let value = json!({ "k": string });
+            let raw = serde_json::to_string(&value).unwrap();
+            let escaped = JsonStyle::Compact.with_ascii(true).to_string(&value);
+            for text in [raw.as_bytes(), escaped.as_bytes(), string.as_bytes()] {
+                prop_assert_eq!(ascii_escaping(text), ascii_escaping_reference(text), "{:?}", String::from_utf8_lossy(text));
+            }
+        }
+    }
 
     #[test]
     fn lists_decode_from_each_encoding() {
