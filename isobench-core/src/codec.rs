@@ -108,10 +108,9 @@ impl JsonStyle {
     /// not show stays as it is.
     #[must_use]
     pub fn refined_by(self, text: &[u8]) -> Self {
-        let spaced = std::str::from_utf8(text)
-            .ok()
-            .and_then(Self::detect_separators)
-            .map_or(self.is_spaced(), Self::is_spaced);
+        // The text is not validated as UTF-8 again for this: the scan stops at the first
+        // separator and looks only at ASCII bytes.
+        let spaced = Self::separators_of(text).map_or(self.is_spaced(), Self::is_spaced);
         let base = if spaced { Self::Spaced } else { Self::Compact };
         base.with_ascii(self.is_ascii()).with_escaping_of(text)
     }
@@ -127,7 +126,11 @@ impl JsonStyle {
 
     /// [`JsonStyle::detect`] of the separators alone.
     pub(crate) fn detect_separators(text: &str) -> Option<Self> {
-        let bytes = text.as_bytes();
+        Self::separators_of(text.as_bytes())
+    }
+
+    /// [`JsonStyle::detect_separators`] of a JSON text's bytes.
+    fn separators_of(bytes: &[u8]) -> Option<Self> {
         let mut in_string = false;
         let mut i = 0;
         while i < bytes.len() {
