@@ -17,7 +17,7 @@ use cargo_isobench::input;
 use cargo_isobench::plugin::{native, program};
 use isobench_core::adapter::{ExportOptions, ViewAdapter};
 use isobench_core::codec::JsonStyle;
-use isobench_core::passthrough::{self, Texts};
+use isobench_core::passthrough::{self, Held, Route};
 use isobench_core::{Notes, Registered};
 use serde_json::{Map, Value, json};
 
@@ -107,36 +107,43 @@ fn convert_lines(adapter: &Registered, canonical: &Registered, lines: &[Vec<u8>]
     let mut notes = Notes::new();
     let mut out = Vec::with_capacity(lines.iter().map(Vec::len).sum::<usize>() * 2);
     // As `convert` reads lines: the strings the adapter moves unread and canonical
-    // writes unread stay as they were read, and an adapter that reads the text (a plugin
-    // written by hand) gets the line checked, not parsed, and nothing passed.
+    // writes unread are held as they were read, outside the record, and an adapter that
+    // reads the text (a plugin written by hand) gets the line checked, not parsed, and
+    // nothing held.
     let routes = passthrough::routes(adapter.places(), canonical.places(), false);
     let passing = input::Routes {
         routes: &routes,
         style: JsonStyle::Compact,
     };
-    let mut texts = Texts::default();
+    let mut held = Held::default();
     let start = Instant::now();
     for line in lines {
         notes.clear();
-        texts.clear();
+        held.clear();
         let imported = if let Some(import) = adapter.text_import() {
             input::check_record(line, true).expect("a JSON object");
             import(line, &mut notes)
         } else {
-            match input::parse_record_passing(line, true, passing, &mut texts) {
-                Ok(Value::Object(map)) => adapter.import(map, &mut notes),
+            match input::parse_record_passing(line, true, passing, &mut held) {
+                Ok(Value::Object(map)) => {
+                    adapter.import_holding(map, &held.keys(&routes), &mut notes)
+                }
                 _ => panic!("a JSON object"),
             }
         }
         .expect("imports");
+        let order = canonical.held_order(&imported);
         let written = canonical
             .export_owned(imported, &options, &mut notes)
             .expect("exports");
-        passthrough::write_object_passing(
+        let texts: Vec<(Route<'_>, &[u8])> = (routes.iter().enumerate())
+            .filter_map(|(i, route)| Some((*route, held.text(line, i)?)))
+            .collect();
+        passthrough::write_object_holding(
             JsonStyle::Compact,
             &mut out,
             &written,
-            &texts.placed(&routes, line),
+            &canonical.place_held(&order, &written, &texts),
         );
         out.push(b'\n');
     }

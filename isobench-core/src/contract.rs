@@ -497,33 +497,29 @@ impl Contract {
         self.requires.iter().find(|r| r.key == key)
     }
 
-    /// Every requirement `record` does not meet, in the contract's order. `passed` gives
-    /// the JSON text written in place of a key's value, when it passed (see
-    /// [`crate::passthrough`]; `|_| None` when nothing passed): the writer writes it, and
-    /// this judges it, where the record still holds the placeholder.
+    /// Every requirement `record` does not meet, in the contract's order. `held` gives
+    /// the JSON text of a key's value that the record lacks because a conversion holds
+    /// it outside the record (see [`crate::passthrough`]; `|_| None` when none is
+    /// held): the writer writes that text, and it is judged as the value it holds.
     pub fn check<'c, 't>(
         &'c self,
         record: &Map<String, Value>,
-        passed: &dyn Fn(&str) -> Option<&'t [u8]>,
+        held: &dyn Fn(&str) -> Option<&'t [u8]>,
     ) -> Vec<Unmet<'c>> {
         self.requires
             .iter()
             .filter_map(|requirement| {
                 let problem = match lookup(record, &requirement.key) {
-                    None => Some(Problem::Absent),
+                    None => match held(&requirement.key) {
+                        Some(text) => requirement.text_problem(text),
+                        None => Some(Problem::Absent),
+                    },
                     Some(Value::Null) if requirement.kind != Kind::StringOrNull => {
                         Some(Problem::Absent)
                     }
-                    // A passed value is judged by the text written in its place.
-                    Some(value) => match crate::passthrough::is_placeholder(value)
-                        .then(|| passed(&requirement.key))
-                        .flatten()
-                    {
-                        Some(text) => requirement.text_problem(text),
-                        None => requirement
-                            .problem(value)
-                            .or_else(|| requirement.unknown(value, record)),
-                    },
+                    Some(value) => requirement
+                        .problem(value)
+                        .or_else(|| requirement.unknown(value, record)),
                 };
                 problem.map(|problem| Unmet {
                     requirement,
@@ -541,14 +537,20 @@ impl Contract {
     }
 
     /// Writes the "none" value of every requirement that has one and that `record`
-    /// lacks, in the contract's key order; gives the keys written.
-    pub fn fill_none_values(&self, record: &mut Map<String, Value>) -> Vec<&Requirement> {
+    /// lacks, in the contract's key order; gives the keys written. A key for which
+    /// `held` says a conversion holds the value outside the record is not lacking.
+    pub fn fill_none_values(
+        &self,
+        record: &mut Map<String, Value>,
+        held: &dyn Fn(&str) -> bool,
+    ) -> Vec<&Requirement> {
         let mut filled = Vec::new();
         for (i, requirement) in self.requires.iter().enumerate() {
             let Some(none) = &requirement.none_value else {
                 continue;
             };
-            if record.get(&requirement.key).is_some_and(|v| !v.is_null()) {
+            if record.get(&requirement.key).is_some_and(|v| !v.is_null()) || held(&requirement.key)
+            {
                 continue;
             }
             // After the nearest earlier key of the contract the record has.
@@ -729,10 +731,10 @@ mod tests {
     }
 
     #[test]
-    fn a_passed_value_is_judged_by_its_text() {
+    fn a_held_value_is_judged_by_its_text() {
         let c = contract();
-        // The record holds empty placeholders; the texts written in their place decide.
-        let record = map(json!({"patch": "", "hints": "", "F2P": [], "runs": "1", "n": 1}));
+        // The record lacks the held keys; the texts written for them decide.
+        let record = map(json!({"hints": "", "runs": "1", "n": 1}));
         let texts = |key: &str| match key {
             "patch" => Some(&b"\"\""[..]),
             "F2P" => Some(&b"[\"a\"]"[..]),
@@ -751,7 +753,7 @@ mod tests {
             keys_and_problems(&c.check(&record, &texts)),
             [("F2P".to_owned(), Problem::Empty)]
         );
-        // A value an adapter wrote in place of the placeholder is judged, not the text.
+        // A value the record has is judged, whatever is held.
         let written = map(json!({"patch": "d", "hints": "", "F2P": ["a"], "runs": "1", "n": 1}));
         let empty_texts = |key: &str| match key {
             "patch" => Some(&b"\"\""[..]),
@@ -759,12 +761,12 @@ mod tests {
             _ => None,
         };
         assert!(c.check(&written, &empty_texts).is_empty());
-        // Without texts, the placeholders themselves are judged: both empty.
+        // Without texts, the keys are absent.
         assert_eq!(
             keys_and_problems(&c.check(&record, &none)),
             [
-                ("patch".to_owned(), Problem::Empty),
-                ("F2P".to_owned(), Problem::Empty)
+                ("patch".to_owned(), Problem::Absent),
+                ("F2P".to_owned(), Problem::Absent)
             ]
         );
     }
@@ -840,7 +842,7 @@ mod tests {
     fn none_values_are_written_in_the_contract_order() {
         let c = contract();
         let mut record = map(json!({"x": 0, "patch": "d", "F2P": []}));
-        let filled = c.fill_none_values(&mut record);
+        let filled = c.fill_none_values(&mut record, &|_| false);
         assert_eq!(filled.len(), 1);
         assert_eq!(
             record.keys().collect::<Vec<_>>(),
@@ -848,8 +850,15 @@ mod tests {
         );
         // A record that has the value keeps it.
         let mut record = map(json!({"hints": "h"}));
-        assert!(c.fill_none_values(&mut record).is_empty());
+        assert!(c.fill_none_values(&mut record, &|_| false).is_empty());
         assert_eq!(record["hints"], "h");
+        // So does one whose value is held outside it.
+        let mut record = map(json!({"patch": "d"}));
+        assert!(
+            c.fill_none_values(&mut record, &|key| key == "hints")
+                .is_empty()
+        );
+        assert!(!record.contains_key("hints"));
     }
 
     #[test]

@@ -91,6 +91,8 @@ impl Place {
 pub struct Route<'a> {
     /// The input key.
     pub key: &'a str,
+    /// The canonical field.
+    pub field: &'a str,
     /// Whether the value is a list of strings.
     pub list: bool,
     /// Whether a list may come as a string holding a JSON-encoded list, rewritten as the
@@ -119,6 +121,7 @@ pub fn routes<'a>(from: &'a [Place], to: &'a [Place], same_format: bool) -> Vec<
             let list = is_list_field(&place.field);
             Some(Route {
                 key,
+                field: &place.field,
                 list,
                 encoded: list && !same_format,
                 path: &out.path,
@@ -127,168 +130,273 @@ pub fn routes<'a>(from: &'a [Place], to: &'a [Place], same_format: bool) -> Vec<
         .collect()
 }
 
-/// Whether `value` is what a record holds in place of a passed value: an empty string,
-/// or an empty list (`[]`, or the two empty items a list in Python's encoding is held
-/// as). Only such a value is replaced by the passed text, so that a value an adapter
-/// wrote there in its place wins.
-pub fn is_placeholder(value: &Value) -> bool {
-    match value {
-        Value::String(s) => s.is_empty(),
-        Value::Array(items) => match items.as_slice() {
-            [] => true,
-            [a, b] => a.as_str() == Some("") && b.as_str() == Some(""),
-            _ => false,
-        },
-        _ => false,
-    }
+/// The index each held key takes among an object's entries once written, given the
+/// ranks of the entries the object holds, in order, and of the held keys (a key of a
+/// lower rank comes first; an object's entries are in rank order). Of held keys of one
+/// rank, the earlier comes first.
+pub fn indices(
+    present: impl Iterator<Item = usize>,
+    held: impl Iterator<Item = usize> + Clone,
+) -> Vec<usize> {
+    let present: Vec<usize> = present.collect();
+    let ranks: Vec<usize> = held.collect();
+    ranks
+        .iter()
+        .enumerate()
+        .map(|(i, &rank)| {
+            present.iter().filter(|&&r| r < rank).count()
+                + ranks
+                    .iter()
+                    .enumerate()
+                    .filter(|&(j, &r)| r < rank || (r == rank && j < i))
+                    .count()
+        })
+        .collect()
 }
 
-/// Appends `map` as [`JsonStyle::write_object`] does, with the JSON text of each entry
-/// of `passed` in place of the value at its path.
-pub fn write_object_passing(
+/// A held text as the writer takes it: where in the output it goes, and the text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Placed<'a> {
+    /// The keys that lead to it, from the top.
+    pub path: &'a [String],
+    /// Its index among the entries of the object that holds it, once written.
+    pub at: usize,
+    /// The JSON text of the value.
+    pub text: &'a [u8],
+}
+
+/// Appends `map` as [`JsonStyle::write_object`] does, with each held text of `held`
+/// written as the entry at its path and index; a text whose object `map` lacks (an
+/// extension of a record written without `extensions`) is not written.
+pub fn write_object_holding(
     style: JsonStyle,
     out: &mut Vec<u8>,
     map: &Map<String, Value>,
-    passed: &[(&[String], &[u8])],
+    held: &[Placed<'_>],
 ) {
-    object_passing(out, map, style.writer(), passed);
+    object_holding(out, map, style.writer(), held);
 }
 
-/// Writes `map` as a JSON object, with each JSON text of `passed` in place of the value
-/// at its path (the keys from `map` down; see the module's notes), when that value is
-/// still the placeholder the reader left.
-fn object_passing(
+fn object_holding(
     out: &mut Vec<u8>,
     map: &Map<String, Value>,
     style: jsonwrite::Style,
-    passed: &[(&[String], &[u8])],
+    held: &[Placed<'_>],
 ) {
+    let mut here: Vec<(usize, &String, &[u8])> = held
+        .iter()
+        .filter_map(|p| match p.path {
+            [key] => Some((p.at, key, p.text)),
+            _ => None,
+        })
+        .collect();
+    here.sort_by_key(|(at, ..)| *at);
+    let mut here = here.into_iter().peekable();
+    let mut entries = map.iter();
+    let mut written = 0;
     out.push(b'{');
-    for (i, (key, item)) in map.iter().enumerate() {
-        if i > 0 {
+    loop {
+        let next_held = here.next_if(|(at, ..)| *at <= written);
+        let entry = if next_held.is_none() {
+            entries.next()
+        } else {
+            None
+        };
+        if next_held.is_none() && entry.is_none() {
+            break;
+        }
+        if written > 0 {
             jsonwrite::separator(out, b',', style.spaced);
         }
+        written += 1;
+        if let Some((_, key, text)) = next_held {
+            jsonwrite::text(out, key, style);
+            jsonwrite::separator(out, b':', style.spaced);
+            out.extend_from_slice(text);
+            continue;
+        }
+        let Some((key, item)) = entry else { break };
         jsonwrite::text(out, key, style);
         jsonwrite::separator(out, b':', style.spaced);
-        let mut below = passed
+        let inner: Vec<Placed<'_>> = held
             .iter()
-            .filter(|(path, _)| path.first() == Some(key))
-            .peekable();
-        match (below.peek(), item) {
-            (Some(([_], text)), _) if is_placeholder(item) => {
-                out.extend_from_slice(text);
-            }
-            (Some(_), Value::Object(inner)) => {
-                let inner_passed: Vec<(&[String], &[u8])> =
-                    below.map(|(path, text)| (&path[1..], *text)).collect();
-                object_passing(out, inner, style, &inner_passed);
+            .filter(|p| p.path.len() > 1 && p.path[0] == *key)
+            .map(|p| Placed {
+                path: &p.path[1..],
+                ..*p
+            })
+            .collect();
+        match item {
+            Value::Object(object) if !inner.is_empty() => {
+                object_holding(out, object, style, &inner);
             }
             _ => jsonwrite::value(out, item, style),
         }
     }
+    // Texts placed past the last entry go at the end, in order.
+    for (_, key, text) in here {
+        if written > 0 {
+            jsonwrite::separator(out, b',', style.spaced);
+        }
+        written += 1;
+        jsonwrite::text(out, key, style);
+        jsonwrite::separator(out, b':', style.spaced);
+        out.extend_from_slice(text);
+    }
     out.push(b'}');
 }
 
-/// The texts of the values a record passed, by route: ranges of the record's JSON text,
-/// or texts the reader made from it (a JSON-encoded list rewritten as an array).
+/// What import needs to know of a key whose value the reader held: where the key
+/// stood among the record's keys, and for a list, the encoding it came in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HeldKey<'a> {
+    /// The key.
+    pub key: &'a str,
+    /// Its index among the record's keys.
+    pub position: usize,
+    /// For a list, how it was stored: an array, or a string in JSON's encoding.
+    pub encoding: Option<Encoding>,
+}
+
+/// The values a record's reader held instead of decoding them, by route: each one's
+/// text (a range of the record's JSON text, or a text the reader made from it: a
+/// JSON-encoded list rewritten as an array), where its key stood, and a list's
+/// encoding. The record itself lacks those keys.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Texts {
-    /// Per route: whether its text is in `made` (else in the record's text), and where;
-    /// `None` for a route whose value did not pass.
-    spans: Vec<Option<(bool, Range<usize>)>>,
+pub struct Held {
+    entries: Vec<Option<Entry>>,
     made: Vec<u8>,
 }
 
-impl Texts {
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Entry {
+    /// Whether the text is in `made` (else in the record's text).
+    made: bool,
+    range: Range<usize>,
+    position: usize,
+    encoding: Option<Encoding>,
+}
+
+impl Held {
     /// Forgets every text, keeping the memory, for the next record.
     pub fn clear(&mut self) {
-        self.spans.clear();
+        self.entries.clear();
         self.made.clear();
     }
 
-    /// Whether no value passed (a span is kept only with a text).
+    /// Whether no value is held.
     pub fn is_empty(&self) -> bool {
-        self.spans.is_empty()
+        self.entries.is_empty()
     }
 
-    fn keep(&mut self, route: usize, span: (bool, Range<usize>)) {
-        if self.spans.len() <= route {
-            self.spans.resize(route + 1, None);
+    /// Whether the `route`-th route's value is held.
+    pub fn holds(&self, route: usize) -> bool {
+        matches!(self.entries.get(route), Some(Some(_)))
+    }
+
+    /// How many values are held.
+    pub fn len(&self) -> usize {
+        self.entries.iter().flatten().count()
+    }
+
+    fn keep(&mut self, route: usize, entry: Entry) {
+        if self.entries.len() <= route {
+            self.entries.resize(route + 1, None);
         }
-        self.spans[route] = Some(span);
+        self.entries[route] = Some(entry);
     }
 
-    /// Passes the string at `range` of the record's text for `route`; what the record
-    /// holds in its place.
-    pub fn pass_string(&mut self, route: usize, range: Range<usize>) -> Value {
-        self.keep(route, (false, range));
-        Value::String(String::new())
+    /// Holds the string at `range` of the record's text for `route`, under the
+    /// `position`-th key of the record.
+    pub fn hold_string(&mut self, route: usize, range: Range<usize>, position: usize) {
+        self.keep(
+            route,
+            Entry {
+                made: false,
+                range,
+                position,
+                encoding: None,
+            },
+        );
     }
 
-    /// Passes the array of strings at `range` of the record's text for `route`; what
-    /// the record holds in its place.
-    pub fn pass_array(&mut self, route: usize, range: Range<usize>) -> Value {
-        self.keep(route, (false, range));
-        Value::Array(Vec::new())
+    /// Holds the array of strings at `range` of the record's text for `route`, under the
+    /// `position`-th key of the record.
+    pub fn hold_array(&mut self, route: usize, range: Range<usize>, position: usize) {
+        self.keep(
+            route,
+            Entry {
+                made: false,
+                range,
+                position,
+                encoding: Some(Encoding::Native),
+            },
+        );
     }
 
-    /// Passes `token`, a string holding a JSON-encoded list, as the array
-    /// [`transcode_list`] makes of it for an output in `style`, for `route`: what the
-    /// record holds in its place, a string holding a list in the same encoding
-    /// (`[]`, or for Python's separators, which only a list of two items or more
-    /// shows, two empty items); `None` when the list cannot pass.
-    pub fn pass_encoded_list(
+    /// Holds `token`, a string holding a JSON-encoded list under the `position`-th key
+    /// of the record, as the array [`transcode_list`] makes of it for an output in
+    /// `style`, for `route`; `false` when the list cannot pass, and nothing is held.
+    pub fn hold_encoded_list(
         &mut self,
         route: usize,
         token: &[u8],
         style: JsonStyle,
-    ) -> Option<Value> {
+        position: usize,
+    ) -> bool {
         let start = self.made.len();
         let Some(encoding) = transcode_list(token, style, &mut self.made) else {
             self.made.truncate(start);
-            return None;
+            return false;
         };
-        self.keep(route, (true, start..self.made.len()));
-        let placeholder = match encoding {
-            Encoding::JsonSpaced => r#"["", ""]"#,
-            _ => "[]",
-        };
-        Some(Value::String(placeholder.to_owned()))
+        self.keep(
+            route,
+            Entry {
+                made: true,
+                range: start..self.made.len(),
+                position,
+                encoding: Some(encoding),
+            },
+        );
+        true
     }
 
     /// Whether the reader made any of the texts (a JSON-encoded list rewritten as the
     /// array the writer writes), rather than each being a range of the record's text.
     pub fn any_made(&self) -> bool {
-        self.spans.iter().flatten().any(|(made, _)| *made)
+        self.entries.iter().flatten().any(|e| e.made)
     }
 
-    /// The text passed for the `route`-th route, for `text`, the record's JSON text.
+    /// The text held for the `route`-th route, for `text`, the record's JSON text.
     pub fn text<'a>(&'a self, text: &'a [u8], route: usize) -> Option<&'a [u8]> {
-        let (made, range) = self.spans.get(route)?.as_ref()?;
-        Some(if *made {
-            &self.made[range.clone()]
+        let entry = self.entries.get(route)?.as_ref()?;
+        Some(if entry.made {
+            &self.made[entry.range.clone()]
         } else {
-            &text[range.clone()]
+            &text[entry.range.clone()]
         })
     }
 
-    /// Each passed text with where the output holds it, as
-    /// [`write_object_passing`] takes them: for `routes`, the conversion's
-    /// routes, and `text`, the record's JSON text.
-    pub fn placed<'a>(
-        &'a self,
-        routes: &'a [Route<'a>],
-        text: &'a [u8],
-    ) -> Vec<(&'a [String], &'a [u8])> {
-        routes
+    /// The keys held, with what import needs to know of each, for `routes`, the
+    /// conversion's routes.
+    pub fn keys<'a>(&self, routes: &[Route<'a>]) -> Vec<HeldKey<'a>> {
+        self.entries
             .iter()
-            .enumerate()
-            .filter_map(|(i, route)| Some((route.path, self.text(text, i)?)))
+            .zip(routes)
+            .filter_map(|(entry, route)| {
+                let entry = entry.as_ref()?;
+                Some(HeldKey {
+                    key: route.key,
+                    position: entry.position,
+                    encoding: entry.encoding,
+                })
+            })
             .collect()
     }
 
-    /// The text passed to the output key `key` (keys joined by `/`, as a
-    /// [`crate::Contract`] names them), for `routes` and `text` as in [`Texts::placed`].
+    /// The text held for the output key `key` (keys joined by `/`, as a
+    /// [`crate::Contract`] names them), for `routes`, the conversion's routes, and
+    /// `text`, the record's JSON text.
     pub fn at_key<'a>(
         &'a self,
         routes: &[Route<'_>],
@@ -514,44 +622,79 @@ mod tests {
     }
 
     #[test]
-    fn passed_texts_are_written_at_their_paths() {
+    fn held_texts_are_written_at_their_paths_and_indices() {
         use serde_json::json;
         let decoded = json!({
+            "a": 1,
             "patch": "line\n\"quoted\"",
-            "extensions": {"texts": ["é", "line"], "other": {"texts": "kept"}, "n": 1},
-            "texts": "kept",
+            "extensions": {"x": 0, "texts": ["é", "line"], "other": {"texts": "kept"}, "n": 1},
+            "last": "l",
+            "end": "e",
         });
+        // The record without the held keys.
         let holding = json!({
-            "patch": "",
-            "extensions": {"texts": [], "other": {"texts": "kept"}, "n": 1},
-            "texts": "kept",
+            "a": 1,
+            "extensions": {"x": 0, "other": {"texts": "kept"}, "n": 1},
         });
-        let (patch, texts, replaced) = (
+        let (patch, texts, last, end, lost) = (
             vec!["patch".to_owned()],
             vec!["extensions".to_owned(), "texts".to_owned()],
-            vec!["texts".to_owned()],
+            vec!["last".to_owned()],
+            vec!["end".to_owned()],
+            vec!["absent".to_owned(), "texts".to_owned()],
         );
         for style in [JsonStyle::Compact, JsonStyle::Spaced] {
             let list = style.to_string(&decoded["extensions"]["texts"]);
-            // `texts` holds a value an adapter wrote, not the placeholder: it is kept.
-            let passed: [(&[String], &[u8]); 3] = [
-                (&patch, br#""line\n\"quoted\"""#),
-                (&texts, list.as_bytes()),
-                (&replaced, br#""passed""#),
+            // Given out of order; two past the last entry; one under an object the
+            // record lacks, which is not written.
+            let held = [
+                Placed {
+                    path: &end,
+                    at: 4,
+                    text: br#""e""#,
+                },
+                Placed {
+                    path: &texts,
+                    at: 1,
+                    text: list.as_bytes(),
+                },
+                Placed {
+                    path: &patch,
+                    at: 1,
+                    text: br#""line\n\"quoted\"""#,
+                },
+                Placed {
+                    path: &last,
+                    at: 3,
+                    text: br#""l""#,
+                },
+                Placed {
+                    path: &lost,
+                    at: 0,
+                    text: br#""x""#,
+                },
             ];
-            let (mut expected, mut passing) = (Vec::new(), Vec::new());
+            let (mut expected, mut holding_out) = (Vec::new(), Vec::new());
             style.write_object(&mut expected, decoded.as_object().expect("object"));
-            write_object_passing(
+            write_object_holding(
                 style,
-                &mut passing,
+                &mut holding_out,
                 holding.as_object().expect("object"),
-                &passed,
+                &held,
             );
             assert_eq!(
-                String::from_utf8_lossy(&passing),
+                String::from_utf8_lossy(&holding_out),
                 String::from_utf8_lossy(&expected)
             );
         }
+    }
+
+    #[test]
+    fn indices_count_what_comes_before_by_rank() {
+        // Entries of ranks 0, 2, 5 and one of no rank; held keys of ranks 1, 6, 3, 1.
+        let at = indices([0, 2, 5, usize::MAX].into_iter(), [1, 6, 3, 1].into_iter());
+        assert_eq!(at, [1, 6, 4, 2]);
+        assert_eq!(indices([].into_iter(), [4, 2].into_iter()), [1, 0]);
     }
 
     /// JSON-encoded lists at the transcoder's edges, as the texts of the strings that
@@ -662,81 +805,98 @@ mod tests {
     }
 
     #[test]
-    fn an_encoded_list_is_held_as_a_list_in_its_encoding() {
+    fn an_encoded_list_is_held_with_its_encoding() {
         use crate::codec::decode_list;
         let mut passed = 0;
         for token in encoded_lists() {
-            let mut texts = Texts::default();
-            let Some(placeholder) = texts.pass_encoded_list(3, token.as_bytes(), JsonStyle::Spaced)
-            else {
+            let mut held = Held::default();
+            if !held.hold_encoded_list(3, token.as_bytes(), JsonStyle::Spaced, 7) {
+                assert!(held.is_empty(), "{token}");
                 continue;
-            };
+            }
             passed += 1;
             let value: Value = serde_json::from_str(&token).expect("a JSON string");
             let list = decode_list(&value, "/l").expect("a list that passes decodes");
-            let held = decode_list(&placeholder, "/l").expect("the placeholder decodes");
-            assert_eq!(held.encoding, list.encoding, "{token}");
-            assert!(held.reproducible, "{token}");
-            assert!(held.items.iter().all(String::is_empty), "{token}");
+            let routes: Vec<Route<'_>> = ["a", "b", "c", "d"]
+                .into_iter()
+                .map(|key| Route {
+                    key,
+                    field: "extensions.fail_to_pass",
+                    list: true,
+                    encoded: true,
+                    path: &[],
+                })
+                .collect();
+            // What import notes is what it notes of the list decoded.
+            assert_eq!(
+                held.keys(&routes),
+                [HeldKey {
+                    key: "d",
+                    position: 7,
+                    encoding: Some(list.encoding)
+                }],
+                "{token}"
+            );
             // The text is kept for its route alone.
-            assert_eq!(texts.text(b"", 2), None);
+            assert_eq!(held.text(b"", 2), None);
             let mut array = Vec::new();
             transcode_list(token.as_bytes(), JsonStyle::Spaced, &mut array);
-            assert_eq!(texts.text(b"", 3), Some(array.as_slice()), "{token}");
-            assert!(texts.any_made() && !texts.is_empty());
+            assert_eq!(held.text(b"", 3), Some(array.as_slice()), "{token}");
+            assert!(held.any_made() && held.holds(3) && !held.holds(2));
         }
         assert!(passed >= 8, "{passed}");
     }
 
     #[test]
-    fn texts_are_kept_by_route() {
+    fn texts_are_held_by_route() {
         let text = br#"{"a": "x", "b": ["y"]}"#;
-        let mut texts = Texts::default();
-        assert!(texts.is_empty());
-        assert_eq!(texts.pass_array(1, 16..21), Value::Array(Vec::new()));
-        assert_eq!(texts.pass_string(0, 6..9), Value::String(String::new()));
+        let mut held = Held::default();
+        assert!(held.is_empty());
+        held.hold_array(1, 16..21, 1);
+        held.hold_string(0, 6..9, 0);
         let (a, b, c) = (
             vec!["out".to_owned()],
             vec!["extensions".to_owned(), "b".to_owned()],
             vec!["c".to_owned()],
         );
+        let route = |key, list, path| Route {
+            key,
+            field: "",
+            list,
+            encoded: list,
+            path,
+        };
         let routes = [
-            Route {
-                key: "a",
-                list: false,
-                encoded: false,
-                path: &a,
-            },
-            Route {
-                key: "b",
-                list: true,
-                encoded: true,
-                path: &b,
-            },
-            Route {
-                key: "c",
-                list: false,
-                encoded: false,
-                path: &c,
-            },
+            route("a", false, &a),
+            route("b", true, &b),
+            route("c", false, &c),
         ];
         assert_eq!(
-            texts.placed(&routes, text),
+            held.keys(&routes),
             [
-                (a.as_slice(), &b"\"x\""[..]),
-                (b.as_slice(), &b"[\"y\"]"[..])
+                HeldKey {
+                    key: "a",
+                    position: 0,
+                    encoding: None
+                },
+                HeldKey {
+                    key: "b",
+                    position: 1,
+                    encoding: Some(Encoding::Native)
+                }
             ]
         );
+        assert_eq!(held.len(), 2);
         assert_eq!(
-            texts.at_key(&routes, text, "extensions/b"),
+            held.at_key(&routes, text, "extensions/b"),
             Some(&b"[\"y\"]"[..])
         );
-        assert_eq!(texts.at_key(&routes, text, "out"), Some(&b"\"x\""[..]));
-        assert_eq!(texts.at_key(&routes, text, "c"), None);
-        assert_eq!(texts.at_key(&routes, text, "extensions"), None);
-        assert!(!texts.any_made());
-        texts.clear();
-        assert!(texts.is_empty());
-        assert_eq!(texts.placed(&routes, text), []);
+        assert_eq!(held.at_key(&routes, text, "out"), Some(&b"\"x\""[..]));
+        assert_eq!(held.at_key(&routes, text, "c"), None);
+        assert_eq!(held.at_key(&routes, text, "extensions"), None);
+        assert!(!held.any_made());
+        held.clear();
+        assert!(held.is_empty());
+        assert_eq!(held.keys(&routes), []);
     }
 }

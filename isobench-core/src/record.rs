@@ -87,6 +87,21 @@ pub struct CanonicalRecord {
     /// Everything the source had that v1 has no field for (lossless profile only).
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub extensions: Map<String, Value>,
+    /// The bulk fields the source has whose values a conversion holds outside the
+    /// record, to write them as it read them: present in the source, absent here, in
+    /// the order import reached them (see [`CanonicalRecord::hold`]).
+    #[serde(skip)]
+    pub held: Vec<HeldField>,
+}
+
+/// A field the source has whose value a conversion holds outside the record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeldField {
+    /// The canonical field (`patch`, `extensions.problem_statement`).
+    pub field: String,
+    /// For an extension, how many extensions the record held when import reached it:
+    /// where it stands among them.
+    pub at: usize,
 }
 
 /// A v1 field's value, borrowed from a [`CanonicalRecord`].
@@ -199,6 +214,7 @@ impl CanonicalRecord {
             gt_commit_message,
             notes,
             extensions,
+            held: _,
         } = self;
         let timings = duration_changes.map(|timings| {
             Value::Array(
@@ -285,8 +301,34 @@ impl CanonicalRecord {
         value
     }
 
-    /// Whether the named v1 field (or `extensions`) is present.
+    /// Whether the named v1 field (or `extensions`) is present, here or
+    /// [held](CanonicalRecord::held) outside the record.
     pub fn has(&self, field: &str) -> bool {
+        self.holds(field) || self.has_value(field)
+    }
+
+    /// Whether the value of `field` (a v1 field, or `extensions.<key>`) is held outside
+    /// the record.
+    pub fn holds(&self, field: &str) -> bool {
+        self.held.iter().any(|h| h.field == field)
+    }
+
+    /// Notes that the source has `field`, whose value is held outside the record: for
+    /// an extension, where it stands among the record's extensions so far.
+    pub fn hold(&mut self, field: &str) {
+        let at = if field.starts_with("extensions.") {
+            self.extensions.len()
+        } else {
+            0
+        };
+        self.held.push(HeldField {
+            field: field.to_owned(),
+            at,
+        });
+    }
+
+    /// Whether the named v1 field (or `extensions`) holds a value here.
+    fn has_value(&self, field: &str) -> bool {
         match field {
             "repo" => self.repo.is_some(),
             "instance_id" => self.instance_id.is_some(),

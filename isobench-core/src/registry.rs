@@ -12,8 +12,10 @@ use std::sync::Arc;
 
 use crate::adapter::{NameClash, ViewAdapter};
 use crate::error::RecordError;
-use crate::passthrough::Place;
-use crate::record::CanonicalRecord;
+use serde_json::{Map, Value};
+
+use crate::passthrough::{self, HeldKey, Place, Placed, Route};
+use crate::record::{CanonicalRecord, HeldField, V1_FIELDS};
 use crate::report::Notes;
 use crate::table::{Table, TableAdapter, TableError};
 
@@ -97,6 +99,117 @@ impl Registered {
     pub fn text_import(&self) -> Option<&TextImport> {
         self.text_import.as_ref()
     }
+
+    /// Imports `record`, which lacks the keys `held` names: the host holds their values
+    /// outside it ([`Held`](crate::passthrough::Held)), each at a place
+    /// ([`Registered::places`]) the format imports unread. The canonical record
+    /// [holds](CanonicalRecord::hold) their fields, and a field table notes them for
+    /// the round trip as if they were there ([`TableAdapter::import_holding`]); a
+    /// format of no table reads the record as it reads any without those keys.
+    pub fn import_holding(
+        &self,
+        record: Map<String, Value>,
+        held: &[HeldKey<'_>],
+        notes: &mut Notes,
+    ) -> Result<CanonicalRecord, RecordError> {
+        if held.is_empty() {
+            return self.adapter.import(record, notes);
+        }
+        if let Some(table) = &self.table {
+            return table.import_holding(record, held, notes);
+        }
+        let mut c = self.adapter.import(record, notes)?;
+        for h in held {
+            if let Some(place) = self
+                .places
+                .iter()
+                .find(|p| p.import && p.path.len() == 1 && p.path[0] == h.key)
+            {
+                c.hold(&place.field);
+            }
+        }
+        Ok(c)
+    }
+
+    /// What [`Registered::place_held`] needs of `record` once it is exported: the
+    /// fields it holds, and for a field table, the key order of a source of this
+    /// format.
+    pub fn held_order(&self, record: &CanonicalRecord) -> HeldOrder {
+        HeldOrder {
+            fields: record.held.clone(),
+            source_keys: self
+                .table
+                .as_deref()
+                .and_then(|table| table.source_keys(record)),
+        }
+    }
+
+    /// Where `out`, this format's export of a record ([`Registered::held_order`]
+    /// kept what is needed of it), takes each held text of `held` (by the route it came
+    /// by): for a field table, where the source had the key when it is of this format,
+    /// else where the table puts it ([`TableAdapter::held_indices`]); for a format of no
+    /// table, whose records are the canonical record's fields, where the canonical
+    /// record has the field (v1 fields in schema order, an extension where import
+    /// reached it).
+    pub fn place_held<'t>(
+        &self,
+        order: &HeldOrder,
+        out: &Map<String, Value>,
+        held: &[(Route<'t>, &'t [u8])],
+    ) -> Vec<Placed<'t>> {
+        let top: Vec<usize> = (0..held.len())
+            .filter(|&i| held[i].0.path.len() == 1)
+            .collect();
+        let mut at = vec![0; held.len()];
+        if let Some(table) = &self.table {
+            let keys: Vec<&str> = top.iter().map(|&i| held[i].0.path[0].as_str()).collect();
+            let source_keys = order.source_keys.as_deref();
+            for (&i, index) in top.iter().zip(table.held_indices(source_keys, out, &keys)) {
+                at[i] = index;
+            }
+        } else {
+            let rank = |key: &str| {
+                V1_FIELDS
+                    .iter()
+                    .position(|f| *f == key)
+                    .unwrap_or(usize::MAX)
+            };
+            let indices = passthrough::indices(
+                out.keys().map(|k| rank(k)),
+                top.iter().map(|&i| rank(&held[i].0.path[0])),
+            );
+            for (&i, index) in top.iter().zip(indices) {
+                at[i] = index;
+            }
+            let fields = &order.fields;
+            for (i, (route, _)) in held.iter().enumerate() {
+                let Some(position) = fields.iter().position(|h| h.field == route.field) else {
+                    continue;
+                };
+                let extension = |h: &HeldField| h.field.starts_with("extensions.");
+                if route.path.len() == 2 && extension(&fields[position]) {
+                    at[i] = fields[position].at
+                        + fields[..position].iter().filter(|h| extension(h)).count();
+                }
+            }
+        }
+        held.iter()
+            .zip(at)
+            .map(|((route, text), at)| Placed {
+                path: route.path,
+                at,
+                text,
+            })
+            .collect()
+    }
+}
+
+/// What placing a record's held texts in its export needs of the record
+/// ([`Registered::held_order`]).
+#[derive(Debug, Clone, Default)]
+pub struct HeldOrder {
+    fields: Vec<HeldField>,
+    source_keys: Option<Vec<String>>,
 }
 
 impl std::ops::Deref for Registered {

@@ -4,7 +4,7 @@
 //! JSON Lines and JSON arrays and by the pipeline's workers.
 
 use isobench_core::codec::JsonStyle;
-use isobench_core::passthrough::Texts;
+use isobench_core::passthrough::Held;
 use serde::de::{DeserializeSeed, Deserializer as _};
 use serde_json::Value;
 
@@ -36,7 +36,7 @@ pub(super) fn style_of_prefix(head: &[u8]) -> Option<JsonStyle> {
 
 /// Parses one JSONL line into a record object, or says why it is not one.
 pub fn parse_record(text: &[u8], complete_line: bool) -> Result<Value, BadInput> {
-    parse_record_passing(text, complete_line, Routes::NONE, &mut Texts::default())
+    parse_record_passing(text, complete_line, Routes::NONE, &mut Held::default())
 }
 
 /// Checks that one JSONL line is a record object [`parse_record`] would accept, without
@@ -58,13 +58,13 @@ pub fn check_record(text: &[u8], complete_line: bool) -> Result<(), BadInput> {
 /// Parses like [`parse_record`], but leaves undecoded the top-level values of the keys
 /// `routes` names whose text the writer would write as it is (see
 /// [`isobench_core::passthrough`]): strings, and for list keys, arrays of strings and
-/// strings holding a JSON-encoded list. The record holds an empty value of the same
-/// type in place of each, and `texts` gets its text, by route.
+/// strings holding a JSON-encoded list. The record lacks each such key, and `held`
+/// gets its value's text, by route, with where the key stood.
 pub fn parse_record_passing(
     text: &[u8],
     complete_line: bool,
     routes: Routes<'_>,
-    texts: &mut Texts,
+    held: &mut Held,
 ) -> Result<Value, BadInput> {
     let bad = |message: String, hint: Option<&str>| BadInput {
         message,
@@ -82,12 +82,12 @@ pub fn parse_record_passing(
         }
     };
     if !routes.is_empty() {
-        if let Some(record) = fast::read(checked, routes, texts) {
+        if let Some(record) = fast::read(checked, routes, held) {
             return Ok(Value::Object(record));
         }
-        texts.clear();
+        held.clear();
     }
-    let parse = |trail: &mut Trail, routes: Routes<'_>, texts: &mut Texts| {
+    let parse = |trail: &mut Trail, routes: Routes<'_>, held: &mut Held| {
         // The text is known to be UTF-8: reading it as `str` skips checking each string.
         let mut de = serde_json::Deserializer::from_str(checked);
         if routes.is_empty() || !checked.trim_start().starts_with('{') {
@@ -97,21 +97,22 @@ pub fn parse_record_passing(
                 trail,
                 routes,
                 start: checked.as_ptr() as usize,
-                texts,
+                held,
             })
         }
         .and_then(|value| de.end().map(|()| value))
     };
     let mut trail = Trail::default();
-    let mut result = parse(&mut trail, routes, texts);
+    let mut result = parse(&mut trail, routes, held);
     if result.is_err() && !routes.is_empty() {
         // Told as the plain reader tells it: a value read apart gives positions in
         // itself, not in the line.
-        texts.clear();
+        held.clear();
         trail = Trail::default();
-        result = parse(&mut trail, Routes::NONE, texts);
+        result = parse(&mut trail, Routes::NONE, held);
     }
     if let (Ok(_), Some(duplicate)) = (&result, trail.take_duplicate()) {
+        held.clear();
         return Err(duplicate);
     }
     match result {

@@ -5,8 +5,9 @@
 use isobench_core::adapter::ExportOptions;
 use isobench_core::codec::JsonStyle;
 use isobench_core::contract::Problem;
-use isobench_core::passthrough::{self, Route, Texts};
+use isobench_core::passthrough::{self, Held, Route};
 use isobench_core::report::{Covered, NoteKind, Rejection};
+use isobench_core::schema::Profile;
 use isobench_core::{Contract, ConversionReport, Notes, RecordError, Registered, Registry};
 use serde_json::{Map, Value};
 
@@ -53,8 +54,12 @@ impl<'a> Shared<'a> {
     ) -> Result<Self, CliError> {
         let from = find(registry, &plan.from)?;
         let to = find(registry, &plan.to)?;
-        // `--set` and enrichment may change any field, passed values included.
-        let routes = if plan.assignments.is_empty() && plan.enrich.is_none() {
+        // `--set` and enrichment may change any field, held values included; the strict
+        // profile's export checks every required field's value.
+        let routes = if plan.assignments.is_empty()
+            && plan.enrich.is_none()
+            && plan.profile() != Profile::Strict
+        {
             let same_format = from.info().name == to.info().name;
             passthrough::routes(from.places(), to.places(), same_format)
         } else {
@@ -194,17 +199,17 @@ impl Job<'_> {
             routes: &shared.routes,
             style,
         };
-        let mut texts = Texts::default();
+        let mut held = Held::default();
         for item in items {
             let raw = &text[item.range.clone()];
-            texts.clear();
+            held.clear();
             let record = item.parsed.unwrap_or_else(|| {
                 if shared.from.text_import().is_some() {
                     // The adapter reads the text (a plugin written by hand, sent whole
                     // records: nothing passes): check it, build nothing.
                     input::check_record(raw, item.complete).map(|()| Value::Object(Map::new()))
                 } else {
-                    input::parse_record_passing(raw, item.complete, routes, &mut texts)
+                    input::parse_record_passing(raw, item.complete, routes, &mut held)
                 }
             });
             let item = Item {
@@ -212,7 +217,7 @@ impl Job<'_> {
                 raw,
                 record,
             };
-            if !self.item(file, item, &texts, style, &mut done) {
+            if !self.item(file, item, &held, style, &mut done) {
                 break;
             }
         }
@@ -222,12 +227,12 @@ impl Job<'_> {
 
     /// Converts one item into `done`; `false` stops the batch (a bad record under
     /// `--on-error fail`).
-    /// `texts`: the texts of the values its record passed.
+    /// `held`: the values the reader held outside its record.
     fn item(
         &mut self,
         file: &str,
         item: Item<'_>,
-        texts: &Texts,
+        held: &Held,
         style: JsonStyle,
         done: &mut Done,
     ) -> bool {
@@ -264,11 +269,13 @@ impl Job<'_> {
         // Arrays give no raw text: keep the record for the rejects file.
         let kept = (shared.on_error == OnError::Skip && raw.is_empty()).then(|| map.clone());
         self.notes.clear();
-        // JSON Lines give the record's text too, which a plugin takes as it is. A record
-        // that passed values was parsed, by an adapter that reads parsed records.
+        // JSON Lines give the record's text too, which a plugin takes as it is (its
+        // records are only checked, and hold nothing).
         let imported = match shared.from.text_import() {
-            Some(import) if !raw.is_empty() && texts.is_empty() => import(raw, &mut self.notes),
-            _ => shared.from.import(map, &mut self.notes),
+            Some(import) if !raw.is_empty() => import(raw, &mut self.notes),
+            _ => shared
+                .from
+                .import_holding(map, &held.keys(&shared.routes), &mut self.notes),
         };
         // Past the import, the format was right: a later refusal points at no other one.
         let import_failed = imported.is_err();
@@ -285,22 +292,26 @@ impl Job<'_> {
             .and_then(|c| assign::apply(c, sets, Phase::Templates, &mut self.notes))
             .and_then(|c| {
                 let covered = Covered::of(&c);
+                let order = (!held.is_empty()).then(|| shared.to.held_order(&c));
                 shared
                     .to
                     .export_owned(c, &shared.options, &mut self.notes)
-                    .map(|out| (covered, out))
+                    .map(|out| (covered, order, out))
             })
-            .and_then(|(covered, mut out)| {
-                self.meet_contract(&mut out, texts, raw)
-                    .map(|()| (covered, out))
+            .and_then(|(covered, order, mut out)| {
+                self.meet_contract(&mut out, held, raw)
+                    .map(|()| (covered, order, out))
             });
         match converted {
-            Ok((covered, out)) => {
-                if texts.is_empty() {
-                    style.write_object(&mut done.out, &out);
+            Ok((covered, order, out)) => {
+                if let Some(order) = order {
+                    let texts: Vec<(Route<'_>, &[u8])> = (shared.routes.iter().enumerate())
+                        .filter_map(|(i, route)| Some((*route, held.text(raw, i)?)))
+                        .collect();
+                    let placed = shared.to.place_held(&order, &out, &texts);
+                    passthrough::write_object_holding(style, &mut done.out, &out, &placed);
                 } else {
-                    let placed = texts.placed(&shared.routes, raw);
-                    passthrough::write_object_passing(style, &mut done.out, &out, &placed);
+                    style.write_object(&mut done.out, &out);
                 }
                 done.ends.push(done.out.len());
                 done.out.push(b'\n');
@@ -344,11 +355,12 @@ impl Job<'_> {
     /// Holds an exported record to what the target's consumer requires: writes the
     /// target's own "none" where the source has no such field, then refuses a record that
     /// still lacks an item, or, with `--allow-incomplete`, counts it as incomplete.
-    /// `texts` and `raw`: the texts of the values the record passed.
+    /// `held` and `raw`: the values the reader held outside the record, and the
+    /// record's text.
     fn meet_contract(
         &mut self,
         out: &mut Map<String, Value>,
-        texts: &Texts,
+        held: &Held,
         raw: &[u8],
     ) -> Result<(), RecordError> {
         let target = self.shared.to.info();
@@ -359,10 +371,12 @@ impl Job<'_> {
         // A format's own "none" stands in only for a concept the source format lacks: a
         // record of the target's own format without the key is incomplete, not empty.
         let same_format = self.shared.from.info().name == target.name;
+        let routes = &self.shared.routes;
+        let text_of = |key: &str| held.at_key(routes, raw, key);
         let filled = if same_format {
             Vec::new()
         } else {
-            contract.fill_none_values(out)
+            contract.fill_none_values(out, &|key| text_of(key).is_some())
         };
         for filled in filled {
             self.notes.defaulted(
@@ -374,8 +388,7 @@ impl Job<'_> {
                 ),
             );
         }
-        let routes = &self.shared.routes;
-        let unmet = contract.check(out, &|key| texts.at_key(routes, raw, key));
+        let unmet = contract.check(out, &text_of);
         let Some(first) = unmet.first() else {
             return Ok(());
         };

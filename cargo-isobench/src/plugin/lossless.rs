@@ -222,6 +222,7 @@ impl Fields {
             gt_commit_message,
             notes,
             extensions,
+            held: Vec::new(),
         })
     }
 }

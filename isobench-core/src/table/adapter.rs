@@ -6,6 +6,7 @@ use super::io::{Exporter, Importer};
 use super::{Field, FieldType, Table, TableError};
 use crate::adapter::{AdapterInfo, ExportOptions, ViewAdapter};
 use crate::error::{RecordError, pointer_token};
+use crate::passthrough::HeldKey;
 use crate::record::CanonicalRecord;
 use crate::report::Notes;
 use crate::schema::Profile;
@@ -17,8 +18,10 @@ use crate::schema::Profile;
 /// A hook reads the fields marked `hook` (and any other key it knows) from the
 /// [`Importer`], and writes them with the [`Exporter`]. Whatever it leaves in the
 /// importer is kept for the round trip. A bulk field the table maps straight across
-/// may reach a hook empty, its text passed by the host (see [`crate::passthrough`]): a
-/// hook that reads such a field's value, in either direction, marks it `hook`.
+/// may be absent from the record a hook receives, in either direction, though the
+/// source has it: the host holds its text and writes it itself
+/// ([`CanonicalRecord::held`], see [`crate::passthrough`]). A hook that reads such a
+/// field's value marks it `hook`, and the host then hands it over decoded.
 pub trait Hooks: Send + Sync + std::fmt::Debug {
     /// Reads what the table left into `record`.
     fn import(&self, from: &mut Importer<'_, '_>, record: &mut CanonicalRecord) -> HookResult {
@@ -105,22 +108,7 @@ impl ViewAdapter for TableAdapter {
         record: Map<String, Value>,
         notes: &mut Notes,
     ) -> Result<CanonicalRecord, RecordError> {
-        let mut from = Importer::new(&self.table.name, record, notes);
-        if let Some(absent) = self
-            .table
-            .fields
-            .iter()
-            .find(|f| f.required && !from.has(&f.key))
-        {
-            return Err(from.missing(&absent.key));
-        }
-        let mut c = CanonicalRecord::default();
-        for field in self.table.fields.iter().filter(|f| !f.hook) {
-            import_field(field, &mut from, &mut c)?;
-        }
-        self.hooks.import(&mut from, &mut c)?;
-        from.finish(&mut c);
-        Ok(c)
+        self.import_holding(record, &[], notes)
     }
 
     fn export(
@@ -145,6 +133,83 @@ impl ViewAdapter for TableAdapter {
 }
 
 impl TableAdapter {
+    /// Imports `record`, a record without the keys `held` names, whose values a
+    /// conversion holds outside it ([`crate::passthrough::Held`]), as if they were
+    /// there: a required key is not missing, the key order and a list's encoding are
+    /// noted for the round trip, and the canonical record [holds](CanonicalRecord::hold)
+    /// each one's field. Only a key the table maps straight across may be held.
+    pub fn import_holding(
+        &self,
+        record: Map<String, Value>,
+        held: &[HeldKey<'_>],
+        notes: &mut Notes,
+    ) -> Result<CanonicalRecord, RecordError> {
+        let held_key = |key: &str| held.iter().find(|h| h.key == key);
+        let mut from = Importer::new(&self.table.name, record, notes);
+        if !held.is_empty() {
+            from.note_held_keys(held);
+        }
+        if let Some(absent) = self
+            .table
+            .fields
+            .iter()
+            .find(|f| f.required && !from.has(&f.key) && held_key(&f.key).is_none())
+        {
+            return Err(from.missing(&absent.key));
+        }
+        let mut c = CanonicalRecord::default();
+        for field in self.table.fields.iter().filter(|f| !f.hook) {
+            if let Some(h) = held_key(&field.key) {
+                if let Some(encoding) = h.encoding {
+                    from.remember_encoding(&field.key, encoding, true, Value::Null);
+                }
+                if let Some(to) = field.to.as_deref() {
+                    c.hold(to);
+                }
+                continue;
+            }
+            import_field(field, &mut from, &mut c)?;
+        }
+        self.hooks.import(&mut from, &mut c)?;
+        from.finish(&mut c);
+        Ok(c)
+    }
+
+    /// The key order of `record`'s source, when it came from this format.
+    pub fn source_keys(&self, record: &CanonicalRecord) -> Option<Vec<String>> {
+        record
+            .extensions
+            .get(crate::vocab::SOURCE)
+            .and_then(Value::as_object)
+            .filter(|block| block.get("format").and_then(Value::as_str) == Some(&self.table.name))
+            .and_then(|block| block.get("keys")?.as_array())
+            .map(|keys| {
+                keys.iter()
+                    .filter_map(|k| k.as_str().map(str::to_owned))
+                    .collect()
+            })
+    }
+
+    /// The index each held value of `held` (output keys) takes among the entries of
+    /// `out`, an export, once written: where the key stood in the record's source
+    /// (`source_keys`, [`TableAdapter::source_keys`]) when it came from this format,
+    /// else where the table puts it.
+    pub fn held_indices(
+        &self,
+        source_keys: Option<&[String]>,
+        out: &Map<String, Value>,
+        held: &[&str],
+    ) -> Vec<usize> {
+        let rank = |key: &str| {
+            match source_keys {
+                Some(keys) if !keys.is_empty() => keys.iter().position(|k| k == key),
+                _ => self.table.fields.iter().position(|f| f.key == key),
+            }
+            .unwrap_or(usize::MAX)
+        };
+        crate::passthrough::indices(out.keys().map(|k| rank(k)), held.iter().map(|k| rank(k)))
+    }
+
     /// `out` with the table's keys first, in the table's order.
     fn in_table_order(&self, mut out: Map<String, Value>) -> Map<String, Value> {
         let mut ordered = Map::with_capacity(out.len());

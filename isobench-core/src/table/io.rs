@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 
 use crate::codec::{self, DecodedList, Encoding};
 use crate::error::{RecordError, pointer_token};
+use crate::passthrough::HeldKey;
 use crate::record::CanonicalRecord;
 use crate::report::Notes;
 use crate::timestamp;
@@ -35,6 +36,18 @@ impl<'f, 'n> Importer<'f, 'n> {
             record,
             source,
             notes,
+        }
+    }
+
+    /// Notes, for the round trip, the keys of the record whose values a conversion
+    /// holds outside it ([`crate::passthrough::Held`]), where each stood among the
+    /// record's keys.
+    pub fn note_held_keys(&mut self, held: &[HeldKey<'_>]) {
+        let mut held: Vec<&HeldKey<'_>> = held.iter().collect();
+        held.sort_by_key(|h| h.position);
+        for h in held {
+            let at = h.position.min(self.source.keys.len());
+            self.source.keys.insert(at, h.key.to_owned());
         }
     }
 

@@ -198,6 +198,8 @@ impl Held {
             merged.extend(from_hooks);
             answer.extensions = merged;
         }
+        // What the host holds outside the record stays held: the hooks never see it.
+        answer.held = std::mem::take(&mut record.held);
         *record = answer;
     }
 }
@@ -250,6 +252,7 @@ pub fn without(record: &CanonicalRecord, hidden: &[&str]) -> CanonicalRecord {
             .filter(|(key, _)| shown_ext(key))
             .map(|(key, value)| (key.clone(), value.clone()))
             .collect(),
+        held: Vec::new(),
     }
 }
 

@@ -1,7 +1,7 @@
 //! Reading a record's JSON text as `serde_json` does, noting the first key an object
 //! holds twice, and leaving passed values as text.
 
-use isobench_core::passthrough::{self, Texts};
+use isobench_core::passthrough::{self, Held};
 use serde::de::{DeserializeSeed, Error as _, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -122,23 +122,39 @@ impl<'de> Visitor<'de> for CheckedValue<'_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Value, A::Error> {
-        read_object(self.trail, map, |_, map, trail| {
-            map.next_value_seed(CheckedValue { trail })
+        read_object(self.trail, map, |_, _, map, trail| {
+            map.next_value_seed(CheckedValue { trail }).map(Some)
         })
     }
 }
 
-/// Reads an object's entries, each value with `read`, noting the first key it holds
-/// twice in `trail`.
+/// Reads an object's entries, each value with `read` (given the key and its index
+/// among the object's keys), noting the first key it holds twice in `trail`. A value
+/// `read` gives as `None` was held outside the object: its key is left out.
 fn read_object<'de, A: MapAccess<'de>>(
     trail: &mut Trail,
     mut map: A,
-    mut read: impl FnMut(&str, &mut A, &mut Trail) -> Result<Value, A::Error>,
+    mut read: impl FnMut(&str, usize, &mut A, &mut Trail) -> Result<Option<Value>, A::Error>,
 ) -> Result<Value, A::Error> {
     let mut object = serde_json::Map::new();
+    let mut held: Vec<String> = Vec::new();
     let mut inside = false;
+    let mut index = 0;
     while let Some(key) = map.next_key::<String>()? {
-        let value = read(&key, &mut map, trail)?;
+        let value = read(&key, index, &mut map, trail)?;
+        index += 1;
+        if held.contains(&key) || (value.is_none() && object.contains_key(&key)) {
+            inside |= trail.climb(|| key.clone());
+            if trail.duplicate.is_none() {
+                trail.duplicate = Some((key.clone(), vec![key]));
+                inside = true;
+            }
+            continue;
+        }
+        let Some(value) = value else {
+            held.push(key);
+            continue;
+        };
         match object.entry(key) {
             serde_json::map::Entry::Vacant(slot) => {
                 inside |= trail.climb(|| slot.key().clone());
@@ -158,14 +174,14 @@ fn read_object<'de, A: MapAccess<'de>>(
 }
 
 /// Reads a record object as [`CheckedValue`] does, except the values of the keys
-/// `routes` names that the writer would write back as they are: those are left as
-/// text (see [`super::parse_record_passing`]).
+/// `routes` names that the writer would write back as they are: those are held as
+/// text, and their keys left out (see [`super::parse_record_passing`]).
 pub(super) struct RoutedObject<'t> {
     pub(super) trail: &'t mut Trail,
     pub(super) routes: Routes<'t>,
     /// The address of the record's first byte, to turn values into ranges.
     pub(super) start: usize,
-    pub(super) texts: &'t mut Texts,
+    pub(super) held: &'t mut Held,
 }
 
 impl<'de> Visitor<'de> for RoutedObject<'_> {
@@ -180,31 +196,36 @@ impl<'de> Visitor<'de> for RoutedObject<'_> {
             trail,
             routes,
             start,
-            texts,
+            held,
         } = self;
-        read_object(trail, map, |key, map, trail| {
+        read_object(trail, map, |key, position, map, trail| {
             let Some((index, route)) = routes.get(key) else {
-                return map.next_value_seed(CheckedValue { trail });
+                return map.next_value_seed(CheckedValue { trail }).map(Some);
             };
             let text = map.next_value::<&'de RawValue>()?.get();
             let bytes = text.as_bytes();
             let at = text.as_ptr() as usize - start;
             let input = at..at + text.len();
-            if !route.list && passthrough::is_written_as_is(bytes) {
-                return Ok(texts.pass_string(index, input));
-            }
-            if route.list && bytes.first() == Some(&b'"') {
-                if route.encoded
-                    && let Some(held) = texts.pass_encoded_list(index, bytes, routes.style)
-                {
-                    return Ok(held);
+            // A key given twice is told as the plain reader tells it.
+            if !held.holds(index) {
+                if !route.list && passthrough::is_written_as_is(bytes) {
+                    held.hold_string(index, input, position);
+                    return Ok(None);
                 }
-            } else if route.list && passthrough::is_list_written_as_is(bytes, routes.style) {
-                return Ok(texts.pass_array(index, input));
+                if route.list && bytes.first() == Some(&b'"') {
+                    if route.encoded && held.hold_encoded_list(index, bytes, routes.style, position)
+                    {
+                        return Ok(None);
+                    }
+                } else if route.list && passthrough::is_list_written_as_is(bytes, routes.style) {
+                    held.hold_array(index, input, position);
+                    return Ok(None);
+                }
             }
             let mut de = serde_json::Deserializer::from_str(text);
             CheckedValue { trail }
                 .deserialize(&mut de)
+                .map(Some)
                 .map_err(A::Error::custom)
         })
     }

@@ -9,7 +9,7 @@
 //! make. The full reader then reads the line again and gives the record, or the error,
 //! it always gives; so a record read here is the record the full reader would read.
 
-use isobench_core::passthrough::{self, Route, Texts};
+use isobench_core::passthrough::{self, Held, Route};
 use serde::de::DeserializeSeed;
 use serde_json::{Map, Value};
 
@@ -21,17 +21,23 @@ use super::routes::Routes;
 const MAX_NESTING: usize = 64;
 
 /// The record `text` (UTF-8, one line) holds, read as [`super::parse_record_passing`]
-/// reads it, with `texts` given the passed values' texts; `None` when this reader
-/// cannot tell (see the module's documentation), with `texts` in any state.
-pub(super) fn read(
-    text: &str,
-    routes: Routes<'_>,
-    texts: &mut Texts,
-) -> Option<Map<String, Value>> {
+/// reads it, without the keys whose values `held` is given; `None` when this reader
+/// cannot tell (see the module's documentation), with `held` in any state.
+pub(super) fn read(text: &str, routes: Routes<'_>, held: &mut Held) -> Option<Map<String, Value>> {
     let mut map = Map::new();
+    let mut position = 0;
     object(text, |key, at| {
-        let (value, end) = value(text, at, routes.get(key), routes, texts)?;
-        map.insert(key.to_owned(), value).is_none().then_some(end)
+        let route = routes.get(key);
+        // A key given twice: the full reader tells it.
+        if route.is_some_and(|(index, _)| held.holds(index)) {
+            return None;
+        }
+        let (value, end) = value(text, at, route, routes, held, position)?;
+        position += 1;
+        match value {
+            Some(value) => map.insert(key.to_owned(), value).is_none().then_some(end),
+            None => (!map.contains_key(key)).then_some(end),
+        }
     })?;
     Some(map)
 }
@@ -66,42 +72,44 @@ fn object<'t>(text: &'t str, mut entry: impl FnMut(&'t str, usize) -> Option<usi
 }
 
 /// The value starting at `at` of `text` under the key of `route` (when it has one,
-/// with its index), and the offset after it.
+/// with its index), the `position`-th key of the record, and the offset after it;
+/// `None` for the value when `held` holds it.
 fn value(
     text: &str,
     at: usize,
     route: Option<(usize, Route<'_>)>,
     routes: Routes<'_>,
-    texts: &mut Texts,
-) -> Option<(Value, usize)> {
+    held: &mut Held,
+    position: usize,
+) -> Option<(Option<Value>, usize)> {
     let bytes = text.as_bytes();
-    // A string the writer writes as it is, measured in one pass: valid, and passed as
-    // it is or, for a list, rewritten as the array it holds.
+    // A string the writer writes as it is, measured in one pass: valid, and held as it
+    // is or, for a list, rewritten as the array it holds.
     if let Some((index, route)) = route
         && let Some(length) = passthrough::written_string_length(&bytes[at..])
     {
         let (range, token) = (at..at + length, &bytes[at..at + length]);
         if !route.list {
-            return Some((texts.pass_string(index, range), at + length));
+            held.hold_string(index, range, position);
+            return Some((None, at + length));
         }
-        if route.encoded
-            && let Some(held) = texts.pass_encoded_list(index, token, routes.style)
-        {
-            return Some((held, at + length));
+        if route.encoded && held.hold_encoded_list(index, token, routes.style, position) {
+            return Some((None, at + length));
         }
     }
     let end = value_end(bytes, at)?;
     // An array of strings the writer writes as it is: valid, as the check accepts no
-    // string that is not, so passed without the parser.
+    // string that is not, so held without the parser.
     if let Some((index, route)) = route
         && route.list
         && passthrough::is_list_written_as_is(&bytes[at..end], routes.style)
     {
-        return Some((texts.pass_array(index, at..end), end));
+        held.hold_array(index, at..end, position);
+        return Some((None, end));
     }
     // No other string can be transcoded: a valid string the transcoder takes holds no
     // escape but its items' `\"`, so the writer writes it as it is (tried above).
-    Some((parse(&text[at..end])?, end))
+    Some((Some(parse(&text[at..end])?), end))
 }
 
 /// `text`, one JSON value, read by the full reader's checked parser: `None` when it
@@ -182,8 +190,8 @@ mod tests {
     use serde::Deserializer as _;
 
     /// The full reader's record and passed texts for `text`, or its error.
-    fn full(text: &str, routes: Routes<'_>) -> Result<(Value, Texts), String> {
-        let mut texts = Texts::default();
+    fn full(text: &str, routes: Routes<'_>) -> Result<(Value, Held), String> {
+        let mut texts = Held::default();
         let mut trail = Trail::default();
         let mut de = serde_json::Deserializer::from_str(text);
         let value = de
@@ -191,7 +199,7 @@ mod tests {
                 trail: &mut trail,
                 routes,
                 start: text.as_ptr() as usize,
-                texts: &mut texts,
+                held: &mut texts,
             })
             .and_then(|value| de.end().map(|()| value))
             .map_err(|e| e.to_string())?;
@@ -208,12 +216,14 @@ mod tests {
     fn keys(out: &[String]) -> [Route<'_>; 4] {
         let string = |key| Route {
             key,
+            field: "",
             list: false,
             encoded: false,
             path: out,
         };
         let list = |key, encoded| Route {
             key,
+            field: "",
             list: true,
             encoded,
             path: out,
@@ -268,7 +278,7 @@ mod tests {
                     routes: &keys,
                     style,
                 };
-                let mut texts = Texts::default();
+                let mut texts = Held::default();
                 let Some(record) = read(line, routes, &mut texts) else {
                     continue;
                 };
@@ -308,7 +318,7 @@ mod tests {
             let keys = keys(&OUT);
             let style = if spaced { JsonStyle::Spaced } else { JsonStyle::Compact };
             let routes = Routes { routes: &keys, style };
-            let mut texts = Texts::default();
+            let mut texts = Held::default();
             if let Some(record) = read(line, routes, &mut texts) {
                 let (value, full_texts) = full(line, routes).expect("the full reader reads it too");
                 proptest::prop_assert_eq!(Value::Object(record), value);
