@@ -340,3 +340,97 @@ fn real_records_convert_to_the_same_bytes_with_strings_passed_through() {
     let passed = same_either_way(&registry, &lines);
     assert!(passed >= lines.len(), "{passed} records went through");
 }
+
+/// A generated SWE-bench-like field: absent, null, a text, or a test list (items, and
+/// stored as an array, a compact JSON-encoded string or a spaced one).
+#[derive(Debug, Clone)]
+enum Generated {
+    Absent,
+    Null,
+    Text(String),
+    List(Vec<String>, u8),
+}
+
+/// The line of `fields`, in their order, written compact or spaced, with `\/` for every
+/// `/` when `slashes`.
+fn generated_line(fields: &[(&str, Generated)], spaced: bool, slashes: bool) -> String {
+    let mut map = serde_json::Map::new();
+    for (key, field) in fields {
+        let value = match field {
+            Generated::Absent => continue,
+            Generated::Null => Value::Null,
+            Generated::Text(text) => Value::String(text.clone()),
+            Generated::List(items, how) => {
+                let array = Value::from(items.clone());
+                match how {
+                    0 => array,
+                    1 => Value::String(serde_json::to_string(&array).expect("in memory")),
+                    _ => Value::String(JsonStyle::Spaced.to_string(&array)),
+                }
+            }
+        };
+        map.insert((*key).to_owned(), value);
+    }
+    let style = if spaced {
+        JsonStyle::Spaced
+    } else {
+        JsonStyle::Compact
+    };
+    let line = style.to_string(&Value::Object(map));
+    if slashes {
+        line.replace('/', "\\/")
+    } else {
+        line
+    }
+}
+
+fn text() -> impl proptest::strategy::Strategy<Value = String> {
+    proptest::string::string_regex("[a-z /\"\\\\\n\t\u{1}\u{7f}é中😀]{0,12}").expect("a regex")
+}
+
+fn generated(list: bool) -> impl proptest::strategy::Strategy<Value = Generated> {
+    use proptest::prelude::*;
+    let value = if list {
+        (proptest::collection::vec(text(), 0..3), 0..3u8)
+            .prop_map(|(items, how)| Generated::List(items, how))
+            .boxed()
+    } else {
+        text().prop_map(Generated::Text).boxed()
+    };
+    prop_oneof![1 => Just(Generated::Absent), 1 => Just(Generated::Null), 4 => value]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// Generated records, their keys shuffled, convert to the same bytes or the same
+    /// error with values held as without, between every pair of formats that holds some.
+    #[test]
+    fn generated_records_convert_the_same_with_values_held(
+        texts in proptest::collection::vec(generated(false), 4),
+        lists in proptest::collection::vec(generated(true), 2),
+        dated in proptest::bool::ANY,
+        extra in proptest::bool::ANY,
+        order in proptest::collection::vec(0..1000u32, 12),
+        spaced in proptest::bool::ANY,
+        slashes in proptest::bool::ANY,
+    ) {
+        let fixed = |text: &str| Generated::Text(text.to_owned());
+        let mut fields: Vec<(&str, Generated)> = vec![
+            ("repo", fixed("o/r")),
+            ("instance_id", fixed("o__r-1")),
+            ("base_commit", fixed("abc")),
+            ("version", fixed("1.0")),
+            ("created_at", if dated { fixed("2024-01-02T03:04:05Z") } else { Generated::Absent }),
+            ("extra_note", if extra { fixed("kept") } else { Generated::Absent }),
+        ];
+        fields.extend(["patch", "test_patch", "problem_statement", "hints_text"].into_iter().zip(texts));
+        fields.extend(["FAIL_TO_PASS", "PASS_TO_PASS"].into_iter().zip(lists));
+        // Shuffled: each key sorted by its generated rank.
+        let mut ranked: Vec<(u32, (&str, Generated))> = order.into_iter().zip(fields).collect();
+        ranked.sort_by_key(|(rank, _)| *rank);
+        let fields: Vec<(&str, Generated)> = ranked.into_iter().map(|(_, field)| field).collect();
+        let line = generated_line(&fields, spaced, slashes);
+        same_either_way(&registry(), std::slice::from_ref(&line));
+    }
+}

@@ -5,23 +5,29 @@
 //! adapters only move them from one key to another. Each adapter says where its records
 //! hold such a field and whether it moves it unread (a [`Place`] per field, which the
 //! host keeps with the adapter: [`Registered::places`]; a [`crate::table::Table`]
-//! derives them from the fields it maps straight across). A conversion pairs the places of its two formats into [`Route`]s,
-//! from an input key to where the output holds the field. A reader then leaves a
-//! routed value undecoded: it keeps the value's text ([`Texts`]) and gives the adapter
-//! an empty value of the same type in its place, which the adapters move like any
-//! other. The writer ([`write_object_passing`]) writes the kept text at the
-//! route's output path. Nothing in the record stands for the text, so no adapter can
-//! misplace it: the record holds empty strings and lists, and the text goes where the
-//! route says.
+//! derives them from the fields it maps straight across). A conversion pairs the places
+//! of its two formats into [`Route`]s, from an input key to where the output holds the
+//! field.
+//!
+//! A reader then leaves a routed value undecoded and its key out of the record: the
+//! side table [`Held`] keeps the value's text, where the key stood among the record's
+//! keys and, for a list, its encoding. Import notes the key for the round trip as if its
+//! value were there ([`Registered::import_holding`]) and the canonical record names the
+//! field as held ([`crate::CanonicalRecord::held`]); no adapter or hook sees a value in
+//! its place. The writer ([`write_object_holding`]) writes each text at the route's
+//! output path and at the index the target would have given the key
+//! ([`Registered::place_held`]).
 //!
 //! A value passes only when its text is exactly what the writer would write for it
 //! ([`is_written_as_is`], [`is_list_written_as_is`]), so the output is the same, byte
 //! for byte, as with the value decoded and encoded again. A list held as a string
 //! (JSON-encoded) passes too, rewritten as the array the writer would write
-//! ([`transcode_list`]) without decoding its items; its placeholder is a string in the
-//! same encoding, so the source adapter notes the encoding it would note for the list.
+//! ([`transcode_list`]) without decoding its items; import notes the encoding it was
+//! read in.
 //!
 //! [`Registered::places`]: crate::registry::Registered::places
+//! [`Registered::import_holding`]: crate::registry::Registered::import_holding
+//! [`Registered::place_held`]: crate::registry::Registered::place_held
 
 use std::ops::Range;
 
