@@ -642,7 +642,7 @@ mod tests {
             "a": 1,
             "extensions": {"x": 0, "other": {"texts": "kept"}, "n": 1},
         });
-        let (patch, texts, last, end, lost) = (
+        let (patch, texts, last, end, elsewhere) = (
             vec!["patch".to_owned()],
             vec!["extensions".to_owned(), "texts".to_owned()],
             vec!["last".to_owned()],
@@ -650,7 +650,7 @@ mod tests {
             vec!["absent".to_owned(), "texts".to_owned()],
         );
         for style in [JsonStyle::Compact, JsonStyle::Spaced] {
-            let list = style.to_string(&decoded["extensions"]["texts"]);
+            let array = style.to_string(&decoded["extensions"]["texts"]);
             // Given out of order; two past the last entry; one under an object the
             // record lacks, which is not written.
             let held = [
@@ -662,7 +662,7 @@ mod tests {
                 Placed {
                     path: &texts,
                     at: 1,
-                    text: list.as_bytes(),
+                    text: array.as_bytes(),
                 },
                 Placed {
                     path: &patch,
@@ -675,7 +675,7 @@ mod tests {
                     text: br#""l""#,
                 },
                 Placed {
-                    path: &lost,
+                    path: &elsewhere,
                     at: 0,
                     text: br#""x""#,
                 },
