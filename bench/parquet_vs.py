@@ -120,7 +120,7 @@ def inputs(work: Path, size: float, sources: list[Path], seed: int) -> tuple[Pat
 
 
 def rows(parquet: Path) -> str:
-    code = "import sys, pyarrow.parquet as pq; m = pq.ParquetFile(sys.argv[1]).metadata; print(f'{m.num_rows:,} in {m.num_row_groups} row groups')"
+    code = "import sys, pyarrow.parquet as pq; m = pq.ParquetFile(sys.argv[1]).metadata; print(f'{m.num_rows:,} distinct rows in {m.num_row_groups} row groups')"
     return subprocess.run([str(PY), "-c", code, str(parquet)], check=True, capture_output=True, text=True).stdout.strip()
 
 
@@ -192,7 +192,7 @@ def main() -> None:
             figures[label].append(run(cmd))
             print(f"round {round_ + 1}: {label}: {figures[label][-1]}", file=sys.stderr)
         loads.append(os.getloadavg())
-    print(f"Input: {parquet.stat().st_size / 1e6:.0f} MB Parquet of {rows(parquet)} distinct rows ({jsonl.stat().st_size / 1e6:.0f} MB of JSON Lines), "
+    print(f"Input: {parquet.stat().st_size / 1e6:.0f} MB Parquet of {rows(parquet)} ({jsonl.stat().st_size / 1e6:.0f} MB of JSON Lines), "
           f"{args.runs} rounds; {versions()}; {os.cpu_count()} cores; "
           f"load average (1 min) {min(l[0] for l in loads):.2f} to {max(l[0] for l in loads):.2f}.")
     print()
