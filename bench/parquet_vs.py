@@ -2,24 +2,27 @@
 """Times `cargo isobench convert` on Parquet and JSON Lines against DuckDB, pyarrow and
 polars on the same file of SWE-bench rows in Hugging Face's layout, side by side.
 
-The input is the real SWE-bench Verified rows repeated with unique instance ids
-(`make_input.py`), written as Hugging Face publishes SWE-bench: 13 string columns, the test
-lists (`FAIL_TO_PASS`, `PASS_TO_PASS`) as JSON-encoded strings, by pyarrow with its defaults
-(snappy). The same rows as JSON Lines feed the JSON Lines jobs.
+The input is distinct SWE-bench rows made from the real ones (`make_distinct.py`: every row
+differs from every other in every bulk column, so that dictionary encoding flatters no one),
+written as Hugging Face publishes SWE-bench: 13 string columns, the test lists
+(`FAIL_TO_PASS`, `PASS_TO_PASS`) as JSON-encoded strings, the `huggingface` key of the schema
+metadata naming the features, by pyarrow with its defaults (snappy), a row group per 1,000
+rows as `datasets` writes them. The same rows as JSON Lines feed the JSON Lines jobs.
 
 Each round runs every job once, in the order given, so that the jobs share whatever load the
 machine has (A, B, C, A, B, C, ...); a job is one whole process, and its CPU seconds (user +
 system), wall seconds and peak RSS are the kernel's figures for that child (`wait4`). The
 table gives medians and, in brackets, the range over the rounds.
 
-    bench/parquet_vs.py                       # 1000 MB of rows, 3 rounds
+    nice -n 10 bench/parquet_vs.py            # 1000 MB of rows, 3 rounds
     bench/parquet_vs.py --size 250 --runs 5
     bench/parquet_vs.py --bin before=/path/to/old/cargo-isobench --bin after=target/release/cargo-isobench
 
 duckdb, pyarrow and polars come from PyPI into `bench/.venv-parquet` (made on first use).
 Without `--bin`, the repository's release build is made and timed. Needs the real records in
-`../shared/data/real` (a sibling of the repository) unless `--source` names a JSON Lines file
-of SWE-bench rows.
+`../shared/data/real` (a sibling of the repository) unless `--source` names JSON Lines files
+of SWE-bench rows (repeatable). Generated files go to `--work` (default `$BENCH_DIR` or
+`bench/work`) and are kept for the next run: the file names hold the size and seed.
 """
 import argparse
 import os
@@ -33,7 +36,14 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 VENV = HERE / ".venv-parquet"
 PY = VENV / "bin" / "python"
-REAL = REPO.parent / "shared/data/real/swebench-verified/swebench_verified_test.jsonl"
+REAL_DIR = REPO.parent / "shared/data/real"
+REAL = [
+    REAL_DIR / "swebench-verified/swebench_verified_test.jsonl",
+    REAL_DIR / "swebench-lite/swebench_lite_test.jsonl",
+    REAL_DIR / "swebench-full/sweagent_fixture_debug_20240322.jsonl",
+    REAL_DIR / "swebench-full/sweagent_fixture_swe-bench-dev-easy.jsonl",
+    REAL_DIR / "swebench-full/sweagent_fixture_swe-bench-lite-test.jsonl",
+]
 
 # The 13 columns of SWE-bench Verified's published Parquet, in its order.
 COLUMNS = [
@@ -42,12 +52,15 @@ COLUMNS = [
     "environment_setup_commit", "difficulty",
 ]
 
-# JSON Lines -> Hugging Face Parquet, batch by batch (the venv's Python runs it).
+# JSON Lines -> Hugging Face Parquet, batch by batch (the venv's Python runs it). `datasets`
+# writes a row group per 1,000 rows and names the features in the `huggingface` key.
 MAKE_PARQUET = r"""
 import json, sys
 import pyarrow as pa, pyarrow.parquet as pq
 src, dest, columns = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
-schema = pa.schema([(c, pa.string()) for c in columns])
+features = {c: {"dtype": "string", "_type": "Value"} for c in columns}
+schema = pa.schema([(c, pa.string()) for c in columns],
+                   metadata={"huggingface": json.dumps({"info": {"features": features}})})
 with open(src, "rb") as f, pq.ParquetWriter(dest, schema) as out:
     rows = []
     for line in f:
@@ -95,14 +108,20 @@ def versions() -> str:
     return subprocess.run([str(PY), "-c", code], check=True, capture_output=True, text=True).stdout.strip()
 
 
-def inputs(work: Path, size: float, source: Path) -> tuple[Path, Path]:
-    jsonl = work / f"hf-{size:g}mb.jsonl"
-    parquet = work / f"hf-{size:g}mb.parquet"
+def inputs(work: Path, size: float, sources: list[Path], seed: int) -> tuple[Path, Path]:
+    jsonl = work / f"hf-distinct-{size:g}mb-seed{seed}.jsonl"
+    parquet = work / f"hf-distinct-{size:g}mb-seed{seed}.parquet"
     if not jsonl.exists():
-        subprocess.run([sys.executable, str(HERE / "make_input.py"), str(source), str(jsonl), str(size)], check=True)
+        subprocess.run([sys.executable, str(HERE / "make_distinct.py"), *map(str, sources), str(jsonl), str(size),
+                        "--seed", str(seed)], check=True)
     if not parquet.exists():
         subprocess.run([str(PY), "-c", MAKE_PARQUET, str(jsonl), str(parquet), ",".join(COLUMNS)], check=True)
     return jsonl, parquet
+
+
+def rows(parquet: Path) -> str:
+    code = "import sys, pyarrow.parquet as pq; m = pq.ParquetFile(sys.argv[1]).metadata; print(f'{m.num_rows:,} distinct rows in {m.num_row_groups} row groups')"
+    return subprocess.run([str(PY), "-c", code, str(parquet)], check=True, capture_output=True, text=True).stdout.strip()
 
 
 def run(cmd: list[str]) -> tuple[float, float, int]:
@@ -147,11 +166,13 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3, help="rounds (default 3)")
     parser.add_argument("--bin", action="append", default=[], metavar="NAME=PATH", help="a cargo-isobench binary to time (repeatable)")
     parser.add_argument("--work", type=Path, default=Path(os.environ.get("BENCH_DIR", HERE / "work")))
-    parser.add_argument("--source", type=Path, default=REAL, help="SWE-bench rows as JSON Lines")
+    parser.add_argument("--source", type=Path, action="append", default=[], help="SWE-bench rows as JSON Lines (repeatable)")
+    parser.add_argument("--seed", type=int, default=31, help="seed of the generated rows (default 31)")
     parser.add_argument("--only", default="", help="comma-separated substrings: time only the jobs whose label has one")
     args = parser.parse_args()
-    if not args.source.exists():
-        sys.exit(f"the SWE-bench rows are not at {args.source}; give --source")
+    sources = args.source or [p for p in REAL if p.exists()]
+    if not sources or not all(p.exists() for p in sources):
+        sys.exit(f"the SWE-bench rows are not at {args.source or REAL[0]}; give --source")
     args.work.mkdir(parents=True, exist_ok=True)
     venv()
     if args.bin:
@@ -160,7 +181,7 @@ def main() -> None:
         subprocess.run(["cargo", "build", "--release", "--quiet", "-p", "cargo-isobench", "--bin", "cargo-isobench"], cwd=REPO, check=True)
         target = Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
         bins = [("isobench", target / "release" / "cargo-isobench")]
-    jsonl, parquet = inputs(args.work, args.size, args.source)
+    jsonl, parquet = inputs(args.work, args.size, sources, args.seed)
     todo = jobs(bins, jsonl, parquet, args.work)
     if args.only:
         todo = [j for j in todo if any(s in j[0] for s in args.only.split(","))]
@@ -171,7 +192,7 @@ def main() -> None:
             figures[label].append(run(cmd))
             print(f"round {round_ + 1}: {label}: {figures[label][-1]}", file=sys.stderr)
         loads.append(os.getloadavg())
-    print(f"Input: {parquet.stat().st_size / 1e6:.0f} MB Parquet ({jsonl.stat().st_size / 1e6:.0f} MB of JSON Lines), "
+    print(f"Input: {parquet.stat().st_size / 1e6:.0f} MB Parquet of {rows(parquet)} ({jsonl.stat().st_size / 1e6:.0f} MB of JSON Lines), "
           f"{args.runs} rounds; {versions()}; {os.cpu_count()} cores; "
           f"load average (1 min) {min(l[0] for l in loads):.2f} to {max(l[0] for l in loads):.2f}.")
     print()
