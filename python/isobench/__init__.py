@@ -20,8 +20,10 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Unio
 from . import _isobench
 from ._isobench import (
     IsobenchError,
+    PluginError,
     ReadError,
     RecordError,
+    RepositoryError,
     UnknownFormatError,
     UsageError,
     WriteError,
@@ -29,8 +31,10 @@ from ._isobench import (
 
 __all__ = [
     "IsobenchError",
+    "PluginError",
     "ReadError",
     "RecordError",
+    "RepositoryError",
     "UnknownFormatError",
     "UsageError",
     "WriteError",

@@ -15,9 +15,9 @@ use arrow_schema::{ArrowError, SchemaRef};
 use cargo_isobench::errors::CliError;
 use cargo_isobench::input::parquet_file::BatchRows;
 use cargo_isobench::parquet::ColumnRows;
+use cargo_isobench::pipeline::BatchConverter;
 use isobench_core::ConversionReport;
 use isobench_core::codec::JsonStyle;
-use cargo_isobench::pipeline::BatchConverter;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyDict};
@@ -204,11 +204,10 @@ impl Converting {
         if self.style.is_none() && !self.ended {
             self.step()?;
         }
-        let mut every = ColumnRows::new(self.json_schema)
-            .map_err(|e| CliError::Write {
-                path: "<arrow>".into(),
-                source: std::io::Error::other(e),
-            })?;
+        let mut every = ColumnRows::new(self.json_schema).map_err(|e| CliError::Write {
+            path: "<arrow>".into(),
+            source: std::io::Error::other(e),
+        })?;
         every.note_style(self.style.unwrap_or_default());
         let (schema, _) = every.written_schema(true, true);
         self.schema = Some(Arc::clone(&schema));

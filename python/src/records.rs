@@ -11,7 +11,7 @@
 
 use cargo_isobench::input::{self, BadInput};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{IntoPyDict, PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::{Map, Number, Value};
 
 /// How deep the direct reading goes before it hands the record to the JSON reader, whose
@@ -31,7 +31,10 @@ pub fn record(py: Python<'_>, object: &Bound<'_, PyAny>) -> PyResult<Result<Valu
     let text: String = py
         .import("json")?
         .getattr("dumps")?
-        .call((object,), Some(&[("ensure_ascii", false)].into_py_dict(py)?))?
+        .call(
+            (object,),
+            Some(&[("ensure_ascii", false)].into_py_dict(py)?),
+        )?
         .extract()?;
     Ok(
         input::parse_record(text.as_bytes(), true).map_err(|bad| BadInput {
@@ -41,8 +44,6 @@ pub fn record(py: Python<'_>, object: &Bound<'_, PyAny>) -> PyResult<Result<Valu
         }),
     )
 }
-
-use pyo3::types::IntoPyDict;
 
 /// A `dict` read directly, or `None` when some value needs the JSON reader.
 fn direct_map(dict: &Bound<'_, PyDict>, depth: usize) -> Option<Map<String, Value>> {
@@ -126,7 +127,10 @@ pub fn to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyA
 }
 
 /// A JSON object as a `dict`, in its key order.
-pub fn map_to_python<'py>(py: Python<'py>, map: &Map<String, Value>) -> PyResult<Bound<'py, PyDict>> {
+pub fn map_to_python<'py>(
+    py: Python<'py>,
+    map: &Map<String, Value>,
+) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
     for (key, value) in map {
         dict.set_item(PyString::new(py, key), to_python(py, value)?)?;
