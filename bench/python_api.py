@@ -13,6 +13,8 @@ machine's load:
   datasets-map     `datasets.Dataset.from_parquet`, `.map` with `py_convert.convert` (the
                    benchmark's Python implementation of the job), `.to_parquet`
   datasets-isobench  `Dataset.from_parquet`, `isobench.datasets.convert`, `.to_parquet`
+  datasets-table   the same, as `isobench.datasets.convert` did before it streamed: the
+                   whole converted table in memory (`convert_arrow` of `ds.data.table`)
   ray              `ray.data.read_parquet`, `isobench.ray.convert`, `write_parquet`, on
                    `ray.init(num_cpus=2)`; its figure is rows per CPU-second of the Ray
                    tasks (Ray's own stats: read, convert and write), to hold against the
@@ -99,6 +101,20 @@ def job_datasets_isobench(src, dest):
     return out.num_rows
 
 
+def job_datasets_table(src, dest):
+    """`isobench.datasets.convert` as it was before it streamed: the whole converted
+    table made in memory, then wrapped as a dataset."""
+    import datasets
+
+    import isobench
+
+    datasets.disable_caching()
+    ds = datasets.Dataset.from_parquet(src)
+    out = datasets.Dataset(isobench.convert_arrow(ds.data.table, from_="swe-bench", to="canonical"))
+    out.to_parquet(dest)
+    return out.num_rows
+
+
 def job_ray(src, dest):
     import ray
 
@@ -137,6 +153,7 @@ JOBS = {
     "arrow-stream": job_arrow_stream,
     "datasets-map": job_datasets_map,
     "datasets-isobench": job_datasets_isobench,
+    "datasets-table": job_datasets_table,
     "ray": job_ray,
 }
 
