@@ -259,25 +259,18 @@ impl RecordConverter {
             .map(|object| records::record(py, &object))
             .collect::<PyResult<Vec<_>>>()?;
         let inner = &mut self.inner;
-        let (batch, values) = py
+        let batch = py
             .detach(|| {
                 // The style `json.dumps(record, ensure_ascii=False)` writes, as when
                 // records were sent as its text.
-                let batch = inner.records(rows, Some(isobench_core::codec::JsonStyle::Spaced))?;
-                let mut values = Vec::with_capacity(batch.ends.len());
-                let mut start = 0;
-                for &end in &batch.ends {
-                    let value: Map<String, Value> = serde_json::from_slice(&batch.out[start..end])
-                        .expect("the converter writes JSON objects");
-                    values.push(value);
-                    start = end + 1;
-                }
-                Ok::<_, CliError>((batch, values))
+                inner.records(rows, Some(isobench_core::codec::JsonStyle::Spaced))
             })
             .map_err(to_py)?;
         let out = PyList::empty(py);
-        for value in &values {
-            out.append(records::map_to_python(py, value)?)?;
+        let mut start = 0;
+        for &end in &batch.ends {
+            out.append(records::object_to_python(py, &batch.out[start..end])?)?;
+            start = end + 1;
         }
         let rejects = batch
             .rejects

@@ -99,41 +99,77 @@ fn direct(value: &Bound<'_, PyAny>, depth: usize) -> Option<Value> {
     None
 }
 
-/// A value as a Python object: objects as `dict`s in their key order, numbers as `int`
-/// or `float` as JSON text reads them.
-pub fn to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
-    Ok(match value {
-        Value::Null => py.None().into_bound(py),
-        Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
-        Value::Number(n) => {
-            if let Some(i) = n.as_u64() {
-                i.into_pyobject(py)?.into_any()
-            } else if let Some(i) = n.as_i64() {
-                i.into_pyobject(py)?.into_any()
-            } else {
-                PyFloat::new(py, n.as_f64().expect("a JSON number")).into_any()
-            }
-        }
-        Value::String(s) => PyString::new(py, s).into_any(),
-        Value::Array(items) => {
-            let list = PyList::empty(py);
-            for item in items {
-                list.append(to_python(py, item)?)?;
-            }
-            list.into_any()
-        }
-        Value::Object(map) => map_to_python(py, map)?.into_any(),
-    })
+/// A JSON object's text straight into a `dict` (no [`Value`] in between): keys in order,
+/// integers as `int`, other numbers as `float`.
+pub fn object_to_python<'py>(py: Python<'py>, text: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+    let mut de = serde_json::Deserializer::from_slice(text);
+    let value = serde::de::DeserializeSeed::deserialize(Seed(py), &mut de)
+        .and_then(|v| de.end().map(|()| v))
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+    Ok(value)
 }
 
-/// A JSON object as a `dict`, in its key order.
-pub fn map_to_python<'py>(
-    py: Python<'py>,
-    map: &Map<String, Value>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let dict = PyDict::new(py);
-    for (key, value) in map {
-        dict.set_item(PyString::new(py, key), to_python(py, value)?)?;
+/// Makes Python objects as JSON text is read.
+#[derive(Clone, Copy)]
+struct Seed<'py>(Python<'py>);
+
+impl<'de, 'py> serde::de::DeserializeSeed<'de> for Seed<'py> {
+    type Value = Bound<'py, PyAny>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
     }
-    Ok(dict)
+}
+
+fn py_error<E: serde::de::Error>(e: &PyErr) -> E {
+    E::custom(e.to_string())
+}
+
+impl<'de, 'py> serde::de::Visitor<'de> for Seed<'py> {
+    type Value = Bound<'py, PyAny>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+        Ok(self.0.None().into_bound(self.0))
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(PyBool::new(self.0, v).to_owned().into_any())
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(PyInt::new(self.0, v).into_any())
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(PyInt::new(self.0, v).into_any())
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(PyFloat::new(self.0, v).into_any())
+    }
+
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(PyString::new(self.0, v).into_any())
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let list = PyList::empty(self.0);
+        while let Some(item) = seq.next_element_seed(self)? {
+            list.append(item).map_err(|e| py_error(&e))?;
+        }
+        Ok(list.into_any())
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let dict = PyDict::new(self.0);
+        while let Some(key) = map.next_key_seed(self)? {
+            let value = map.next_value_seed(self)?;
+            dict.set_item(key, value).map_err(|e| py_error(&e))?;
+        }
+        Ok(dict.into_any())
+    }
 }
