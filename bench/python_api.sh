@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Times `convert --from swe-bench --to canonical` on a Parquet file of SWE-bench rows
-# (the real Verified rows repeated, as bench/run.sh builds its JSONL input, then written
-# as Parquet by cargo isobench): the command line, `isobench.convert_arrow`, and
-# `datasets.map` with a Python function (bench/python_api.py). Each run is one whole
-# process, timed by /usr/bin/time; outputs are compared as records.
+# The Python package against the command line, `datasets.map` and a plain Python mapping
+# (bench/python_api.py), on SWE-bench rows in Hugging Face's layout: the real Verified rows
+# repeated with unique ids (make_input.py), written by pyarrow as 13 string columns, the
+# test lists as JSON text, as Hugging Face publishes them.
 #
-#   bench/python_api.sh          # 1000 MB of JSONL rows
-#   SIZE=100 bench/python_api.sh
+#   bench/python_api.sh                  # 1000 MB of rows, 3 rounds
+#   SIZE=200 RUNS=5 bench/python_api.sh
+#   JOBS=records,cli,ray bench/python_api.sh
 #
-# Needs the real records in ../shared/data/real, and PyPI for pyarrow and datasets
-# (installed, with the package built from ./python, into bench/.venv-python).
+# Needs the real records in ../shared/data/real, and PyPI for pyarrow, datasets and Ray
+# (installed, with the package built optimised from ./python, into bench/.venv-python).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(dirname "$here")"
@@ -22,27 +22,43 @@ mkdir -p "$work"
 venv="$here/.venv-python"
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet pyarrow datasets
+  # aiohttp: Ray Data imports fsspec's HTTP filesystem, which needs it.
+  "$venv/bin/pip" install --quiet pyarrow datasets "ray[data]" aiohttp
 fi
-"$venv/bin/pip" install --quiet "$repo/python"
+MATURIN_PEP517_ARGS="--profile release" "$venv/bin/pip" install --quiet "$repo/python"
 (cd "$repo" && cargo build --release --quiet -p cargo-isobench --bin cargo-isobench)
 bin="${CARGO_TARGET_DIR:-$repo/target}/release/cargo-isobench"
 
-jsonl="$work/verified-${size}mb.jsonl"
-parquet="$work/verified-${size}mb.parquet"
+jsonl="$work/hf-${size}mb.jsonl"
+parquet="$work/hf-${size}mb.parquet"
 [ -f "$jsonl" ] || python3 "$here/make_input.py" "$real" "$jsonl" "$size"
-[ -f "$parquet" ] || "$bin" isobench convert --from swe-bench --to swe-bench -i "$jsonl" -o "$parquet"
+[ -f "$parquet" ] || "$venv/bin/python" - "$jsonl" "$parquet" <<'PY'
+import json, sys
+import pyarrow as pa, pyarrow.parquet as pq
+columns = ["repo", "instance_id", "base_commit", "patch", "test_patch", "problem_statement",
+           "hints_text", "created_at", "version", "FAIL_TO_PASS", "PASS_TO_PASS",
+           "environment_setup_commit", "difficulty"]
+schema = pa.schema([(c, pa.string()) for c in columns])
+with open(sys.argv[1], "rb") as f, pq.ParquetWriter(sys.argv[2], schema) as out:
+    rows = []
+    for line in f:
+        if line.strip():
+            rows.append(json.loads(line))
+        if len(rows) == 1000:
+            out.write_table(pa.Table.from_pylist(rows, schema=schema)); rows = []
+    if rows:
+        out.write_table(pa.Table.from_pylist(rows, schema=schema))
+PY
 
-time_it() {
-  local name="$1"; shift
-  /usr/bin/time -f "$name: %e s wall, %U+%S s CPU, %M KB peak" "$@" 2>&1 >/dev/null | tail -2
-}
-time_it cli "$bin" isobench convert --from swe-bench --to canonical -i "$parquet" -o "$work/py-cli.parquet" --overwrite
-time_it convert_arrow "$venv/bin/python" "$here/python_api.py" arrow "$parquet" "$work/py-arrow.parquet"
-time_it datasets.map "$venv/bin/python" "$here/python_api.py" datasets "$parquet" "$work/py-datasets.parquet"
-"$venv/bin/python" - "$work/py-cli.parquet" "$work/py-arrow.parquet" <<'PY'
-import sys
+"$venv/bin/python" "$here/python_api.py" --bin "$bin" --parquet "$parquet" --jsonl "$jsonl" \
+  --work "$work" --runs "${RUNS:-3}" ${JOBS:+--jobs "$JOBS"}
+"$venv/bin/python" - "$work/py-cli.parquet" "$work/py-arrow-table.parquet" "$work/py-arrow-stream.parquet" <<'PY'
+import os, sys
 import pyarrow.parquet as pq
-cli, arrow = (pq.read_table(p) for p in sys.argv[1:3])
-print("convert_arrow output equals the command line's:", cli.equals(arrow) and cli.schema == arrow.schema)
+paths = [p for p in sys.argv[1:] if os.path.exists(p)]
+if len(paths) == 3:
+    cli, table, stream = (pq.read_table(p) for p in paths)
+    print("convert_arrow's table equals the command line's:", cli.equals(table) and cli.schema == table.schema)
+    print("convert_arrow's stream holds the command line's columns:",
+          stream.select(cli.column_names).replace_schema_metadata(None).equals(cli.replace_schema_metadata(None)))
 PY

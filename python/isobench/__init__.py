@@ -20,8 +20,10 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Unio
 from . import _isobench
 from ._isobench import (
     IsobenchError,
+    PluginError,
     ReadError,
     RecordError,
+    RepositoryError,
     UnknownFormatError,
     UsageError,
     WriteError,
@@ -29,8 +31,10 @@ from ._isobench import (
 
 __all__ = [
     "IsobenchError",
+    "PluginError",
     "ReadError",
     "RecordError",
+    "RepositoryError",
     "UnknownFormatError",
     "UsageError",
     "WriteError",
@@ -50,7 +54,7 @@ __all__ = [
 PathLike = Union[str, "os.PathLike[str]"]
 Rejects = Union[PathLike, List[Dict[str, Any]], None]
 
-# Records serialised per call into Rust by `convert_records`.
+# Records handed per call to Rust by `convert_records`.
 _CHUNK = 1024
 
 
@@ -189,13 +193,16 @@ def convert_records(
         allow_incomplete=allow_incomplete,
         on_error=on_error,
         rejects=_rejects_option(rejects),
+        # What the records were sent as before they were read directly: the text of
+        # `json.dumps(record, ensure_ascii=False)`, whose style is this.
+        json_style="spaced",
     )
     converter = _isobench.RecordConverter(from_, to, options)
     sink = _Rejects(rejects, on_error, overwrite)
     try:
-        chunk: List[str] = []
+        chunk: List[Any] = []
         for record in records:
-            chunk.append(json.dumps(record, ensure_ascii=False))
+            chunk.append(record)
             if len(chunk) >= _CHUNK:
                 yield from _convert_chunk(converter, chunk, sink)
                 chunk = []
@@ -205,15 +212,15 @@ def convert_records(
         sink.close()
 
 
-def _convert_chunk(converter: Any, chunk: List[str], sink: _Rejects) -> Iterator[Dict[str, Any]]:
-    out, rejected, _report = converter.lines("\n".join(chunk).encode("utf-8") + b"\n")
+def _convert_chunk(converter: Any, chunk: List[Any], sink: _Rejects) -> Iterator[Dict[str, Any]]:
+    # The dicts are read in Rust directly (no JSON text), and the output made as dicts.
+    out, rejected, _report = converter.records(chunk)
     sink.add(rejected)
-    for line in out.splitlines():
-        yield json.loads(line)
+    yield from out
 
 
 def convert_arrow(
-    table: Any,
+    data: Any,
     *,
     from_: str,
     to: str,
@@ -224,19 +231,72 @@ def convert_arrow(
     allow_incomplete: bool = False,
     overwrite: bool = False,
     all_columns: bool = False,
+    stream: Optional[bool] = None,
 ) -> Any:
-    """Converts a `pyarrow.Table` or `RecordBatch` (or anything with
-    `__arrow_c_stream__`) of `from_` records into a `pyarrow.Table` of `to` records.
+    """Converts Arrow data of `from_` records into Arrow data of `to` records, batch by
+    batch, through the Arrow C stream interface.
 
-    The data crosses through the Arrow C stream interface. Rows are read as `convert`
-    reads Parquet rows, and the table is typed as `convert -o out.parquet` types its
-    columns (the target format's schema; `__extra` and `__keys` where needed). Columns no
-    record has are left out, unless `all_columns` (tables converted apart then share one
-    schema). Rejects as for `convert_records`; `line` is the row's 1-based number."""
+    `data`: a `pyarrow.Table` or `RecordBatch`, or any Arrow stream (an object with
+    `__arrow_c_stream__`: a `pyarrow.RecordBatchReader`, a polars `DataFrame`, ...).
+    A table or record batch gives a `pyarrow.Table`; any other stream gives a
+    `pyarrow.RecordBatchReader` that converts an input batch each time it is read from,
+    holding at most a few batches (`stream=True` or `False` asks for one or the other).
+
+    Rows are read as `convert` reads Parquet rows, and typed as `convert -o out.parquet`
+    types its columns (the target format's schema; `__extra` and `__keys` where needed).
+    A table leaves out the columns no record has, as the Parquet file does, unless
+    `all_columns`; a stream has every column of the target's declaration, nullable, so
+    that its schema is known before its first batch (that of a table with
+    `all_columns=True`). Rejects as for `convert_records`; `line` is the row's 1-based
+    number."""
     import pyarrow as pa
 
-    if isinstance(table, pa.RecordBatch):
-        table = pa.Table.from_batches([table])
+    if isinstance(data, pa.RecordBatch):
+        data = pa.Table.from_batches([data])
+    if stream is None:
+        stream = not isinstance(data, pa.Table)
+    converter, sink = _arrow_converter(
+        data,
+        from_=from_,
+        to=to,
+        profile=profile,
+        on_error=on_error,
+        rejects=rejects,
+        set=set,
+        allow_incomplete=allow_incomplete,
+        overwrite=overwrite,
+    )
+    if stream:
+        try:
+            schema = pa.table(converter.schema()).schema
+        except BaseException:
+            sink.close()
+            raise
+        return pa.RecordBatchReader.from_batches(schema, _batches(converter, sink))
+    try:
+        schema = pa.table(converter.schema()).schema
+        table = pa.Table.from_batches(list(_batches(converter, sink)), schema)
+    finally:
+        sink.close()
+    if not all_columns:
+        kept = pa.table(converter.kept_schema()).schema
+        table = table.select(kept.names).replace_schema_metadata(kept.metadata)
+    return table
+
+
+def _arrow_converter(
+    data: Any,
+    *,
+    from_: str,
+    to: str,
+    profile: str = "lossless",
+    on_error: str = "fail",
+    rejects: Rejects = None,
+    set: Union[Dict[str, Any], Sequence[str], None] = None,  # noqa: A002
+    allow_incomplete: bool = False,
+    overwrite: bool = False,
+) -> Any:
+    """An `ArrowConverter` of the stream `data` and where its rejects go."""
     options = _options(
         profile=profile,
         set=set,
@@ -246,15 +306,26 @@ def convert_arrow(
     )
     # Checked before any rejects file is made.
     _isobench.RecordConverter(from_, to, options)
-    sink = _Rejects(rejects, on_error, overwrite)
+    converter = _isobench.ArrowConverter(data.__arrow_c_stream__(), from_, to, options)
+    return converter, _Rejects(rejects, on_error, overwrite)
+
+
+def _batches(converter: Any, sink: _Rejects) -> Iterator[Any]:
+    """The converted batches of an `ArrowConverter`, their rejects handed to `sink`
+    as they come; the sink is closed at the end."""
+    import pyarrow as pa
+
     try:
-        stream, rejected, _report = _isobench.convert_arrow(
-            table.__arrow_c_stream__(), from_, to, options, all_columns
-        )
-        sink.add(rejected)
+        while True:
+            converted = converter.next_batch()
+            if converted is None:
+                break
+            batch, rejected = converted
+            sink.add(rejected)
+            yield from pa.table(batch).to_batches()
+        sink.add(converter.take_rejects())
     finally:
         sink.close()
-    return pa.table(stream)
 
 
 def table_records(table: Any) -> List[Dict[str, Any]]:

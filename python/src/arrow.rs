@@ -5,16 +5,19 @@
 //! handing one over in a capsule.
 #![allow(unsafe_code)]
 
+use std::collections::VecDeque;
 use std::ffi::CStr;
+use std::sync::Arc;
 
 use arrow_array::ffi_stream::{ArrowArrayStreamReader, FFI_ArrowArrayStream};
 use arrow_array::{RecordBatch, RecordBatchIterator, RecordBatchReader};
 use arrow_schema::{ArrowError, SchemaRef};
 use cargo_isobench::errors::CliError;
 use cargo_isobench::input::parquet_file::BatchRows;
-use cargo_isobench::output_file::OutputError;
-use cargo_isobench::parquet::ArrowTable;
+use cargo_isobench::parquet::ColumnRows;
 use cargo_isobench::pipeline::BatchConverter;
+use isobench_core::ConversionReport;
+use isobench_core::codec::JsonStyle;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyDict};
@@ -83,12 +86,8 @@ fn for_each_batch(
         &BatchRows,
     ) -> Result<(), CliError>,
 ) -> Result<(), CliError> {
-    let plan = BatchRows::new(&reader.schema()).map_err(|(column, kind)| {
-        CliError::Record(
-            format!("column `{column}` has type {kind}, which has no JSON equivalent"),
-            Some("cast that column to a string or number type, or drop it, first".into()),
-        )
-    })?;
+    let plan = BatchRows::new(&reader.schema())
+        .map_err(|(column, kind)| unreadable_column(&column, &kind))?;
     for batch in reader {
         let batch =
             batch.map_err(|e| CliError::Record(format!("reading the Arrow stream: {e}"), None))?;
@@ -115,76 +114,226 @@ pub fn lines(reader: ArrowArrayStreamReader) -> Result<Vec<String>, CliError> {
     Ok(lines)
 }
 
-/// `convert_arrow`: `(stream of the converted table, rejects file lines as JSON text,
-/// report as JSON text)`. `all_columns`: every column of the target's Parquet layout,
-/// used or not, so that tables converted apart share one schema.
-#[pyfunction]
-#[pyo3(signature = (stream, from_, to, options, all_columns=false))]
-pub fn convert_arrow(
-    py: Python<'_>,
-    stream: &Bound<'_, PyAny>,
-    from_: &str,
-    to: &str,
-    options: &Bound<'_, PyDict>,
-    all_columns: bool,
-) -> PyResult<(ArrowStream, Vec<String>, String)> {
-    let registry = crate::registry();
-    let plan = crate::request(from_, to, options)?
-        .plan_records(registry)
-        .map_err(to_py)?;
-    let reader = import_stream(stream)?;
-    let (schema, batches, rejects, report) = py
-        .detach(|| {
-            let mut converter = BatchConverter::new(registry, &plan, "<arrow>")?;
-            let to = cargo_isobench::find(registry, &plan.to)?;
-            let mut table = ArrowTable::new(to.schema(isobench_core::Profile::Lossless))
-                .map_err(OutputError::Columns)?;
-            let mut rejects = Vec::new();
-            let mut report: Option<isobench_core::ConversionReport> = None;
-            for_each_batch(reader, |rows, batch_rows| {
-                let batch = converter.records(rows, batch_rows.style())?;
-                table.note_style(batch.style);
-                let mut start = 0;
-                for &end in &batch.ends {
-                    let line = &batch.out[start..end];
-                    let record: Map<String, Value> =
-                        serde_json::from_slice(line).expect("the converter writes JSON objects");
-                    table
-                        .push(record, line.len())
-                        .map_err(|e| CliError::Write {
-                            path: "<arrow>".into(),
-                            source: e,
-                        })?;
-                    start = end + 1;
-                }
-                rejects.extend(
-                    batch
-                        .rejects
-                        .iter()
-                        .map(|r| serde_json::to_string(r).expect("a JSON map serialises")),
-                );
-                match &mut report {
-                    Some(report) => report.merge(batch.report),
-                    None => report = Some(batch.report),
-                }
-                Ok(())
-            })?;
-            let (schema, batches) = table.finish(all_columns).map_err(|e| CliError::Write {
-                path: "<arrow>".into(),
-                source: e,
-            })?;
-            Ok::<_, CliError>((schema, batches, rejects, report))
+/// Converts an Arrow stream of records batch by batch (`convert_arrow`): each input
+/// batch is read, converted and laid out in the columns of the target's Parquet output
+/// (`-o out.parquet`) before the next is read, so that at most an input batch and its
+/// output are held. The output's schema is the target's declaration: every column it
+/// lays out, `__extra` and `__keys` included, typed as the declaration types it, so that
+/// it is known before any output batch; the JSON style in its metadata is that of the
+/// records, known once the first batch is converted (see [`ArrowConverter::schema`]).
+/// [`ArrowConverter::kept_schema`] gives, once the stream is read, the columns some
+/// record had: the schema of the Parquet file the command line writes of the same rows.
+#[pyclass(module = "isobench._isobench", unsendable)]
+#[derive(Debug)]
+pub struct ArrowConverter {
+    state: Box<Converting>,
+}
+
+#[derive(Debug)]
+struct Converting {
+    reader: ArrowArrayStreamReader,
+    rows_plan: BatchRows,
+    converter: BatchConverter<'static>,
+    /// The rows converted and not yet taken as a batch; which columns they used.
+    rows: ColumnRows,
+    /// The target's declaration, for the schema of every column.
+    json_schema: &'static Value,
+    /// The JSON style of the records, once a batch was converted.
+    style: Option<JsonStyle>,
+    schema: Option<SchemaRef>,
+    /// Output batches made and not yet taken (with every column).
+    pending: VecDeque<RecordBatch>,
+    rejects: Vec<String>,
+    report: Option<ConversionReport>,
+    any_rows: bool,
+    ended: bool,
+}
+
+impl Converting {
+    /// Reads and converts the next input batch; `false` at the end of the input.
+    fn step(&mut self) -> Result<bool, CliError> {
+        let Some(batch) = self.reader.next() else {
+            self.ended = true;
+            return Ok(false);
+        };
+        let batch =
+            batch.map_err(|e| CliError::Record(format!("reading the Arrow stream: {e}"), None))?;
+        let rows = (0..batch.num_rows())
+            .map(|i| self.rows_plan.row_at(&batch, i).map(Value::Object))
+            .collect();
+        drop(batch);
+        let converted = self.converter.records(rows, self.rows_plan.style())?;
+        self.style.get_or_insert(converted.style);
+        self.rows.note_style(converted.style);
+        let mut start = 0;
+        for &end in &converted.ends {
+            let line = &converted.out[start..end];
+            let record: Map<String, Value> =
+                serde_json::from_slice(line).expect("the converter writes JSON objects");
+            self.rows.push(record, line.len());
+            self.any_rows = true;
+            if self.rows.group_full() {
+                let taken = self.rows.take_batch().map_err(write_error)?;
+                self.pending.push_back(taken);
+            }
+            start = end + 1;
+        }
+        if !self.rows.is_empty() {
+            let taken = self.rows.take_batch().map_err(write_error)?;
+            self.pending.push_back(taken);
+        }
+        self.rejects.extend(
+            converted
+                .rejects
+                .iter()
+                .map(|r| serde_json::to_string(r).expect("a JSON map serialises")),
+        );
+        match &mut self.report {
+            Some(report) => report.merge(converted.report),
+            None => self.report = Some(converted.report),
+        }
+        Ok(true)
+    }
+
+    /// The schema of every column; converts the first batch first when none was, for
+    /// the records' JSON style.
+    fn schema(&mut self) -> Result<SchemaRef, CliError> {
+        if let Some(schema) = &self.schema {
+            return Ok(Arc::clone(schema));
+        }
+        if self.style.is_none() && !self.ended {
+            self.step()?;
+        }
+        let mut every = ColumnRows::new(self.json_schema).map_err(|e| CliError::Write {
+            path: "<arrow>".into(),
+            source: std::io::Error::other(e),
+        })?;
+        every.note_style(self.style.unwrap_or_default());
+        let (schema, _) = every.written_schema(true, true);
+        self.schema = Some(Arc::clone(&schema));
+        Ok(schema)
+    }
+
+    /// The next output batch, with every column; `None` at the end.
+    fn next_batch(&mut self) -> Result<Option<RecordBatch>, CliError> {
+        let schema = self.schema()?;
+        while self.pending.is_empty() && !self.ended {
+            self.step()?;
+        }
+        self.pending
+            .pop_front()
+            .map(|batch| {
+                RecordBatch::try_new(schema, batch.columns().to_vec()).map_err(|e| {
+                    CliError::Write {
+                        path: "<arrow>".into(),
+                        source: std::io::Error::other(format!("Arrow: {e}")),
+                    }
+                })
+            })
+            .transpose()
+    }
+}
+
+fn write_error(e: std::io::Error) -> CliError {
+    CliError::Write {
+        path: "<arrow>".into(),
+        source: e,
+    }
+}
+
+/// One record batch, or none: a stream with a schema for Python to import.
+fn stream_of(schema: SchemaRef, batches: Vec<RecordBatch>) -> ArrowStream {
+    ArrowStream {
+        batches: Some((schema, batches)),
+    }
+}
+
+#[pymethods]
+impl ArrowConverter {
+    /// A converter of `stream` (an `arrow_array_stream` capsule) from `from_` to `to`
+    /// with `options` (`convert`'s, by name).
+    #[new]
+    fn new(
+        stream: &Bound<'_, PyAny>,
+        from_: &str,
+        to: &str,
+        options: &Bound<'_, PyDict>,
+    ) -> PyResult<Self> {
+        let registry = crate::registry();
+        let plan = crate::request(from_, to, options)?
+            .plan_records(registry)
+            .map_err(to_py)?;
+        let reader = import_stream(stream)?;
+        let rows_plan = BatchRows::new(&reader.schema())
+            .map_err(|(column, kind)| to_py(unreadable_column(&column, &kind)))?;
+        let converter = BatchConverter::new(registry, &plan, "<arrow>").map_err(to_py)?;
+        let target = cargo_isobench::find(registry, &plan.to).map_err(to_py)?;
+        let json_schema = target.schema(isobench_core::Profile::Lossless);
+        let rows = ColumnRows::new(json_schema)
+            .map_err(|e| to_py(write_error(std::io::Error::other(e))))?;
+        Ok(Self {
+            state: Box::new(Converting {
+                reader,
+                rows_plan,
+                converter,
+                rows,
+                json_schema,
+                style: None,
+                schema: None,
+                pending: VecDeque::new(),
+                rejects: Vec::new(),
+                report: None,
+                any_rows: false,
+                ended: false,
+            }),
         })
-        .map_err(to_py)?;
-    let report = report.map_or_else(
-        || "null".to_owned(),
-        |r| serde_json::to_string(&r).expect("the report serialises"),
-    );
-    Ok((
-        ArrowStream {
-            batches: Some((schema, batches)),
-        },
-        rejects,
-        report,
-    ))
+    }
+
+    /// The output's schema, every column (no batch).
+    fn schema(&mut self, py: Python<'_>) -> PyResult<ArrowStream> {
+        let state = &mut self.state;
+        let schema = py.detach(|| state.schema()).map_err(to_py)?;
+        Ok(stream_of(schema, Vec::new()))
+    }
+
+    /// `(the next converted batch, the rejects file lines of the records read for it, as
+    /// JSON text)`, or `None` at the end. A bad record under `on_error="fail"` raises
+    /// `RecordError`.
+    fn next_batch(&mut self, py: Python<'_>) -> PyResult<Option<(ArrowStream, Vec<String>)>> {
+        let state = &mut self.state;
+        let Some(batch) = py.detach(|| state.next_batch()).map_err(to_py)? else {
+            return Ok(None);
+        };
+        let rejects = std::mem::take(&mut self.state.rejects);
+        Ok(Some((stream_of(batch.schema(), vec![batch]), rejects)))
+    }
+
+    /// Rejects file lines not yet taken (those of the last input batches, which gave no
+    /// output batch).
+    fn take_rejects(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.state.rejects)
+    }
+
+    /// Once the stream is read: the schema of the columns some record had, with the
+    /// metadata of the Parquet file `convert` writes of the same records (no batch).
+    fn kept_schema(&mut self) -> ArrowStream {
+        let state = &mut self.state;
+        let (schema, _) = state.rows.written_schema(state.any_rows, false);
+        stream_of(schema, Vec::new())
+    }
+
+    /// The conversion's report as JSON text (`null` when no batch was read).
+    fn report(&self) -> String {
+        self.state.report.as_ref().map_or_else(
+            || "null".to_owned(),
+            |r| serde_json::to_string(r).expect("the report serialises"),
+        )
+    }
+}
+
+fn unreadable_column(column: &str, kind: &str) -> CliError {
+    CliError::Record(
+        format!("column `{column}` has type {kind}, which has no JSON equivalent"),
+        Some("cast that column to a string or number type, or drop it, first".into()),
+    )
 }

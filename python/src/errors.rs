@@ -1,8 +1,11 @@
 //! `CliError` as Python exceptions: the message is the command line's, the rest are
 //! attributes (`hint`, `exit_code`, and for a record its `file`, `line`, `instance_id`,
-//! `pointer`; for a file its `path`).
+//! `pointer`; for a file its `path`). A plugin's and a repository's errors keep their
+//! area's type (`PluginError`, `RepositoryError`), under `UsageError`.
 
 use cargo_isobench::errors::CliError;
+use cargo_isobench::mine::repo::RepoError;
+use cargo_isobench::plugin::PluginError as Plugin;
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
@@ -24,6 +27,20 @@ create_exception!(
     UnknownFormatError,
     UsageError,
     "A format name no adapter answers to; `known` lists the formats."
+);
+create_exception!(
+    _isobench,
+    PluginError,
+    UsageError,
+    "A plugin that cannot be loaded or that failed (missing, not a plugin, another ABI, a \
+     name clash, a panic): the plugin's own error, a `UsageError` as before."
+);
+create_exception!(
+    _isobench,
+    RepositoryError,
+    UsageError,
+    "A git repository that cannot be read as asked (not a repository, an unknown revision, \
+     a shallow clone, a root commit): the repository's own error, a `UsageError` as before."
 );
 create_exception!(
     _isobench,
@@ -49,6 +66,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("IsobenchError", py.get_type::<IsobenchError>())?;
     m.add("UsageError", py.get_type::<UsageError>())?;
     m.add("UnknownFormatError", py.get_type::<UnknownFormatError>())?;
+    m.add("PluginError", py.get_type::<PluginError>())?;
+    m.add("RepositoryError", py.get_type::<RepositoryError>())?;
     m.add("ReadError", py.get_type::<ReadError>())?;
     m.add("WriteError", py.get_type::<WriteError>())?;
     m.add("RecordError", py.get_type::<RecordError>())?;
@@ -85,6 +104,13 @@ pub fn to_py(e: CliError) -> PyErr {
             CliError::Read { .. } => ReadError::new_err(message),
             CliError::Write { .. } => WriteError::new_err(message),
             CliError::Record(..) | CliError::Rejected { .. } => RecordError::new_err(message),
+            // The area's own type, below the class its exit code gave before.
+            _ if code == cargo_isobench::exit::USAGE && e.area::<Plugin>().is_some() => {
+                PluginError::new_err(message)
+            }
+            _ if code == cargo_isobench::exit::USAGE && e.area::<RepoError>().is_some() => {
+                RepositoryError::new_err(message)
+            }
             _ if code == cargo_isobench::exit::USAGE => UsageError::new_err(message),
             _ => IsobenchError::new_err(message),
         };

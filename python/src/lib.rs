@@ -7,6 +7,7 @@
 
 mod arrow;
 mod errors;
+mod records;
 
 use std::path::PathBuf;
 use std::sync::{Mutex, PoisonError};
@@ -226,7 +227,7 @@ fn convert(py: Python<'_>, from_: &str, to: &str, options: &Bound<'_, PyDict>) -
     Ok(serde_json::to_string(&finished.report).expect("the report serialises"))
 }
 
-/// Converts batches of JSON Lines the Python layer serialised from dicts. Used from the
+/// Converts batches of records, as Python objects or JSON Lines. Used from the
 /// thread that made it (enrichment holds repositories, which are not shared).
 #[pyclass(module = "isobench._isobench", unsendable)]
 struct RecordConverter {
@@ -243,6 +244,41 @@ impl RecordConverter {
             .map_err(to_py)?;
         let inner = BatchConverter::new(registry, &plan, "<records>").map_err(to_py)?;
         Ok(Self { inner })
+    }
+
+    /// Converts records (Python objects, read directly: see [`records`]): `(the output
+    /// records as dicts, rejects file lines as JSON text, report as JSON text)`. Only
+    /// reading the objects and making the output's holds the GIL.
+    fn records<'py>(
+        &mut self,
+        py: Python<'py>,
+        objects: &Bound<'py, PyList>,
+    ) -> PyResult<(Bound<'py, PyList>, Vec<String>, String)> {
+        let rows = objects
+            .iter()
+            .map(|object| records::record(py, &object))
+            .collect::<PyResult<Vec<_>>>()?;
+        let inner = &mut self.inner;
+        let batch = py
+            .detach(|| {
+                // The style `json.dumps(record, ensure_ascii=False)` writes, as when
+                // records were sent as its text.
+                inner.records(rows, Some(isobench_core::codec::JsonStyle::Spaced))
+            })
+            .map_err(to_py)?;
+        let out = PyList::empty(py);
+        let mut start = 0;
+        for &end in &batch.ends {
+            out.append(records::object_to_python(py, &batch.out[start..end])?)?;
+            start = end + 1;
+        }
+        let rejects = batch
+            .rejects
+            .iter()
+            .map(|r| serde_json::to_string(r).expect("a JSON map serialises"))
+            .collect();
+        let report = serde_json::to_string(&batch.report).expect("the report serialises");
+        Ok((out, rejects, report))
     }
 
     /// Converts JSON Lines: `(output JSON Lines, rejects file lines as JSON text, report
@@ -353,9 +389,9 @@ fn _isobench(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(mine, m)?)?;
     m.add_function(wrap_pyfunction!(options, m)?)?;
     m.add_function(wrap_pyfunction!(arrow_lines, m)?)?;
-    m.add_function(wrap_pyfunction!(arrow::convert_arrow, m)?)?;
     m.add_class::<RecordConverter>()?;
     m.add_class::<arrow::ArrowStream>()?;
+    m.add_class::<arrow::ArrowConverter>()?;
     errors::register(m)?;
     Ok(())
 }

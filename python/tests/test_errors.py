@@ -85,3 +85,25 @@ def test_an_existing_output_is_refused(tmp_path):
     with pytest.raises(isobench.UsageError, match="already exists"):
         isobench.convert(SAMPLES / "gso.sample.jsonl", from_="gso", to="canonical", output=out)
     assert out.read_text() == "keep me\n"
+
+
+def test_plugin_and_repository_errors_keep_their_area_type(cli, tmp_path):
+    missing = tmp_path / "libnothing.so"
+    with pytest.raises(isobench.PluginError) as caught:
+        isobench.load_plugin(missing)
+    assert isinstance(caught.value, isobench.UsageError), "callers catching UsageError still do"
+    assert caught.value.exit_code == 2 and caught.value.hint
+    done = cli("convert", "--from", "swe-bench", "--to", "canonical", "-i", tmp_path / "x.jsonl",
+               "--plugin", missing, check=False)
+    assert done.returncode == 2
+    assert f"error: {caught.value}" in done.stderr.splitlines()
+
+    not_a_repo = tmp_path / "plain"
+    not_a_repo.mkdir()
+    with pytest.raises(isobench.RepositoryError) as caught:
+        isobench.mine(not_a_repo, tmp_path / "mined.jsonl")
+    assert isinstance(caught.value, isobench.UsageError)
+    assert caught.value.exit_code == 2 and caught.value.hint
+    done = cli("mine", "--repo", not_a_repo, "-o", tmp_path / "cli.jsonl", check=False)
+    assert done.returncode == 2
+    assert f"error: {caught.value}" in done.stderr.splitlines()

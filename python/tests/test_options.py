@@ -10,7 +10,7 @@ import isobench
 
 # What each function takes besides the command's options: the formats, and what only a
 # conversion of records in memory has.
-NOT_OPTIONS = {"from_", "to", "all_columns"}
+NOT_OPTIONS = {"from_", "to", "all_columns", "stream"}
 
 
 def parameters(function, keyword_only=False):
