@@ -111,7 +111,7 @@ fn convert_lines(adapter: &Registered, canonical: &Registered, lines: &[Vec<u8>]
     // reads the text (a plugin written by hand) gets the line checked, not parsed, and
     // nothing held.
     let routes = passthrough::routes(adapter.places(), canonical.places(), false);
-    let passing = input::Routes {
+    let routes_of = input::Routes {
         routes: &routes,
         style: JsonStyle::Compact,
     };
@@ -124,7 +124,7 @@ fn convert_lines(adapter: &Registered, canonical: &Registered, lines: &[Vec<u8>]
             input::check_record(line, true).expect("a JSON object");
             import(line, &mut notes)
         } else {
-            match input::parse_record_passing(line, true, passing, &mut held) {
+            match input::parse_record_holding(line, true, routes_of, &mut held) {
                 Ok(Value::Object(map)) => {
                     adapter.import_holding(map, &held.keys(&routes), &mut notes)
                 }

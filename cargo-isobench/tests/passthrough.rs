@@ -4,7 +4,7 @@
 //! with the same error, in either output style, as with every value decoded and encoded
 //! again and the record exported by borrow.
 
-use cargo_isobench::input::{Routes, parse_record, parse_record_passing};
+use cargo_isobench::input::{Routes, parse_record, parse_record_holding};
 use isobench_core::adapter::ExportOptions;
 use isobench_core::codec::JsonStyle;
 use isobench_core::passthrough::{self, Held, Route, write_object_holding};
@@ -39,7 +39,7 @@ fn convert(
     let record = if routes.is_empty() {
         parse_record(line.as_bytes(), true)
     } else {
-        parse_record_passing(line.as_bytes(), true, Routes { routes, style }, &mut held)
+        parse_record_holding(line.as_bytes(), true, Routes { routes, style }, &mut held)
     };
     let Value::Object(map) = record.map_err(|bad| bad.message)? else {
         unreachable!("the reader gives objects or errors")
@@ -297,7 +297,7 @@ fn written_records_and_errors_are_the_same_with_strings_passed_through() {
                 routes: &routes,
                 style: JsonStyle::Compact,
             };
-            parse_record_passing(line.as_bytes(), true, routes, &mut held).is_ok()
+            parse_record_holding(line.as_bytes(), true, routes, &mut held).is_ok()
                 && held.any_made()
         })
         .count();

@@ -188,7 +188,7 @@ impl From<Canonical> for Registered {
                 None => Place::both_ways(field, field),
             })
             .collect();
-        Registered::new(canonical).passing(places)
+        Registered::new(canonical).with_places(places)
     }
 }
 

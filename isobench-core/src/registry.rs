@@ -57,7 +57,7 @@ impl Registered {
     /// (see [`crate::passthrough`]). The host acts on it for the adapters it runs itself
     /// (built in, and field tables): a plugin written by hand is sent whole records.
     #[must_use]
-    pub fn passing(mut self, places: Vec<Place>) -> Self {
+    pub fn with_places(mut self, places: Vec<Place>) -> Self {
         self.places = places.into();
         self
     }
@@ -356,7 +356,7 @@ mod tests {
             Place::both_ways("id", "instance_id"),
             Place::both_ways("repository", "repo"),
         ]);
-        let declaring = format("arrays", ListEncoding::Array).passing(places);
+        let declaring = format("arrays", ListEncoding::Array).with_places(places);
         assert_eq!(summary(&declaring, &declaring), [diff, tests(false)]);
     }
 

@@ -36,7 +36,7 @@ pub(super) fn style_of_prefix(head: &[u8]) -> Option<JsonStyle> {
 
 /// Parses one JSONL line into a record object, or says why it is not one.
 pub fn parse_record(text: &[u8], complete_line: bool) -> Result<Value, BadInput> {
-    parse_record_passing(text, complete_line, Routes::NONE, &mut Held::default())
+    parse_record_holding(text, complete_line, Routes::NONE, &mut Held::default())
 }
 
 /// Checks that one JSONL line is a record object [`parse_record`] would accept, without
@@ -60,7 +60,7 @@ pub fn check_record(text: &[u8], complete_line: bool) -> Result<(), BadInput> {
 /// [`isobench_core::passthrough`]): strings, and for list keys, arrays of strings and
 /// strings holding a JSON-encoded list. The record lacks each such key, and `held`
 /// gets its value's text, by route, with where the key stood.
-pub fn parse_record_passing(
+pub fn parse_record_holding(
     text: &[u8],
     complete_line: bool,
     routes: Routes<'_>,

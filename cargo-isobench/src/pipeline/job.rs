@@ -209,7 +209,7 @@ impl Job<'_> {
                     // records: nothing passes): check it, build nothing.
                     input::check_record(raw, item.complete).map(|()| Value::Object(Map::new()))
                 } else {
-                    input::parse_record_passing(raw, item.complete, routes, &mut held)
+                    input::parse_record_holding(raw, item.complete, routes, &mut held)
                 }
             });
             let item = Item {

@@ -175,7 +175,7 @@ fn read_object<'de, A: MapAccess<'de>>(
 
 /// Reads a record object as [`CheckedValue`] does, except the values of the keys
 /// `routes` names that the writer would write back as they are: those are held as
-/// text, and their keys left out (see [`super::parse_record_passing`]).
+/// text, and their keys left out (see [`super::parse_record_holding`]).
 pub(super) struct RoutedObject<'t> {
     pub(super) trail: &'t mut Trail,
     pub(super) routes: Routes<'t>,

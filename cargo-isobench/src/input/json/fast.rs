@@ -20,7 +20,7 @@ use super::routes::Routes;
 /// limit counts from the record (see [`super::MAX_DEPTH`]).
 const MAX_NESTING: usize = 64;
 
-/// The record `text` (UTF-8, one line) holds, read as [`super::parse_record_passing`]
+/// The record `text` (UTF-8, one line) holds, read as [`super::parse_record_holding`]
 /// reads it, without the keys whose values `held` is given; `None` when this reader
 /// cannot tell (see the module's documentation), with `held` in any state.
 pub(super) fn read(text: &str, routes: Routes<'_>, held: &mut Held) -> Option<Map<String, Value>> {
