@@ -202,28 +202,29 @@ fn object_holding(
     let mut written = 0;
     out.push(b'{');
     loop {
-        let next_held = here.next_if(|(at, ..)| *at <= written);
-        let entry = if next_held.is_none() {
-            entries.next()
-        } else {
-            None
+        // A held text goes at its index; those placed past the last entry, at the end,
+        // in order.
+        let (key, item) = match here.next_if(|(at, ..)| *at <= written || entries.len() == 0) {
+            Some((_, key, text)) => (key, Err(text)),
+            None => match entries.next() {
+                Some((key, item)) => (key, Ok(item)),
+                None => break,
+            },
         };
-        if next_held.is_none() && entry.is_none() {
-            break;
-        }
         if written > 0 {
             jsonwrite::separator(out, b',', style.spaced);
         }
         written += 1;
-        if let Some((_, key, text)) = next_held {
-            jsonwrite::text(out, key, style);
-            jsonwrite::separator(out, b':', style.spaced);
-            out.extend_from_slice(text);
-            continue;
-        }
-        let Some((key, item)) = entry else { break };
         jsonwrite::text(out, key, style);
         jsonwrite::separator(out, b':', style.spaced);
+        // `Err`: a held text, written as it is.
+        let item = match item {
+            Ok(item) => item,
+            Err(text) => {
+                out.extend_from_slice(text);
+                continue;
+            }
+        };
         let inner: Vec<Placed<'_>> = held
             .iter()
             .filter(|p| p.path.len() > 1 && p.path[0] == *key)
@@ -238,16 +239,6 @@ fn object_holding(
             }
             _ => jsonwrite::value(out, item, style),
         }
-    }
-    // Texts placed past the last entry go at the end, in order.
-    for (_, key, text) in here {
-        if written > 0 {
-            jsonwrite::separator(out, b',', style.spaced);
-        }
-        written += 1;
-        jsonwrite::text(out, key, style);
-        jsonwrite::separator(out, b':', style.spaced);
-        out.extend_from_slice(text);
     }
     out.push(b'}');
 }
@@ -625,6 +616,35 @@ mod tests {
                 assert!(!is_list_written_as_is(list.as_bytes(), style), "{list:?}");
             }
         }
+    }
+
+    #[test]
+    fn texts_placed_past_the_last_entry_are_written_last_in_order() {
+        let map = serde_json::json!({"a": 1, "b": 2});
+        let (x, y) = (vec!["x".to_owned()], vec!["y".to_owned()]);
+        let held = [
+            Placed {
+                path: &y,
+                at: 9,
+                text: b"\"y\"",
+            },
+            Placed {
+                path: &x,
+                at: 5,
+                text: b"\"x\"",
+            },
+        ];
+        let mut out = Vec::new();
+        write_object_holding(
+            JsonStyle::Compact,
+            &mut out,
+            map.as_object().expect("object"),
+            &held,
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            r#"{"a":1,"b":2,"x":"x","y":"y"}"#
+        );
     }
 
     #[test]
