@@ -17,8 +17,8 @@ use cargo_isobench::declared::TableError;
 use cargo_isobench::errors::CliError;
 use cargo_isobench::input::{self, Input, Item};
 use cargo_isobench::keywords::{self, KeywordError};
-use cargo_isobench::pipeline::BatchConverter;
 use cargo_isobench::pipeline::ConvertRequest;
+use cargo_isobench::pipeline::{BatchConverter, ConvertedBatch};
 use isobench_core::{Profile, Registry, Table, TableAdapter, ViewAdapter};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -272,12 +272,7 @@ impl RecordConverter {
             out.append(records::object_to_python(py, &batch.out[start..end])?)?;
             start = end + 1;
         }
-        let rejects = batch
-            .rejects
-            .iter()
-            .map(|r| serde_json::to_string(r).expect("a JSON map serialises"))
-            .collect();
-        let report = serde_json::to_string(&batch.report).expect("the report serialises");
+        let (rejects, report) = rejects_and_report(&batch);
         Ok((out, rejects, report))
     }
 
@@ -290,14 +285,20 @@ impl RecordConverter {
     ) -> PyResult<(Bound<'py, PyBytes>, Vec<String>, String)> {
         let inner = &mut self.inner;
         let batch = py.detach(|| inner.lines(text)).map_err(to_py)?;
-        let rejects = batch
-            .rejects
-            .iter()
-            .map(|r| serde_json::to_string(r).expect("a JSON map serialises"))
-            .collect();
-        let report = serde_json::to_string(&batch.report).expect("the report serialises");
+        let (rejects, report) = rejects_and_report(&batch);
         Ok((PyBytes::new(py, &batch.out), rejects, report))
     }
+}
+
+/// A converted batch's rejects file lines and its report, each as JSON text.
+fn rejects_and_report(batch: &ConvertedBatch) -> (Vec<String>, String) {
+    let rejects = batch
+        .rejects
+        .iter()
+        .map(|r| serde_json::to_string(r).expect("a JSON map serialises"))
+        .collect();
+    let report = serde_json::to_string(&batch.report).expect("the report serialises");
+    (rejects, report)
 }
 
 /// `validate`: `(records checked, [(file, line, instance_id, pointer, message)])`.
