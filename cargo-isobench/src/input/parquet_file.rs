@@ -5,11 +5,16 @@
 //! values. A column whose field metadata says `isobench.encoding = json` holds JSON text,
 //! parsed back into the value it encodes. A file written by this tool (see
 //! [`crate::parquet`]) gets its `__extra` and `__keys` columns applied.
+//!
+//! Decompressing and decoding run on a thread of their own, one record batch ahead of the
+//! thread that turns rows into records: at most two decoded batches are held at a time.
 
 use std::cell::Cell;
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::thread::JoinHandle;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
@@ -17,7 +22,7 @@ use arrow_array::types::{
     Int64Type, TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
     TimestampSecondType, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
 };
-use arrow_array::{Array, OffsetSizeTrait, RecordBatch};
+use arrow_array::{Array, GenericStringArray, OffsetSizeTrait, RecordBatch, StringViewArray};
 use arrow_buffer::ArrowNativeType;
 use arrow_schema::{DataType, Schema, TimeUnit};
 use isobench_core::codec::JsonStyle;
@@ -105,7 +110,7 @@ pub struct BatchRows {
 #[derive(Debug)]
 pub struct ParquetRows {
     path: PathBuf,
-    reader: ParquetRecordBatchReader,
+    decoder: Decoder,
     plan: BatchRows,
     /// Rows read so far.
     row: u64,
@@ -209,7 +214,7 @@ impl ParquetRows {
         })?;
         Ok(Self {
             path: path.to_owned(),
-            reader,
+            decoder: Decoder::start(path, reader)?,
             plan,
             row: 0,
             bytes_per_row,
@@ -219,26 +224,136 @@ impl ParquetRows {
     /// The next record batch's rows (1-based row number, record or why not), or `None` at
     /// the end of the file.
     pub fn next_rows(&mut self) -> Result<Option<Vec<ReadRow>>, CliError> {
-        let path = self.path.clone();
-        contain(&path, || self.next_rows_unguarded())
-    }
-
-    fn next_rows_unguarded(&mut self) -> Result<Option<Vec<ReadRow>>, CliError> {
-        let Some(batch) = self.reader.next() else {
+        let Some(batch) = self.next_batch()? else {
             return Ok(None);
         };
-        let batch = batch
-            .map_err(|e| read_error(&self.path, format!("rows from {} on: {e}", self.row + 1)))?;
-        let mut rows = Vec::with_capacity(batch.num_rows());
-        for i in 0..batch.num_rows() {
-            self.row += 1;
-            let record = self.plan.row_at(&batch, i).map_err(|mut bad| {
-                bad.text = Some(row_text(&batch, i));
-                bad
-            });
-            rows.push((self.row, record.map(Value::Object)));
+        let first = self.row - batch.num_rows() as u64 + 1;
+        let at: Vec<(u64, usize)> = (0..batch.num_rows())
+            .map(|i| (first + i as u64, i))
+            .collect();
+        self.records(&batch, &at).map(Some)
+    }
+
+    /// The next record batch, or `None` at the end of the file; its rows are counted read.
+    fn next_batch(&mut self) -> Result<Option<RecordBatch>, CliError> {
+        let batch = self.decoder.next(&self.path)?;
+        if let Some(batch) = &batch {
+            self.row += batch.num_rows() as u64;
         }
-        Ok(Some(rows))
+        Ok(batch)
+    }
+
+    /// The records of the rows `at` (row number, index in `batch`) of `batch`.
+    fn records(&self, batch: &RecordBatch, at: &[(u64, usize)]) -> Result<Vec<ReadRow>, CliError> {
+        contain(&self.path, || {
+            let cells = self.plan.cells(batch);
+            Ok(at
+                .iter()
+                .map(|&(line, i)| {
+                    let record = self.plan.row_of(&cells, i).map_err(|mut bad| {
+                        bad.text = Some(row_text(batch, i));
+                        bad
+                    });
+                    (line, record.map(Value::Object))
+                })
+                .collect())
+        })
+    }
+}
+
+/// What the decoding thread hands on: a record batch, why reading stopped, or the end.
+type Decoded = Option<Result<RecordBatch, CliError>>;
+
+/// The thread that decompresses and decodes a file's record batches, one ahead of the
+/// reader. Dropping it stops the thread (at its next batch) and waits for it.
+#[derive(Debug)]
+struct Decoder {
+    batches: Option<Receiver<Decoded>>,
+    thread: Option<JoinHandle<()>>,
+    /// The end or an error was received: nothing more comes.
+    over: bool,
+}
+
+impl Decoder {
+    fn start(path: &Path, reader: ParquetRecordBatchReader) -> Result<Self, CliError> {
+        // No slot: the thread decodes the next batch, then waits for the reader to take
+        // it, so that one batch is read into records while the next is decoded.
+        let (send, batches) = sync_channel(0);
+        let owned = path.to_owned();
+        let thread = std::thread::Builder::new()
+            .name("parquet-decode".into())
+            .spawn(move || decode(&owned, reader, &send))
+            .map_err(|e| CliError::Read {
+                path: path.to_owned(),
+                source: e,
+            })?;
+        Ok(Self {
+            batches: Some(batches),
+            thread: Some(thread),
+            over: false,
+        })
+    }
+
+    fn next(&mut self, path: &Path) -> Result<Option<RecordBatch>, CliError> {
+        if self.over {
+            return Ok(None);
+        }
+        let received = self.batches.as_ref().and_then(|b| b.recv().ok());
+        match received {
+            Some(Some(Ok(batch))) => Ok(Some(batch)),
+            Some(Some(Err(e))) => {
+                self.over = true;
+                Err(e)
+            }
+            Some(None) => {
+                self.over = true;
+                Ok(None)
+            }
+            None => {
+                self.over = true;
+                Err(read_error(
+                    path,
+                    "the decoding thread stopped before the end",
+                ))
+            }
+        }
+    }
+}
+
+impl Drop for Decoder {
+    fn drop(&mut self) {
+        // The thread's next send fails once the receiver is gone, and it returns.
+        self.batches = None;
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// The decoding thread: sends the file's record batches in order, then the end or the
+/// error that stopped it (a decoder's panic contained as the file's read error), and
+/// returns early when the reader is gone.
+fn decode(path: &Path, mut reader: ParquetRecordBatchReader, send: &SyncSender<Decoded>) {
+    let mut row = 0u64;
+    loop {
+        let next = contain(path, || {
+            reader
+                .next()
+                .transpose()
+                .map_err(|e| read_error(path, format!("rows from {} on: {e}", row + 1)))
+        });
+        let message = match next {
+            Ok(Some(batch)) => {
+                row += batch.num_rows() as u64;
+                Some(Ok(batch))
+            }
+            Ok(None) => None,
+            Err(e) => Some(Err(e)),
+        };
+        let last = !matches!(message, Some(Ok(_)));
+        if send.send(message).is_err() || last {
+            return;
+        }
     }
 }
 
@@ -284,23 +399,38 @@ impl BatchRows {
 
     /// Row `i` of `batch` as a record.
     pub fn row_at(&self, batch: &RecordBatch, i: usize) -> Result<Map<String, Value>, BadInput> {
+        self.row_of(&self.cells(batch), i)
+    }
+
+    /// The readers of `batch`'s columns, chosen once for all its rows.
+    fn cells<'a>(&self, batch: &'a RecordBatch) -> Vec<Cells<'a>> {
+        batch
+            .columns()
+            .iter()
+            .map(|array| Cells::of(array.as_ref()))
+            .collect()
+    }
+
+    /// Row `i` of the batch whose column readers are `cells`, as a record.
+    fn row_of(&self, cells: &[Cells<'_>], i: usize) -> Result<Map<String, Value>, BadInput> {
         let bad = |column: &str, message: String| BadInput {
             message: format!("column `{column}`: {message}"),
             value: None,
             hint: None,
             text: None,
         };
-        let mut map = Map::new();
+        let mut map = Map::with_capacity(self.columns.len());
         let mut extra = None;
         let mut keys = None;
-        for (plan, array) in self.columns.iter().zip(batch.columns()) {
-            let mut value = value_at(array.as_ref(), i).map_err(|m| bad(&plan.name, m))?;
-            if plan.json
-                && let Value::String(text) = &value
+        for (plan, cells) in self.columns.iter().zip(cells) {
+            let value = if plan.json
+                && let Some(text) = cells.text(i)
             {
-                value = serde_json::from_str(text)
-                    .map_err(|e| bad(&plan.name, format!("the JSON text does not parse: {e}")))?;
-            }
+                serde_json::from_str(text)
+                    .map_err(|e| bad(&plan.name, format!("the JSON text does not parse: {e}")))?
+            } else {
+                cells.value(i).map_err(|m| bad(&plan.name, m))?
+            };
             if self.ours {
                 match plan.name.as_str() {
                     EXTRA_COLUMN => {
@@ -355,6 +485,47 @@ impl BatchRows {
             map = ordered;
         }
         Ok(map)
+    }
+}
+
+/// How the cells of one column of a record batch are read: a string column through its
+/// concrete array (a string's bytes copied once into the record, no type dispatch and no
+/// second UTF-8 check per cell), any other through [`value_at`].
+enum Cells<'a> {
+    Utf8(&'a GenericStringArray<i32>),
+    LargeUtf8(&'a GenericStringArray<i64>),
+    Utf8View(&'a StringViewArray),
+    Other(&'a dyn Array),
+}
+
+impl<'a> Cells<'a> {
+    fn of(array: &'a dyn Array) -> Self {
+        match array.data_type() {
+            DataType::Utf8 => Self::Utf8(array.as_string::<i32>()),
+            DataType::LargeUtf8 => Self::LargeUtf8(array.as_string::<i64>()),
+            DataType::Utf8View => Self::Utf8View(array.as_string_view()),
+            _ => Self::Other(array),
+        }
+    }
+
+    /// The text of row `i` of a string column; `None` for a null or another type.
+    fn text(&self, i: usize) -> Option<&'a str> {
+        match self {
+            Self::Utf8(a) => a.is_valid(i).then(|| a.value(i)),
+            Self::LargeUtf8(a) => a.is_valid(i).then(|| a.value(i)),
+            Self::Utf8View(a) => a.is_valid(i).then(|| a.value(i)),
+            Self::Other(_) => None,
+        }
+    }
+
+    /// The JSON value of row `i`.
+    fn value(&self, i: usize) -> Result<Value, String> {
+        match self {
+            Self::Other(array) => value_at(*array, i),
+            _ => Ok(self
+                .text(i)
+                .map_or(Value::Null, |t| Value::String(t.to_owned()))),
+        }
     }
 }
 
@@ -616,7 +787,8 @@ fn list<O: OffsetSizeTrait>(
     ))
 }
 
-/// Reads a Parquet input in batches for the conversion pipeline.
+/// Reads a Parquet input in batches for the conversion pipeline: the rows a batch takes
+/// are read into records together, and only the rows the window admits.
 fn read_batches(
     path: &Path,
     index: usize,
@@ -632,34 +804,60 @@ fn read_batches(
         ..Batch::default()
     };
     let mut batch = new_batch();
-    while let Some(read) = rows.next_rows()? {
-        for (line, record) in read {
+    // The rows (number, index in the record batch) the next records are read from.
+    let mut at = Vec::with_capacity(PIPELINE_ROWS);
+    while let Some(read) = rows.next_batch()? {
+        let first = rows.row - read.num_rows() as u64 + 1;
+        let mut stop = false;
+        for i in 0..read.num_rows() {
             match window.admit() {
                 None => {
-                    flush_last(batch, emit);
-                    return Ok(());
+                    stop = true;
+                    break;
                 }
                 Some(false) => continue,
-                Some(true) => {}
+                Some(true) => at.push((first + i as u64, i)),
             }
-            batch.items.push(RawItem {
-                line,
-                range: 0..0,
-                complete: true,
-                parsed: Some(record),
-            });
-            batch.bytes += rows.bytes_per_row;
-            if batch.items.len() >= PIPELINE_ROWS
-                && !emit(std::mem::replace(&mut batch, new_batch()))
-            {
-                return Ok(());
+            if batch.items.len() + at.len() >= PIPELINE_ROWS {
+                take_rows(&rows, &read, &mut at, &mut batch)?;
+                if !emit(std::mem::replace(&mut batch, new_batch())) {
+                    return Ok(());
+                }
             }
+        }
+        take_rows(&rows, &read, &mut at, &mut batch)?;
+        if stop {
+            flush_last(batch, emit);
+            return Ok(());
         }
         if window.done() {
             break;
         }
     }
     flush_last(batch, emit);
+    Ok(())
+}
+
+/// Reads the rows `at` of `read` into records at the end of `batch`, and empties `at`.
+fn take_rows(
+    rows: &ParquetRows,
+    read: &RecordBatch,
+    at: &mut Vec<(u64, usize)>,
+    batch: &mut Batch,
+) -> Result<(), CliError> {
+    if at.is_empty() {
+        return Ok(());
+    }
+    for (line, record) in rows.records(read, at)? {
+        batch.items.push(RawItem {
+            line,
+            range: 0..0,
+            complete: true,
+            parsed: Some(record),
+        });
+        batch.bytes += rows.bytes_per_row;
+    }
+    at.clear();
     Ok(())
 }
 
@@ -743,5 +941,284 @@ mod tests {
         // The integer stays an integer, the float a float.
         assert!(back[2]["x"].is_u64());
         assert!(back[0]["x"].is_f64());
+    }
+
+    /// Generated tables of every kind of column the reader handles by itself or through
+    /// [`value_at`], read back through both readers and compared with a plain reading.
+    mod generated {
+        use std::collections::HashMap;
+        use std::sync::Arc;
+
+        use arrow_array::builder::{
+            BooleanBuilder, Float64Builder, Int64Builder, LargeStringBuilder, ListBuilder,
+            MapBuilder, StringBuilder,
+        };
+        use arrow_array::{ArrayRef, Int32Array, StringArray, StructArray};
+        use arrow_buffer::NullBuffer;
+        use arrow_schema::{Field, Fields};
+        use parquet::arrow::ArrowWriter;
+        use parquet::file::properties::WriterProperties;
+        use proptest::prelude::*;
+
+        use super::super::*;
+
+        #[derive(Debug, Clone)]
+        struct Row {
+            text: Option<String>,
+            large: Option<String>,
+            int: Option<i64>,
+            float: Option<f64>,
+            flag: Option<bool>,
+            tags: Option<Vec<Option<String>>>,
+            pair: Option<(Option<i32>, Option<String>)>,
+            map: Option<Vec<(String, Option<i64>)>>,
+            json: Option<String>,
+        }
+
+        fn text() -> impl Strategy<Value = String> {
+            // Empty, ASCII, accented, astral and escaped characters.
+            proptest::string::string_regex("[a-z\u{e9}\u{4e2d}\u{1f600}\"\\\\\n ]{0,6}").unwrap()
+        }
+
+        fn row() -> impl Strategy<Value = Row> {
+            let json = prop_oneof![
+                Just(r#"{"b":[1,"\u00e9"],"a":null}"#.to_owned()),
+                Just("\"x\"".to_owned()),
+                Just("12.5".to_owned()),
+                Just("not JSON".to_owned()),
+            ];
+            let float = prop_oneof![4 => any::<f64>().prop_filter("finite", |f| f.is_finite()), 1 => Just(f64::NAN)];
+            let key = prop_oneof![
+                Just("a".to_owned()),
+                Just("b".to_owned()),
+                Just("c".to_owned())
+            ];
+            (
+                (
+                    proptest::option::of(text()),
+                    proptest::option::of(text()),
+                    proptest::option::of(any::<i64>()),
+                    proptest::option::of(float),
+                    proptest::option::of(any::<bool>()),
+                ),
+                (
+                    proptest::option::of(proptest::collection::vec(
+                        proptest::option::of(text()),
+                        0..3,
+                    )),
+                    proptest::option::of((
+                        proptest::option::of(any::<i32>()),
+                        proptest::option::of(text()),
+                    )),
+                    proptest::option::of(proptest::collection::vec(
+                        (key, proptest::option::of(any::<i64>())),
+                        0..3,
+                    )),
+                    proptest::option::of(json),
+                ),
+            )
+                .prop_map(
+                    |((text, large, int, float, flag), (tags, pair, map, json))| Row {
+                        text,
+                        large,
+                        int,
+                        float,
+                        flag,
+                        tags,
+                        pair,
+                        map,
+                        json,
+                    },
+                )
+        }
+
+        fn table(rows: &[Row]) -> RecordBatch {
+            let mut text = StringBuilder::new();
+            let mut large = LargeStringBuilder::new();
+            let mut int = Int64Builder::new();
+            let mut float = Float64Builder::new();
+            let mut flag = BooleanBuilder::new();
+            let mut tags = ListBuilder::new(StringBuilder::new());
+            let mut map = MapBuilder::new(None, StringBuilder::new(), Int64Builder::new());
+            let mut json = StringBuilder::new();
+            for r in rows {
+                text.append_option(r.text.as_deref());
+                large.append_option(r.large.as_deref());
+                int.append_option(r.int);
+                float.append_option(r.float);
+                flag.append_option(r.flag);
+                tags.append_option(r.tags.clone());
+                match &r.map {
+                    Some(entries) => {
+                        for (k, v) in entries {
+                            map.keys().append_value(k);
+                            map.values().append_option(*v);
+                        }
+                        map.append(true).unwrap();
+                    }
+                    None => map.append(false).unwrap(),
+                }
+                json.append_option(r.json.as_deref());
+            }
+            let pair_fields = Fields::from(vec![
+                Field::new("n", DataType::Int32, true),
+                Field::new("s", DataType::Utf8, true),
+            ]);
+            let pair = StructArray::try_new(
+                pair_fields.clone(),
+                vec![
+                    Arc::new(Int32Array::from_iter(
+                        rows.iter().map(|r| r.pair.as_ref().and_then(|p| p.0)),
+                    )) as ArrayRef,
+                    Arc::new(StringArray::from_iter(
+                        rows.iter()
+                            .map(|r| r.pair.as_ref().and_then(|p| p.1.clone())),
+                    )),
+                ],
+                Some(NullBuffer::from_iter(rows.iter().map(|r| r.pair.is_some()))),
+            )
+            .unwrap();
+            let columns: Vec<ArrayRef> = vec![
+                Arc::new(text.finish()),
+                Arc::new(large.finish()),
+                Arc::new(int.finish()),
+                Arc::new(float.finish()),
+                Arc::new(flag.finish()),
+                Arc::new(tags.finish()),
+                Arc::new(pair),
+                Arc::new(map.finish()),
+                Arc::new(json.finish()),
+            ];
+            let names = [
+                "text", "large", "int", "float", "flag", "tags", "pair", "map", "json",
+            ];
+            let fields: Vec<Field> = names
+                .iter()
+                .zip(&columns)
+                .map(|(name, c)| {
+                    let field = Field::new(*name, c.data_type().clone(), true);
+                    if *name == "json" {
+                        field.with_metadata(HashMap::from([(
+                            ENCODING_KEY.to_owned(),
+                            "json".to_owned(),
+                        )]))
+                    } else {
+                        field
+                    }
+                })
+                .collect();
+            RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap()
+        }
+
+        /// What was read of a row: its number, its record or its error and the row's text.
+        type Seen = (u64, Result<Value, (String, Option<String>)>);
+
+        fn seen(line: u64, record: Result<Value, BadInput>) -> Seen {
+            (line, record.map_err(|bad| (bad.message, bad.text)))
+        }
+
+        /// The rows as a plain reading gives them: a record batch of another size, each
+        /// cell through [`value_at`], JSON text parsed from the value read.
+        fn reference(path: &Path) -> Vec<Seen> {
+            let reader = ParquetRecordBatchReaderBuilder::try_new(File::open(path).unwrap())
+                .unwrap()
+                .with_batch_size(7)
+                .build()
+                .unwrap();
+            let mut out = Vec::new();
+            for batch in reader {
+                let batch = batch.unwrap();
+                let schema = batch.schema();
+                for i in 0..batch.num_rows() {
+                    let mut map = Map::new();
+                    let mut error = None;
+                    for (field, column) in schema.fields().iter().zip(batch.columns()) {
+                        let cell = value_at(column.as_ref(), i).and_then(|v| match v {
+                            Value::String(t) if field.metadata().contains_key(ENCODING_KEY) => {
+                                serde_json::from_str(&t)
+                                    .map_err(|e| format!("the JSON text does not parse: {e}"))
+                            }
+                            v => Ok(v),
+                        });
+                        match cell {
+                            Ok(v) => {
+                                map.insert(field.name().clone(), v);
+                            }
+                            Err(m) => {
+                                error = Some(format!("column `{}`: {m}", field.name()));
+                                break;
+                            }
+                        }
+                    }
+                    let line = out.len() as u64 + 1;
+                    out.push((
+                        line,
+                        match error {
+                            None => Ok(Value::Object(map)),
+                            Some(m) => Err((m, Some(row_text(&batch, i)))),
+                        },
+                    ));
+                }
+            }
+            out
+        }
+
+        fn streamed(path: &Path) -> Vec<Seen> {
+            let mut out = Vec::new();
+            ParquetFile::new(path)
+                .for_each_item(&mut |item| {
+                    out.push(seen(item.line, item.record));
+                    Ok(true)
+                })
+                .unwrap();
+            out
+        }
+
+        fn batched(path: &Path, mut window: Window) -> Vec<Seen> {
+            let mut out = Vec::new();
+            let mut sizes = Vec::new();
+            read_batches(path, 0, &mut window, &mut |batch| {
+                sizes.push(batch.items.len());
+                out.extend(
+                    batch
+                        .items
+                        .into_iter()
+                        .map(|i| seen(i.line, i.parsed.unwrap())),
+                );
+                true
+            })
+            .unwrap();
+            // Full batches but the last.
+            if let Some((_, full)) = sizes.split_last() {
+                assert!(full.iter().all(|&n| n == PIPELINE_ROWS), "{sizes:?}");
+            }
+            out
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(24))]
+            #[test]
+            fn both_readers_give_the_rows_of_a_plain_reading(
+                rows in proptest::collection::vec(row(), 0..700),
+                group in 1..400usize,
+                skip in 0..800u64,
+                take in proptest::option::of(0..800u64),
+            ) {
+                let dir = tempfile::tempdir().unwrap();
+                let path = dir.path().join("t.parquet");
+                let props = WriterProperties::builder().set_max_row_group_row_count(Some(group)).build();
+                let batch = table(&rows);
+                let mut writer = ArrowWriter::try_new(File::create(&path).unwrap(), batch.schema(), Some(props)).unwrap();
+                writer.write(&batch).unwrap();
+                writer.close().unwrap();
+                let expected = reference(&path);
+                prop_assert_eq!(expected.len(), rows.len());
+                prop_assert_eq!(&streamed(&path), &expected);
+                prop_assert_eq!(&batched(&path, Window::default()), &expected);
+                let skipped = usize::try_from(skip).unwrap().min(expected.len());
+                let end = take.map_or(expected.len(), |t| (skipped + usize::try_from(t).unwrap()).min(expected.len()));
+                prop_assert_eq!(&batched(&path, Window { skip, take }), &expected[skipped..end]);
+            }
+        }
     }
 }
