@@ -15,8 +15,9 @@ pub const HF_KEY: &str = "huggingface";
 pub const EXTRA_COLUMN: &str = "__extra";
 /// The column of key orders, when the columns cannot tell them.
 pub const KEYS_COLUMN: &str = "__keys";
-/// Rows per record batch read.
-pub const READ_ROWS: usize = 256;
+/// Rows per record batch read: a pipeline batch's worth, so that the two batches the reader
+/// holds (one decoded ahead of the one read into records) stay small.
+pub const READ_ROWS: usize = 64;
 /// Rows per row group written.
 pub const GROUP_ROWS: usize = 1024;
 /// Bytes of JSON input after which a row group is written even if it has fewer rows.
