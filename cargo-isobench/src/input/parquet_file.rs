@@ -246,7 +246,7 @@ impl ParquetRows {
     /// The records of the rows `at` (row number, index in `batch`) of `batch`.
     fn records(&self, batch: &RecordBatch, at: &[(u64, usize)]) -> Result<Vec<ReadRow>, CliError> {
         contain(&self.path, || {
-            let cells = self.plan.cells(batch);
+            let cells = BatchRows::cells(batch);
             Ok(at
                 .iter()
                 .map(|&(line, i)| {
@@ -399,11 +399,11 @@ impl BatchRows {
 
     /// Row `i` of `batch` as a record.
     pub fn row_at(&self, batch: &RecordBatch, i: usize) -> Result<Map<String, Value>, BadInput> {
-        self.row_of(&self.cells(batch), i)
+        self.row_of(&Self::cells(batch), i)
     }
 
     /// The readers of `batch`'s columns, chosen once for all its rows.
-    fn cells<'a>(&self, batch: &'a RecordBatch) -> Vec<Cells<'a>> {
+    fn cells(batch: &RecordBatch) -> Vec<Cells<'_>> {
         batch
             .columns()
             .iter()
@@ -1067,15 +1067,22 @@ mod tests {
             let pair = StructArray::try_new(
                 pair_fields.clone(),
                 vec![
-                    Arc::new(Int32Array::from_iter(
-                        rows.iter().map(|r| r.pair.as_ref().and_then(|p| p.0)),
-                    )) as ArrayRef,
-                    Arc::new(StringArray::from_iter(
+                    Arc::new(
                         rows.iter()
-                            .map(|r| r.pair.as_ref().and_then(|p| p.1.clone())),
-                    )),
+                            .map(|r| r.pair.as_ref().and_then(|p| p.0))
+                            .collect::<Int32Array>(),
+                    ) as ArrayRef,
+                    Arc::new(
+                        rows.iter()
+                            .map(|r| r.pair.as_ref().and_then(|p| p.1.clone()))
+                            .collect::<StringArray>(),
+                    ),
                 ],
-                Some(NullBuffer::from_iter(rows.iter().map(|r| r.pair.is_some()))),
+                Some(
+                    rows.iter()
+                        .map(|r| r.pair.is_some())
+                        .collect::<NullBuffer>(),
+                ),
             )
             .unwrap();
             let columns: Vec<ArrayRef> = vec![
