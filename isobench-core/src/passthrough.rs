@@ -419,14 +419,20 @@ impl Held {
 pub fn transcode_list(token: &[u8], style: JsonStyle, out: &mut Vec<u8>) -> Option<Encoding> {
     let inner = token.strip_prefix(b"\"[")?.strip_suffix(b"]\"")?;
     out.push(b'[');
-    let mut separator: Option<&[u8]> = None;
+    // Whether the separator is `, ` rather than `,`, once one is seen. Matched byte by
+    // byte: slices compared as slices cost a `memcmp` call for two bytes.
+    let mut spaced: Option<bool> = None;
     let mut rest = inner;
     let mut first = true;
     while !rest.is_empty() {
         if !first {
-            let found: &[u8] = if rest.starts_with(b", ") { b", " } else { b"," };
-            rest = rest.strip_prefix(found)?;
-            if *separator.get_or_insert(found) != found {
+            let (found, after) = match rest {
+                [b',', b' ', after @ ..] => (true, after),
+                [b',', after @ ..] => (false, after),
+                _ => return None,
+            };
+            rest = after;
+            if *spaced.get_or_insert(found) != found {
                 return None;
             }
             out.extend_from_slice(item_separator(style));
@@ -436,7 +442,10 @@ pub fn transcode_list(token: &[u8], style: JsonStyle, out: &mut Vec<u8>) -> Opti
         // quote and no control character (the token is a valid JSON string), so the
         // writer writes those runs as they are; each backslash starts the item's end or
         // one of its escapes, kept when the writer makes it.
-        let mut item = rest.strip_prefix(b"\\\"")?;
+        let [b'\\', b'"', item @ ..] = rest else {
+            return None;
+        };
+        let mut item = item;
         out.push(b'"');
         loop {
             let end = memchr::memchr(b'\\', item)?;
@@ -473,7 +482,7 @@ pub fn transcode_list(token: &[u8], style: JsonStyle, out: &mut Vec<u8>) -> Opti
         out.push(b'"');
     }
     out.push(b']');
-    Some(if separator == Some(b", ") {
+    Some(if spaced == Some(true) {
         Encoding::JsonSpaced
     } else {
         Encoding::Json
