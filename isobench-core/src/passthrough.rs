@@ -451,7 +451,7 @@ pub fn transcode_list(token: &[u8], style: JsonStyle, out: &mut Vec<u8>) -> Opti
             let end = memchr::memchr(b'\\', item)?;
             out.extend_from_slice(&item[..end]);
             let escape = &item[end..];
-            let taken = match *escape {
+            let length = match *escape {
                 // `\"`: the item ends.
                 [b'\\', b'"', ..] => {
                     rest = &escape[2..];
@@ -477,7 +477,7 @@ pub fn transcode_list(token: &[u8], style: JsonStyle, out: &mut Vec<u8>) -> Opti
                 // not make.
                 _ => return None,
             };
-            item = &escape[taken..];
+            item = &escape[length..];
         }
         out.push(b'"');
     }
