@@ -411,40 +411,78 @@ impl Held {
 /// list of strings, as the array the writer writes for that list in `style`, onto
 /// `out`, without decoding the items; gives the list's [`Encoding`] as
 /// [`crate::codec::decode_list`] tells it. Only a list that decoding would call
-/// reproducible (the same separator throughout, no other spaces) and whose items hold
-/// no escape at either level passes; for any other, `None`, and `out` may hold a part
-/// of the array.
+/// reproducible (the same separator throughout, no other spaces) passes, and only when
+/// every item is written in the list as the writer writes it: once the outer string's
+/// `\\` and `\"` are undone, an item's escapes are those [`written_string_length`]
+/// accepts, so its text goes to the array as it is. For any other, `None`, and `out`
+/// may hold a part of the array.
 pub fn transcode_list(token: &[u8], style: JsonStyle, out: &mut Vec<u8>) -> Option<Encoding> {
     let inner = token.strip_prefix(b"\"[")?.strip_suffix(b"]\"")?;
     out.push(b'[');
-    let mut separator: Option<&[u8]> = None;
+    // Whether the separator is `, ` rather than `,`, once one is seen. Matched byte by
+    // byte: slices compared as slices cost a `memcmp` call for two bytes.
+    let mut spaced: Option<bool> = None;
     let mut rest = inner;
     let mut first = true;
     while !rest.is_empty() {
         if !first {
-            let found: &[u8] = if rest.starts_with(b", ") { b", " } else { b"," };
-            rest = rest.strip_prefix(found)?;
-            if *separator.get_or_insert(found) != found {
+            let (found, after) = match rest {
+                [b',', b' ', after @ ..] => (true, after),
+                [b',', after @ ..] => (false, after),
+                _ => return None,
+            };
+            rest = after;
+            if *spaced.get_or_insert(found) != found {
                 return None;
             }
             out.extend_from_slice(item_separator(style));
         }
         first = false;
-        // An item: `\"`, text without a backslash, `\"`. In a valid JSON string that
-        // text holds no quote and no control character either, so the writer writes it
-        // as it is.
-        let item = rest.strip_prefix(b"\\\"")?;
-        let end = memchr::memchr(b'\\', item)?;
-        if item.get(end + 1) != Some(&b'"') {
+        // An item: `\"`, its text, `\"`. Between two backslashes the text holds no
+        // quote and no control character (the token is a valid JSON string), so the
+        // writer writes those runs as they are; each backslash starts the item's end or
+        // one of its escapes, kept when the writer makes it.
+        let [b'\\', b'"', item @ ..] = rest else {
             return None;
+        };
+        let mut item = item;
+        out.push(b'"');
+        loop {
+            let end = memchr::memchr(b'\\', item)?;
+            out.extend_from_slice(&item[..end]);
+            let escape = &item[end..];
+            let length = match *escape {
+                // `\"`: the item ends.
+                [b'\\', b'"', ..] => {
+                    rest = &escape[2..];
+                    break;
+                }
+                // `\\\"` and `\\\\`: the item's `\"` and `\\`.
+                [b'\\', b'\\', b'\\', b'"' | b'\\', ..] => {
+                    out.extend_from_slice(&[b'\\', escape[3]]);
+                    4
+                }
+                // `\\n` and the like, `\\u001f`: written as they are in the item.
+                [b'\\', b'\\', b'b' | b'f' | b'n' | b'r' | b't', ..] => {
+                    out.extend_from_slice(&escape[1..3]);
+                    3
+                }
+                [b'\\', b'\\', b'u', b'0', b'0', high, low, ..]
+                    if is_written_control(high, low) =>
+                {
+                    out.extend_from_slice(&escape[1..7]);
+                    7
+                }
+                // A control character in the decoded list, or an escape the writer does
+                // not make.
+                _ => return None,
+            };
+            item = &escape[length..];
         }
         out.push(b'"');
-        out.extend_from_slice(&item[..end]);
-        out.push(b'"');
-        rest = &item[end + 2..];
     }
     out.push(b']');
-    Some(if separator == Some(b", ") {
+    Some(if spaced == Some(true) {
         Encoding::JsonSpaced
     } else {
         Encoding::Json
@@ -526,16 +564,20 @@ pub fn written_string_length(text: &[u8]) -> Option<usize> {
         match text[at..] {
             [b'"', ..] => return Some(at + 1),
             [b'\\', b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't', ..] => at += 2,
-            [b'\\', b'u', b'0', b'0', high @ (b'0' | b'1'), low, ..]
-                if matches!(low, b'0'..=b'9' | b'a'..=b'f')
-                    && !(high == b'0' && matches!(low, b'8' | b'9' | b'a' | b'c' | b'd')) =>
-            {
-                at += 6;
-            }
+            [b'\\', b'u', b'0', b'0', high, low, ..] if is_written_control(high, low) => at += 6,
             // A control character, or an escape the writer does not make.
             _ => return None,
         }
     }
+}
+
+/// Whether `\u00` followed by `high` and `low` is how the writer writes a control
+/// character: lower-case hex, and only for those without a short escape (`\b \t \n \f
+/// \r`).
+fn is_written_control(high: u8, low: u8) -> bool {
+    matches!(high, b'0' | b'1')
+        && matches!(low, b'0'..=b'9' | b'a'..=b'f')
+        && !(high == b'0' && matches!(low, b'8' | b'9' | b'a' | b'c' | b'd'))
 }
 
 #[cfg(test)]
@@ -764,40 +806,84 @@ mod tests {
             .collect()
     }
 
+    /// How many styles `token` transcodes in; panics unless whatever is transcoded is
+    /// what decoding reads, in the same encoding, written again.
+    fn transcodes_as_decoded(token: &str) -> usize {
+        use crate::codec::decode_list;
+        let value: serde_json::Value = serde_json::from_str(token).expect("a JSON string");
+        let decoded = decode_list(&value, "/l");
+        let mut transcoded = 0;
+        for style in [JsonStyle::Compact, JsonStyle::Spaced] {
+            let mut out = b"kept".to_vec();
+            let Some(encoding) = transcode_list(token.as_bytes(), style, &mut out) else {
+                continue;
+            };
+            transcoded += 1;
+            // Only what decoding reads back exactly may pass, in the same encoding.
+            let decoded = decoded.as_ref().expect("a list that passes decodes");
+            assert!(decoded.reproducible, "{token}");
+            assert_eq!(encoding, decoded.encoding, "{token}");
+            let mut expected = b"kept".to_vec();
+            crate::jsonwrite::strings(
+                &mut expected,
+                &decoded.items,
+                crate::jsonwrite::Style {
+                    spaced: style.is_spaced(),
+                    ascii: false,
+                },
+            );
+            assert_eq!(
+                String::from_utf8_lossy(&out),
+                String::from_utf8_lossy(&expected),
+                "{token}"
+            );
+        }
+        transcoded
+    }
+
     #[test]
     fn a_transcoded_list_is_the_decoded_list_written_again() {
-        use crate::codec::decode_list;
-        let mut transcoded = 0;
-        for token in encoded_lists() {
-            let value: serde_json::Value = serde_json::from_str(&token).expect("a JSON string");
-            let decoded = decode_list(&value, "/l");
-            for style in [JsonStyle::Compact, JsonStyle::Spaced] {
-                let mut out = b"kept".to_vec();
-                let Some(encoding) = transcode_list(token.as_bytes(), style, &mut out) else {
-                    continue;
-                };
-                transcoded += 1;
-                // Only what decoding reads back exactly may pass, in the same encoding.
-                let decoded = decoded.as_ref().expect("a list that passes decodes");
-                assert!(decoded.reproducible, "{token}");
-                assert_eq!(encoding, decoded.encoding, "{token}");
-                let mut expected = b"kept".to_vec();
-                crate::jsonwrite::strings(
-                    &mut expected,
-                    &decoded.items,
-                    crate::jsonwrite::Style {
-                        spaced: style.is_spaced(),
-                        ascii: false,
-                    },
-                );
-                assert_eq!(
-                    String::from_utf8_lossy(&out),
-                    String::from_utf8_lossy(&expected),
-                    "{token}"
-                );
-            }
+        let transcoded: usize = encoded_lists()
+            .iter()
+            .map(|t| transcodes_as_decoded(t))
+            .sum();
+        assert!(transcoded >= 20, "{transcoded}");
+    }
+
+    #[test]
+    fn lists_whose_items_hold_escapes_are_transcoded() {
+        for list in [
+            r#"["tab\there", "q\"uote", "back\\slash"]"#,
+            r#"["c\u001fd", "x\by\fz\r"]"#,
+            r#"["test[\"a\", \"b\"]", "p"]"#,
+        ] {
+            let token = serde_json::to_string(list).expect("in memory");
+            assert_eq!(transcodes_as_decoded(&token), 2, "{token}");
         }
-        assert!(transcoded >= 16, "{transcoded}");
+    }
+
+    proptest::proptest! {
+        /// Lists of items of every kind of character, written as `json.dumps` writes them (either
+        /// separator, `ensure_ascii` or not) and JSON-encoded as a string: whatever
+        /// the transcoder takes is what decoding reads, and it takes every one written
+        /// as the writer writes it.
+        #[test]
+        fn transcoding_agrees_with_decoding(
+            items in proptest::collection::vec(
+                proptest::string::string_regex("[a-z \"\\\\/\n\t\u{1}\u{8}\u{1f}\u{7f}é中]{0,8}").expect("a regex"),
+                0..4,
+            ),
+            spaced in proptest::bool::ANY,
+            ascii in proptest::bool::ANY,
+        ) {
+            let mut list = Vec::new();
+            crate::jsonwrite::strings(&mut list, &items, crate::jsonwrite::Style { spaced, ascii });
+            let list = String::from_utf8(list).expect("the writer writes UTF-8");
+            let token = serde_json::to_string(&list).expect("in memory");
+            let transcoded = transcodes_as_decoded(&token);
+            let written_as_is = !ascii || items.iter().all(|i| !i.bytes().any(|b| b >= 0x7f));
+            proptest::prop_assert_eq!(transcoded, if written_as_is { 2 } else { 0 }, "{}", token);
+        }
     }
 
     #[test]

