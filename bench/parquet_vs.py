@@ -77,6 +77,12 @@ import sys, duckdb
 duckdb.sql(f"COPY (SELECT * FROM '{sys.argv[1]}') TO '{sys.argv[2]}'")
 """
 
+# The same copy, compressed as the other Parquet writers here compress: zstd.
+DUCKDB_ZSTD = r"""
+import sys, duckdb
+duckdb.sql(f"COPY (SELECT * FROM '{sys.argv[1]}') TO '{sys.argv[2]}' (FORMAT parquet, COMPRESSION zstd)")
+"""
+
 PYARROW = r"""
 import sys, pyarrow.parquet as pq
 pq.write_table(pq.read_table(sys.argv[1]), sys.argv[2], compression="zstd")
@@ -148,6 +154,7 @@ def jobs(bins: list[tuple[str, Path]], jsonl: Path, parquet: Path, work: Path) -
             out.append((label, [str(path), "isobench", "convert", "--from", "swe-bench", "--to", "canonical",
                                 "-i", str(src), "-o", str(work / f"out-{name}.{ext}"), "--overwrite"]))
     out.append(("DuckDB `COPY (SELECT * FROM 'in.parquet') TO 'out.parquet'`", [str(PY), "-c", DUCKDB, str(parquet), str(work / "out-duckdb.parquet")]))
+    out.append(("DuckDB `COPY ... (FORMAT parquet, COMPRESSION zstd)`", [str(PY), "-c", DUCKDB_ZSTD, str(parquet), str(work / "out-duckdb-zstd.parquet")]))
     out.append(("pyarrow `read_table` + `write_table` (zstd)", [str(PY), "-c", PYARROW, str(parquet), str(work / "out-pyarrow.parquet")]))
     out.append(("polars, the same mapping (rename, decode the test lists; zstd)", [str(PY), "-c", POLARS, str(parquet), str(work / "out-polars.parquet")]))
     return out
