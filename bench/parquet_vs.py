@@ -45,33 +45,6 @@ REAL = [
     REAL_DIR / "swebench-full/sweagent_fixture_swe-bench-lite-test.jsonl",
 ]
 
-# The 13 columns of SWE-bench Verified's published Parquet, in its order.
-COLUMNS = [
-    "repo", "instance_id", "base_commit", "patch", "test_patch", "problem_statement",
-    "hints_text", "created_at", "version", "FAIL_TO_PASS", "PASS_TO_PASS",
-    "environment_setup_commit", "difficulty",
-]
-
-# JSON Lines -> Hugging Face Parquet, batch by batch (the venv's Python runs it). `datasets`
-# writes a row group per 1,000 rows and names the features in the `huggingface` key.
-MAKE_PARQUET = r"""
-import json, sys
-import pyarrow as pa, pyarrow.parquet as pq
-src, dest, columns = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
-features = {c: {"dtype": "string", "_type": "Value"} for c in columns}
-schema = pa.schema([(c, pa.string()) for c in columns],
-                   metadata={"huggingface": json.dumps({"info": {"features": features}})})
-with open(src, "rb") as f, pq.ParquetWriter(dest, schema) as out:
-    rows = []
-    for line in f:
-        if line.strip():
-            rows.append(json.loads(line))
-        if len(rows) == 1000:
-            out.write_table(pa.Table.from_pylist(rows, schema=schema)); rows = []
-    if rows:
-        out.write_table(pa.Table.from_pylist(rows, schema=schema))
-"""
-
 DUCKDB = r"""
 import sys, duckdb
 duckdb.sql(f"COPY (SELECT * FROM '{sys.argv[1]}') TO '{sys.argv[2]}'")
@@ -121,7 +94,7 @@ def inputs(work: Path, size: float, sources: list[Path], seed: int) -> tuple[Pat
         subprocess.run([sys.executable, str(HERE / "make_distinct.py"), *map(str, sources), str(jsonl), str(size),
                         "--seed", str(seed)], check=True)
     if not parquet.exists():
-        subprocess.run([str(PY), "-c", MAKE_PARQUET, str(jsonl), str(parquet), ",".join(COLUMNS)], check=True)
+        subprocess.run([str(PY), str(HERE / "hf_parquet.py"), str(jsonl), str(parquet)], check=True)
     return jsonl, parquet
 
 

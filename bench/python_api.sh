@@ -32,23 +32,7 @@ bin="${CARGO_TARGET_DIR:-$repo/target}/release/cargo-isobench"
 jsonl="$work/hf-${size}mb.jsonl"
 parquet="$work/hf-${size}mb.parquet"
 [ -f "$jsonl" ] || python3 "$here/make_input.py" "$real" "$jsonl" "$size"
-[ -f "$parquet" ] || "$venv/bin/python" - "$jsonl" "$parquet" <<'PY'
-import json, sys
-import pyarrow as pa, pyarrow.parquet as pq
-columns = ["repo", "instance_id", "base_commit", "patch", "test_patch", "problem_statement",
-           "hints_text", "created_at", "version", "FAIL_TO_PASS", "PASS_TO_PASS",
-           "environment_setup_commit", "difficulty"]
-schema = pa.schema([(c, pa.string()) for c in columns])
-with open(sys.argv[1], "rb") as f, pq.ParquetWriter(sys.argv[2], schema) as out:
-    rows = []
-    for line in f:
-        if line.strip():
-            rows.append(json.loads(line))
-        if len(rows) == 1000:
-            out.write_table(pa.Table.from_pylist(rows, schema=schema)); rows = []
-    if rows:
-        out.write_table(pa.Table.from_pylist(rows, schema=schema))
-PY
+[ -f "$parquet" ] || "$venv/bin/python" "$here/hf_parquet.py" "$jsonl" "$parquet"
 
 "$venv/bin/python" "$here/python_api.py" --bin "$bin" --parquet "$parquet" --jsonl "$jsonl" \
   --work "$work" --runs "${RUNS:-3}" ${JOBS:+--jobs "$JOBS"}
