@@ -295,6 +295,11 @@ pub struct ConvertOptions {
     /// input order), so that N runs on N machines, concatenated in order, give the whole.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<String>,
+    /// Compression of a Parquet output's pages: `zstd` (level 1, the default), `zstd:N`
+    /// (N from 1 to 22), `snappy`, `gzip` (level 6), `gzip:N` (N from 0 to 9), `lz4` (the
+    /// `LZ4_RAW` codec) or `none`. Only with a `.parquet` output.
+    #[arg(long, value_name = "CODEC")]
+    pub parquet_compression: Option<String>,
 }
 
 impl Default for ConvertOptions {

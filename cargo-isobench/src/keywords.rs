@@ -194,7 +194,7 @@ mod tests {
             "inputs": ["a.jsonl", "b.jsonl"], "output": "o.parquet", "profile": "strict",
             "on_error": "skip", "rejects": "r", "report": "p", "overwrite": true, "limit": 3,
             "dry_run": true, "set": ["version=1"], "allow_incomplete": true,
-            "json_style": "spaced", "jobs": 2, "shard": "1/2",
+            "json_style": "spaced", "jobs": 2, "shard": "1/2", "parquet_compression": "snappy",
         })))
         .unwrap();
         let flags = Convert::parse_from([
@@ -226,6 +226,8 @@ mod tests {
             "2",
             "--shard",
             "1/2",
+            "--parquet-compression",
+            "snappy",
         ])
         .options;
         assert_eq!(options, flags);
@@ -299,7 +301,8 @@ mod tests {
                 "allow_incomplete",
                 "json_style",
                 "jobs",
-                "shard"
+                "shard",
+                "parquet_compression"
             ]
         );
         let profile = keywords::<ConvertOptions>()

@@ -14,6 +14,7 @@ use crate::errors::CliError;
 use crate::input::{Compression, Layout};
 use crate::output_file::OutputError;
 use crate::output_file::OutputFile;
+use crate::parquet::ParquetCompression;
 
 /// Where records go.
 #[derive(Debug)]
@@ -197,16 +198,18 @@ impl RecordWriter {
         overwrite: bool,
         style: JsonStyle,
     ) -> Result<Self, CliError> {
-        Self::create_with_schema(path, overwrite, style, None)
+        Self::create_with_schema(path, overwrite, style, None, ParquetCompression::default())
     }
 
     /// As [`Self::create`]; a `.parquet` output takes its column types from `schema`, the
-    /// JSON Schema of the records written (without one, Parquet is refused).
+    /// JSON Schema of the records written (without one, Parquet is refused), and
+    /// compresses its pages with `compression`.
     pub fn create_with_schema(
         path: Option<&Path>,
         overwrite: bool,
         style: JsonStyle,
         schema: Option<&Value>,
+        compression: ParquetCompression,
     ) -> Result<Self, CliError> {
         let Some(dest) = path else {
             return Ok(Self {
@@ -235,8 +238,13 @@ impl RecordWriter {
                 )));
             }
             let handle = file.try_clone_file().map_err(write_err)?;
-            let out = crate::parquet::ParquetWriter::new(handle, file.dir().to_owned(), schema)
-                .map_err(write_err)?;
+            let out = crate::parquet::ParquetWriter::new(
+                handle,
+                file.dir().to_owned(),
+                schema,
+                compression,
+            )
+            .map_err(write_err)?;
             return Ok(Self {
                 sink: Sink::Parquet {
                     out: Box::new(out),

@@ -114,11 +114,14 @@ def convert(
     json_style: str = "auto",
     shard: Optional[str] = None,
     dry_run: bool = False,
+    parquet_compression: Optional[str] = None,
 ) -> Dict[str, Any]:
     """`cargo isobench convert` on files: JSON Lines, JSON arrays, Parquet, `.gz`/`.zst`,
     and `hf:OWNER/NAME[@REVISION][:SPLIT]` ids from the local Hugging Face cache.
-    `output=None` writes JSON Lines to standard output, as the command does. Returns the
-    conversion report (what `--report` writes)."""
+    `output=None` writes JSON Lines to standard output, as the command does.
+    `parquet_compression` (`"zstd"`, `"zstd:N"`, `"snappy"`, `"gzip"`, `"gzip:N"`, `"lz4"`,
+    `"none"`) is that of a `.parquet` output, as `--parquet-compression` takes it. Returns
+    the conversion report (what `--report` writes)."""
     options = dict(locals())
     del options["from_"], options["to"]
     options["inputs"] = [inputs] if isinstance(inputs, (str, os.PathLike)) else list(inputs)

@@ -4,6 +4,7 @@ import json
 import subprocess
 import sys
 
+import pyarrow.parquet as pq
 import pytest
 
 import isobench
@@ -121,3 +122,30 @@ assert [a["name"] for a in isobench.adapters()].count("swe-bench-extra") == 1
 """
     subprocess.run([sys.executable, "-c", script], check=True)
     assert ours.read_bytes() == theirs.read_bytes()
+
+
+@pytest.mark.parametrize("codec,written", [
+    ("snappy", "SNAPPY"), ("zstd:3", "ZSTD"), ("gzip", "GZIP"), ("lz4", "LZ4"), ("none", "UNCOMPRESSED"),
+])
+def test_parquet_compression_is_the_flags(cli, tmp_path, codec, written):
+    source = SAMPLES / "swe-bench-verified.sample.jsonl"
+    theirs, ours = tmp_path / "cli.parquet", tmp_path / "py.parquet"
+    cli("convert", "--from", "swe-bench", "--to", "canonical", "-i", source, "-o", theirs,
+        "--parquet-compression", codec)
+    isobench.convert(source, from_="swe-bench", to="canonical", output=ours,
+                     parquet_compression=codec)
+    assert ours.read_bytes() == theirs.read_bytes()
+    metadata = pq.ParquetFile(ours).metadata
+    codecs = {metadata.row_group(0).column(i).compression for i in range(metadata.num_columns)}
+    assert codecs == {written}  # pyarrow names LZ4_RAW `LZ4`
+
+
+def test_a_bad_parquet_compression_is_a_usage_error(tmp_path):
+    source = SAMPLES / "swe-bench-verified.sample.jsonl"
+    with pytest.raises(isobench.UsageError, match=r"`--parquet-compression zstd:23` is not one of"):
+        isobench.convert(source, from_="swe-bench", to="canonical",
+                         output=tmp_path / "out.parquet", parquet_compression="zstd:23")
+    with pytest.raises(isobench.UsageError, match=r"applies to a Parquet output only"):
+        isobench.convert(source, from_="swe-bench", to="canonical",
+                         output=tmp_path / "out.jsonl", parquet_compression="snappy")
+    assert not (tmp_path / "out.parquet").exists() and not (tmp_path / "out.jsonl").exists()

@@ -881,7 +881,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.parquet");
         let spool = dir.path().to_owned();
-        let mut writer = ParquetWriter::new(File::create(&path).unwrap(), spool, schema).unwrap();
+        let compression = crate::parquet::ParquetCompression::default();
+        let mut writer =
+            ParquetWriter::new(File::create(&path).unwrap(), spool, schema, compression).unwrap();
         for r in records {
             writer.write(r.as_object().unwrap().clone(), 100).unwrap();
         }

@@ -9,6 +9,8 @@ use std::path::PathBuf;
 use isobench_core::codec::JsonStyle;
 use serde_json::{Map, Value};
 
+use super::ParquetCompression;
+
 /// The Parquet writer of a build without Parquet: a type without values.
 #[derive(Debug)]
 pub enum ParquetWriter {}
@@ -16,7 +18,12 @@ pub enum ParquetWriter {}
 impl ParquetWriter {
     /// Refuses: this build writes no Parquet.
     #[allow(clippy::needless_pass_by_value)] // the signature of the writer it stands for
-    pub fn new(_file: File, dir: PathBuf, _json_schema: &Value) -> io::Result<Self> {
+    pub fn new(
+        _file: File,
+        dir: PathBuf,
+        _json_schema: &Value,
+        _compression: ParquetCompression,
+    ) -> io::Result<Self> {
         Err(io::Error::other(super::not_built(&dir).to_string()))
     }
 

@@ -41,6 +41,7 @@
 
 #[cfg(not(feature = "parquet"))]
 mod absent;
+mod compression;
 mod layout;
 #[cfg(feature = "parquet")]
 mod schema;
@@ -54,6 +55,7 @@ use crate::errors::{AreaError, CliError};
 #[cfg(not(feature = "parquet"))]
 pub use absent::ParquetWriter;
 
+pub use compression::{ACCEPTED as PARQUET_COMPRESSIONS, ParquetCompression};
 pub use layout::{
     ENCODING_KEY, EXTRA_COLUMN, GROUP_BYTES, GROUP_ROWS, HF_KEY, KEYS_COLUMN, LAYOUT_KEY, MAGIC,
     READ_ROWS, STYLE_KEY,

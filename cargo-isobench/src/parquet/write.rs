@@ -11,7 +11,7 @@ use arrow_array::{ArrayRef, RecordBatch, StringArray};
 use arrow_schema::SchemaRef;
 use isobench_core::codec::JsonStyle;
 use parquet::arrow::ArrowWriter;
-use parquet::basic::{Compression, ZstdLevel};
+use parquet::basic::{Compression, GzipLevel, ZstdLevel};
 use parquet::column::writer::ColumnCloseResult;
 use parquet::file::metadata::{
     ColumnChunkMetaData, PageIndexPolicy, ParquetMetaDataOptions, ParquetMetaDataReader,
@@ -20,6 +20,7 @@ use parquet::file::properties::WriterProperties;
 use parquet::file::statistics::Statistics;
 use serde_json::{Map, Value};
 
+use super::compression::ParquetCompression;
 use super::layout::{GROUP_BYTES, GROUP_ROWS};
 use super::schema::{Columns, Shape, build_array};
 
@@ -52,6 +53,8 @@ pub struct ParquetWriter {
     spool_dir: PathBuf,
     spool: Option<Spool>,
     rows: ColumnRows,
+    /// The codec of every page.
+    compression: ParquetCompression,
 }
 
 /// A failure of the Parquet writer, as an I/O error for [`CliError::Write`].
@@ -59,17 +62,27 @@ fn write_error(e: impl std::fmt::Display) -> io::Error {
     io::Error::other(format!("Parquet: {e}"))
 }
 
-/// The zstd level of every page: level 1, as pyarrow writes by default. On rows of distinct
-/// text (the bulk of a benchmark dataset), level 3 spends about 1.4x the compression CPU for
-/// files about 15% smaller, and compression is the largest part of a conversion's CPU.
-const ZSTD_LEVEL: i32 = 1;
-
-fn writer_properties() -> io::Result<WriterProperties> {
-    let level = ZstdLevel::try_new(ZSTD_LEVEL).map_err(write_error)?;
+/// The properties of every file written: pages compressed with `compression`.
+fn writer_properties(compression: ParquetCompression) -> io::Result<WriterProperties> {
     Ok(WriterProperties::builder()
-        .set_compression(Compression::ZSTD(level))
+        .set_compression(codec(compression)?)
         .set_max_row_group_row_count(Some(GROUP_ROWS))
         .build())
+}
+
+/// The Parquet codec of `compression` (whose levels were checked when it was parsed).
+fn codec(compression: ParquetCompression) -> io::Result<Compression> {
+    Ok(match compression {
+        ParquetCompression::Zstd(level) => {
+            Compression::ZSTD(ZstdLevel::try_new(level).map_err(write_error)?)
+        }
+        ParquetCompression::Snappy => Compression::SNAPPY,
+        ParquetCompression::Gzip(level) => {
+            Compression::GZIP(GzipLevel::try_new(level).map_err(write_error)?)
+        }
+        ParquetCompression::Lz4 => Compression::LZ4_RAW,
+        ParquetCompression::None => Compression::UNCOMPRESSED,
+    })
 }
 
 impl ColumnRows {
@@ -264,13 +277,19 @@ impl ParquetWriter {
     /// A writer of records following `json_schema` into `file`; a file of more than one
     /// row group is first written to a spool file in `spool_dir` (created exclusively
     /// under an unpredictable name, and removed at once where the system allows it, else
-    /// when the writer is dropped).
-    pub fn new(file: File, spool_dir: PathBuf, json_schema: &Value) -> io::Result<Self> {
+    /// when the writer is dropped). Every page is compressed with `compression`.
+    pub fn new(
+        file: File,
+        spool_dir: PathBuf,
+        json_schema: &Value,
+        compression: ParquetCompression,
+    ) -> io::Result<Self> {
         Ok(Self {
             out: file,
             spool_dir,
             spool: None,
             rows: ColumnRows::new(json_schema).map_err(io::Error::other)?,
+            compression,
         })
     }
 
@@ -294,7 +313,12 @@ impl ParquetWriter {
             return Ok(());
         }
         if self.spool.is_none() {
-            self.spool = Some(Spool::start(&self.spool_dir, self.rows.full_schema())?);
+            let properties = writer_properties(self.compression)?;
+            self.spool = Some(Spool::start(
+                &self.spool_dir,
+                self.rows.full_schema(),
+                properties,
+            )?);
         }
         let batch = self.rows.take_batch()?;
         self.spool.as_mut().expect("started above").send(batch)
@@ -305,7 +329,8 @@ impl ParquetWriter {
         let any_rows = self.spool.is_some() || !self.rows.is_empty();
         let (schema, kept) = self.rows.written_schema(any_rows, false);
         let out = self.out.try_clone()?;
-        let writer = ArrowWriter::try_new(out, Arc::clone(&schema), Some(writer_properties()?))
+        let properties = writer_properties(self.compression)?;
+        let writer = ArrowWriter::try_new(out, Arc::clone(&schema), Some(properties))
             .map_err(write_error)?;
         match self.spool.take() {
             None => write_rows(writer, &mut self.rows, &kept, &schema),
@@ -347,11 +372,11 @@ struct Spool {
 }
 
 impl Spool {
-    /// A spool file in `dir` of columns `schema`, and its thread.
-    fn start(dir: &Path, schema: SchemaRef) -> io::Result<Self> {
+    /// A spool file in `dir` of columns `schema`, written with `properties`, and its thread.
+    fn start(dir: &Path, schema: SchemaRef, properties: WriterProperties) -> io::Result<Self> {
         let file = tempfile::tempfile_in(dir)?;
         let mut writer =
-            ArrowWriter::try_new(file, schema, Some(writer_properties()?)).map_err(write_error)?;
+            ArrowWriter::try_new(file, schema, Some(properties)).map_err(write_error)?;
         let (batches, received) = mpsc::sync_channel::<RecordBatch>(0);
         let thread = thread::Builder::new()
             .name("parquet-spool".to_owned())
@@ -508,8 +533,8 @@ mod tests {
         }
         let (schema, batches) = table.finish(false).unwrap();
         let mut out = Vec::new();
-        let mut writer =
-            ArrowWriter::try_new(&mut out, schema, Some(writer_properties().unwrap())).unwrap();
+        let properties = writer_properties(ParquetCompression::default()).unwrap();
+        let mut writer = ArrowWriter::try_new(&mut out, schema, Some(properties)).unwrap();
         for batch in &batches {
             writer.write(batch).unwrap();
             writer.flush().unwrap();
@@ -524,9 +549,13 @@ mod tests {
             let (schema, records) = records(n);
             let dir = tempfile::tempdir().unwrap();
             let path = dir.path().join("t.parquet");
-            let mut writer =
-                ParquetWriter::new(File::create(&path).unwrap(), dir.path().to_owned(), &schema)
-                    .unwrap();
+            let mut writer = ParquetWriter::new(
+                File::create(&path).unwrap(),
+                dir.path().to_owned(),
+                &schema,
+                ParquetCompression::default(),
+            )
+            .unwrap();
             for record in &records {
                 writer.write(record.clone(), 100).unwrap();
             }
@@ -556,5 +585,29 @@ mod tests {
                 "no spool left"
             );
         }
+    }
+
+    #[test]
+    fn the_levels_parsed_are_the_levels_the_writer_takes() {
+        use super::super::compression::{GZIP_LEVELS, ZSTD_LEVELS};
+        for level in ZSTD_LEVELS {
+            assert!(
+                codec(ParquetCompression::Zstd(level)).is_ok(),
+                "zstd {level}"
+            );
+        }
+        for level in GZIP_LEVELS {
+            assert!(
+                codec(ParquetCompression::Gzip(level)).is_ok(),
+                "gzip {level}"
+            );
+        }
+        for level in [ZSTD_LEVELS.start() - 1, ZSTD_LEVELS.end() + 1] {
+            assert!(
+                codec(ParquetCompression::Zstd(level)).is_err(),
+                "zstd {level}"
+            );
+        }
+        assert!(codec(ParquetCompression::Gzip(GZIP_LEVELS.end() + 1)).is_err());
     }
 }

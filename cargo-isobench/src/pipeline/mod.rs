@@ -163,6 +163,7 @@ fn open_outputs(
             plan.options.overwrite,
             plan.json_style().unwrap_or_default(),
             Some(schema),
+            plan.parquet_compression,
         )?
     };
     let rejects = match (plan.errors.rejects(), plan.options.dry_run) {

@@ -17,6 +17,7 @@ use crate::cli::{ConvertArgs, ConvertOptions, OnError, StyleArg};
 use crate::errors::{AreaError, CliError};
 use crate::input::Input;
 use crate::mine::enrich::EnrichConfig;
+use crate::parquet::{ParquetCompression, is_parquet};
 
 /// A conversion as asked for, not yet checked: the two formats, the options as the
 /// command line or a library caller gave them, and what only a command adds.
@@ -60,8 +61,9 @@ impl ConvertRequest {
     }
 
     /// Checks the request and resolves it into a plan. Errors come in the order the
-    /// command line has always reported them: formats, `--set`, inputs, rejects, output
-    /// against inputs, missing files, `--from auto`, `--shard`.
+    /// command line has always reported them: formats, `--set`, inputs, rejects,
+    /// `--parquet-compression`, output against inputs, missing files, `--from auto`,
+    /// `--shard`.
     pub fn plan(self, registry: &Registry) -> Result<ConvertPlan, CliError> {
         if !self.stray_inputs.is_empty() {
             return Err(PlanError::StrayInputs(self.stray_inputs).into());
@@ -103,6 +105,8 @@ impl ConvertRequest {
             (OnError::Fail, Some(_), _) => return Err(PlanError::RejectsWithoutSkip.into()),
             (OnError::Fail, None, _) => ErrorPolicy::Fail,
         };
+        let parquet_compression =
+            parquet_compression(options.parquet_compression.as_deref(), output.as_deref())?;
         let mut written: Vec<(&str, &Path)> = Vec::new();
         if let Some(out) = &output {
             written.push(("-o", out));
@@ -138,6 +142,7 @@ impl ConvertRequest {
             errors,
             assignments,
             shard,
+            parquet_compression,
             enrich: self.enrich,
             quiet: self.quiet,
             options,
@@ -146,7 +151,8 @@ impl ConvertRequest {
 
     /// Checks a request for records the caller holds in memory
     /// ([`crate::pipeline::BatchConverter`]): its formats, `--set`, error policy and the
-    /// rest; its inputs, output, report, limit and shard are not used. `auto` is refused:
+    /// rest; its inputs, output, report, limit, shard and Parquet compression are not
+    /// used. `auto` is refused:
     /// nothing is read ahead. Rejected records go back to the caller, or to `rejects`.
     pub fn plan_records(self, registry: &Registry) -> Result<ConvertPlan, CliError> {
         if crate::detect::is_auto(&self.from) {
@@ -175,6 +181,7 @@ impl ConvertRequest {
         options.outcome.report = None;
         options.limit = None;
         options.shard = None;
+        options.parquet_compression = None;
         Ok(ConvertPlan {
             inputs: Vec::new(),
             from,
@@ -183,6 +190,7 @@ impl ConvertRequest {
             errors,
             assignments,
             shard: None,
+            parquet_compression: ParquetCompression::default(),
             enrich: self.enrich,
             quiet: true,
             options,
@@ -207,6 +215,8 @@ pub struct ConvertPlan {
     pub assignments: Vec<Assignment>,
     /// The part of the inputs to convert.
     pub shard: Option<Shard>,
+    /// The codec of a Parquet output's pages (`--parquet-compression`, else the default).
+    pub parquet_compression: ParquetCompression,
     /// Enrichment from local repositories and timing logs.
     pub enrich: Option<EnrichConfig>,
     /// Print no summary on stderr.
@@ -297,6 +307,25 @@ impl Shard {
     }
 }
 
+/// `--parquet-compression`, parsed: given only with a Parquet output (`output`; `None`:
+/// stdout), which the default compresses when it is not given.
+fn parquet_compression(
+    given: Option<&str>,
+    output: Option<&Path>,
+) -> Result<ParquetCompression, PlanError> {
+    let Some(given) = given else {
+        return Ok(ParquetCompression::default());
+    };
+    let compression = ParquetCompression::parse(given)
+        .ok_or_else(|| PlanError::BadParquetCompression(given.to_owned()))?;
+    match output {
+        Some(path) if is_parquet(path) => Ok(compression),
+        _ => Err(PlanError::ParquetCompressionWithoutParquet(
+            output.map_or_else(|| "stdout".to_owned(), |p| format!("`{}`", p.display())),
+        )),
+    }
+}
+
 /// Worker threads by default: one per available core.
 fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
@@ -324,6 +353,15 @@ pub enum PlanError {
     /// `--shard` with stdin among the inputs.
     #[error("`--shard` cannot split stdin: every shard must read the same inputs")]
     ShardOfStdin,
+    /// A `--parquet-compression` that names no codec, or a level out of its range.
+    #[error(
+        "`--parquet-compression {0}` is not one of {accepted}",
+        accepted = crate::parquet::PARQUET_COMPRESSIONS
+    )]
+    BadParquetCompression(String),
+    /// `--parquet-compression` with an output that is not Parquet (named, or `stdout`).
+    #[error("`--parquet-compression` applies to a Parquet output only, and the output is {0}")]
+    ParquetCompressionWithoutParquet(String),
     /// `auto` for records held in memory.
     #[error(
         "`auto` needs files to read ahead: records converted in memory need their format named"
@@ -347,6 +385,14 @@ impl AreaError for PlanError {
             Self::BadShard(_) => "e.g. `--shard 2/8` converts the second of eight parts".into(),
             Self::ShardOfStdin => "give the input files with `-i`".into(),
             Self::AutoInMemory => "name the format (`cargo isobench adapters` lists them)".into(),
+            Self::BadParquetCompression(_) => {
+                "e.g. `--parquet-compression zstd:3` for smaller files, `snappy` for faster writes"
+                    .into()
+            }
+            Self::ParquetCompressionWithoutParquet(_) => {
+                "write a `.parquet` file (`-o NAME.parquet`), or drop `--parquet-compression`"
+                    .into()
+            }
         })
     }
 }
@@ -415,5 +461,67 @@ mod tests {
             Err(PlanError::ShardOfStdin)
         );
         assert_eq!(Shard::parse(" 2/ 8", &[]), Ok(Shard { k: 2, n: 8 }));
+    }
+
+    #[test]
+    fn parquet_compression_is_parsed_for_parquet_outputs_only() {
+        let registry = registry();
+        let request = |output: Option<&str>, compression: &str| {
+            let mut request =
+                ConvertRequest::new("swe-bench", "canonical", ConvertOptions::default());
+            request.options.output = output.map(PathBuf::from);
+            request.options.parquet_compression = Some(compression.to_owned());
+            request.plan(&registry)
+        };
+        let plan = request(Some("out.parquet"), "snappy").unwrap();
+        assert_eq!(plan.parquet_compression, ParquetCompression::Snappy);
+        let plan = request(Some("out.PARQUET"), "zstd:7").unwrap();
+        assert_eq!(plan.parquet_compression, ParquetCompression::Zstd(7));
+        let plan = ConvertRequest::new("swe-bench", "canonical", ConvertOptions::default())
+            .plan(&registry)
+            .unwrap();
+        assert_eq!(plan.parquet_compression, ParquetCompression::Zstd(1));
+        for bad in ["zstd:23", "gzip:10", "brotli"] {
+            assert_eq!(
+                request(Some("out.parquet"), bad).unwrap_err().area(),
+                Some(&PlanError::BadParquetCompression(bad.into()))
+            );
+        }
+        assert_eq!(
+            request(Some("out.jsonl"), "snappy").unwrap_err().area(),
+            Some(&PlanError::ParquetCompressionWithoutParquet(
+                "`out.jsonl`".into()
+            ))
+        );
+        for stdout in [None, Some("-")] {
+            assert_eq!(
+                request(stdout, "none").unwrap_err().area(),
+                Some(&PlanError::ParquetCompressionWithoutParquet(
+                    "stdout".into()
+                ))
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod error_messages {
+    use super::*;
+    use crate::errors::check;
+
+    #[test]
+    fn parquet_compression_errors_name_the_option_and_its_values() {
+        check(
+            PlanError::BadParquetCompression("zstd:23".into()),
+            "`--parquet-compression zstd:23` is not one of zstd, zstd:N (N from 1 to 22), snappy, gzip, gzip:N (N from 0 to 9), lz4, none",
+            Some(
+                "e.g. `--parquet-compression zstd:3` for smaller files, `snappy` for faster writes",
+            ),
+        );
+        check(
+            PlanError::ParquetCompressionWithoutParquet("`out.jsonl`".into()),
+            "`--parquet-compression` applies to a Parquet output only, and the output is `out.jsonl`",
+            Some("write a `.parquet` file (`-o NAME.parquet`), or drop `--parquet-compression`"),
+        );
     }
 }
