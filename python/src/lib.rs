@@ -240,14 +240,14 @@ struct RecordConverter {
 #[pymethods]
 impl RecordConverter {
     #[new]
-    fn new(from_: &str, to: &str, options: &Bound<'_, PyDict>) -> PyResult<Self> {
+    fn new(py: Python<'_>, from_: &str, to: &str, options: &Bound<'_, PyDict>) -> PyResult<Self> {
         let registry = registry();
         let plan = request(from_, to, options)?
             .plan_records(registry)
             .map_err(to_py)?;
         let inner = BatchConverter::new(registry, &plan, "<records>").map_err(to_py)?;
         let to = cargo_isobench::find(registry, to).map_err(to_py)?;
-        let holding = records::Holding::new(inner.routes(), &to.info().contract);
+        let holding = records::Holding::new(py, inner.routes(), &to.info().contract);
         Ok(Self { inner, holding })
     }
 

@@ -197,8 +197,8 @@ struct Held1 {
     list: bool,
     /// A list that may come as a string holding it, JSON-encoded.
     encoded: bool,
-    /// Where the output holds the value, from the top.
-    path: Vec<String>,
+    /// Where the output holds the value, from the top (as Python strings, made once).
+    path: Vec<Py<PyString>>,
     /// Whether the target's contract reads the value (its JSON text is then given;
     /// otherwise a text of the same kind stands in, which nothing reads).
     read: bool,
@@ -213,7 +213,7 @@ pub struct HeldRead {
 
 impl Holding {
     /// For `routes`, those of a conversion to a format whose contract is `contract`.
-    pub fn new(routes: &[Route<'_>], contract: &Contract) -> Self {
+    pub fn new(py: Python<'_>, routes: &[Route<'_>], contract: &Contract) -> Self {
         let routes = routes
             .iter()
             .map(|route| {
@@ -222,7 +222,11 @@ impl Holding {
                     key: route.key.to_owned(),
                     list: route.list,
                     encoded: route.encoded,
-                    path: route.path.to_vec(),
+                    path: route
+                        .path
+                        .iter()
+                        .map(|key| PyString::intern(py, key).unbind())
+                        .collect(),
                     read: contract.requires.iter().any(|r| r.key == key),
                 }
             })
@@ -286,19 +290,19 @@ impl Holding {
     /// texts that stood in for them.
     pub fn place(&self, out: &Bound<'_, PyAny>, objects: &[(usize, Py<PyAny>)]) -> PyResult<()> {
         let py = out.py();
-        for (index, object) in objects {
+        'held: for (index, object) in objects {
             let path = &self.routes[*index].path;
             let Some((last, parents)) = path.split_last() else {
                 continue;
             };
-            let mut at = out.cast::<PyDict>()?.clone();
+            let (last, mut at) = (last.bind(py), out.cast::<PyDict>()?.clone());
             for key in parents {
-                match at.get_item(key)? {
+                match at.get_item(key.bind(py))? {
                     Some(inner) => at = inner.cast_into::<PyDict>()?,
-                    None => break,
+                    // A value whose object the output lacks was not written.
+                    None => continue 'held,
                 }
             }
-            // A value whose object the output lacks was not written.
             if at.contains(last)? {
                 at.set_item(last, object.bind(py))?;
             }
