@@ -402,7 +402,7 @@ fn is_ascii(s: &Bound<'_, PyString>) -> PyResult<bool> {
 /// The items of `text`, a list of strings as the writer writes it (see
 /// [`passthrough::encoded_list_encoding`]), as a `list` of `str`.
 fn list_items<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyList>> {
-    let list = PyList::empty(py);
+    let mut items = Vec::new();
     let bytes = text.as_bytes();
     let mut at = 1;
     while at < bytes.len() - 1 {
@@ -413,9 +413,9 @@ fn list_items<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyList>> 
         if inner.contains('\\') {
             let decoded: String = serde_json::from_str(token)
                 .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
-            list.append(PyString::new(py, &decoded))?;
+            items.push(PyString::new(py, &decoded));
         } else {
-            list.append(PyString::new(py, inner))?;
+            items.push(PyString::new(py, inner));
         }
         at += length;
         // The separator: `,` and a space where the list has them.
@@ -427,5 +427,5 @@ fn list_items<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyList>> 
             };
         }
     }
-    Ok(list)
+    PyList::new(py, items)
 }
