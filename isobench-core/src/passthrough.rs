@@ -358,6 +358,30 @@ impl Held {
         true
     }
 
+    /// Holds `text`, the JSON text of a value its caller holds outside any record text
+    /// (a host of records in memory that keeps the value itself), for `route`, under the
+    /// `position`-th key of the record; `encoding` as import is to note it: for a list,
+    /// how it was stored, `None` for a string.
+    pub fn hold_text(
+        &mut self,
+        route: usize,
+        text: &[u8],
+        position: usize,
+        encoding: Option<Encoding>,
+    ) {
+        let start = self.made.len();
+        self.made.extend_from_slice(text);
+        self.keep(
+            route,
+            Entry {
+                made: true,
+                range: start..self.made.len(),
+                position,
+                encoding,
+            },
+        );
+    }
+
     /// Whether the reader made any of the texts (a JSON-encoded list rewritten as the
     /// array the writer writes), rather than each being a range of the record's text.
     pub fn any_made(&self) -> bool {
@@ -487,6 +511,25 @@ pub fn transcode_list(token: &[u8], style: JsonStyle, out: &mut Vec<u8>) -> Opti
     } else {
         Encoding::Json
     })
+}
+
+/// The [`Encoding`] in which a string whose value is `list`, the text of a
+/// JSON-encoded list, passes: what [`transcode_list`] gives for the string's JSON text
+/// as the writer writes it, for a caller that holds the string's value rather than its
+/// text. `Some` when `list` is an array of strings exactly as the writer writes it with
+/// one separator throughout ([`is_list_written_as_is`]), which
+/// [`crate::codec::decode_list`] reads back exactly, in this encoding; `None` for any
+/// other list, which decoding reads (or refuses) itself.
+pub fn encoded_list_encoding(list: &[u8]) -> Option<Encoding> {
+    // The separator after the first item tells the style: `["a", "b"]`.
+    let first = list.strip_prefix(b"[")?;
+    let spaced = string_length(first).is_some_and(|n| first.get(n..n + 2) == Some(b", "));
+    let (style, encoding) = if spaced {
+        (JsonStyle::Spaced, Encoding::JsonSpaced)
+    } else {
+        (JsonStyle::Compact, Encoding::Json)
+    };
+    is_list_written_as_is(list, style).then_some(encoding)
 }
 
 /// Whether `token`, the text of a JSON array, is an array of strings exactly as the
@@ -841,6 +884,50 @@ mod tests {
         transcoded
     }
 
+    /// Whether a string whose value is `list` passes, and in which encoding, as
+    /// [`encoded_list_encoding`] tells it; panics unless that is what the transcoder
+    /// gives for the string's text as the writer writes it, in either style.
+    fn passes_as_transcoded(list: &str) -> Option<Encoding> {
+        let token = serde_json::to_string(list).expect("in memory");
+        let told = encoded_list_encoding(list.as_bytes());
+        for style in [JsonStyle::Compact, JsonStyle::Spaced] {
+            let transcoded = transcode_list(token.as_bytes(), style, &mut Vec::new());
+            assert_eq!(told, transcoded, "{list} {style:?}");
+        }
+        told
+    }
+
+    #[test]
+    fn an_encoded_list_held_as_a_value_passes_as_its_text_is_transcoded() {
+        let lists: Vec<String> = encoded_lists()
+            .iter()
+            .map(|token| serde_json::from_str(token).expect("a JSON string"))
+            .collect();
+        let told: Vec<Option<Encoding>> = lists.iter().map(|l| passes_as_transcoded(l)).collect();
+        assert!(told.iter().flatten().count() >= 10, "{told:?}");
+        assert!(told.contains(&Some(Encoding::JsonSpaced)) && told.contains(&Some(Encoding::Json)));
+        assert!(told.contains(&None));
+        let mut held = Held::default();
+        held.hold_text(1, br#"["a", "b"]"#, 4, Some(Encoding::JsonSpaced));
+        let routes = [Route {
+            key: "k",
+            field: "extensions.fail_to_pass",
+            list: true,
+            encoded: true,
+            path: &[],
+        }; 2];
+        assert_eq!(
+            held.keys(&routes),
+            [HeldKey {
+                key: "k",
+                position: 4,
+                encoding: Some(Encoding::JsonSpaced)
+            }]
+        );
+        assert_eq!(held.text(b"", 1), Some(&br#"["a", "b"]"#[..]));
+        assert!(held.any_made() && !held.holds(0));
+    }
+
     #[test]
     fn a_transcoded_list_is_the_decoded_list_written_again() {
         let transcoded: usize = encoded_lists()
@@ -883,6 +970,9 @@ mod tests {
             let transcoded = transcodes_as_decoded(&token);
             let written_as_is = !ascii || items.iter().all(|i| !i.bytes().any(|b| b >= 0x7f));
             proptest::prop_assert_eq!(transcoded, if written_as_is { 2 } else { 0 }, "{}", token);
+            // Held as the string's value, it passes as its text does.
+            let told = passes_as_transcoded(&list);
+            proptest::prop_assert_eq!(told.is_some(), written_as_is, "{}", list);
         }
     }
 

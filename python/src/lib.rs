@@ -232,18 +232,23 @@ fn convert(py: Python<'_>, from_: &str, to: &str, options: &Bound<'_, PyDict>) -
 #[pyclass(module = "isobench._isobench", unsendable)]
 struct RecordConverter {
     inner: BatchConverter<'static>,
+    /// How the routed values of records are held (none under `--set`, enrichment or
+    /// the strict profile, as in `convert`).
+    holding: records::Holding,
 }
 
 #[pymethods]
 impl RecordConverter {
     #[new]
-    fn new(from_: &str, to: &str, options: &Bound<'_, PyDict>) -> PyResult<Self> {
+    fn new(py: Python<'_>, from_: &str, to: &str, options: &Bound<'_, PyDict>) -> PyResult<Self> {
         let registry = registry();
         let plan = request(from_, to, options)?
             .plan_records(registry)
             .map_err(to_py)?;
         let inner = BatchConverter::new(registry, &plan, "<records>").map_err(to_py)?;
-        Ok(Self { inner })
+        let to = cargo_isobench::find(registry, to).map_err(to_py)?;
+        let holding = records::Holding::new(py, inner.routes(), &to.info().contract);
+        Ok(Self { inner, holding })
     }
 
     /// Converts records (Python objects, read directly: see [`records`]): `(the output
@@ -254,6 +259,9 @@ impl RecordConverter {
         py: Python<'py>,
         objects: &Bound<'py, PyList>,
     ) -> PyResult<(Bound<'py, PyList>, Vec<String>, String)> {
+        if !self.holding.is_empty() {
+            return self.records_holding(py, objects);
+        }
         let rows = objects
             .iter()
             .map(|object| records::record(py, &object))
@@ -287,6 +295,66 @@ impl RecordConverter {
         let batch = py.detach(|| inner.lines(text)).map_err(to_py)?;
         let (rejects, report) = rejects_and_report(&batch);
         Ok((PyBytes::new(py, &batch.out), rejects, report))
+    }
+}
+
+impl RecordConverter {
+    /// [`RecordConverter::records`] with the values of the conversion's routes held: each
+    /// goes to the output dict as the object it is (a list of strings decoded from a
+    /// `str` holding one, a new list of the same strings), where `convert` writes its
+    /// text; the rest is converted as without holding.
+    fn records_holding<'py>(
+        &mut self,
+        py: Python<'py>,
+        objects: &Bound<'py, PyList>,
+    ) -> PyResult<(Bound<'py, PyList>, Vec<String>, String)> {
+        let mut rows = Vec::with_capacity(objects.len());
+        let mut held = Vec::with_capacity(objects.len());
+        for object in objects.iter() {
+            let read = self.holding.read(py, &object)?;
+            rows.push(read.record);
+            held.push(read.objects);
+        }
+        let inner = &mut self.inner;
+        let all = objects.clone().unbind();
+        // A record refused with values held is read again whole, as without holding.
+        let mut whole = |i: usize| {
+            Python::attach(|py| {
+                let object = all.bind(py).get_item(i);
+                object
+                    .and_then(|object| records::record(py, &object))
+                    .unwrap_or_else(|e| {
+                        Err(cargo_isobench::input::BadInput {
+                            message: e.to_string(),
+                            value: None,
+                            hint: None,
+                            text: None,
+                        })
+                    })
+            })
+        };
+        let converted = py
+            .detach(|| {
+                inner.records_holding(
+                    rows,
+                    Some(isobench_core::codec::JsonStyle::Spaced),
+                    &mut whole,
+                )
+            })
+            .map_err(to_py)?;
+        let batch = &converted.batch;
+        let out = PyList::empty(py);
+        let mut start = 0;
+        for (&end, &(source, holding)) in batch.ends.iter().zip(&converted.sources) {
+            let record = records::object_to_python(py, &batch.out[start..end])?;
+            if holding {
+                self.holding.place(&record, &held[source])?;
+            }
+            out.append(record)?;
+            start = end + 1;
+        }
+        let (rejects, report) = rejects_and_report(batch);
+        Ok((out, rejects, report))
     }
 }
 

@@ -9,8 +9,15 @@
 //! not a `str` is the key `json.dumps` writes, and a value `json.dumps` cannot write
 //! raises the `TypeError` it raises. Only such records take that path.
 
+use std::borrow::Cow;
+
 use cargo_isobench::input::{self, BadInput};
+use cargo_isobench::pipeline::HoldingRecord;
+use isobench_core::Contract;
+use isobench_core::codec::Encoding;
+use isobench_core::passthrough::{self, Held, Route};
 use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{IntoPyDict, PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::{Map, Number, Value};
 
@@ -172,4 +179,253 @@ impl<'de, 'py> serde::de::Visitor<'de> for Seed<'py> {
         }
         Ok(dict.into_any())
     }
+}
+
+/// How the values of a conversion's routes (see [`isobench_core::passthrough`]) are held
+/// as the Python objects they are: a routed key's value goes to the output unconverted,
+/// where `convert` writes its text.
+#[derive(Debug, Default)]
+pub struct Holding {
+    routes: Vec<Held1>,
+}
+
+/// One route, as reading records needs it.
+#[derive(Debug)]
+struct Held1 {
+    key: String,
+    /// A list of strings (else a string).
+    list: bool,
+    /// A list that may come as a string holding it, JSON-encoded.
+    encoded: bool,
+    /// Where the output holds the value, from the top (as Python strings, made once).
+    path: Vec<Py<PyString>>,
+    /// Whether the target's contract reads the value (its JSON text is then given;
+    /// otherwise a text of the same kind stands in, which nothing reads).
+    read: bool,
+}
+
+/// A record read with its routed values held: what the converter is given, and the
+/// objects that go to the output, by route.
+pub struct HeldRead {
+    pub record: HoldingRecord,
+    pub objects: Vec<(usize, Py<PyAny>)>,
+}
+
+impl Holding {
+    /// For `routes`, those of a conversion to a format whose contract is `contract`.
+    pub fn new(py: Python<'_>, routes: &[Route<'_>], contract: &Contract) -> Self {
+        let routes = routes
+            .iter()
+            .map(|route| {
+                let key = route.path.join("/");
+                Held1 {
+                    key: route.key.to_owned(),
+                    list: route.list,
+                    encoded: route.encoded,
+                    path: route
+                        .path
+                        .iter()
+                        .map(|key| PyString::intern(py, key).unbind())
+                        .collect(),
+                    read: contract.requires.iter().any(|r| r.key == key),
+                }
+            })
+            .collect();
+        Self { routes }
+    }
+
+    /// Whether nothing is held.
+    pub fn is_empty(&self) -> bool {
+        self.routes.is_empty()
+    }
+
+    /// A record from a Python object, as [`record`] reads it, with the values of the
+    /// routes' keys held where they pass (see [`Holding::hold`]); held only when the
+    /// record is read directly.
+    pub fn read(&self, py: Python<'_>, object: &Bound<'_, PyAny>) -> PyResult<HeldRead> {
+        if let Ok(dict) = object.cast::<PyDict>()
+            && let Some(read) = self.read_map(py, dict)?
+        {
+            return Ok(read);
+        }
+        Ok(HeldRead {
+            record: HoldingRecord {
+                record: record(py, object)?,
+                held: Held::default(),
+            },
+            objects: Vec::new(),
+        })
+    }
+
+    fn read_map(&self, py: Python<'_>, dict: &Bound<'_, PyDict>) -> PyResult<Option<HeldRead>> {
+        let mut map = Map::with_capacity(dict.len());
+        let mut held = Held::default();
+        let mut objects = Vec::new();
+        for (position, (key, value)) in dict.iter().enumerate() {
+            let Some(key) = key.cast::<PyString>().ok().and_then(|k| k.to_cow().ok()) else {
+                return Ok(None);
+            };
+            if let Some(index) = self.routes.iter().position(|r| r.key == key)
+                && let Some((object, text, encoding)) = self.routes[index].hold(py, &value)?
+            {
+                held.hold_text(index, &text, position, encoding);
+                objects.push((index, object));
+                continue;
+            }
+            let Some(value) = direct(&value, 1) else {
+                return Ok(None);
+            };
+            map.insert(key.into_owned(), value);
+        }
+        Ok(Some(HeldRead {
+            record: HoldingRecord {
+                record: Ok(Value::Object(map)),
+                held,
+            },
+            objects,
+        }))
+    }
+
+    /// Puts the held `objects` of a record where `out`, its converted dict, holds the
+    /// texts that stood in for them.
+    pub fn place(&self, out: &Bound<'_, PyAny>, objects: &[(usize, Py<PyAny>)]) -> PyResult<()> {
+        let py = out.py();
+        'held: for (index, object) in objects {
+            let path = &self.routes[*index].path;
+            let Some((last, parents)) = path.split_last() else {
+                continue;
+            };
+            let (last, mut at) = (last.bind(py), out.cast::<PyDict>()?.clone());
+            for key in parents {
+                match at.get_item(key.bind(py))? {
+                    Some(inner) => at = inner.cast_into::<PyDict>()?,
+                    // A value whose object the output lacks was not written.
+                    None => continue 'held,
+                }
+            }
+            if at.contains(last)? {
+                at.set_item(last, object.bind(py))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What a held value gives: the object that goes to the output, the text import and
+/// the contract see, and a list's encoding.
+type Hold = (Py<PyAny>, Vec<u8>, Option<Encoding>);
+
+impl Held1 {
+    /// `value` held, when it passes as the JSON Lines reader passes its text: a `str`
+    /// (the object itself goes to the output), or for a list, a `list` of `str` (a new
+    /// list of the same strings) or, where the route takes one, a `str` holding a list
+    /// as the writer writes one (a list of its items, decoded here). Only `str` itself,
+    /// not a subclass, and valid UTF-8: any other value is read into the record, as
+    /// without holding, and import says what it says of it.
+    fn hold(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Option<Hold>> {
+        if let Ok(s) = value.cast_exact::<PyString>() {
+            if !self.list {
+                if !self.read && is_ascii(s)? {
+                    return Ok(Some((
+                        s.clone().into_any().unbind(),
+                        b"\"\"".to_vec(),
+                        None,
+                    )));
+                }
+                let Ok(string) = PyBackedStr::try_from(s.clone()) else {
+                    return Ok(None);
+                };
+                let text = if self.read {
+                    serde_json::to_vec(&*string).expect("a string serialises")
+                } else {
+                    b"\"\"".to_vec()
+                };
+                return Ok(Some((s.clone().into_any().unbind(), text, None)));
+            }
+            if !self.encoded {
+                return Ok(None);
+            }
+            let Ok(text) = PyBackedStr::try_from(s.clone()) else {
+                return Ok(None);
+            };
+            let Some(encoding) = passthrough::encoded_list_encoding(text.as_bytes()) else {
+                return Ok(None);
+            };
+            let items = list_items(py, &text)?;
+            let text = if self.read {
+                text.as_bytes().to_vec()
+            } else {
+                b"[]".to_vec()
+            };
+            return Ok(Some((items.into_any().unbind(), text, Some(encoding))));
+        }
+        if !self.list {
+            return Ok(None);
+        }
+        let Ok(list) = value.cast_exact::<PyList>() else {
+            return Ok(None);
+        };
+        let mut items = Vec::with_capacity(list.len());
+        for item in list.iter() {
+            let Ok(s) = item.cast_exact::<PyString>() else {
+                return Ok(None);
+            };
+            if !is_ascii(s)? && s.encode_utf8().is_err() {
+                return Ok(None);
+            }
+            items.push(item);
+        }
+        let text = if self.read {
+            let strings = items
+                .iter()
+                .map(|item| item.cast::<PyString>()?.to_cow().map(Cow::into_owned))
+                .collect::<PyResult<Vec<String>>>()?;
+            serde_json::to_vec(&strings).expect("strings serialise")
+        } else {
+            b"[]".to_vec()
+        };
+        let copy = PyList::new(py, items)?;
+        Ok(Some((
+            copy.into_any().unbind(),
+            text,
+            Some(Encoding::Native),
+        )))
+    }
+}
+
+/// Whether `s` is ASCII (so valid UTF-8 too), told without encoding it.
+fn is_ascii(s: &Bound<'_, PyString>) -> PyResult<bool> {
+    s.call_method0(pyo3::intern!(s.py(), "isascii"))?
+        .is_truthy()
+}
+
+/// The items of `text`, a list of strings as the writer writes it (see
+/// [`passthrough::encoded_list_encoding`]), as a `list` of `str`.
+fn list_items<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyList>> {
+    let mut items = Vec::new();
+    let bytes = text.as_bytes();
+    let mut at = 1;
+    while at < bytes.len() - 1 {
+        let length = passthrough::string_length(&bytes[at..])
+            .ok_or_else(|| pyo3::exceptions::PyValueError::new_err("a list item is cut short"))?;
+        let token = &text[at..at + length];
+        let inner = &token[1..length - 1];
+        if inner.contains('\\') {
+            let decoded: String = serde_json::from_str(token)
+                .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+            items.push(PyString::new(py, &decoded));
+        } else {
+            items.push(PyString::new(py, inner));
+        }
+        at += length;
+        // The separator: `,` and a space where the list has them.
+        if bytes.get(at) == Some(&b',') {
+            at += if bytes.get(at + 1) == Some(&b' ') {
+                2
+            } else {
+                1
+            };
+        }
+    }
+    PyList::new(py, items)
 }

@@ -2,15 +2,16 @@
 //! Python bindings).
 
 use isobench_core::codec::JsonStyle;
+use isobench_core::passthrough::{Held, Route};
 use isobench_core::{ConversionReport, Notes, Registry};
 use serde_json::{Map, Value};
 
 use super::buffers::Buffers;
-use super::job::{Job, Shared, Work, first_style, rejection_line};
+use super::job::{Done, Job, Shared, Work, first_style, rejection_line};
 use super::plan::ConvertPlan;
 use crate::cli::OnError;
 use crate::errors::CliError;
-use crate::input::{self, Batch};
+use crate::input::{self, Batch, Item};
 use crate::mine::enrich::Enricher;
 
 /// Converts records held in memory, batch by batch, as [`super::run`] converts those of its
@@ -49,6 +50,28 @@ pub struct ConvertedBatch {
     pub rejects: Vec<Map<String, Value>>,
     /// The JSON style the records were written in.
     pub style: JsonStyle,
+}
+
+/// A record its caller read with some values held outside it
+/// ([`BatchConverter::records_holding`]): the record, lacking the keys `held` names, or
+/// why there is none.
+#[derive(Debug)]
+pub struct HoldingRecord {
+    /// The record without the held keys.
+    pub record: Result<Value, input::BadInput>,
+    /// The held values' texts, by route ([`BatchConverter::routes`]), with where each
+    /// key stood and a list's encoding.
+    pub held: Held,
+}
+
+/// A batch converted by [`BatchConverter::records_holding`].
+#[derive(Debug, Default)]
+pub struct HoldingBatch {
+    /// The converted batch; each held value's text is written where the output holds it.
+    pub batch: ConvertedBatch,
+    /// For each output record, the index of the record of the batch it came from, and
+    /// whether it was converted with its values held (else it was converted whole).
+    pub sources: Vec<(usize, bool)>,
 }
 
 impl<'r> BatchConverter<'r> {
@@ -119,6 +142,69 @@ impl<'r> BatchConverter<'r> {
         self.convert(batch)
     }
 
+    /// How values pass from input to output in this conversion (see
+    /// [`isobench_core::passthrough`]): none under `--set`, enrichment or the strict
+    /// profile, as in `convert`.
+    pub fn routes(&self) -> &[Route<'r>] {
+        &self.shared.routes
+    }
+
+    /// Converts records read otherwise, as [`BatchConverter::records`] does, each with
+    /// the values of [`BatchConverter::routes`] its caller held outside it, as the JSON
+    /// Lines reader holds them: each held text is written where the output holds the
+    /// value (where `convert` writes it), so that the caller can put the value it keeps
+    /// there. A record refused with values held is converted again whole, `whole(i)`
+    /// giving the batch's `i`-th record with every value in it, so that the refusal, its
+    /// hint and the rejects line are those of the record as given.
+    pub fn records_holding(
+        &mut self,
+        records: Vec<HoldingRecord>,
+        style: Option<JsonStyle>,
+        whole: &mut dyn FnMut(usize) -> Result<Value, input::BadInput>,
+    ) -> Result<HoldingBatch, CliError> {
+        let style = *self.style.get_or_insert(style.unwrap_or_default());
+        let mut job = Job {
+            shared: &self.shared,
+            notes: std::mem::take(&mut self.notes),
+            enricher: self.enricher.take(),
+        };
+        let mut done = Done {
+            out: self.shared.buffers.take(),
+            ..Done::default()
+        };
+        done.out.clear();
+        let file = self.shared.files[0].as_str();
+        let empty = Held::default();
+        let mut sources = Vec::with_capacity(records.len());
+        for (i, HoldingRecord { record, held }) in records.into_iter().enumerate() {
+            self.line += 1;
+            let (written, rejected) = (done.ends.len(), done.rejects.len());
+            let mut holding = record.is_ok() && !held.is_empty();
+            let item = |record| Item {
+                line: self.line,
+                raw: &[],
+                record,
+            };
+            let mut go = job.item(file, item(record), &held, style, &mut done);
+            if holding && done.rejects.len() > rejected {
+                // Refused: told of the record as given, not of what was left of it.
+                done.rejects.pop();
+                done.report.read -= 1;
+                holding = false;
+                go = job.item(file, item(whole(i)), &empty, style, &mut done);
+            }
+            if done.ends.len() > written {
+                sources.push((i, holding));
+            }
+            if !go {
+                break;
+            }
+        }
+        (self.notes, self.enricher) = (job.notes, job.enricher);
+        let batch = self.finish(done, style)?;
+        Ok(HoldingBatch { batch, sources })
+    }
+
     fn convert(&mut self, batch: Batch) -> Result<ConvertedBatch, CliError> {
         let style = *self.style.get_or_insert_with(|| first_style(&batch));
         let mut job = Job {
@@ -132,6 +218,11 @@ impl<'r> BatchConverter<'r> {
             style,
         });
         (self.notes, self.enricher) = (job.notes, job.enricher);
+        self.finish(done, style)
+    }
+
+    /// A converted batch of `done`: under `--on-error fail`, the first refusal.
+    fn finish(&self, done: Done, style: JsonStyle) -> Result<ConvertedBatch, CliError> {
         let mut rejects = Vec::with_capacity(done.rejects.len());
         let mut report = done.report;
         for reject in done.rejects {

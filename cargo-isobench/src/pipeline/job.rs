@@ -228,7 +228,7 @@ impl Job<'_> {
     /// Converts one item into `done`; `false` stops the batch (a bad record under
     /// `--on-error fail`).
     /// `held`: the values the reader held outside its record.
-    fn item(
+    pub(super) fn item(
         &mut self,
         file: &str,
         item: Item<'_>,

@@ -1,0 +1,199 @@
+"""`convert_records` passes the values a conversion only moves (patches, texts, test lists)
+as the objects they are: generated records of odd strings, test lists in every encoding,
+nulls, extra keys and shuffled key order give what the command line gives for the same
+records read as JSON Lines: values, their types, key order, refusals and rejects lines."""
+
+import json
+import random
+
+import pytest
+
+import isobench
+from conftest import REAL, SAMPLES, read_jsonl
+from test_direct import cli_records, typed, without_file
+
+PIECES = [
+    "", " ", "\n", "plain", "diff --git a/x b/x\n+y\n", "é 中", "\U0001F600\U0001F9EA", "tab\there",
+    'q"uote', "back\\slash", "\u2028\u2029", "\x00\x01\x1f\x7f", "a/b", "\\u00e9", '["x", "y"]',
+    "   lead", "\r\n", "\ufeff", "test_x[1, 2]", "t::u", "'single'",
+]
+
+# Keys each format's records hold strings in, and test lists in.
+STRINGS = {
+    "swe-bench": ["patch", "test_patch", "problem_statement", "hints_text"],
+    "swe-smith": ["patch", "problem_statement"],
+    "canonical": ["patch", "test_patch", "gt_commit_message"],
+}
+LISTS = {
+    "swe-bench": ["FAIL_TO_PASS", "PASS_TO_PASS"],
+    "swe-smith": ["FAIL_TO_PASS", "PASS_TO_PASS"],
+    "canonical": [],
+}
+
+
+class Str(str):
+    """A `str` subclass: read as its text, never passed as the object."""
+
+
+def odd_string(rng):
+    if rng.random() < 0.05:
+        return rng.choice(["", " ", "\n"])
+    text = "".join(rng.choice(PIECES) for _ in range(rng.randrange(1, 5))) + "x"
+    if rng.random() < 0.2:
+        text += "".join(chr(rng.randrange(0x20, 0x3000)) for _ in range(rng.randrange(1, 6)))
+    return text
+
+
+def odd_list(rng):
+    """A test list as records hold one: an array, or a string holding one in either
+    style (or as Python writes it), and some that are not lists of strings at all."""
+    items = [odd_string(rng) for _ in range(rng.randrange(4))]
+    kind = rng.randrange(13)
+    if kind <= 2:
+        return items
+    if kind <= 5:
+        return json.dumps(items, ensure_ascii=False)
+    if kind == 6:
+        return json.dumps(items, ensure_ascii=False, separators=(",", ":"))
+    if kind == 7:
+        return json.dumps(items)  # `\uXXXX` escapes: no item is written as it is
+    if kind == 8:
+        return "[" + " ,".join(json.dumps(i) for i in items) + "]"
+    if kind == 9:
+        return repr(items)
+    if kind == 10:
+        return tuple(items)
+    return rng.choice([items + [1], [None], None, 7, "not a list", {"a": "b"}, Str(json.dumps(items))])
+
+
+def mutated(rng, template, fmt, n):
+    record = dict(template)
+    record["instance_id"] = f"{template.get('instance_id', 'x')}-gen{n}"
+    for key in STRINGS[fmt]:
+        roll = rng.random()
+        if roll < 0.85:
+            record[key] = odd_string(rng)
+        elif roll < 0.88:
+            record[key] = None
+        elif roll < 0.9:
+            record.pop(key, None)
+        elif roll < 0.94:
+            record[key] = Str(odd_string(rng))
+        elif roll < 0.96:
+            record[key] = rng.choice([3, 2.5, True, ["a"], {"k": "v"}])
+    for key in LISTS[fmt]:
+        if fmt == "swe-smith" and rng.random() < 0.8:
+            # Its harness takes arrays only.
+            record[key] = [odd_string(rng) for _ in range(rng.randrange(1, 4))]
+        elif rng.random() < 0.9:
+            record[key] = odd_list(rng)
+        else:
+            record.pop(key, None)
+    if fmt == "canonical" and rng.random() < 0.5:
+        ext = dict(record.get("extensions") or {})
+        ext["problem_statement"] = odd_string(rng)
+        ext["fail_to_pass"] = [odd_string(rng) for _ in range(rng.randrange(3))]
+        record["extensions"] = ext
+    # Extra keys: a canonical record keeps them in `extensions`.
+    extra = record if fmt != "canonical" else dict(record.get("extensions") or {})
+    for _ in range(rng.randrange(3)):
+        extra[f"extra_{rng.randrange(100)}"] = rng.choice(
+            [odd_string(rng), None, 0, -1.5, [odd_string(rng)], {"n": {"m": [1, "2"]}}]
+        )
+    if fmt == "canonical":
+        record["extensions"] = extra
+    keys = list(record)
+    if rng.random() < 0.6:
+        rng.shuffle(keys)
+    return {k: record[k] for k in keys}
+
+
+@pytest.fixture(scope="module")
+def templates(cli, tmp_path_factory):
+    """Records of each source format the generated ones start from: the SWE-bench
+    samples, canonical records the command line makes of them, and the real SWE-smith
+    records when they are there."""
+    found = {"swe-bench": read_jsonl(SAMPLES / "swe-bench-verified.sample.jsonl")}
+    made = tmp_path_factory.mktemp("templates") / "canonical.jsonl"
+    cli("convert", "--from", "swe-bench", "--to", "canonical", "-i",
+        SAMPLES / "swe-bench-verified.sample.jsonl", "-o", made)
+    found["canonical"] = read_jsonl(made)
+    smith = sorted((REAL / "swesmith").glob("*.jsonl")) if REAL.is_dir() else []
+    if smith:
+        found["swe-smith"] = read_jsonl(smith[0])
+    return found
+
+
+PAIRS = [
+    ("swe-bench", "canonical"),
+    ("canonical", "swe-bench"),
+    ("swe-smith", "canonical"),
+    ("swe-bench", "swe-bench"),
+    ("swe-smith", "swe-smith"),
+    ("canonical", "canonical"),
+]
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("pair", PAIRS, ids=lambda p: f"{p[0]}-to-{p[1]}")
+def test_generated_records_give_the_cli_records(cli, templates, tmp_path, pair, seed):
+    from_, to = pair
+    if from_ not in templates:
+        print(f"skipped: no real {from_} records at {REAL}")
+        pytest.skip(f"no real {from_} records at {REAL}")
+    rng = random.Random(f"{from_}-{to}-{seed}")
+    records = [mutated(rng, rng.choice(templates[from_]), from_, n) for n in range(120)]
+    theirs, their_rejects = cli_records(cli, tmp_path, records, from_, to)
+    rejected = []
+    ours = list(isobench.convert_records(records, from_=from_, to=to, on_error="skip",
+                                         rejects=rejected))
+    assert len(ours) == len(theirs)
+    for n, (a, b) in enumerate(zip(ours, theirs)):
+        assert typed(a) == typed(b), f"{from_} -> {to}, output record {n}"
+    assert [told(r) for r in rejected] == [told(r) for r in their_rejects]
+    assert len(ours) >= 20, f"{from_} -> {to}: too few records converted to tell"
+    # The values were passed as the objects they are, not made again (nor converted a
+    # second time, whole, as a refused record is).
+    given = {id(v) for r in records for v in r.values() if type(v) is str and len(v) > 1}
+    passing = [r for r in ours
+               if any(id(v) in given for v in [*r.values(), *(r.get("extensions") or {}).values()])]
+    assert len(passing) >= len(ours) * 3 // 4, f"{from_} -> {to}: {len(passing)} of {len(ours)}"
+
+
+def told(reject):
+    """A rejects line without the input's name, the record as a record: the command line
+    keeps a line's text (`raw`), `convert_records` the record it was given."""
+    told = without_file(reject)
+    if "raw" in told and "record" not in told:
+        try:
+            told["record"] = json.loads(told.pop("raw"))
+        except ValueError:
+            pass
+    if "record" in told:
+        told["record"] = typed(told["record"])
+    return told
+
+
+def test_a_held_list_is_a_new_list_of_the_same_strings():
+    record = dict(read_jsonl(SAMPLES / "swe-bench-verified.sample.jsonl")[0])
+    items = ["tests/a.py::b", "é \U0001F600"]
+    record["FAIL_TO_PASS"] = items
+    out = next(isobench.convert_records([record], from_="swe-bench", to="canonical"))
+    got = out["extensions"]["fail_to_pass"]
+    assert got == items and got is not items and all(a is b for a, b in zip(got, items))
+    assert out["patch"] is record["patch"]
+
+
+@pytest.mark.parametrize("key", ["patch", "problem_statement", "FAIL_TO_PASS"])
+def test_a_string_that_is_not_utf8_is_refused_as_without_holding(key):
+    """A lone surrogate cannot be UTF-8: the error is the one of a record read without
+    any value held (the strict profile holds none)."""
+    record = dict(read_jsonl(SAMPLES / "swe-bench-verified.sample.jsonl")[0])
+    record[key] = '["a\ud800"]' if key == "FAIL_TO_PASS" else "x\ud800y"
+    errors = []
+    for profile in ("lossless", "strict"):
+        with pytest.raises(Exception) as caught:
+            list(isobench.convert_records([record], from_="swe-bench", to="canonical",
+                                          profile=profile))
+        errors.append((type(caught.value), str(caught.value)))
+    assert errors[0] == errors[1]
