@@ -191,6 +191,44 @@ impl JsonStyle {
         crate::jsonwrite::object(out, map, self.writer());
     }
 
+    /// The length of what [`JsonStyle::write_value`] writes for `value`, counted without
+    /// writing it.
+    pub fn written_length(self, value: &Value) -> usize {
+        crate::jsonwrite::value_length(value, self.writer())
+    }
+
+    /// The length of what [`JsonStyle::write_object`] writes for `map`, counted without
+    /// writing it.
+    pub fn written_object_length(self, map: &Map<String, Value>) -> usize {
+        crate::jsonwrite::object_length(map, self.writer())
+    }
+
+    /// What [`JsonStyle::detect`] tells of the text [`JsonStyle::write_object`] writes for
+    /// `map` in this style, found without writing it: `None` for `{}` (no separator); the
+    /// separators otherwise, escaped when the text shows a `\uXXXX` escape of a character
+    /// beyond ASCII (one at `0x7f` or above, in an escaping style), not escaped when it
+    /// shows such a character as it is (beyond `0x7f`, in the other styles).
+    pub fn shown_by_object(self, map: &Map<String, Value>) -> Option<Self> {
+        if map.is_empty() {
+            return None;
+        }
+        let base = if self.is_spaced() {
+            Self::Spaced
+        } else {
+            Self::Compact
+        };
+        let shows = if self.is_ascii() {
+            crate::jsonwrite::any_char_in(map, &|s: &str| s.bytes().any(|b| b >= 0x7f))
+        } else {
+            crate::jsonwrite::any_char_in(map, &|s: &str| !s.is_ascii())
+        };
+        Some(if shows {
+            base.with_ascii(self.is_ascii())
+        } else {
+            base
+        })
+    }
+
     /// Appends a canonical record in this style: the same bytes as [`JsonStyle::write`]
     /// gives for it, written without building a [`Value`] first.
     pub fn write_record(self, out: &mut Vec<u8>, record: &crate::CanonicalRecord) {
@@ -724,6 +762,55 @@ mod tests {
             let escaped = JsonStyle::Compact.with_ascii(true).to_string(&value);
             for text in [raw.as_bytes(), escaped.as_bytes(), string.as_bytes()] {
                 prop_assert_eq!(ascii_escaping(text), ascii_escaping_reference(text), "{:?}", String::from_utf8_lossy(text));
+            }
+        }
+    }
+
+    /// JSON values of every kind, strings rich in what is escaped (quotes, backslashes,
+    /// controls, DEL, characters beyond ASCII and beyond the BMP), keys likewise.
+    fn any_value() -> impl Strategy<Value = Value> {
+        let text = || "[a \"\\\n\t\u{1}\u{8}\u{1f}\u{7f}\u{80}é中\u{1F600}]{0,6}";
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<f64>().prop_map(Value::from),
+            text().prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 32, 6, move |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                prop::collection::vec((text(), inner), 0..6)
+                    .prop_map(|entries| Value::Object(entries.into_iter().collect())),
+            ]
+        })
+    }
+
+    fn any_style() -> impl Strategy<Value = JsonStyle> {
+        prop::sample::select(vec![
+            JsonStyle::Compact,
+            JsonStyle::Spaced,
+            JsonStyle::CompactAscii,
+            JsonStyle::SpacedAscii,
+        ])
+    }
+
+    proptest! {
+        /// The length counted is the length written, and the style an object's text shows
+        /// is the one `detect` reads from that text.
+        #[test]
+        fn written_lengths_and_shown_styles_are_those_of_the_text(
+            value in any_value(),
+            style in any_style(),
+        ) {
+            let mut out = Vec::new();
+            style.write_value(&mut out, &value);
+            prop_assert_eq!(style.written_length(&value), out.len());
+            if let Value::Object(map) = &value {
+                prop_assert_eq!(style.written_object_length(map), out.len());
+                let text = std::str::from_utf8(&out).unwrap();
+                prop_assert_eq!(style.shown_by_object(map), JsonStyle::detect(text), "{}", text);
             }
         }
     }
