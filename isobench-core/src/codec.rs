@@ -203,32 +203,6 @@ impl JsonStyle {
         crate::jsonwrite::object_length(map, self.writer())
     }
 
-    /// What [`JsonStyle::detect`] tells of the text [`JsonStyle::write_object`] writes for
-    /// `map` in this style, found without writing it: `None` for `{}` (no separator); the
-    /// separators otherwise, escaped when the text shows a `\uXXXX` escape of a character
-    /// beyond ASCII (one at `0x7f` or above, in an escaping style), not escaped when it
-    /// shows such a character as it is (beyond `0x7f`, in the other styles).
-    pub fn shown_by_object(self, map: &Map<String, Value>) -> Option<Self> {
-        if map.is_empty() {
-            return None;
-        }
-        let base = if self.is_spaced() {
-            Self::Spaced
-        } else {
-            Self::Compact
-        };
-        let shows = if self.is_ascii() {
-            crate::jsonwrite::any_char_in(map, &|s: &str| s.bytes().any(|b| b >= 0x7f))
-        } else {
-            crate::jsonwrite::any_char_in(map, &|s: &str| !s.is_ascii())
-        };
-        Some(if shows {
-            base.with_ascii(self.is_ascii())
-        } else {
-            base
-        })
-    }
-
     /// Appends a canonical record in this style: the same bytes as [`JsonStyle::write`]
     /// gives for it, written without building a [`Value`] first.
     pub fn write_record(self, out: &mut Vec<u8>, record: &crate::CanonicalRecord) {
@@ -797,10 +771,9 @@ mod tests {
     }
 
     proptest! {
-        /// The length counted is the length written, and the style an object's text shows
-        /// is the one `detect` reads from that text.
+        /// The length counted is the length written.
         #[test]
-        fn written_lengths_and_shown_styles_are_those_of_the_text(
+        fn written_lengths_are_those_of_the_text(
             value in any_value(),
             style in any_style(),
         ) {
@@ -809,8 +782,6 @@ mod tests {
             prop_assert_eq!(style.written_length(&value), out.len());
             if let Value::Object(map) = &value {
                 prop_assert_eq!(style.written_object_length(map), out.len());
-                let text = std::str::from_utf8(&out).unwrap();
-                prop_assert_eq!(style.shown_by_object(map), JsonStyle::detect(text), "{}", text);
             }
         }
     }

@@ -282,21 +282,6 @@ fn escaped_length(byte: u8) -> usize {
     }
 }
 
-/// Whether some key or string inside `value` holds a character `beyond` says is.
-pub(crate) fn any_char(value: &Value, beyond: &impl Fn(&str) -> bool) -> bool {
-    match value {
-        Value::String(s) => beyond(s),
-        Value::Array(items) => items.iter().any(|v| any_char(v, beyond)),
-        Value::Object(map) => any_char_in(map, beyond),
-        _ => false,
-    }
-}
-
-/// [`any_char`] of an object's keys and values.
-pub(crate) fn any_char_in(map: &Map<String, Value>, beyond: &impl Fn(&str) -> bool) -> bool {
-    map.iter().any(|(k, v)| beyond(k) || any_char(v, beyond))
-}
-
 fn needs_escape(byte: u8) -> bool {
     byte < 0x20 || byte == b'"' || byte == b'\\'
 }
