@@ -54,46 +54,49 @@ fn test_list() -> impl Strategy<Value = Value> {
     })
 }
 
-/// A SWE-bench record: the declared text fields, test lists, undeclared keys of any
-/// value, its keys in any order; `bad`: with a `created_at` the format refuses.
+/// A SWE-bench record: the declared fields in the schema's order (so that the columns
+/// tell it), test lists, undeclared keys of any value anywhere, sometimes every key in any
+/// order; `bad`: with a `created_at` the format refuses.
 fn record() -> impl Strategy<Value = (Vec<(String, Value)>, bool)> {
-    let declared = [
+    let texts = [
+        "base_commit",
         "patch",
         "test_patch",
         "problem_statement",
-        "version",
-        "created_at",
         "hints_text",
-        "environment_setup_commit",
-        "base_commit",
+        "created_at",
+        "version",
     ];
     (
-        prop::collection::vec(field_text(), declared.len()),
+        prop::collection::vec(field_text(), texts.len() + 1),
         test_list(),
         test_list(),
-        prop::collection::vec(("x[a-zé]{0,3}", nested()), 0..3),
+        prop::collection::vec(("x[a-zé]{0,3}", nested(), any::<usize>()), 0..3),
         proptest::bool::weighted(0.1),
         proptest::bool::weighted(0.3),
     )
-        .prop_flat_map(move |(texts, f2p, p2p, undeclared, bad, shuffle)| {
+        .prop_flat_map(move |(mut values, f2p, p2p, undeclared, bad, shuffle)| {
+            let setup = values.pop().expect("one more than the texts");
             let mut entries: Vec<(String, Value)> = vec![
-                ("instance_id".into(), Value::Null),
                 ("repo".into(), json!("o/r")),
+                ("instance_id".into(), Value::Null),
             ];
             entries.extend(
-                declared
+                texts
                     .iter()
-                    .zip(texts)
+                    .zip(values)
                     .map(|(k, t)| ((*k).to_owned(), Value::String(t))),
             );
             entries.push(("FAIL_TO_PASS".into(), f2p));
             entries.push(("PASS_TO_PASS".into(), p2p));
-            entries.extend(undeclared);
-            let ordered = Just(entries.clone()).boxed();
+            entries.push(("environment_setup_commit".into(), Value::String(setup)));
+            for (key, value, at) in undeclared {
+                entries.insert(at % (entries.len() + 1), (key, value));
+            }
             let order = if shuffle {
                 Just(entries).prop_shuffle().boxed()
             } else {
-                ordered
+                Just(entries).boxed()
             };
             (order, Just(bad))
         })
@@ -159,7 +162,18 @@ fn registry() -> isobench_core::Registry {
 
 /// Converts `input` to JSON Lines and to Parquet with `--jobs` each of 1 and 2, and
 /// checks the promises of the module's doc.
-fn check(dir: &Path, input: &Path, style: Option<JsonStyle>, reference_style: JsonStyle) {
+/// `limits`: the row group limits of the Parquet output, rows and bytes; the bytes, when
+/// `exact` is given as `(k, extra)`, are instead the sum of the lengths of the first `k`
+/// lines written (modulo their number) plus `extra`, a cut right at a record's end or a
+/// byte past it.
+fn check(
+    dir: &Path,
+    input: &Path,
+    style: Option<JsonStyle>,
+    reference_style: JsonStyle,
+    limits: (usize, usize),
+    exact: Option<(usize, usize)>,
+) {
     let input = input.to_str().expect("a UTF-8 path");
     let path = |name: &str| dir.join(name).to_str().expect("UTF-8").to_owned();
     let style_args: Vec<&str> =
@@ -183,7 +197,17 @@ fn check(dir: &Path, input: &Path, style: Option<JsonStyle>, reference_style: Js
             args.extend(&style_args);
             convert(&args)
         };
+        set_test_limits(None);
         let code = run(&jsonl, &rejects_a);
+        let lengths: Vec<usize> = fs::read(&jsonl)
+            .expect("written")
+            .split(|&b| b == b'\n')
+            .map(<[u8]>::len)
+            .collect();
+        let bytes = exact.map_or(limits.1, |(k, extra)| {
+            lengths[..=k % lengths.len()].iter().sum::<usize>() + extra
+        });
+        set_test_limits(Some((limits.0, bytes.max(1))));
         assert_eq!(run(&parquet, &rejects_b), code, "exit codes, --jobs {jobs}");
         assert_eq!(
             convert(&[
@@ -254,12 +278,19 @@ proptest! {
         output_style in prop::option::of(prop::sample::select(vec![JsonStyle::Compact, JsonStyle::Spaced])),
         rows in 1usize..12,
         bytes in 200usize..6000,
+        exact in prop::option::of((any::<usize>(), 0usize..2)),
     ) {
         let dir = tempfile::tempdir().expect("a directory");
         let input = dir.path().join("in.jsonl");
         write_input(&input, &records, input_style);
-        set_test_limits(Some((rows, bytes)));
-        check(dir.path(), &input, output_style, output_style.unwrap_or(input_style));
+        check(
+            dir.path(),
+            &input,
+            output_style,
+            output_style.unwrap_or(input_style),
+            (rows, bytes),
+            exact,
+        );
         set_test_limits(None);
     }
 }
@@ -296,7 +327,14 @@ fn files_of_more_than_group_rows_records_keep_their_row_groups() {
         })
         .collect();
     write_input(&input, &records, JsonStyle::Compact);
-    check(dir.path(), &input, None, JsonStyle::Compact);
+    check(
+        dir.path(),
+        &input,
+        None,
+        JsonStyle::Compact,
+        (GROUP_ROWS, crate::parquet::GROUP_BYTES),
+        None,
+    );
     assert_eq!(row_groups(&dir.path().join("out.parquet")).len(), 3);
 }
 
