@@ -453,12 +453,11 @@ impl ParquetWriter {
     /// Adds rows of every column to the open row group.
     fn add_part(&mut self, part: RecordBatch) -> io::Result<()> {
         self.open_rows += part.num_rows();
-        match &mut self.spool {
-            Some(spool) => spool.send(Spooled::Part(part)),
-            None => {
-                self.parts.push(part);
-                Ok(())
-            }
+        if let Some(spool) = &mut self.spool {
+            spool.send(Spooled::Part(part))
+        } else {
+            self.parts.push(part);
+            Ok(())
         }
     }
 

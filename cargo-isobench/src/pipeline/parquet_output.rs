@@ -102,8 +102,8 @@ fn record() -> impl Strategy<Value = (Vec<(String, Value)>, bool)> {
         })
 }
 
-/// Runs the command line with `args` after `convert`; its exit code.
-fn convert(args: &[&str]) -> i32 {
+/// Runs the command line with `options` after `convert`; its exit code.
+fn convert(options: &[&str]) -> i32 {
     let argv = [
         "cargo-isobench",
         "convert",
@@ -113,7 +113,7 @@ fn convert(args: &[&str]) -> i32 {
         "swe-bench",
     ]
     .iter()
-    .chain(args)
+    .chain(options)
     .map(OsString::from);
     crate::run(argv)
 }
@@ -132,7 +132,11 @@ fn row_groups(path: &Path) -> Vec<i64> {
     let metadata = ParquetMetaDataReader::new()
         .parse_and_finish(&File::open(path).expect("the file was written"))
         .expect("a Parquet file");
-    metadata.row_groups().iter().map(|g| g.num_rows()).collect()
+    metadata
+        .row_groups()
+        .iter()
+        .map(parquet::file::metadata::RowGroupMetaData::num_rows)
+        .collect()
 }
 
 /// The records of a JSON Lines output written one by one to a Parquet file, with its
