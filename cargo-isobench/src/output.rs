@@ -281,6 +281,11 @@ impl RecordWriter {
         self.style = style;
     }
 
+    /// Where the records go (`-` for stdout).
+    pub fn dest(&self) -> PathBuf {
+        self.path()
+    }
+
     fn path(&self) -> PathBuf {
         match &self.sink {
             Sink::File { file, .. } | Sink::Parquet { file, .. } => file.dest().to_owned(),
@@ -300,6 +305,30 @@ impl RecordWriter {
                 out.note_style(style);
                 out.write(record.clone(), 0)
             }
+        };
+        result.map_err(|e| CliError::Write {
+            path: self.path(),
+            source: e,
+        })
+    }
+
+    /// Empty rows of the output's columns when it is Parquet: records converted into them
+    /// apart go to [`Self::write_rows`].
+    #[cfg_attr(not(feature = "parquet"), allow(unreachable_code))] // no Parquet sink then
+    pub fn column_rows(&self) -> Option<crate::parquet::ColumnRows> {
+        match &self.sink {
+            Sink::Parquet { out, .. } => Some(out.empty_rows()),
+            _ => None,
+        }
+    }
+
+    /// Writes rows of records converted into [`Self::column_rows`], in order.
+    pub fn write_rows(&mut self, rows: crate::parquet::RowsBatch) -> Result<(), CliError> {
+        let result = match &mut self.sink {
+            Sink::Parquet { out, .. } => out.write_batch(rows),
+            _ => Err(io::Error::other(
+                "rows of columns go to a Parquet output only",
+            )),
         };
         result.map_err(|e| CliError::Write {
             path: self.path(),

@@ -206,6 +206,82 @@ fn escape(out: &mut Vec<u8>, byte: u8) {
     out.extend_from_slice(&[b'\\', named]);
 }
 
+/// The length of what [`value`] writes for `value` in `style`, counted without writing it.
+pub(crate) fn value_length(value: &Value, style: Style) -> usize {
+    match value {
+        Value::Null | Value::Bool(true) => 4,
+        Value::Bool(false) => 5,
+        Value::Number(n) => number_length(n),
+        Value::String(s) => text_length(s, style),
+        Value::Array(items) => {
+            2 + separators_length(items.len(), style.spaced)
+                + items.iter().map(|v| value_length(v, style)).sum::<usize>()
+        }
+        Value::Object(map) => object_length(map, style),
+    }
+}
+
+/// The length of what [`object`] writes for `map` in `style`, counted without writing it.
+pub(crate) fn object_length(map: &Map<String, Value>, style: Style) -> usize {
+    let colon = 1 + usize::from(style.spaced);
+    2 + separators_length(map.len(), style.spaced)
+        + map
+            .iter()
+            .map(|(key, item)| text_length(key, style) + colon + value_length(item, style))
+            .sum::<usize>()
+}
+
+/// The length of the separators between `items` items.
+fn separators_length(items: usize, spaced: bool) -> usize {
+    items.saturating_sub(1) * (1 + usize::from(spaced))
+}
+
+/// The length of a number's text ([`number`]).
+fn number_length(n: &Number) -> usize {
+    struct Count(usize);
+    impl std::fmt::Write for Count {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            self.0 += s.len();
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    std::fmt::Write::write_fmt(&mut count, format_args!("{n}")).expect("counting cannot fail");
+    count.0
+}
+
+/// The length of what [`text`] writes for `s` in `style`.
+fn text_length(s: &str, style: Style) -> usize {
+    if style.ascii && s.bytes().any(|b| b >= 0x7f) {
+        let chars: usize = s
+            .chars()
+            .map(|ch| match u8::try_from(ch) {
+                Ok(byte) if byte < 0x7f => escaped_length(byte),
+                _ => 6 * ch.len_utf16(),
+            })
+            .sum();
+        return chars + 2;
+    }
+    let bytes = s.as_bytes();
+    let mut length = bytes.len() + 2;
+    let mut start = 0;
+    while let Some(offset) = next_escape(&bytes[start..]) {
+        let at = start + offset;
+        length += escaped_length(bytes[at]) - 1;
+        start = at + 1;
+    }
+    length
+}
+
+/// The length [`escape`] writes for an ASCII byte, or 1 when it needs none.
+fn escaped_length(byte: u8) -> usize {
+    match byte {
+        b'"' | b'\\' | 0x08 | 0x0c | b'\n' | b'\r' | b'\t' => 2,
+        _ if needs_escape(byte) => 6,
+        _ => 1,
+    }
+}
+
 fn needs_escape(byte: u8) -> bool {
     byte < 0x20 || byte == b'"' || byte == b'\\'
 }

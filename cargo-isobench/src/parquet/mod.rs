@@ -53,15 +53,17 @@ use std::path::Path;
 use crate::errors::{AreaError, CliError};
 
 #[cfg(not(feature = "parquet"))]
-pub use absent::ParquetWriter;
+pub use absent::{ColumnRows, ParquetWriter, RowsBatch};
 
 pub use compression::{ACCEPTED as PARQUET_COMPRESSIONS, ParquetCompression};
 pub use layout::{
     ENCODING_KEY, EXTRA_COLUMN, GROUP_BYTES, GROUP_ROWS, HF_KEY, KEYS_COLUMN, LAYOUT_KEY, MAGIC,
     READ_ROWS, STYLE_KEY,
 };
+#[cfg(all(test, feature = "parquet"))]
+pub(crate) use write::set_test_limits;
 #[cfg(feature = "parquet")]
-pub use write::{ArrowTable, ColumnRows, ParquetWriter};
+pub use write::{ArrowTable, ColumnRows, ParquetWriter, RowsBatch};
 
 /// Whether this build reads and writes Parquet (the cargo feature `parquet`).
 pub const BUILT: bool = cfg!(feature = "parquet");

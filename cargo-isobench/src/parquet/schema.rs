@@ -168,6 +168,8 @@ impl Shape {
 #[derive(Debug)]
 pub(super) struct Columns {
     pub(super) declared: Vec<(String, Shape)>,
+    /// Each declared column's index in `declared`, by name.
+    pub(super) index: std::collections::HashMap<String, usize>,
     /// Every column, written or not.
     pub(super) all: Vec<(String, Shape)>,
     pub(super) schema: SchemaRef,
@@ -194,8 +196,12 @@ impl Columns {
                 .map(|(name, shape)| shape.field(name))
                 .collect::<Vec<_>>(),
         ));
+        let index = (declared.iter().enumerate())
+            .map(|(i, (name, _))| (name.clone(), i))
+            .collect();
         Ok(Self {
             declared,
+            index,
             all,
             schema,
         })

@@ -36,13 +36,88 @@ struct Row {
 /// until taken as a record batch of every column.
 #[derive(Debug)]
 pub struct ColumnRows {
-    columns: Columns,
+    columns: Arc<Columns>,
     /// Whether some record has a value in each of `columns.all`.
     used: Vec<bool>,
     /// The JSON style of the records, once seen.
     style: Option<JsonStyle>,
     rows: Vec<Row>,
+    /// Each buffered row's size as JSON, as given to [`Self::push`].
+    sizes: Vec<usize>,
     bytes: usize,
+    limits: GroupLimits,
+    /// Where each key of the record being pushed goes (kept between records).
+    places: Vec<Place>,
+}
+
+/// Where a record's property goes in [`ColumnRows::push`].
+#[derive(Debug, Clone, Copy)]
+enum Place {
+    /// The declared column of this index.
+    Cell(usize),
+    /// The declared `Text` column of this index, as JSON text, and `__extra`.
+    TextAndExtra(usize),
+    /// `__extra` only.
+    Extra,
+    /// Nowhere: a declared property whose value is `null` (said by `__keys`).
+    Null,
+}
+
+/// Converted rows as record batches of every column, with what a [`ParquetWriter`]
+/// needs to merge them into its file: see [`ColumnRows::take_rows`].
+#[derive(Debug)]
+pub struct RowsBatch {
+    batch: RecordBatch,
+    /// Which of the columns the rows have a value in.
+    used: Vec<bool>,
+    /// The JSON style the rows' records show, if one did.
+    style: Option<JsonStyle>,
+    /// Each row's size as JSON: where row groups end.
+    sizes: Vec<usize>,
+}
+
+/// When a row group is full: at this many rows, or once its records' JSON reaches this
+/// many bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct GroupLimits {
+    rows: usize,
+    bytes: usize,
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Smaller row groups, for the writers a test makes on its own thread.
+    static TEST_LIMITS: std::cell::Cell<Option<GroupLimits>> = const { std::cell::Cell::new(None) };
+}
+
+impl GroupLimits {
+    /// [`GROUP_ROWS`] and [`GROUP_BYTES`] (in a test, those it set on its thread).
+    fn current() -> Self {
+        #[cfg(test)]
+        if let Some(limits) = TEST_LIMITS.with(std::cell::Cell::get) {
+            return limits;
+        }
+        Self {
+            rows: GROUP_ROWS,
+            bytes: GROUP_BYTES,
+        }
+    }
+
+    /// Whether a row group of `rows` rows and `bytes` bytes of JSON is full.
+    fn full(self, rows: usize, bytes: usize) -> bool {
+        rows >= self.rows || bytes >= self.bytes
+    }
+}
+
+/// Sets the row group limits of the writers made on this thread from now on (`None`:
+/// the usual ones), so that tests reach them with few records.
+#[cfg(test)]
+pub(crate) fn set_test_limits(limits: Option<(usize, usize)>) {
+    assert!(
+        limits.is_none_or(|(rows, _)| rows <= GROUP_ROWS),
+        "the writer's properties cap row groups at GROUP_ROWS"
+    );
+    TEST_LIMITS.with(|l| l.set(limits.map(|(rows, bytes)| GroupLimits { rows, bytes })));
 }
 
 /// Writes records to a Parquet file, a row group at a time (see the module's doc).
@@ -52,9 +127,16 @@ pub struct ParquetWriter {
     /// The directory a spool file is made in when the records do not fit one row group.
     spool_dir: PathBuf,
     spool: Option<Spool>,
+    /// Records given one by one ([`Self::write`]), and the columns used and the JSON
+    /// style of every record given.
     rows: ColumnRows,
     /// The codec of every page.
     compression: ParquetCompression,
+    /// The open row group's parts not handed to the spool (before it starts).
+    parts: Vec<RecordBatch>,
+    /// The open row group's rows, and bytes of JSON counted by [`Self::write_batch`].
+    open_rows: usize,
+    open_bytes: usize,
 }
 
 /// A failure of the Parquet writer, as an I/O error for [`CliError::Write`].
@@ -88,14 +170,26 @@ fn codec(compression: ParquetCompression) -> io::Result<Compression> {
 impl ColumnRows {
     /// Rows of records following `json_schema`.
     pub fn new(json_schema: &Value) -> Result<Self, String> {
-        let columns = Columns::from_schema(json_schema)?;
-        Ok(Self {
+        Ok(Self::of(Arc::new(Columns::from_schema(json_schema)?)))
+    }
+
+    fn of(columns: Arc<Columns>) -> Self {
+        Self {
             used: vec![false; columns.all.len()],
             columns,
             style: None,
-            rows: Vec::with_capacity(GROUP_ROWS),
+            rows: Vec::new(),
+            sizes: Vec::new(),
             bytes: 0,
-        })
+            limits: GroupLimits::current(),
+            places: Vec::new(),
+        }
+    }
+
+    /// Empty rows of the same columns.
+    #[must_use]
+    pub fn empty_like(&self) -> Self {
+        Self::of(Arc::clone(&self.columns))
     }
 
     /// Sets the JSON style the records are in, unless one is set already.
@@ -105,39 +199,47 @@ impl ColumnRows {
 
     /// Adds one record; `size` is about how many bytes it takes as JSON.
     pub fn push(&mut self, record: Map<String, Value>, size: usize) {
-        let declared = &self.columns.declared;
-        let order: Vec<String> = record.keys().cloned().collect();
+        let columns = &*self.columns;
+        let declared = &columns.declared;
+        // Where each property goes, and whether the columns tell the key order: declared
+        // columns holding a value in their order, then the other extras (an extra
+        // standing for a cell's value takes the cell's place).
+        self.places.clear();
+        let (mut nulls, mut in_order) = (false, true);
+        let (mut last_cell, mut past_cells) = (None, false);
+        for (key, value) in &record {
+            let place = match columns.index.get(key.as_str()) {
+                Some(_) if value.is_null() => Place::Null,
+                Some(&i) if declared[i].1.fits(value) => Place::Cell(i),
+                Some(&i) if declared[i].1 == Shape::Text => Place::TextAndExtra(i),
+                _ => Place::Extra,
+            };
+            match place {
+                Place::Cell(i) | Place::TextAndExtra(i) => {
+                    in_order &= !past_cells && last_cell.is_none_or(|last| last < i);
+                    last_cell = Some(i);
+                }
+                Place::Extra => past_cells = true,
+                Place::Null => nulls = true,
+            }
+            self.places.push(place);
+        }
+        let keys = (nulls || !in_order).then(|| record.keys().cloned().collect());
         let mut cells: Vec<Option<Value>> = vec![None; declared.len()];
         let mut extra = Map::new();
-        let mut nulls = false;
-        for (key, value) in record {
-            match declared.iter().position(|(name, _)| *name == key) {
-                Some(_) if value.is_null() => nulls = true,
-                Some(i) if declared[i].1.fits(&value) => cells[i] = Some(value),
-                Some(i) if declared[i].1 == Shape::Text => {
+        for ((key, value), place) in record.into_iter().zip(&self.places) {
+            match *place {
+                Place::Cell(i) => cells[i] = Some(value),
+                Place::TextAndExtra(i) => {
                     cells[i] = Some(Value::String(JsonStyle::Spaced.to_string(&value)));
                     extra.insert(key, value);
                 }
-                _ => {
+                Place::Extra => {
                     extra.insert(key, value);
                 }
+                Place::Null => {}
             }
         }
-        // The order the columns give: declared columns holding a value, then the other
-        // extras (an extra standing for a cell's value takes the cell's place).
-        let in_cells = |key: &String| {
-            declared
-                .iter()
-                .zip(&cells)
-                .any(|((name, _), cell)| name == key && cell.is_some())
-        };
-        let implied = declared
-            .iter()
-            .zip(&cells)
-            .filter(|(_, cell)| cell.is_some())
-            .map(|((name, _), _)| name)
-            .chain(extra.keys().filter(|k| !in_cells(k)));
-        let keys = (nulls || !implied.eq(order.iter())).then_some(order);
         let n = declared.len();
         for (used, cell) in self.used.iter_mut().zip(&cells) {
             *used |= cell.is_some();
@@ -149,12 +251,27 @@ impl ColumnRows {
             extra: (!extra.is_empty()).then_some(extra),
             keys,
         });
+        self.sizes.push(size);
         self.bytes += size;
+    }
+
+    /// The buffered rows as a record batch of every column, with the columns they use,
+    /// their JSON style and sizes, for [`ParquetWriter::write_batch`]; the rows start
+    /// afresh (no column used, no style).
+    pub fn take_rows(&mut self) -> io::Result<RowsBatch> {
+        let sizes = std::mem::take(&mut self.sizes);
+        let batch = self.take_batch()?;
+        Ok(RowsBatch {
+            batch,
+            used: std::mem::replace(&mut self.used, vec![false; self.columns.all.len()]),
+            style: self.style.take(),
+            sizes,
+        })
     }
 
     /// Whether the rows buffered make a row group.
     pub fn group_full(&self) -> bool {
-        self.rows.len() >= GROUP_ROWS || self.bytes >= GROUP_BYTES
+        self.limits.full(self.rows.len(), self.bytes)
     }
 
     /// Whether no row is buffered.
@@ -176,6 +293,8 @@ impl ColumnRows {
     /// The buffered rows as arrays of every column.
     fn take_arrays(&mut self) -> io::Result<Vec<ArrayRef>> {
         let rows = std::mem::take(&mut self.rows);
+        self.rows.reserve(rows.len());
+        self.sizes.clear();
         self.bytes = 0;
         let mut arrays: Vec<ArrayRef> = Vec::with_capacity(self.columns.all.len());
         for (i, (_, shape)) in self.columns.declared.iter().enumerate() {
@@ -290,7 +409,15 @@ impl ParquetWriter {
             spool: None,
             rows: ColumnRows::new(json_schema).map_err(io::Error::other)?,
             compression,
+            parts: Vec::new(),
+            open_rows: 0,
+            open_bytes: 0,
         })
+    }
+
+    /// Empty rows of this writer's columns, to fill and give to [`Self::write_batch`].
+    pub fn empty_rows(&self) -> ColumnRows {
+        self.rows.empty_like()
     }
 
     /// Sets the JSON style the records are in, unless one is set already.
@@ -298,45 +425,106 @@ impl ParquetWriter {
         self.rows.note_style(style);
     }
 
-    /// Writes one record; `size` is about how many bytes it takes as JSON.
+    /// Writes one record; `size` is about how many bytes it takes as JSON. A file is
+    /// written either record by record or by [`Self::write_batch`], not both.
     pub fn write(&mut self, record: Map<String, Value>, size: usize) -> io::Result<()> {
         self.rows.push(record, size);
         if self.rows.group_full() {
-            self.spool_rows()?;
+            let batch = self.rows.take_batch()?;
+            self.add_part(batch)?;
+            self.close_group()?;
         }
         Ok(())
     }
 
-    /// Hands the buffered rows, with every column, to the spool's thread as one row group.
-    fn spool_rows(&mut self) -> io::Result<()> {
-        if self.rows.is_empty() {
-            return Ok(());
+    /// Writes rows converted apart ([`ColumnRows::take_rows`]), in order: they are cut
+    /// where a row group is full, as [`Self::write`] of their records one by one would
+    /// cut them, and handed on as slices of their columns, not copied.
+    pub fn write_batch(&mut self, rows: RowsBatch) -> io::Result<()> {
+        let RowsBatch {
+            batch,
+            used,
+            style,
+            sizes,
+        } = rows;
+        for (mine, theirs) in self.rows.used.iter_mut().zip(used) {
+            *mine |= theirs;
         }
+        if let Some(style) = style {
+            self.rows.note_style(style);
+        }
+        let limits = self.rows.limits;
+        let mut start = 0;
+        for (i, size) in sizes.iter().enumerate() {
+            self.open_bytes += size;
+            if limits.full(self.open_rows + i + 1 - start, self.open_bytes) {
+                self.add_part(batch.slice(start, i + 1 - start))?;
+                self.close_group()?;
+                start = i + 1;
+            }
+        }
+        if start < batch.num_rows() {
+            self.add_part(batch.slice(start, batch.num_rows() - start))?;
+        }
+        Ok(())
+    }
+
+    /// Adds rows of every column to the open row group.
+    fn add_part(&mut self, part: RecordBatch) -> io::Result<()> {
+        self.open_rows += part.num_rows();
+        if let Some(spool) = &mut self.spool {
+            spool.send(Spooled::Part(part))
+        } else {
+            self.parts.push(part);
+            Ok(())
+        }
+    }
+
+    /// Ends the open row group: the spool (started with the first) writes it.
+    fn close_group(&mut self) -> io::Result<()> {
         if self.spool.is_none() {
             let properties = writer_properties(self.compression)?;
-            self.spool = Some(Spool::start(
-                &self.spool_dir,
-                self.rows.full_schema(),
-                properties,
-            )?);
+            let mut spool = Spool::start(&self.spool_dir, self.rows.full_schema(), properties)?;
+            for part in self.parts.drain(..) {
+                spool.send(Spooled::Part(part))?;
+            }
+            self.spool = Some(spool);
         }
-        let batch = self.rows.take_batch()?;
-        self.spool.as_mut().expect("started above").send(batch)
+        self.open_rows = 0;
+        self.open_bytes = 0;
+        self.spool
+            .as_mut()
+            .expect("started above")
+            .send(Spooled::Close)
     }
 
     /// Writes the file, without the columns no record had; the file, to sync.
     pub fn finish(mut self) -> io::Result<File> {
-        let any_rows = self.spool.is_some() || !self.rows.is_empty();
+        if !self.rows.is_empty() {
+            let batch = self.rows.take_batch()?;
+            self.add_part(batch)?;
+        }
+        let any_rows = self.spool.is_some() || self.open_rows > 0;
         let (schema, kept) = self.rows.written_schema(any_rows, false);
         let out = self.out.try_clone()?;
         let properties = writer_properties(self.compression)?;
-        let writer = ArrowWriter::try_new(out, Arc::clone(&schema), Some(properties))
+        let mut writer = ArrowWriter::try_new(out, Arc::clone(&schema), Some(properties))
             .map_err(write_error)?;
         match self.spool.take() {
-            None => write_rows(writer, &mut self.rows, &kept, &schema),
+            None => {
+                // One row group, written from memory.
+                for part in &self.parts {
+                    let arrays: Vec<ArrayRef> =
+                        kept.iter().map(|&i| Arc::clone(part.column(i))).collect();
+                    let part =
+                        RecordBatch::try_new(Arc::clone(&schema), arrays).map_err(write_error)?;
+                    writer.write(&part).map_err(write_error)?;
+                }
+                writer.into_inner().map_err(write_error)
+            }
             Some(mut spool) => {
-                if !self.rows.is_empty() {
-                    spool.send(self.rows.take_batch()?)?;
+                if self.open_rows > 0 {
+                    spool.send(Spooled::Close)?;
                 }
                 let spooled = spool.finish()?;
                 splice_columns(&spooled, &kept, writer)
@@ -345,29 +533,22 @@ impl ParquetWriter {
     }
 }
 
-/// Writes the rows buffered (if any), the columns `kept`, as the file's one row group.
-fn write_rows(
-    mut writer: ArrowWriter<File>,
-    rows: &mut ColumnRows,
-    kept: &[usize],
-    schema: &SchemaRef,
-) -> io::Result<File> {
-    if !rows.is_empty() {
-        let batch = rows.take_batch()?;
-        let arrays: Vec<ArrayRef> = kept.iter().map(|&i| Arc::clone(batch.column(i))).collect();
-        let batch = RecordBatch::try_new(Arc::clone(schema), arrays).map_err(write_error)?;
-        writer.write(&batch).map_err(write_error)?;
-    }
-    writer.into_inner().map_err(write_error)
+/// What the spool's thread is handed.
+#[derive(Debug)]
+enum Spooled {
+    /// Rows of every column, added to the open row group.
+    Part(RecordBatch),
+    /// The end of the open row group.
+    Close,
 }
 
 /// The spool file: row groups of every column, encoded and compressed on a thread of
-/// their own while the records of the next row group are converted. The channel holds
-/// no batch: a row group waits until the thread takes it, so that at most the one being
-/// encoded and the one being handed over are in memory.
+/// their own while the next rows are converted. The channel holds nothing: a part waits
+/// until the thread takes it, so that at most the row group being encoded and the part
+/// being handed over are in memory.
 #[derive(Debug)]
 struct Spool {
-    batches: Option<SyncSender<RecordBatch>>,
+    parts: Option<SyncSender<Spooled>>,
     thread: Option<JoinHandle<io::Result<File>>>,
 }
 
@@ -377,28 +558,30 @@ impl Spool {
         let file = tempfile::tempfile_in(dir)?;
         let mut writer =
             ArrowWriter::try_new(file, schema, Some(properties)).map_err(write_error)?;
-        let (batches, received) = mpsc::sync_channel::<RecordBatch>(0);
+        let (parts, received) = mpsc::sync_channel::<Spooled>(0);
         let thread = thread::Builder::new()
             .name("parquet-spool".to_owned())
             .spawn(move || {
-                for batch in received {
-                    writer.write(&batch).map_err(write_error)?;
-                    writer.flush().map_err(write_error)?;
+                for spooled in received {
+                    match spooled {
+                        Spooled::Part(part) => writer.write(&part).map_err(write_error)?,
+                        Spooled::Close => writer.flush().map_err(write_error)?,
+                    }
                 }
                 writer.into_inner().map_err(write_error)
             })?;
         Ok(Self {
-            batches: Some(batches),
+            parts: Some(parts),
             thread: Some(thread),
         })
     }
 
-    /// Hands `batch` to the thread, as one row group; the thread's error if it stopped.
-    fn send(&mut self, batch: RecordBatch) -> io::Result<()> {
+    /// Hands `spooled` to the thread; the thread's error if it stopped.
+    fn send(&mut self, spooled: Spooled) -> io::Result<()> {
         let sent = self
-            .batches
+            .parts
             .as_ref()
-            .is_some_and(|batches| batches.send(batch).is_ok());
+            .is_some_and(|parts| parts.send(spooled).is_ok());
         if sent {
             return Ok(());
         }
@@ -410,7 +593,7 @@ impl Spool {
 
     /// Waits for the thread to write every row group handed to it; the spool file.
     fn finish(&mut self) -> io::Result<File> {
-        drop(self.batches.take());
+        drop(self.parts.take());
         match self.thread.take().map(JoinHandle::join) {
             Some(Ok(result)) => result,
             Some(Err(_)) => Err(write_error("the spool's thread panicked")),

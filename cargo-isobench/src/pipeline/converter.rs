@@ -211,6 +211,7 @@ impl<'r> BatchConverter<'r> {
             shared: &self.shared,
             notes: std::mem::take(&mut self.notes),
             enricher: self.enricher.take(),
+            rows: None,
         };
         let done = job.batch(Work {
             seq: 0,

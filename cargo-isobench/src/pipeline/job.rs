@@ -2,6 +2,8 @@
 //! counts, record by record (import, fixed `--set` values, enrichment, `--set` templates,
 //! export, the target's contract).
 
+use std::io;
+
 use isobench_core::adapter::ExportOptions;
 use isobench_core::codec::JsonStyle;
 use isobench_core::contract::Problem;
@@ -19,6 +21,7 @@ use crate::errors::CliError;
 use crate::formats::{find, formats_accepting};
 use crate::input::{self, Batch, Item, Routes};
 use crate::mine::enrich::{EnrichConfig, Enricher};
+use crate::parquet::{ColumnRows, RowsBatch};
 
 /// What every worker shares.
 pub(super) struct Shared<'a> {
@@ -42,6 +45,9 @@ pub(super) struct Shared<'a> {
     /// escaping its own text shows (Python's `\uXXXX` for characters beyond ASCII, or
     /// none), those of the input's first record where it shows none.
     pub(super) auto_style: bool,
+    /// Empty rows of the output's columns when it is Parquet: each worker converts its
+    /// records into rows of its own, not into JSON text.
+    pub(super) columns: Option<ColumnRows>,
 }
 
 impl<'a> Shared<'a> {
@@ -55,10 +61,16 @@ impl<'a> Shared<'a> {
         let from = find(registry, &plan.from)?;
         let to = find(registry, &plan.to)?;
         // `--set` and enrichment may change any field, held values included; the strict
-        // profile's export checks every required field's value.
+        // profile's export checks every required field's value. Parquet columns take
+        // values, not text: nothing is held for them.
+        let parquet = plan
+            .output
+            .as_deref()
+            .is_some_and(crate::parquet::is_parquet);
         let routes = if plan.assignments.is_empty()
             && plan.enrich.is_none()
             && plan.profile() != Profile::Strict
+            && !parquet
         {
             let same_format = from.info().name == to.info().name;
             passthrough::routes(from.places(), to.places(), same_format)
@@ -78,6 +90,7 @@ impl<'a> Shared<'a> {
             routes,
             buffers,
             auto_style: plan.json_style().is_none(),
+            columns: None,
         })
     }
 }
@@ -106,6 +119,8 @@ pub(super) struct Done {
     pub(super) source: usize,
     /// The `instance_id` and line of each written record that has one, in order.
     pub(super) ids: Vec<(String, u64)>,
+    /// The output records as rows of the Parquet output's columns, instead of `out`.
+    pub(super) rows: Option<io::Result<RowsBatch>>,
 }
 
 /// A rejected record, with what the rejects file says of it.
@@ -170,6 +185,8 @@ pub(super) struct Job<'a> {
     pub(super) shared: &'a Shared<'a>,
     pub(super) enricher: Option<Enricher>,
     pub(super) notes: Notes,
+    /// The rows of the batch being converted, for a Parquet output.
+    pub(super) rows: Option<ColumnRows>,
 }
 
 impl Job<'_> {
@@ -222,6 +239,7 @@ impl Job<'_> {
             }
         }
         shared.buffers.give(text);
+        done.rows = self.rows.as_mut().map(ColumnRows::take_rows);
         done
     }
 
@@ -304,7 +322,16 @@ impl Job<'_> {
             });
         match converted {
             Ok((covered, order, out)) => {
-                if let Some(order) = order {
+                if let Some(rows) = &mut self.rows {
+                    // The file's JSON style is that of the first record written that
+                    // has a key (`{}` is the same in every style); its row groups are
+                    // cut by the length of each record's text in its style.
+                    if !out.is_empty() {
+                        rows.note_style(style);
+                    }
+                    let size = style.written_object_length(&out);
+                    rows.push(out, size);
+                } else if let Some(order) = order {
                     let texts: Vec<(Route<'_>, &[u8])> = (shared.routes.iter().enumerate())
                         .filter_map(|(i, route)| Some((*route, held.text(raw, i)?)))
                         .collect();
@@ -313,8 +340,10 @@ impl Job<'_> {
                 } else {
                     style.write_object(&mut done.out, &out);
                 }
-                done.ends.push(done.out.len());
-                done.out.push(b'\n');
+                if self.rows.is_none() {
+                    done.ends.push(done.out.len());
+                    done.out.push(b'\n');
+                }
                 done.report.written += 1;
                 done.report
                     .record_covered(&covered, &self.notes, file, line);

@@ -18,6 +18,8 @@ mod buffers;
 mod converter;
 mod job;
 mod ordered;
+#[cfg(all(test, feature = "parquet"))]
+mod parquet_output;
 pub mod plan;
 mod progress;
 mod seen_ids;
@@ -46,6 +48,7 @@ use crate::input::{self, Input, Window};
 use crate::mine::enrich::Enricher;
 use crate::output::RecordWriter;
 use crate::output_file::OutputFile;
+use crate::parquet::ColumnRows;
 
 /// Batches in flight (read, being converted, or waiting to be written) per worker.
 const IN_FLIGHT_PER_JOB: usize = 3;
@@ -75,7 +78,7 @@ pub fn execute(registry: &Registry, plan: &ConvertPlan) -> Result<Finished, CliE
     let files: Vec<String> = sources.iter().map(Input::display).collect();
     // Those in flight, and those just given back.
     let buffers = Buffers::new(2 * IN_FLIGHT_PER_JOB * plan.jobs() + 2);
-    let shared = Shared::for_plan(registry, plan, files, buffers)?;
+    let mut shared = Shared::for_plan(registry, plan, files, buffers)?;
     let settings = Settings {
         jobs: plan.jobs(),
         window: window_of(plan)?,
@@ -85,6 +88,7 @@ pub fn execute(registry: &Registry, plan: &ConvertPlan) -> Result<Finished, CliE
     // hold the strict profile's too: the columns do not depend on `--profile`.
     let (mut writer, mut rejects_writer) =
         open_outputs(plan, shared.to.schema(isobench_core::Profile::Lossless))?;
+    shared.columns = writer.column_rows();
     let report_file = plan
         .options
         .outcome
@@ -292,6 +296,7 @@ fn pipeline(
                     shared,
                     notes: Notes::new(),
                     enricher: shared.enrich.clone().map(Enricher::new),
+                    rows: shared.columns.as_ref().map(ColumnRows::empty_like),
                 };
                 for work in work_rx {
                     if done_tx.send(job.batch(work)).is_err() {

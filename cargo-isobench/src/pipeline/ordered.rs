@@ -64,6 +64,7 @@ impl Sink<'_> {
             bytes,
             source,
             ids,
+            rows,
             ..
         } = done;
         self.report.merge(report);
@@ -77,7 +78,16 @@ impl Sink<'_> {
                 hint: first.hint,
             });
         }
-        self.writer.write_lines(&out, &ends)?;
+        match rows {
+            Some(rows) => {
+                let rows = rows.map_err(|e| CliError::Write {
+                    path: self.writer.dest(),
+                    source: e,
+                })?;
+                self.writer.write_rows(rows)?;
+            }
+            None => self.writer.write_lines(&out, &ends)?,
+        }
         self.buffers.give(out);
         for (id, line) in ids {
             self.note_id(id, source, line);

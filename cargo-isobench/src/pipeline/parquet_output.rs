@@ -1,0 +1,371 @@
+//! Parquet output converted into columns by the workers, checked through the whole
+//! command on generated records: the file read back (converted to JSON Lines by this
+//! tool's own Parquet reader) is byte for byte the JSON Lines output of the same input,
+//! with `--jobs 1` and `--jobs 2`; its row groups are those the records written one by
+//! one ([`ParquetWriter::write`]) make; its rejects are the JSON Lines run's. Row group
+//! limits are made small ([`set_test_limits`]) so that few records reach them.
+
+use std::ffi::OsString;
+use std::fs::{self, File};
+use std::path::Path;
+
+use isobench_core::codec::JsonStyle;
+use parquet::file::metadata::ParquetMetaDataReader;
+use proptest::prelude::*;
+use serde_json::{Map, Value, json};
+
+use crate::parquet::{GROUP_ROWS, ParquetWriter, set_test_limits};
+
+/// Text rich in what JSON escapes or writes apart: quotes, backslashes, line breaks,
+/// controls, DEL, characters beyond ASCII and beyond the BMP.
+fn text() -> impl Strategy<Value = String> {
+    "[a-z \"\\\\\n\t\u{1}\u{7f}é中\u{1F600}]{0,12}"
+}
+
+/// Short text, or a long one that fills a row group's bytes quickly.
+fn field_text() -> impl Strategy<Value = String> {
+    prop_oneof![4 => text(), 1 => "[a-z\n\"é]{100,700}"]
+}
+
+/// Any JSON value, nested lists and objects and nulls included.
+fn nested() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        (-1e6f64..1e6).prop_map(Value::from),
+        text().prop_map(Value::String),
+    ];
+    leaf.prop_recursive(3, 16, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::vec((text(), inner), 0..4)
+                .prop_map(|entries| Value::Object(entries.into_iter().collect())),
+        ]
+    })
+}
+
+/// A test list: the JSON text Hugging Face publishes, or an array (which does not fit
+/// the text column: it is kept in `__extra`).
+fn test_list() -> impl Strategy<Value = Value> {
+    prop::collection::vec(text(), 0..3).prop_flat_map(|items| {
+        let text = serde_json::to_string(&items).expect("strings serialise");
+        prop_oneof![Just(Value::String(text)), Just(json!(items))]
+    })
+}
+
+/// A SWE-bench record: the declared fields in the schema's order (so that the columns
+/// tell it), test lists, undeclared keys of any value anywhere, sometimes every key in any
+/// order; `bad`: with a `created_at` the format refuses.
+fn record() -> impl Strategy<Value = (Vec<(String, Value)>, bool)> {
+    let texts = [
+        "base_commit",
+        "patch",
+        "test_patch",
+        "problem_statement",
+        "hints_text",
+        "created_at",
+        "version",
+    ];
+    (
+        prop::collection::vec(field_text(), texts.len() + 1),
+        test_list(),
+        test_list(),
+        prop::collection::vec(("x[a-zé]{0,3}", nested(), any::<usize>()), 0..3),
+        proptest::bool::weighted(0.1),
+        proptest::bool::weighted(0.3),
+    )
+        .prop_flat_map(move |(mut values, f2p, p2p, undeclared, bad, shuffle)| {
+            let setup = values.pop().expect("one more than the texts");
+            let mut entries: Vec<(String, Value)> = vec![
+                ("repo".into(), json!("o/r")),
+                ("instance_id".into(), Value::Null),
+            ];
+            entries.extend(
+                texts
+                    .iter()
+                    .zip(values)
+                    .map(|(k, t)| ((*k).to_owned(), Value::String(t))),
+            );
+            entries.push(("FAIL_TO_PASS".into(), f2p));
+            entries.push(("PASS_TO_PASS".into(), p2p));
+            entries.push(("environment_setup_commit".into(), Value::String(setup)));
+            for (key, value, at) in undeclared {
+                entries.insert(at % (entries.len() + 1), (key, value));
+            }
+            let order = if shuffle {
+                Just(entries).prop_shuffle().boxed()
+            } else {
+                Just(entries).boxed()
+            };
+            (order, Just(bad))
+        })
+}
+
+/// Runs the command line with `options` after `convert`; its exit code.
+fn convert(options: &[&str]) -> i32 {
+    let argv = [
+        "cargo-isobench",
+        "convert",
+        "--from",
+        "swe-bench",
+        "--to",
+        "swe-bench",
+    ]
+    .iter()
+    .chain(options)
+    .map(OsString::from);
+    crate::run(argv)
+}
+
+fn style_name(style: JsonStyle) -> &'static str {
+    match style {
+        JsonStyle::Compact => "compact",
+        JsonStyle::Spaced => "spaced",
+        JsonStyle::CompactAscii => "compact-ascii",
+        JsonStyle::SpacedAscii => "spaced-ascii",
+    }
+}
+
+/// The rows of each row group of a Parquet file.
+fn row_groups(path: &Path) -> Vec<i64> {
+    let metadata = ParquetMetaDataReader::new()
+        .parse_and_finish(&File::open(path).expect("the file was written"))
+        .expect("a Parquet file");
+    metadata
+        .row_groups()
+        .iter()
+        .map(parquet::file::metadata::RowGroupMetaData::num_rows)
+        .collect()
+}
+
+/// The records of a JSON Lines output written one by one to a Parquet file, with its
+/// lines' lengths as their sizes: the reference for the row groups.
+fn written_one_by_one(lines: &[u8], style: JsonStyle, path: &Path) {
+    let dir = path.parent().expect("a file in a directory");
+    let mut writer = ParquetWriter::new(
+        File::create(path).expect("a new file"),
+        dir.to_owned(),
+        crate::find(&registry(), "swe-bench")
+            .expect("a format")
+            .schema(isobench_core::Profile::Lossless),
+        crate::parquet::ParquetCompression::default(),
+    )
+    .expect("a writer");
+    writer.note_style(style);
+    for line in lines.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+        let record: Map<String, Value> = serde_json::from_slice(line).expect("a record");
+        writer.write(record, line.len()).expect("written");
+    }
+    writer.finish().expect("finished");
+}
+
+fn registry() -> isobench_core::Registry {
+    isobench_adapters::link();
+    isobench_core::Registry::builtin()
+}
+
+/// Converts `input` to JSON Lines and to Parquet with `--jobs` each of 1 and 2, and
+/// checks the promises of the module's doc.
+/// `limits`: the row group limits of the Parquet output, rows and bytes; the bytes, when
+/// `exact` is given as `(k, extra)`, are instead the sum of the lengths of the first `k`
+/// lines written (modulo their number) plus `extra`, a cut right at a record's end or a
+/// byte past it.
+fn check(
+    dir: &Path,
+    input: &Path,
+    style: Option<JsonStyle>,
+    reference_style: JsonStyle,
+    limits: (usize, usize),
+    exact: Option<(usize, usize)>,
+) {
+    let input = input.to_str().expect("a UTF-8 path");
+    let path = |name: &str| dir.join(name).to_str().expect("UTF-8").to_owned();
+    let style_args: Vec<&str> =
+        style.map_or_else(Vec::new, |s| vec!["--json-style", style_name(s)]);
+    for jobs in ["1", "2"] {
+        let (jsonl, parquet, back) = (path("out.jsonl"), path("out.parquet"), path("back.jsonl"));
+        let (rejects_a, rejects_b) = (path("a.rejects"), path("b.rejects"));
+        let common = [
+            "--allow-incomplete",
+            "--overwrite",
+            "--on-error",
+            "skip",
+            "--jobs",
+            jobs,
+            "-i",
+            input,
+        ];
+        let run = |out: &str, rejects: &str| {
+            let mut args: Vec<&str> = common.to_vec();
+            args.extend(["-o", out, "--rejects", rejects]);
+            args.extend(&style_args);
+            convert(&args)
+        };
+        set_test_limits(None);
+        let code = run(&jsonl, &rejects_a);
+        let lengths: Vec<usize> = fs::read(&jsonl)
+            .expect("written")
+            .split(|&b| b == b'\n')
+            .map(<[u8]>::len)
+            .collect();
+        let bytes = exact.map_or(limits.1, |(k, extra)| {
+            lengths[..=k % lengths.len()].iter().sum::<usize>() + extra
+        });
+        set_test_limits(Some((limits.0, bytes.max(1))));
+        assert_eq!(run(&parquet, &rejects_b), code, "exit codes, --jobs {jobs}");
+        assert_eq!(
+            convert(&[
+                "--allow-incomplete",
+                "--overwrite",
+                "-i",
+                &parquet,
+                "-o",
+                &back
+            ]),
+            crate::exit::OK
+        );
+        let want = fs::read(&jsonl).expect("written");
+        assert!(
+            fs::read(&back).expect("written") == want,
+            "the Parquet file read back is the JSON Lines output (--jobs {jobs}):\n{}\n---\n{}",
+            String::from_utf8_lossy(&fs::read(&back).unwrap()),
+            String::from_utf8_lossy(&want),
+        );
+        assert_eq!(
+            fs::read(&rejects_a).expect("written"),
+            fs::read(&rejects_b).expect("written")
+        );
+        let reference = dir.join("reference.parquet");
+        written_one_by_one(&want, reference_style, &reference);
+        assert_eq!(
+            row_groups(Path::new(&parquet)),
+            row_groups(&reference),
+            "row groups, --jobs {jobs}"
+        );
+    }
+}
+
+/// Writes records as JSON Lines in `style`; the first gets a character beyond ASCII, so
+/// that its text shows the style's escaping.
+fn write_input(path: &Path, records: &[(Vec<(String, Value)>, bool)], style: JsonStyle) {
+    let mut text = Vec::new();
+    for (i, (entries, bad)) in records.iter().enumerate() {
+        let mut record: Map<String, Value> = entries.iter().cloned().collect();
+        record.insert("instance_id".into(), json!(format!("o__r-{i}")));
+        if i == 0 {
+            record.insert("problem_statement".into(), json!("é"));
+        } else if *bad {
+            record.insert("created_at".into(), json!(5));
+        }
+        style.write_object(&mut text, &record);
+        text.push(b'\n');
+    }
+    fs::write(path, text).expect("written");
+}
+
+fn any_style() -> impl Strategy<Value = JsonStyle> {
+    prop::sample::select(vec![
+        JsonStyle::Compact,
+        JsonStyle::Spaced,
+        JsonStyle::CompactAscii,
+        JsonStyle::SpacedAscii,
+    ])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn parquet_read_back_is_the_json_lines_output_in_the_same_row_groups(
+        records in prop::collection::vec(record(), 1..40),
+        input_style in any_style(),
+        output_style in prop::option::of(prop::sample::select(vec![JsonStyle::Compact, JsonStyle::Spaced])),
+        rows in 1usize..12,
+        bytes in 200usize..6000,
+        exact in prop::option::of((any::<usize>(), 0usize..2)),
+    ) {
+        let dir = tempfile::tempdir().expect("a directory");
+        let input = dir.path().join("in.jsonl");
+        write_input(&input, &records, input_style);
+        check(
+            dir.path(),
+            &input,
+            output_style,
+            output_style.unwrap_or(input_style),
+            (rows, bytes),
+            exact,
+        );
+        set_test_limits(None);
+    }
+}
+
+/// The fields of a SWE-bench record the format requires.
+fn minimal() -> Vec<(String, Value)> {
+    let mut entries: Vec<(String, Value)> = [
+        "repo",
+        "base_commit",
+        "patch",
+        "test_patch",
+        "problem_statement",
+        "created_at",
+        "version",
+    ]
+    .iter()
+    .map(|k| ((*k).to_owned(), json!("x")))
+    .collect();
+    entries.push(("FAIL_TO_PASS".to_owned(), json!("[]")));
+    entries.push(("PASS_TO_PASS".to_owned(), json!("[]")));
+    entries
+}
+
+#[test]
+fn files_of_more_than_group_rows_records_keep_their_row_groups() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let input = dir.path().join("in.jsonl");
+    let records: Vec<_> = (0..GROUP_ROWS * 2 + 3)
+        .map(|i| {
+            let mut entries = minimal();
+            entries[2].1 = json!("p\n".repeat(i % 7));
+            entries[7].1 = json!(["t"]);
+            (entries, false)
+        })
+        .collect();
+    write_input(&input, &records, JsonStyle::Compact);
+    check(
+        dir.path(),
+        &input,
+        None,
+        JsonStyle::Compact,
+        (GROUP_ROWS, crate::parquet::GROUP_BYTES),
+        None,
+    );
+    assert_eq!(row_groups(&dir.path().join("out.parquet")).len(), 3);
+}
+
+#[test]
+fn a_bad_record_stops_a_parquet_output_as_it_stops_json_lines() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let input = dir.path().join("in.jsonl");
+    let records: Vec<_> = (0..300).map(|i| (minimal(), i == 150)).collect();
+    write_input(&input, &records, JsonStyle::Compact);
+    let input = input.to_str().expect("UTF-8");
+    for jobs in ["1", "2"] {
+        let outcome = |name: &str| {
+            let out = dir.path().join(name);
+            let code = convert(&[
+                "--allow-incomplete",
+                "--jobs",
+                jobs,
+                "-i",
+                input,
+                "-o",
+                out.to_str().expect("UTF-8"),
+            ]);
+            (code, out.exists())
+        };
+        let parquet = outcome("out.parquet");
+        assert_eq!(parquet, outcome("out.jsonl"));
+        assert_eq!(parquet, (crate::exit::RECORDS, false), "--jobs {jobs}");
+    }
+}
