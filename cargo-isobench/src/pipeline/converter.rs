@@ -167,6 +167,7 @@ impl<'r> BatchConverter<'r> {
             shared: &self.shared,
             notes: std::mem::take(&mut self.notes),
             enricher: self.enricher.take(),
+            rows: None,
         };
         let mut done = Done {
             out: self.shared.buffers.take(),
