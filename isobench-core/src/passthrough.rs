@@ -382,6 +382,35 @@ impl Held {
         );
     }
 
+    /// Holds the string `text` starts with, when it holds a JSON-encoded list that
+    /// passes, under the `position`-th key of the record, as [`Self::hold_encoded_list`]
+    /// holds it, for `route`; gives the string's length, found in the same pass
+    /// ([`transcode_list_at`]). `None` when this pass cannot tell (the string may still be
+    /// a list that passes, or no string at all), and nothing is held.
+    pub fn hold_encoded_list_at(
+        &mut self,
+        route: usize,
+        text: &[u8],
+        style: JsonStyle,
+        position: usize,
+    ) -> Option<usize> {
+        let start = self.made.len();
+        let Some((length, encoding)) = transcode_list_at(text, style, &mut self.made) else {
+            self.made.truncate(start);
+            return None;
+        };
+        self.keep(
+            route,
+            Entry {
+                made: true,
+                range: start..self.made.len(),
+                position,
+                encoding: Some(encoding),
+            },
+        );
+        Some(length)
+    }
+
     /// Whether the reader made any of the texts (a JSON-encoded list rewritten as the
     /// array the writer writes), rather than each being a range of the record's text.
     pub fn any_made(&self) -> bool {
@@ -530,6 +559,91 @@ pub fn encoded_list_encoding(list: &[u8]) -> Option<Encoding> {
         (JsonStyle::Compact, Encoding::Json)
     };
     is_list_written_as_is(list, style).then_some(encoding)
+}
+
+/// [`transcode_list`] of the JSON string `text` starts with, found in one pass with
+/// the string's end: the string's length and the list's encoding, or `None` when this
+/// pass cannot tell, and `out` may hold a part of the array.
+///
+/// Given the length, it is the length [`written_string_length`] gives, and the array
+/// and encoding are those [`transcode_list`] gives for the string; the two passes read
+/// the list twice (most of a record's bytes, in SWE-bench's test lists). The text need
+/// not be a valid string: the list's items are read up to each backslash with
+/// [`jsonwrite::next_escape`], which stops at a quote or control character too, and
+/// every other byte is matched as the writer writes it. It gives up on a string that
+/// reads as a list but not as a list the writer writes (a `\/`, an item's `\u0041`),
+/// which [`written_string_length`] then reads.
+pub fn transcode_list_at(
+    text: &[u8],
+    style: JsonStyle,
+    out: &mut Vec<u8>,
+) -> Option<(usize, Encoding)> {
+    let mut rest = text.strip_prefix(b"\"[")?;
+    out.push(b'[');
+    let mut spaced: Option<bool> = None;
+    let mut first = true;
+    loop {
+        // The list ends, and the string with it; or the next item, after the
+        // separator.
+        if let [b']', b'"', ..] = rest {
+            rest = &rest[2..];
+            break;
+        }
+        if !first {
+            let (found, after) = match rest {
+                [b',', b' ', after @ ..] => (true, after),
+                [b',', after @ ..] => (false, after),
+                _ => return None,
+            };
+            rest = after;
+            if *spaced.get_or_insert(found) != found {
+                return None;
+            }
+            out.extend_from_slice(item_separator(style));
+        }
+        first = false;
+        let [b'\\', b'"', item @ ..] = rest else {
+            return None;
+        };
+        let mut item = item;
+        out.push(b'"');
+        loop {
+            // Up to a backslash; a quote or a control character first gives up.
+            let end = jsonwrite::next_escape(item)?;
+            out.extend_from_slice(&item[..end]);
+            let escape = &item[end..];
+            let length = match *escape {
+                [b'\\', b'"', ..] => {
+                    rest = &escape[2..];
+                    break;
+                }
+                [b'\\', b'\\', b'\\', b'"' | b'\\', ..] => {
+                    out.extend_from_slice(&[b'\\', escape[3]]);
+                    4
+                }
+                [b'\\', b'\\', b'b' | b'f' | b'n' | b'r' | b't', ..] => {
+                    out.extend_from_slice(&escape[1..3]);
+                    3
+                }
+                [b'\\', b'\\', b'u', b'0', b'0', high, low, ..]
+                    if is_written_control(high, low) =>
+                {
+                    out.extend_from_slice(&escape[1..7]);
+                    7
+                }
+                _ => return None,
+            };
+            item = &escape[length..];
+        }
+        out.push(b'"');
+    }
+    out.push(b']');
+    let encoding = if spaced == Some(true) {
+        Encoding::JsonSpaced
+    } else {
+        Encoding::Json
+    };
+    Some((text.len() - rest.len(), encoding))
 }
 
 /// Whether `token`, the text of a JSON array, is an array of strings exactly as the
@@ -974,6 +1088,82 @@ mod tests {
             let told = passes_as_transcoded(&list);
             proptest::prop_assert_eq!(told.is_some(), written_as_is, "{}", list);
         }
+    }
+
+    /// The two passes [`transcode_list_at`] stands for: the string's end, then the
+    /// list it holds.
+    fn in_two_passes(text: &[u8], style: JsonStyle) -> Option<(usize, Encoding, Vec<u8>)> {
+        let length = written_string_length(text)?;
+        let mut out = Vec::new();
+        let encoding = transcode_list(&text[..length], style, &mut out)?;
+        Some((length, encoding, out))
+    }
+
+    fn in_one_pass(text: &[u8], style: JsonStyle) -> Option<(usize, Encoding, Vec<u8>)> {
+        let mut out = Vec::new();
+        let (length, encoding) = transcode_list_at(text, style, &mut out)?;
+        Some((length, encoding, out))
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2048))]
+
+        /// Lists written as `json.dumps` writes them, JSON-encoded as a string, then
+        /// bytes of it replaced, inserted or removed, and text after it: one pass reads
+        /// what the two passes read, the same length, array and encoding, and gives up
+        /// where they do.
+        #[test]
+        fn one_pass_over_an_encoded_list_reads_what_two_passes_read(
+            items in proptest::collection::vec(
+                proptest::string::string_regex("[a-z \"\\\\/\n\t\u{1}\u{8}\u{1f}\u{7f}é中\\[\\],]{0,8}").expect("a regex"),
+                0..4,
+            ),
+            spaced in proptest::bool::ANY,
+            ascii in proptest::bool::ANY,
+            edits in proptest::collection::vec((proptest::num::usize::ANY, 0..4u8, proptest::sample::select(
+                br#"\"[], /u0n1fa"#.iter().copied().chain([0x01, 0x1f]).collect::<Vec<u8>>()
+            )), 0..3),
+            after in proptest::sample::select(vec!["", ", \"k\": 1}", "\"", "]\"", "\\\""]),
+        ) {
+            let mut list = Vec::new();
+            crate::jsonwrite::strings(&mut list, &items, crate::jsonwrite::Style { spaced, ascii });
+            let list = String::from_utf8(list).expect("the writer writes UTF-8");
+            let mut text = serde_json::to_string(&list).expect("in memory").into_bytes();
+            for (at, how, byte) in edits {
+                let at = at % (text.len() + 1);
+                match how {
+                    0 if at < text.len() => text[at] = byte,
+                    1 => text.insert(at, byte),
+                    2 if at < text.len() => { text.remove(at); }
+                    _ => text.truncate(at),
+                }
+            }
+            text.extend_from_slice(after.as_bytes());
+            for style in [JsonStyle::Compact, JsonStyle::Spaced] {
+                proptest::prop_assert_eq!(
+                    in_one_pass(&text, style),
+                    in_two_passes(&text, style),
+                    "{}",
+                    String::from_utf8_lossy(&text)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn one_pass_reads_encoded_lists_at_the_edges_as_two_passes_do() {
+        let mut read = 0;
+        for token in encoded_lists() {
+            for after in ["", "}", ", \"k\": \"v\"}"] {
+                let text = format!("{token}{after}");
+                for style in [JsonStyle::Compact, JsonStyle::Spaced] {
+                    let one = in_one_pass(text.as_bytes(), style);
+                    read += usize::from(one.is_some());
+                    assert_eq!(one, in_two_passes(text.as_bytes(), style), "{text}");
+                }
+            }
+        }
+        assert!(read >= 40, "{read}");
     }
 
     #[test]

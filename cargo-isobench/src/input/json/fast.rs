@@ -83,6 +83,14 @@ fn value(
     position: usize,
 ) -> Option<(Option<Value>, usize)> {
     let bytes = text.as_bytes();
+    // A JSON-encoded list that passes, measured and rewritten in one pass.
+    if let Some((index, route)) = route
+        && route.list
+        && route.encoded
+        && let Some(length) = held.hold_encoded_list_at(index, &bytes[at..], routes.style, position)
+    {
+        return Some((None, at + length));
+    }
     // A string the writer writes as it is, measured in one pass: valid, and held as it
     // is or, for a list, rewritten as the array it holds.
     if let Some((index, route)) = route
