@@ -70,6 +70,14 @@ pub enum JsonStyle {
 }
 
 impl JsonStyle {
+    /// Every style.
+    pub const ALL: [Self; 4] = [
+        Self::Compact,
+        Self::Spaced,
+        Self::CompactAscii,
+        Self::SpacedAscii,
+    ];
+
     /// Whether items are separated by `, ` and `: `.
     pub fn is_spaced(self) -> bool {
         matches!(self, Self::Spaced | Self::SpacedAscii)
@@ -762,12 +770,7 @@ mod tests {
     }
 
     fn any_style() -> impl Strategy<Value = JsonStyle> {
-        prop::sample::select(vec![
-            JsonStyle::Compact,
-            JsonStyle::Spaced,
-            JsonStyle::CompactAscii,
-            JsonStyle::SpacedAscii,
-        ])
+        prop::sample::select(JsonStyle::ALL.to_vec())
     }
 
     proptest! {

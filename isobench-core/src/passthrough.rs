@@ -470,76 +470,10 @@ impl Held {
 /// accepts, so its text goes to the array as it is. For any other, `None`, and `out`
 /// may hold a part of the array.
 pub fn transcode_list(token: &[u8], style: JsonStyle, out: &mut Vec<u8>) -> Option<Encoding> {
-    let inner = token.strip_prefix(b"\"[")?.strip_suffix(b"]\"")?;
-    out.push(b'[');
-    // Whether the separator is `, ` rather than `,`, once one is seen. Matched byte by
-    // byte: slices compared as slices cost a `memcmp` call for two bytes.
-    let mut spaced: Option<bool> = None;
-    let mut rest = inner;
-    let mut first = true;
-    while !rest.is_empty() {
-        if !first {
-            let (found, after) = match rest {
-                [b',', b' ', after @ ..] => (true, after),
-                [b',', after @ ..] => (false, after),
-                _ => return None,
-            };
-            rest = after;
-            if *spaced.get_or_insert(found) != found {
-                return None;
-            }
-            out.extend_from_slice(item_separator(style));
-        }
-        first = false;
-        // An item: `\"`, its text, `\"`. Between two backslashes the text holds no
-        // quote and no control character (the token is a valid JSON string), so the
-        // writer writes those runs as they are; each backslash starts the item's end or
-        // one of its escapes, kept when the writer makes it.
-        let [b'\\', b'"', item @ ..] = rest else {
-            return None;
-        };
-        let mut item = item;
-        out.push(b'"');
-        loop {
-            let end = memchr::memchr(b'\\', item)?;
-            out.extend_from_slice(&item[..end]);
-            let escape = &item[end..];
-            let length = match *escape {
-                // `\"`: the item ends.
-                [b'\\', b'"', ..] => {
-                    rest = &escape[2..];
-                    break;
-                }
-                // `\\\"` and `\\\\`: the item's `\"` and `\\`.
-                [b'\\', b'\\', b'\\', b'"' | b'\\', ..] => {
-                    out.extend_from_slice(&[b'\\', escape[3]]);
-                    4
-                }
-                // `\\n` and the like, `\\u001f`: written as they are in the item.
-                [b'\\', b'\\', b'b' | b'f' | b'n' | b'r' | b't', ..] => {
-                    out.extend_from_slice(&escape[1..3]);
-                    3
-                }
-                [b'\\', b'\\', b'u', b'0', b'0', high, low, ..]
-                    if is_written_control(high, low) =>
-                {
-                    out.extend_from_slice(&escape[1..7]);
-                    7
-                }
-                // A control character in the decoded list, or an escape the writer does
-                // not make.
-                _ => return None,
-            };
-            item = &escape[length..];
-        }
-        out.push(b'"');
-    }
-    out.push(b']');
-    Some(if spaced == Some(true) {
-        Encoding::JsonSpaced
-    } else {
-        Encoding::Json
-    })
+    // In a valid string token the first `]"` after an item is the token's end: the
+    // one-pass reading is this one, given that it reads the whole token.
+    let (length, encoding) = transcode_list_at(token, style, out)?;
+    (length == token.len()).then_some(encoding)
 }
 
 /// The [`Encoding`] in which a string whose value is `list`, the text of a
@@ -561,13 +495,14 @@ pub fn encoded_list_encoding(list: &[u8]) -> Option<Encoding> {
     is_list_written_as_is(list, style).then_some(encoding)
 }
 
-/// [`transcode_list`] of the JSON string `text` starts with, found in one pass with
-/// the string's end: the string's length and the list's encoding, or `None` when this
-/// pass cannot tell, and `out` may hold a part of the array.
+/// Reads the JSON string `text` starts with as [`transcode_list`] reads a string token,
+/// in one pass that also finds the string's end: the string's length and the list's
+/// encoding, or `None` when this pass cannot tell, and `out` may hold a part of the
+/// array.
 ///
-/// Given the length, it is the length [`written_string_length`] gives, and the array
-/// and encoding are those [`transcode_list`] gives for the string; the two passes read
-/// the list twice (most of a record's bytes, in SWE-bench's test lists). The text need
+/// Given the length, it is the length [`written_string_length`] gives, so that the
+/// list is read once, not once to find the string's end and again to rewrite it (most
+/// of a record's bytes, in SWE-bench's test lists). The text need
 /// not be a valid string: the list's items are read up to each backslash with
 /// [`jsonwrite::next_escape`], which stops at a quote or control character too, and
 /// every other byte is matched as the writer writes it. It gives up on a string that
@@ -1091,7 +1026,9 @@ mod tests {
     }
 
     /// The two passes [`transcode_list_at`] stands for: the string's end, then the
-    /// list it holds.
+    /// list the string alone holds ([`transcode_list`] of the token, whose arrays the
+    /// tests above hold to decoding). One pass must end where the string ends, and read
+    /// no further than it.
     fn in_two_passes(text: &[u8], style: JsonStyle) -> Option<(usize, Encoding, Vec<u8>)> {
         let length = written_string_length(text)?;
         let mut out = Vec::new();

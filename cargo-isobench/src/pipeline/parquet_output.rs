@@ -265,12 +265,7 @@ fn write_input(path: &Path, records: &[(Vec<(String, Value)>, bool)], style: Jso
 }
 
 fn any_style() -> impl Strategy<Value = JsonStyle> {
-    prop::sample::select(vec![
-        JsonStyle::Compact,
-        JsonStyle::Spaced,
-        JsonStyle::CompactAscii,
-        JsonStyle::SpacedAscii,
-    ])
+    prop::sample::select(JsonStyle::ALL.to_vec())
 }
 
 proptest! {
