@@ -346,15 +346,7 @@ impl Held {
             self.made.truncate(start);
             return false;
         };
-        self.keep(
-            route,
-            Entry {
-                made: true,
-                range: start..self.made.len(),
-                position,
-                encoding: Some(encoding),
-            },
-        );
+        self.keep_made(route, start, position, Some(encoding));
         true
     }
 
@@ -371,15 +363,7 @@ impl Held {
     ) {
         let start = self.made.len();
         self.made.extend_from_slice(text);
-        self.keep(
-            route,
-            Entry {
-                made: true,
-                range: start..self.made.len(),
-                position,
-                encoding,
-            },
-        );
+        self.keep_made(route, start, position, encoding);
     }
 
     /// Holds the string `text` starts with, when it holds a JSON-encoded list that
@@ -399,16 +383,29 @@ impl Held {
             self.made.truncate(start);
             return None;
         };
+        self.keep_made(route, start, position, Some(encoding));
+        Some(length)
+    }
+
+    /// Holds for `route` the text the reader made from `start` on (to the end of what
+    /// it has made), under the `position`-th key of the record.
+    fn keep_made(
+        &mut self,
+        route: usize,
+        start: usize,
+        position: usize,
+        encoding: Option<Encoding>,
+    ) {
+        let range = start..self.made.len();
         self.keep(
             route,
             Entry {
                 made: true,
-                range: start..self.made.len(),
+                range,
                 position,
-                encoding: Some(encoding),
+                encoding,
             },
         );
-        Some(length)
     }
 
     /// Whether the reader made any of the texts (a JSON-encoded list rewritten as the
