@@ -6,7 +6,7 @@ use arrow_array::builder::StringBuilder;
 use arrow_array::{
     ArrayRef, BooleanArray, Float64Array, Int64Array, ListArray, StringArray, StructArray,
 };
-use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
 use isobench_core::codec::JsonStyle;
 use serde_json::{Map, Value};
@@ -284,12 +284,9 @@ pub(super) fn build_array(shape: &Shape, cells: &[Option<&Value>]) -> Result<Arr
         Shape::Str | Shape::Text => {
             Arc::new(string_array(cells.map(|c| c.and_then(Value::as_str))))
         }
-        Shape::Json => {
-            let texts: Vec<Option<String>> = cells
-                .map(|c| c.map(|v| serde_json::to_string(v).expect("a JSON value serialises")))
-                .collect();
-            Arc::new(string_array(texts.iter().map(Option::as_deref)))
-        }
+        Shape::Json => Arc::new(json_array(cells, |out, v| {
+            JsonStyle::Compact.write_value(out, v);
+        })?),
         Shape::Int => Arc::new(
             cells
                 .map(|c| c.and_then(Value::as_i64))
@@ -346,6 +343,33 @@ pub(super) fn build_array(shape: &Shape, cells: &[Option<&Value>]) -> Result<Arr
             )
         }
     })
+}
+
+/// The string array of `cells` as compact JSON text, the bytes `serde_json::to_string`
+/// gives for each, each cell written by `write` straight into the array's one values
+/// buffer: no string per cell, copied again into the array.
+pub(super) fn json_array<'a, T: ?Sized + 'a>(
+    cells: impl ExactSizeIterator<Item = Option<&'a T>>,
+    write: impl Fn(&mut Vec<u8>, &T),
+) -> Result<StringArray, String> {
+    let too_long = || "a JSON column holds more than 2 GiB of text in one batch".to_owned();
+    let mut offsets = Vec::with_capacity(cells.len() + 1);
+    offsets.push(0i32);
+    let mut valid = Vec::with_capacity(cells.len());
+    let mut values = Vec::new();
+    for cell in cells {
+        if let Some(cell) = cell {
+            write(&mut values, cell);
+        }
+        valid.push(cell.is_some());
+        offsets.push(i32::try_from(values.len()).map_err(|_| too_long())?);
+    }
+    StringArray::try_new(
+        OffsetBuffer::new(ScalarBuffer::from(offsets)),
+        Buffer::from_vec(values),
+        null_buffer(valid),
+    )
+    .map_err(|e| e.to_string())
 }
 
 /// The string array of `cells`, its values buffer sized once from their total length: a
@@ -475,6 +499,51 @@ mod string_arrays {
             prop_assert_eq!(&built, &collected);
             prop_assert_eq!(built.nulls(), collected.nulls());
             prop_assert_eq!(built.value_offsets(), collected.value_offsets());
+        }
+    }
+
+    /// JSON values of every kind: strings rich in what is escaped (quotes, backslashes,
+    /// controls, DEL, characters beyond ASCII and beyond the BMP), keys likewise, integers
+    /// at the ends of `i64` and `u64`, any float, nesting.
+    fn any_value() -> impl Strategy<Value = Value> {
+        let text = || "[a \"\\\\\n\t\u{1}\u{8}\u{1f}\u{7f}\u{80}é中\u{1F600}]{0,8}";
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<f64>().prop_map(Value::from),
+            text().prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 32, 6, move |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                prop::collection::vec((text(), inner), 0..6)
+                    .prop_map(|entries| Value::Object(entries.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        /// A JSON column holds each cell as `serde_json::to_string` writes it, a null where
+        /// the cell is absent or null; `__extra` each map the same way.
+        #[test]
+        fn json_cells_are_serde_json_text(cells in prop::collection::vec(prop::option::of(any_value()), 0..40)) {
+            let refs: Vec<Option<&Value>> = cells.iter().map(Option::as_ref).collect();
+            let array = build_array(&Shape::Json, &refs).unwrap();
+            let array = array.as_any().downcast_ref::<StringArray>().unwrap();
+            let expected: StringArray = cells
+                .iter()
+                .map(|c| c.as_ref().filter(|v| !v.is_null()).map(|v| serde_json::to_string(v).unwrap()))
+                .collect();
+            prop_assert_eq!(array, &expected);
+            prop_assert_eq!(array.nulls(), expected.nulls());
+
+            let maps: Vec<Option<&Map<String, Value>>> = cells.iter().map(|c| c.as_ref().and_then(Value::as_object)).collect();
+            let array = json_array(maps.iter().copied(), |out, map| JsonStyle::Compact.write_object(out, map)).unwrap();
+            let expected: StringArray = maps.iter().map(|m| m.map(|m| serde_json::to_string(m).unwrap())).collect();
+            prop_assert_eq!(&array, &expected);
+            prop_assert_eq!(array.nulls(), expected.nulls());
         }
     }
 

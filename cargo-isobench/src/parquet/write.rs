@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::mpsc::{self, SyncSender};
 use std::thread::{self, JoinHandle};
 
-use arrow_array::{ArrayRef, RecordBatch, StringArray};
+use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::SchemaRef;
 use isobench_core::codec::JsonStyle;
 use parquet::arrow::ArrowWriter;
@@ -22,7 +22,7 @@ use serde_json::{Map, Value};
 
 use super::compression::ParquetCompression;
 use super::layout::{GROUP_BYTES, GROUP_ROWS};
-use super::schema::{Columns, Shape, build_array};
+use super::schema::{Columns, Shape, build_array, json_array};
 
 /// One buffered row: a cell per declared column, the extra properties, the key order.
 #[derive(Debug)]
@@ -301,11 +301,11 @@ impl ColumnRows {
             let cells: Vec<Option<&Value>> = rows.iter().map(|r| r.cells[i].as_ref()).collect();
             arrays.push(build_array(shape, &cells).map_err(write_error)?);
         }
-        let extra: Vec<Option<String>> = rows
-            .iter()
-            .map(|r| r.extra.as_ref().map(json_text))
-            .collect();
-        arrays.push(Arc::new(StringArray::from(extra)));
+        let extra = json_array(rows.iter().map(|r| r.extra.as_ref()), |out, map| {
+            JsonStyle::Compact.write_object(out, map);
+        })
+        .map_err(write_error)?;
+        arrays.push(Arc::new(extra));
         let keys: Vec<Option<Value>> = rows
             .iter()
             .map(|r| {
@@ -663,10 +663,6 @@ fn as_written(chunk: &ColumnChunkMetaData) -> parquet::errors::Result<ColumnChun
         .into_builder()
         .set_statistics(statistics)
         .build()
-}
-
-fn json_text(map: &Map<String, Value>) -> String {
-    serde_json::to_string(map).expect("a JSON map serialises")
 }
 
 #[cfg(test)]
