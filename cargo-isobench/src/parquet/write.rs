@@ -8,9 +8,11 @@ use std::sync::mpsc::{self, SyncSender};
 use std::thread::{self, JoinHandle};
 
 use arrow_array::{ArrayRef, RecordBatch};
+use arrow_schema::DataType;
 use arrow_schema::SchemaRef;
 use isobench_core::codec::JsonStyle;
 use parquet::arrow::ArrowWriter;
+use parquet::arrow::arrow_writer::{ArrowColumnWriter, ArrowRowGroupWriterFactory, compute_leaves};
 use parquet::basic::{Compression, GzipLevel, ZstdLevel};
 use parquet::column::writer::ColumnCloseResult;
 use parquet::file::metadata::{
@@ -18,6 +20,7 @@ use parquet::file::metadata::{
 };
 use parquet::file::properties::WriterProperties;
 use parquet::file::statistics::Statistics;
+use parquet::file::writer::SerializedFileWriter;
 use serde_json::{Map, Value};
 
 use super::compression::ParquetCompression;
@@ -556,8 +559,7 @@ impl Spool {
     /// A spool file in `dir` of columns `schema`, written with `properties`, and its thread.
     fn start(dir: &Path, schema: SchemaRef, properties: WriterProperties) -> io::Result<Self> {
         let file = tempfile::tempfile_in(dir)?;
-        let mut writer =
-            ArrowWriter::try_new(file, schema, Some(properties)).map_err(write_error)?;
+        let mut writer = GroupWriter::new(file, schema, properties).map_err(write_error)?;
         let (parts, received) = mpsc::sync_channel::<Spooled>(0);
         let thread = thread::Builder::new()
             .name("parquet-spool".to_owned())
@@ -565,10 +567,10 @@ impl Spool {
                 for spooled in received {
                     match spooled {
                         Spooled::Part(part) => writer.write(&part).map_err(write_error)?,
-                        Spooled::Close => writer.flush().map_err(write_error)?,
+                        Spooled::Close => writer.close_group().map_err(write_error)?,
                     }
                 }
-                writer.into_inner().map_err(write_error)
+                writer.finish().map_err(write_error)
             })?;
         Ok(Self {
             parts: Some(parts),
@@ -601,6 +603,171 @@ impl Spool {
         }
     }
 }
+
+/// A Parquet file written a row group at a time, the columns of each part encoded and
+/// compressed on two threads: the bytes `ArrowWriter` writes for the same parts, each
+/// row group ended by [`GroupWriter::close_group`].
+struct GroupWriter {
+    file: SerializedFileWriter<File>,
+    factory: ArrowRowGroupWriterFactory,
+    schema: SchemaRef,
+    /// The open row group's writers, one per leaf column, and the bytes of Arrow data
+    /// handed to each field's so far (what closing its pages costs, about).
+    open: Option<(Vec<ArrowColumnWriter>, Vec<usize>)>,
+}
+
+impl GroupWriter {
+    fn new(
+        file: File,
+        schema: SchemaRef,
+        properties: WriterProperties,
+    ) -> parquet::errors::Result<Self> {
+        let writer = ArrowWriter::try_new(file, Arc::clone(&schema), Some(properties))?;
+        let (file, factory) = writer.into_serialized_writer()?;
+        Ok(Self {
+            file,
+            factory,
+            schema,
+            open: None,
+        })
+    }
+
+    /// Adds `part`'s rows to the open row group (opened with the first).
+    fn write(&mut self, part: &RecordBatch) -> parquet::errors::Result<()> {
+        if part.num_rows() == 0 {
+            return Ok(());
+        }
+        let (writers, weights) = match &mut self.open {
+            Some(open) => open,
+            open => {
+                let group = self.file.flushed_row_groups().len();
+                let writers = self.factory.create_column_writers(group)?;
+                open.insert((writers, vec![0; self.schema.fields().len()]))
+            }
+        };
+        let mut work = Vec::with_capacity(weights.len());
+        let mut rest = writers.as_mut_slice();
+        let fields = self.schema.fields().iter().zip(part.columns());
+        for ((field, column), weight) in fields.zip(weights.iter_mut()) {
+            let leaves = compute_leaves(field, column)?;
+            let (mine, others) = std::mem::take(&mut rest).split_at_mut(leaves.len());
+            rest = others;
+            let bytes = column.to_data().get_slice_memory_size().unwrap_or(0);
+            *weight += bytes;
+            work.push((bytes, (mine, leaves)));
+        }
+        on_two_threads(work, |(writers, leaves)| {
+            writers
+                .iter_mut()
+                .zip(&leaves)
+                .try_for_each(|(writer, leaf)| writer.write(leaf))
+        })?;
+        Ok(())
+    }
+
+    /// Ends the open row group: its columns' last pages are compressed (on two threads)
+    /// and the column chunks appended to the file in order.
+    fn close_group(&mut self) -> parquet::errors::Result<()> {
+        let Some((writers, weights)) = self.open.take() else {
+            return Ok(());
+        };
+        // Each field's writers, closed by whichever thread takes them.
+        let mut writers = writers.into_iter();
+        let mut work = Vec::with_capacity(weights.len());
+        for (field, weight) in self.schema.fields().iter().zip(weights) {
+            let leaves = leaf_count(field.data_type());
+            work.push((weight, writers.by_ref().take(leaves).collect::<Vec<_>>()));
+        }
+        let closed = on_two_threads(work, |writers| {
+            writers
+                .into_iter()
+                .map(ArrowColumnWriter::close)
+                .collect::<parquet::errors::Result<Vec<_>>>()
+        })?;
+        let mut group = self.file.next_row_group()?;
+        for chunk in closed.into_iter().flatten() {
+            chunk.append_to_row_group(&mut group)?;
+        }
+        group.close()?;
+        Ok(())
+    }
+
+    /// Ends the open row group and writes the footer; the file.
+    fn finish(mut self) -> parquet::errors::Result<File> {
+        self.close_group()?;
+        self.file.into_inner()
+    }
+}
+
+/// How many leaf columns (Parquet columns) a field of `data_type` is written as.
+fn leaf_count(data_type: &DataType) -> usize {
+    match data_type {
+        DataType::List(item) | DataType::LargeList(item) | DataType::FixedSizeList(item, _) => {
+            leaf_count(item.data_type())
+        }
+        DataType::Struct(fields) => fields.iter().map(|f| leaf_count(f.data_type())).sum(),
+        DataType::Map(entries, _) => leaf_count(entries.data_type()),
+        _ => 1,
+    }
+}
+
+/// Runs `task` on every item of `work` (each with its weight), split between this
+/// thread and one other so that each gets about half of the weight; the results in the
+/// order of `work`, or the first error.
+fn on_two_threads<T: Send, R: Send>(
+    work: Vec<(usize, T)>,
+    task: impl Fn(T) -> parquet::errors::Result<R> + Sync,
+) -> parquet::errors::Result<Vec<R>> {
+    let mut order: Vec<usize> = (0..work.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(work[i].0));
+    let mut there_of = vec![false; work.len()];
+    let (mut here_weight, mut there_weight) = (0, 0);
+    for i in order {
+        if here_weight <= there_weight {
+            here_weight += work[i].0;
+        } else {
+            there_weight += work[i].0;
+            there_of[i] = true;
+        }
+    }
+    let run = |items: Vec<(usize, T)>| -> parquet::errors::Result<Vec<(usize, R)>> {
+        items
+            .into_iter()
+            .map(|(i, item)| Ok((i, task(item)?)))
+            .collect()
+    };
+    let (mut here, mut there) = (Vec::new(), Vec::new());
+    for (i, (_, item)) in work.into_iter().enumerate() {
+        if there_of[i] {
+            there.push((i, item));
+        } else {
+            here.push((i, item));
+        }
+    }
+    let mut done = if there.is_empty() || there_weight < PARALLEL_BYTES {
+        here.extend(there);
+        run(here)?
+    } else {
+        thread::scope(|scope| {
+            let other = scope.spawn(|| run(there));
+            let mine = run(here);
+            let theirs = other.join().unwrap_or_else(|_| {
+                Err(parquet::errors::ParquetError::General(
+                    "a column's encoding thread panicked".to_owned(),
+                ))
+            });
+            let mut mine = mine?;
+            mine.extend(theirs?);
+            Ok::<_, parquet::errors::ParquetError>(mine)
+        })?
+    };
+    done.sort_unstable_by_key(|(i, _)| *i);
+    Ok(done.into_iter().map(|(_, r)| r).collect())
+}
+
+/// Below this many bytes of Arrow data for the second thread, the columns are encoded
+/// on one: starting a thread costs more than it saves.
+const PARALLEL_BYTES: usize = 64 * 1024;
 
 /// Writes the columns `kept` of every row group of the spool file as a row group of
 /// `writer`'s file: their pages are copied as they are, compressed once.
@@ -764,6 +931,36 @@ mod tests {
                 "no spool left"
             );
         }
+    }
+
+    #[test]
+    fn columns_encoded_on_two_threads_are_the_bytes_one_writer_writes() {
+        // Long texts in two columns: each part holds more than `PARALLEL_BYTES` for the
+        // second thread, so both encode.
+        let (schema, mut records) = records(2 * GROUP_ROWS + 5);
+        for (i, record) in records.iter_mut().enumerate() {
+            record.insert("id".into(), json!(format!("{i}-{}", "é\"x".repeat(60))));
+            record.insert("late".into(), json!(format!("{}-{i}", "y\n".repeat(90))));
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.parquet");
+        let mut writer = ParquetWriter::new(
+            File::create(&path).unwrap(),
+            dir.path().to_owned(),
+            &schema,
+            ParquetCompression::default(),
+        )
+        .unwrap();
+        for record in &records {
+            writer.write(record.clone(), 100).unwrap();
+        }
+        let texts: usize = records[..GROUP_ROWS]
+            .iter()
+            .map(|r| r["id"].as_str().unwrap().len())
+            .sum();
+        assert!(texts > 2 * PARALLEL_BYTES, "{texts}");
+        writer.finish().unwrap();
+        assert!(std::fs::read(&path).unwrap() == written_directly(&schema, &records));
     }
 
     #[test]
