@@ -44,6 +44,8 @@ mod absent;
 mod compression;
 mod layout;
 #[cfg(feature = "parquet")]
+mod row_bytes;
+#[cfg(feature = "parquet")]
 mod schema;
 #[cfg(feature = "parquet")]
 mod write;

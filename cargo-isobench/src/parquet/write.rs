@@ -22,7 +22,11 @@ use serde_json::{Map, Value};
 
 use super::compression::ParquetCompression;
 use super::layout::{GROUP_BYTES, GROUP_ROWS};
+use super::row_bytes::row_bytes;
 use super::schema::{Columns, Shape, build_array};
+
+/// Records given to [`ParquetWriter::write`] are laid out in columns this many at a time.
+const WRITE_ROWS: usize = 64;
 
 /// One buffered row: a cell per declared column, the extra properties, the key order.
 #[derive(Debug)]
@@ -42,8 +46,8 @@ pub struct ColumnRows {
     /// The JSON style of the records, once seen.
     style: Option<JsonStyle>,
     rows: Vec<Row>,
-    /// Each buffered row's size as JSON, as given to [`Self::push`].
-    sizes: Vec<usize>,
+    /// The buffered rows' sizes as JSON, as given to [`Self::push`]: when
+    /// [`Self::group_full`] says a batch of them is full.
     bytes: usize,
     limits: GroupLimits,
     /// Where each key of the record being pushed goes (kept between records).
@@ -72,12 +76,12 @@ pub struct RowsBatch {
     used: Vec<bool>,
     /// The JSON style the rows' records show, if one did.
     style: Option<JsonStyle>,
-    /// Each row's size as JSON: where row groups end.
+    /// Each row's bytes in the batch's arrays ([`row_bytes`]): where row groups end.
     sizes: Vec<usize>,
 }
 
-/// When a row group is full: at this many rows, or once its records' JSON reaches this
-/// many bytes.
+/// When a row group is full: at this many rows, or once its rows' bytes in their arrays
+/// ([`row_bytes`]) reach this many.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct GroupLimits {
     rows: usize,
@@ -103,7 +107,7 @@ impl GroupLimits {
         }
     }
 
-    /// Whether a row group of `rows` rows and `bytes` bytes of JSON is full.
+    /// Whether a row group of `rows` rows and `bytes` bytes is full.
     fn full(self, rows: usize, bytes: usize) -> bool {
         rows >= self.rows || bytes >= self.bytes
     }
@@ -134,7 +138,7 @@ pub struct ParquetWriter {
     compression: ParquetCompression,
     /// The open row group's parts not handed to the spool (before it starts).
     parts: Vec<RecordBatch>,
-    /// The open row group's rows, and bytes of JSON counted by [`Self::write_batch`].
+    /// The open row group's rows, and bytes in their arrays counted by [`Self::write_batch`].
     open_rows: usize,
     open_bytes: usize,
 }
@@ -179,7 +183,6 @@ impl ColumnRows {
             columns,
             style: None,
             rows: Vec::new(),
-            sizes: Vec::new(),
             bytes: 0,
             limits: GroupLimits::current(),
             places: Vec::new(),
@@ -197,7 +200,9 @@ impl ColumnRows {
         self.style.get_or_insert(style);
     }
 
-    /// Adds one record; `size` is about how many bytes it takes as JSON.
+    /// Adds one record; `size` is about how many bytes it takes as JSON, for
+    /// [`Self::group_full`] (row groups of a file are cut by the rows' bytes in their
+    /// arrays instead: see [`ParquetWriter::write_batch`]).
     pub fn push(&mut self, record: Map<String, Value>, size: usize) {
         let columns = &*self.columns;
         let declared = &columns.declared;
@@ -251,16 +256,15 @@ impl ColumnRows {
             extra: (!extra.is_empty()).then_some(extra),
             keys,
         });
-        self.sizes.push(size);
         self.bytes += size;
     }
 
     /// The buffered rows as a record batch of every column, with the columns they use,
-    /// their JSON style and sizes, for [`ParquetWriter::write_batch`]; the rows start
-    /// afresh (no column used, no style).
+    /// their JSON style and their bytes in the batch, for [`ParquetWriter::write_batch`];
+    /// the rows start afresh (no column used, no style).
     pub fn take_rows(&mut self) -> io::Result<RowsBatch> {
-        let sizes = std::mem::take(&mut self.sizes);
         let batch = self.take_batch()?;
+        let sizes = row_bytes(&batch);
         Ok(RowsBatch {
             batch,
             used: std::mem::replace(&mut self.used, vec![false; self.columns.all.len()]),
@@ -269,7 +273,8 @@ impl ColumnRows {
         })
     }
 
-    /// Whether the rows buffered make a row group.
+    /// Whether the rows buffered make a batch: [`GROUP_ROWS`] of them, or [`GROUP_BYTES`]
+    /// by the sizes given to [`Self::push`].
     pub fn group_full(&self) -> bool {
         self.limits.full(self.rows.len(), self.bytes)
     }
@@ -277,6 +282,11 @@ impl ColumnRows {
     /// Whether no row is buffered.
     pub fn is_empty(&self) -> bool {
         self.rows.is_empty()
+    }
+
+    /// How many rows are buffered.
+    fn len(&self) -> usize {
+        self.rows.len()
     }
 
     /// The schema of every column (see [`Self::take_batch`]).
@@ -294,7 +304,6 @@ impl ColumnRows {
     fn take_arrays(&mut self) -> io::Result<Vec<ArrayRef>> {
         let rows = std::mem::take(&mut self.rows);
         self.rows.reserve(rows.len());
-        self.sizes.clear();
         self.bytes = 0;
         let mut arrays: Vec<ArrayRef> = Vec::with_capacity(self.columns.all.len());
         for (i, (_, shape)) in self.columns.declared.iter().enumerate() {
@@ -425,21 +434,32 @@ impl ParquetWriter {
         self.rows.note_style(style);
     }
 
-    /// Writes one record; `size` is about how many bytes it takes as JSON. A file is
-    /// written either record by record or by [`Self::write_batch`], not both.
+    /// Writes one record; `size` is about how many bytes it takes as JSON (it bounds the
+    /// records buffered, not the row groups). A file is written either record by record
+    /// or by [`Self::write_batch`], not both. The records are laid out in columns
+    /// [`WRITE_ROWS`] at a time and written as [`Self::write_batch`] writes rows, so
+    /// that the row groups are the same either way.
     pub fn write(&mut self, record: Map<String, Value>, size: usize) -> io::Result<()> {
         self.rows.push(record, size);
-        if self.rows.group_full() {
-            let batch = self.rows.take_batch()?;
-            self.add_part(batch)?;
-            self.close_group()?;
+        if self.rows.len() >= WRITE_ROWS || self.rows.group_full() {
+            self.write_buffered()?;
         }
         Ok(())
     }
 
-    /// Writes rows converted apart ([`ColumnRows::take_rows`]), in order: they are cut
-    /// where a row group is full, as [`Self::write`] of their records one by one would
-    /// cut them, and handed on as slices of their columns, not copied.
+    /// Writes the records buffered by [`Self::write`], if any.
+    fn write_buffered(&mut self) -> io::Result<()> {
+        if self.rows.is_empty() {
+            return Ok(());
+        }
+        let rows = self.rows.take_rows()?;
+        self.write_batch(rows)
+    }
+
+    /// Writes rows converted apart ([`ColumnRows::take_rows`]), in order: a row group
+    /// ends at the row that makes it full, [`GROUP_ROWS`] rows or [`GROUP_BYTES`] of the
+    /// rows' bytes in their arrays ([`row_bytes`]), whatever the batches handed; the
+    /// rows are handed on as slices of their columns, not copied.
     pub fn write_batch(&mut self, rows: RowsBatch) -> io::Result<()> {
         let RowsBatch {
             batch,
@@ -500,10 +520,7 @@ impl ParquetWriter {
 
     /// Writes the file, without the columns no record had; the file, to sync.
     pub fn finish(mut self) -> io::Result<File> {
-        if !self.rows.is_empty() {
-            let batch = self.rows.take_batch()?;
-            self.add_part(batch)?;
-        }
+        self.write_buffered()?;
         let any_rows = self.spool.is_some() || self.open_rows > 0;
         let (schema, kept) = self.rows.written_schema(any_rows, false);
         let out = self.out.try_clone()?;

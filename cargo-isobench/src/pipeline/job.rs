@@ -324,13 +324,13 @@ impl Job<'_> {
             Ok((covered, order, out)) => {
                 if let Some(rows) = &mut self.rows {
                     // The file's JSON style is that of the first record written that
-                    // has a key (`{}` is the same in every style); its row groups are
-                    // cut by the length of each record's text in its style.
+                    // has a key (`{}` is the same in every style). Its row groups are
+                    // cut by the rows' bytes in the arrays built of them (no record's
+                    // text length is counted: the size given is not used).
                     if !out.is_empty() {
                         rows.note_style(style);
                     }
-                    let size = style.written_object_length(&out);
-                    rows.push(out, size);
+                    rows.push(out, 0);
                 } else if let Some(order) = order {
                     let texts: Vec<(Route<'_>, &[u8])> = (shared.routes.iter().enumerate())
                         .filter_map(|(i, route)| Some((*route, held.text(raw, i)?)))
