@@ -48,6 +48,8 @@ mod row_bytes;
 #[cfg(feature = "parquet")]
 mod schema;
 #[cfg(feature = "parquet")]
+mod split;
+#[cfg(feature = "parquet")]
 mod write;
 
 use std::path::Path;

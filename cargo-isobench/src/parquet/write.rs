@@ -1,7 +1,9 @@
 //! Writing records as Parquet: rows buffered into row groups of declared columns.
 
+use std::borrow::Cow;
 use std::fs::File;
 use std::io;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc::{self, SyncSender};
@@ -18,12 +20,14 @@ use parquet::file::metadata::{
 };
 use parquet::file::properties::WriterProperties;
 use parquet::file::statistics::Statistics;
+use serde::Deserialize as _;
 use serde_json::{Map, Value};
 
 use super::compression::ParquetCompression;
 use super::layout::{GROUP_BYTES, GROUP_ROWS};
 use super::row_bytes::row_bytes;
-use super::schema::{Columns, Shape, build_array};
+use super::schema::{Columns, Shape, build_array, string_array};
+use super::split;
 
 /// Records given to [`ParquetWriter::write`] are laid out in columns this many at a time.
 const WRITE_ROWS: usize = 64;
@@ -31,9 +35,20 @@ const WRITE_ROWS: usize = 64;
 /// One buffered row: a cell per declared column, the extra properties, the key order.
 #[derive(Debug)]
 struct Row {
-    cells: Vec<Option<Value>>,
+    cells: Vec<Option<Cell>>,
     extra: Option<Map<String, Value>>,
     keys: Option<Vec<String>>,
+}
+
+/// A buffered cell.
+#[derive(Debug)]
+enum Cell {
+    /// A value, as [`ColumnRows::push`] takes it.
+    Value(Value),
+    /// The string of a string column's cell, or the compact JSON text of a JSON
+    /// column's, laid from a record's text ([`ColumnRows::push_text`]): a range of
+    /// [`ColumnRows::texts`].
+    Text(Range<usize>),
 }
 
 /// Records laid out in the columns of a format's schema (see the module's doc), buffered
@@ -52,6 +67,12 @@ pub struct ColumnRows {
     limits: GroupLimits,
     /// Where each key of the record being pushed goes (kept between records).
     places: Vec<Place>,
+    /// The text of the buffered rows' [`Cell::Text`] cells.
+    texts: String,
+    /// How many of the buffered rows [`Self::push_text`] laid from their text, and how
+    /// many it parsed and pushed.
+    laid: usize,
+    parsed: usize,
 }
 
 /// Where a record's property goes in [`ColumnRows::push`].
@@ -186,6 +207,9 @@ impl ColumnRows {
             bytes: 0,
             limits: GroupLimits::current(),
             places: Vec::new(),
+            texts: String::new(),
+            laid: 0,
+            parsed: 0,
         }
     }
 
@@ -230,13 +254,15 @@ impl ColumnRows {
             self.places.push(place);
         }
         let keys = (nulls || !in_order).then(|| record.keys().cloned().collect());
-        let mut cells: Vec<Option<Value>> = vec![None; declared.len()];
+        let mut cells: Vec<Option<Cell>> = (0..declared.len()).map(|_| None).collect();
         let mut extra = Map::new();
         for ((key, value), place) in record.into_iter().zip(&self.places) {
             match *place {
-                Place::Cell(i) => cells[i] = Some(value),
+                Place::Cell(i) => cells[i] = Some(Cell::Value(value)),
                 Place::TextAndExtra(i) => {
-                    cells[i] = Some(Value::String(JsonStyle::Spaced.to_string(&value)));
+                    cells[i] = Some(Cell::Value(Value::String(
+                        JsonStyle::Spaced.to_string(&value),
+                    )));
                     extra.insert(key, value);
                 }
                 Place::Extra => {
@@ -259,10 +285,75 @@ impl ColumnRows {
         self.bytes += size;
     }
 
+    /// Adds one record given as its JSON text in the compact style, as this tool writes
+    /// it; the same row as [`Self::push`] of the record the text holds. Where each key
+    /// goes in order to a string or JSON column (no `null`, no extra, no key order to
+    /// keep), each cell is laid from the text ([`split`]): a string's value unescaped, a
+    /// JSON column's value as its text (the compact text is the one the column holds);
+    /// any other record is parsed and pushed. `true` when laid from the text.
+    pub fn push_text(&mut self, text: &str) -> bool {
+        if self.lay_text(text) {
+            self.laid += 1;
+            return true;
+        }
+        // Without the parser's depth limit: an input record may nest as deep as the
+        // reader allows, and the export nests some of its values one level deeper.
+        let mut parser = serde_json::Deserializer::from_str(text);
+        parser.disable_recursion_limit();
+        let record = Map::deserialize(&mut parser).expect("the writer writes JSON objects");
+        self.push(record, 0);
+        self.parsed += 1;
+        false
+    }
+
+    /// [`Self::push_text`]'s plain case; `false`, with nothing changed, for another.
+    fn lay_text(&mut self, text: &str) -> bool {
+        let (columns, texts) = (&*self.columns, &mut self.texts);
+        let declared = &columns.declared;
+        let mark = texts.len();
+        let mut cells: Vec<Option<Cell>> = (0..declared.len()).map(|_| None).collect();
+        let mut last = None;
+        let laid = split::entries(text, |key, token| {
+            let &i = columns.index.get(key)?;
+            if last.is_some_and(|last| last >= i) {
+                return None;
+            }
+            last = Some(i);
+            let start = texts.len();
+            match declared[i].1 {
+                Shape::Str | Shape::Text => split::unescape_into(token, texts)?,
+                Shape::Json if token != "null" => texts.push_str(token),
+                _ => return None,
+            }
+            cells[i] = Some(Cell::Text(start..texts.len()));
+            Some(())
+        });
+        if laid.is_none() {
+            self.texts.truncate(mark);
+            return false;
+        }
+        for (used, cell) in self.used.iter_mut().zip(&cells) {
+            *used |= cell.is_some();
+        }
+        self.rows.push(Row {
+            cells,
+            extra: None,
+            keys: None,
+        });
+        true
+    }
+
+    /// How many of the rows buffered since the last [`Self::take_rows`] were given as
+    /// text ([`Self::push_text`]): laid from it, and parsed and pushed.
+    pub fn laid(&self) -> (usize, usize) {
+        (self.laid, self.parsed)
+    }
+
     /// The buffered rows as a record batch of every column, with the columns they use,
     /// their JSON style and their bytes in the batch, for [`ParquetWriter::write_batch`];
     /// the rows start afresh (no column used, no style).
     pub fn take_rows(&mut self) -> io::Result<RowsBatch> {
+        (self.laid, self.parsed) = (0, 0);
         let batch = self.take_batch()?;
         let sizes = row_bytes(&batch);
         Ok(RowsBatch {
@@ -307,9 +398,23 @@ impl ColumnRows {
         self.bytes = 0;
         let mut arrays: Vec<ArrayRef> = Vec::with_capacity(self.columns.all.len());
         for (i, (_, shape)) in self.columns.declared.iter().enumerate() {
-            let cells: Vec<Option<&Value>> = rows.iter().map(|r| r.cells[i].as_ref()).collect();
+            let laid = rows
+                .iter()
+                .any(|r| matches!(r.cells[i], Some(Cell::Text(_))));
+            if laid {
+                arrays.push(Arc::new(laid_strings(shape, &rows, i, &self.texts)));
+                continue;
+            }
+            let cells: Vec<Option<&Value>> = rows
+                .iter()
+                .map(|r| match &r.cells[i] {
+                    Some(Cell::Value(value)) => Some(value),
+                    _ => None,
+                })
+                .collect();
             arrays.push(build_array(shape, &cells).map_err(write_error)?);
         }
+        self.texts.clear();
         let extra: Vec<Option<String>> = rows
             .iter()
             .map(|r| r.extra.as_ref().map(json_text))
@@ -680,6 +785,24 @@ fn as_written(chunk: &ColumnChunkMetaData) -> parquet::errors::Result<ColumnChun
         .into_builder()
         .set_statistics(statistics)
         .build()
+}
+
+/// The string array of the `i`-th column (a string or JSON column: [`ColumnRows::lay_text`]
+/// lays no other) of `rows`, some of whose cells are laid texts (in `texts`): the array
+/// [`build_array`] makes of the values the texts stand for.
+fn laid_strings(shape: &Shape, rows: &[Row], i: usize, texts: &str) -> StringArray {
+    let cells: Vec<Option<Cow<'_, str>>> = rows
+        .iter()
+        .map(|row| match &row.cells[i] {
+            None | Some(Cell::Value(Value::Null)) => None,
+            Some(Cell::Text(range)) => Some(Cow::Borrowed(&texts[range.clone()])),
+            Some(Cell::Value(value)) if *shape == Shape::Json => Some(Cow::Owned(
+                serde_json::to_string(value).expect("a JSON value serialises"),
+            )),
+            Some(Cell::Value(value)) => value.as_str().map(Cow::Borrowed),
+        })
+        .collect();
+    string_array(cells.iter().map(Option::as_deref))
 }
 
 fn json_text(map: &Map<String, Value>) -> String {

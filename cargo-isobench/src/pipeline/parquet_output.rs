@@ -19,6 +19,7 @@ use parquet::file::metadata::ParquetMetaDataReader;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
+use super::job::LAID;
 use crate::parquet::{GROUP_ROWS, set_test_limits};
 
 /// Text rich in what JSON escapes or writes apart: quotes, backslashes, line breaks,
@@ -107,20 +108,38 @@ fn record() -> impl Strategy<Value = (Vec<(String, Value)>, bool)> {
         })
 }
 
-/// Runs the command line with `options` after `convert`; its exit code.
+/// Runs the command line with `options` after `convert --from swe-bench --to swe-bench`;
+/// its exit code.
 fn convert(options: &[&str]) -> i32 {
-    let argv = [
-        "cargo-isobench",
-        "convert",
-        "--from",
-        "swe-bench",
-        "--to",
-        "swe-bench",
-    ]
-    .iter()
-    .chain(options)
-    .map(OsString::from);
+    convert_to("swe-bench", "swe-bench", options)
+}
+
+/// Runs the command line with `options` after `convert --from FROM --to TO`; its exit
+/// code.
+fn convert_to(from: &str, to: &str, options: &[&str]) -> i32 {
+    let argv = ["cargo-isobench", "convert", "--from", from, "--to", to]
+        .into_iter()
+        .chain(options.iter().copied())
+        .map(OsString::from);
     crate::run(argv)
+}
+
+/// How many rows of the Parquet output `path` were laid into its columns from their
+/// text, parsed from it, and pushed as values, since last asked.
+fn laid_rows(path: &str) -> [usize; 3] {
+    let mut counts = [0; 3];
+    LAID.lock()
+        .expect("a test panicked")
+        .retain(|(output, batch)| {
+            if output != Path::new(path) {
+                return true;
+            }
+            for (count, more) in counts.iter_mut().zip(batch) {
+                *count += more;
+            }
+            false
+        });
+    counts
 }
 
 fn style_name(style: JsonStyle) -> &'static str {
@@ -208,18 +227,21 @@ fn row_sizes(path: &Path) -> Vec<usize> {
     sizes
 }
 
-/// Converts `input` to JSON Lines and to Parquet with `--jobs` each of 1 and 2, and
-/// checks the promises of the module's doc.
+/// Converts `input` (SWE-bench records) to `to`'s JSON Lines and Parquet with `--jobs`
+/// each of 1 and 2, and checks the promises of the module's doc; how many rows were
+/// laid from their text, parsed from it, and pushed as values (with `--jobs 1`).
 /// `limits`: the row group limits of the Parquet output, rows and bytes; the bytes, when
 /// `exact` is given as `(k, extra)`, are instead the sum of the bytes of the first `k`
 /// rows (modulo their number) plus `extra`, a cut right at a row or a byte past it.
 fn check(
     dir: &Path,
     input: &Path,
+    to: &str,
     style: Option<JsonStyle>,
     limits: (usize, usize),
     exact: Option<(usize, usize)>,
-) {
+) -> [usize; 3] {
+    let mut laid = [0; 3];
     let input = input.to_str().expect("a UTF-8 path");
     let path = |name: &str| dir.join(name).to_str().expect("UTF-8").to_owned();
     let style_args: Vec<&str> =
@@ -232,7 +254,8 @@ fn check(
         let mut args = vec!["--allow-incomplete", "--overwrite", "--on-error", "skip"];
         args.extend(["-i", input, "-o", &probe]);
         args.extend(&style_args);
-        convert(&args);
+        convert_to("swe-bench", to, &args);
+        laid_rows(&probe);
         let sizes = row_sizes(Path::new(&probe));
         if !sizes.is_empty() {
             limits.1 = sizes[..=k % sizes.len()].iter().sum::<usize>() + extra;
@@ -255,24 +278,38 @@ fn check(
             let mut args: Vec<&str> = common.to_vec();
             args.extend(["-o", out, "--rejects", rejects]);
             args.extend(&style_args);
-            convert(&args)
+            convert_to("swe-bench", to, &args)
         };
         set_test_limits(None);
         let code = run(&jsonl, &rejects_a);
         set_test_limits(Some((limits.0, limits.1.max(1))));
         assert_eq!(run(&parquet, &rejects_b), code, "exit codes, --jobs {jobs}");
+        let want = fs::read(&jsonl).expect("written");
+        let counts = laid_rows(&parquet);
+        let lines = want.split(|&b| b == b'\n').count() - 1;
         assert_eq!(
-            convert(&[
-                "--allow-incomplete",
-                "--overwrite",
-                "-i",
-                &parquet,
-                "-o",
-                &back
-            ]),
+            counts.iter().sum::<usize>(),
+            lines,
+            "{counts:?}, --jobs {jobs}"
+        );
+        if jobs == "1" {
+            laid = counts;
+        }
+        assert_eq!(
+            convert_to(
+                to,
+                to,
+                &[
+                    "--allow-incomplete",
+                    "--overwrite",
+                    "-i",
+                    &parquet,
+                    "-o",
+                    &back
+                ]
+            ),
             crate::exit::OK
         );
-        let want = fs::read(&jsonl).expect("written");
         assert!(
             fs::read(&back).expect("written") == want,
             "the Parquet file read back is the JSON Lines output (--jobs {jobs}):\n{}\n---\n{}",
@@ -289,6 +326,7 @@ fn check(
             "row groups, --jobs {jobs}"
         );
     }
+    laid
 }
 
 /// Writes records as JSON Lines in `style`; the first gets a character beyond ASCII, so
@@ -325,12 +363,47 @@ proptest! {
         bytes in 200usize..6000,
         exact in prop::option::of((any::<usize>(), 0usize..2)),
     ) {
+        let mut records = records;
+        records.extend(plain_and_extra());
         let dir = tempfile::tempdir().expect("a directory");
         let input = dir.path().join("in.jsonl");
         write_input(&input, &records, input_style);
-        check(dir.path(), &input, output_style, (rows, bytes), exact);
+        // Into SWE-bench, test lists pass as strings (`Text` columns); undeclared keys, lists
+        // given as arrays and key orders of their own make records parsed.
+        let [laid, parsed, _] = check(dir.path(), &input, "swe-bench", output_style, (rows, bytes), exact);
+        prop_assert!(laid >= 1 && parsed >= 1, "laid {}, parsed {}", laid, parsed);
+        // Into canonical, encoded test lists are rewritten as arrays, in the `extensions`
+        // JSON column with the texts and undeclared keys.
+        let [laid, ..] = check(dir.path(), &input, "canonical", output_style, (rows, bytes), exact);
+        prop_assert!(laid >= 1, "laid {}", laid);
         set_test_limits(None);
     }
+}
+
+/// Two records of every field, in the schema's order, strings of escapes and characters
+/// beyond ASCII, test lists JSON-encoded: the second with an undeclared key too. Some
+/// strings are of ASCII only, so that an input escaping the rest holds them still.
+fn plain_and_extra() -> [(Vec<(String, Value)>, bool); 2] {
+    let ascii = "diff \"q\" \\ /\n\t\u{1}\u{1f} end";
+    let wide = "é 中 \u{1F600} \"q\"\n\u{2028}";
+    let list = serde_json::to_string(&["t \"1\" \\", "é"]).expect("strings serialise");
+    let mut entries: Vec<(String, Value)> = vec![
+        ("repo".into(), json!("o/r")),
+        ("instance_id".into(), Value::Null),
+        ("base_commit".into(), json!("abc")),
+        ("patch".into(), json!(ascii)),
+        ("test_patch".into(), json!(wide)),
+        ("problem_statement".into(), json!(wide)),
+        ("hints_text".into(), json!(ascii)),
+        ("created_at".into(), json!("2024-01-01T00:00:00Z")),
+        ("version".into(), json!("1.0")),
+        ("FAIL_TO_PASS".into(), json!(list)),
+        ("PASS_TO_PASS".into(), json!("[]")),
+        ("environment_setup_commit".into(), json!("def")),
+    ];
+    let plain = (entries.clone(), false);
+    entries.push(("xtra".into(), json!({"k": [1, null, 0.5]})));
+    [plain, (entries, false)]
 }
 
 /// The fields of a SWE-bench record the format requires.
@@ -368,6 +441,7 @@ fn files_of_more_than_group_rows_records_keep_their_row_groups() {
     check(
         dir.path(),
         &input,
+        "swe-bench",
         None,
         (GROUP_ROWS, crate::parquet::GROUP_BYTES),
         None,
