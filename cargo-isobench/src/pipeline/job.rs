@@ -356,18 +356,21 @@ impl Job<'_> {
                     // has a key (`{}` is the same in every style). Its row groups are
                     // cut by the rows' bytes in the arrays built of them (no record's
                     // text length is counted: the size given is not used).
-                    if !out.is_empty() {
-                        rows.note_style(style);
-                    }
                     if let Some(placed) = placed {
                         // Written as JSON Lines would be, compact, and laid into the
                         // columns from that text (`done.out` is free: rows go out).
                         done.out.clear();
                         let text = &mut done.out;
                         passthrough::write_object_holding(JsonStyle::Compact, text, &out, &placed);
+                        if text.as_slice() != b"{}" {
+                            rows.note_style(style);
+                        }
                         rows.push_text(std::str::from_utf8(text).expect("the writer writes UTF-8"));
                         done.out.clear();
                     } else {
+                        if !out.is_empty() {
+                            rows.note_style(style);
+                        }
                         rows.push(out, 0);
                     }
                 } else if let Some(placed) = placed {
