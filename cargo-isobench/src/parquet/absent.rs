@@ -37,6 +37,14 @@ impl ColumnRows {
         match *self {}
     }
 
+    pub fn push_text(&mut self, _text: &str) -> bool {
+        match *self {}
+    }
+
+    pub fn laid(&self) -> (usize, usize) {
+        match *self {}
+    }
+
     pub fn take_rows(&mut self) -> io::Result<RowsBatch> {
         match *self {}
     }

@@ -20,5 +20,7 @@ pub const KEYS_COLUMN: &str = "__keys";
 pub const READ_ROWS: usize = 64;
 /// Rows per row group written.
 pub const GROUP_ROWS: usize = 1024;
-/// Bytes of JSON input after which a row group is written even if it has fewer rows.
+/// Bytes of the rows' values in their Arrow arrays (`row_bytes`: strings' lengths and
+/// fixed widths, nulls and offsets not counted) at which a row group is written even if it
+/// has fewer rows.
 pub const GROUP_BYTES: usize = 32 << 20;

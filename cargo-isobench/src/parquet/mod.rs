@@ -44,7 +44,11 @@ mod absent;
 mod compression;
 mod layout;
 #[cfg(feature = "parquet")]
+mod row_bytes;
+#[cfg(feature = "parquet")]
 mod schema;
+#[cfg(feature = "parquet")]
+mod split;
 #[cfg(feature = "parquet")]
 mod write;
 

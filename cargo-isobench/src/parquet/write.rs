@@ -1,13 +1,15 @@
 //! Writing records as Parquet: rows buffered into row groups of declared columns.
 
+use std::borrow::Cow;
 use std::fs::File;
 use std::io;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc::{self, SyncSender};
 use std::thread::{self, JoinHandle};
 
-use arrow_array::{ArrayRef, RecordBatch};
+use arrow_array::{ArrayRef, RecordBatch, StringArray};
 use arrow_schema::DataType;
 use arrow_schema::SchemaRef;
 use isobench_core::codec::JsonStyle;
@@ -21,18 +23,35 @@ use parquet::file::metadata::{
 use parquet::file::properties::WriterProperties;
 use parquet::file::statistics::Statistics;
 use parquet::file::writer::SerializedFileWriter;
+use serde::Deserialize as _;
 use serde_json::{Map, Value};
 
 use super::compression::ParquetCompression;
 use super::layout::{GROUP_BYTES, GROUP_ROWS};
-use super::schema::{Columns, Shape, build_array, json_array};
+use super::row_bytes::row_bytes;
+use super::schema::{Columns, Shape, build_array, json_array, string_array};
+use super::split;
+
+/// Records given to [`ParquetWriter::write`] are laid out in columns this many at a time.
+const WRITE_ROWS: usize = 64;
 
 /// One buffered row: a cell per declared column, the extra properties, the key order.
 #[derive(Debug)]
 struct Row {
-    cells: Vec<Option<Value>>,
+    cells: Vec<Option<Cell>>,
     extra: Option<Map<String, Value>>,
     keys: Option<Vec<String>>,
+}
+
+/// A buffered cell.
+#[derive(Debug)]
+enum Cell {
+    /// A value, as [`ColumnRows::push`] takes it.
+    Value(Value),
+    /// The string of a string column's cell, or the compact JSON text of a JSON
+    /// column's, laid from a record's text ([`ColumnRows::push_text`]): a range of
+    /// [`ColumnRows::texts`].
+    Text(Range<usize>),
 }
 
 /// Records laid out in the columns of a format's schema (see the module's doc), buffered
@@ -45,12 +64,18 @@ pub struct ColumnRows {
     /// The JSON style of the records, once seen.
     style: Option<JsonStyle>,
     rows: Vec<Row>,
-    /// Each buffered row's size as JSON, as given to [`Self::push`].
-    sizes: Vec<usize>,
+    /// The buffered rows' sizes as JSON, as given to [`Self::push`]: when
+    /// [`Self::group_full`] says a batch of them is full.
     bytes: usize,
     limits: GroupLimits,
     /// Where each key of the record being pushed goes (kept between records).
     places: Vec<Place>,
+    /// The text of the buffered rows' [`Cell::Text`] cells.
+    texts: String,
+    /// How many of the buffered rows [`Self::push_text`] laid from their text, and how
+    /// many it parsed and pushed.
+    laid: usize,
+    parsed: usize,
 }
 
 /// Where a record's property goes in [`ColumnRows::push`].
@@ -75,12 +100,12 @@ pub struct RowsBatch {
     used: Vec<bool>,
     /// The JSON style the rows' records show, if one did.
     style: Option<JsonStyle>,
-    /// Each row's size as JSON: where row groups end.
+    /// Each row's bytes in the batch's arrays ([`row_bytes`]): where row groups end.
     sizes: Vec<usize>,
 }
 
-/// When a row group is full: at this many rows, or once its records' JSON reaches this
-/// many bytes.
+/// When a row group is full: at this many rows, or once its rows' bytes in their arrays
+/// ([`row_bytes`]) reach this many.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct GroupLimits {
     rows: usize,
@@ -106,7 +131,7 @@ impl GroupLimits {
         }
     }
 
-    /// Whether a row group of `rows` rows and `bytes` bytes of JSON is full.
+    /// Whether a row group of `rows` rows and `bytes` bytes is full.
     fn full(self, rows: usize, bytes: usize) -> bool {
         rows >= self.rows || bytes >= self.bytes
     }
@@ -137,7 +162,7 @@ pub struct ParquetWriter {
     compression: ParquetCompression,
     /// The open row group's parts not handed to the spool (before it starts).
     parts: Vec<RecordBatch>,
-    /// The open row group's rows, and bytes of JSON counted by [`Self::write_batch`].
+    /// The open row group's rows, and bytes in their arrays counted by [`Self::write_batch`].
     open_rows: usize,
     open_bytes: usize,
 }
@@ -182,10 +207,12 @@ impl ColumnRows {
             columns,
             style: None,
             rows: Vec::new(),
-            sizes: Vec::new(),
             bytes: 0,
             limits: GroupLimits::current(),
             places: Vec::new(),
+            texts: String::new(),
+            laid: 0,
+            parsed: 0,
         }
     }
 
@@ -200,7 +227,9 @@ impl ColumnRows {
         self.style.get_or_insert(style);
     }
 
-    /// Adds one record; `size` is about how many bytes it takes as JSON.
+    /// Adds one record; `size` is about how many bytes it takes as JSON, for
+    /// [`Self::group_full`] (row groups of a file are cut by the rows' bytes in their
+    /// arrays instead: see [`ParquetWriter::write_batch`]).
     pub fn push(&mut self, record: Map<String, Value>, size: usize) {
         let columns = &*self.columns;
         let declared = &columns.declared;
@@ -228,13 +257,15 @@ impl ColumnRows {
             self.places.push(place);
         }
         let keys = (nulls || !in_order).then(|| record.keys().cloned().collect());
-        let mut cells: Vec<Option<Value>> = vec![None; declared.len()];
+        let mut cells: Vec<Option<Cell>> = (0..declared.len()).map(|_| None).collect();
         let mut extra = Map::new();
         for ((key, value), place) in record.into_iter().zip(&self.places) {
             match *place {
-                Place::Cell(i) => cells[i] = Some(value),
+                Place::Cell(i) => cells[i] = Some(Cell::Value(value)),
                 Place::TextAndExtra(i) => {
-                    cells[i] = Some(Value::String(JsonStyle::Spaced.to_string(&value)));
+                    cells[i] = Some(Cell::Value(Value::String(
+                        JsonStyle::Spaced.to_string(&value),
+                    )));
                     extra.insert(key, value);
                 }
                 Place::Extra => {
@@ -254,16 +285,80 @@ impl ColumnRows {
             extra: (!extra.is_empty()).then_some(extra),
             keys,
         });
-        self.sizes.push(size);
         self.bytes += size;
     }
 
+    /// Adds one record given as its JSON text in the compact style, as this tool writes
+    /// it; the same row as [`Self::push`] of the record the text holds. Where each key
+    /// goes in order to a string or JSON column (no `null`, no extra, no key order to
+    /// keep), each cell is laid from the text ([`split`]): a string's value unescaped, a
+    /// JSON column's value as its text (the compact text is the one the column holds);
+    /// any other record is parsed and pushed. `true` when laid from the text.
+    pub fn push_text(&mut self, text: &str) -> bool {
+        if self.lay_text(text) {
+            self.laid += 1;
+            return true;
+        }
+        // Without the parser's depth limit: an input record may nest as deep as the
+        // reader allows, and the export nests some of its values one level deeper.
+        let mut parser = serde_json::Deserializer::from_str(text);
+        parser.disable_recursion_limit();
+        let record = Map::deserialize(&mut parser).expect("the writer writes JSON objects");
+        self.push(record, 0);
+        self.parsed += 1;
+        false
+    }
+
+    /// [`Self::push_text`]'s plain case; `false`, with nothing changed, for another.
+    fn lay_text(&mut self, text: &str) -> bool {
+        let (columns, texts) = (&*self.columns, &mut self.texts);
+        let declared = &columns.declared;
+        let mark = texts.len();
+        let mut cells: Vec<Option<Cell>> = (0..declared.len()).map(|_| None).collect();
+        let mut last = None;
+        let laid = split::entries(text, |key, token| {
+            let &i = columns.index.get(key)?;
+            if last.is_some_and(|last| last >= i) {
+                return None;
+            }
+            last = Some(i);
+            let start = texts.len();
+            match declared[i].1 {
+                Shape::Str | Shape::Text => split::unescape_into(token, texts)?,
+                Shape::Json if token != "null" => texts.push_str(token),
+                _ => return None,
+            }
+            cells[i] = Some(Cell::Text(start..texts.len()));
+            Some(())
+        });
+        if laid.is_none() {
+            self.texts.truncate(mark);
+            return false;
+        }
+        for (used, cell) in self.used.iter_mut().zip(&cells) {
+            *used |= cell.is_some();
+        }
+        self.rows.push(Row {
+            cells,
+            extra: None,
+            keys: None,
+        });
+        true
+    }
+
+    /// How many of the rows buffered since the last [`Self::take_rows`] were given as
+    /// text ([`Self::push_text`]): laid from it, and parsed and pushed.
+    pub fn laid(&self) -> (usize, usize) {
+        (self.laid, self.parsed)
+    }
+
     /// The buffered rows as a record batch of every column, with the columns they use,
-    /// their JSON style and sizes, for [`ParquetWriter::write_batch`]; the rows start
-    /// afresh (no column used, no style).
+    /// their JSON style and their bytes in the batch, for [`ParquetWriter::write_batch`];
+    /// the rows start afresh (no column used, no style).
     pub fn take_rows(&mut self) -> io::Result<RowsBatch> {
-        let sizes = std::mem::take(&mut self.sizes);
+        (self.laid, self.parsed) = (0, 0);
         let batch = self.take_batch()?;
+        let sizes = row_bytes(&batch);
         Ok(RowsBatch {
             batch,
             used: std::mem::replace(&mut self.used, vec![false; self.columns.all.len()]),
@@ -272,7 +367,8 @@ impl ColumnRows {
         })
     }
 
-    /// Whether the rows buffered make a row group.
+    /// Whether the rows buffered make a batch: [`GROUP_ROWS`] of them, or [`GROUP_BYTES`]
+    /// by the sizes given to [`Self::push`].
     pub fn group_full(&self) -> bool {
         self.limits.full(self.rows.len(), self.bytes)
     }
@@ -280,6 +376,11 @@ impl ColumnRows {
     /// Whether no row is buffered.
     pub fn is_empty(&self) -> bool {
         self.rows.is_empty()
+    }
+
+    /// How many rows are buffered.
+    fn len(&self) -> usize {
+        self.rows.len()
     }
 
     /// The schema of every column (see [`Self::take_batch`]).
@@ -297,13 +398,26 @@ impl ColumnRows {
     fn take_arrays(&mut self) -> io::Result<Vec<ArrayRef>> {
         let rows = std::mem::take(&mut self.rows);
         self.rows.reserve(rows.len());
-        self.sizes.clear();
         self.bytes = 0;
         let mut arrays: Vec<ArrayRef> = Vec::with_capacity(self.columns.all.len());
         for (i, (_, shape)) in self.columns.declared.iter().enumerate() {
-            let cells: Vec<Option<&Value>> = rows.iter().map(|r| r.cells[i].as_ref()).collect();
+            let laid = rows
+                .iter()
+                .any(|r| matches!(r.cells[i], Some(Cell::Text(_))));
+            if laid {
+                arrays.push(Arc::new(laid_strings(shape, &rows, i, &self.texts)));
+                continue;
+            }
+            let cells: Vec<Option<&Value>> = rows
+                .iter()
+                .map(|r| match &r.cells[i] {
+                    Some(Cell::Value(value)) => Some(value),
+                    _ => None,
+                })
+                .collect();
             arrays.push(build_array(shape, &cells).map_err(write_error)?);
         }
+        self.texts.clear();
         let extra = json_array(rows.iter().map(|r| r.extra.as_ref()), |out, map| {
             JsonStyle::Compact.write_object(out, map);
         })
@@ -428,21 +542,32 @@ impl ParquetWriter {
         self.rows.note_style(style);
     }
 
-    /// Writes one record; `size` is about how many bytes it takes as JSON. A file is
-    /// written either record by record or by [`Self::write_batch`], not both.
+    /// Writes one record; `size` is about how many bytes it takes as JSON (it bounds the
+    /// records buffered, not the row groups). A file is written either record by record
+    /// or by [`Self::write_batch`], not both. The records are laid out in columns
+    /// [`WRITE_ROWS`] at a time and written as [`Self::write_batch`] writes rows, so
+    /// that the row groups are the same either way.
     pub fn write(&mut self, record: Map<String, Value>, size: usize) -> io::Result<()> {
         self.rows.push(record, size);
-        if self.rows.group_full() {
-            let batch = self.rows.take_batch()?;
-            self.add_part(batch)?;
-            self.close_group()?;
+        if self.rows.len() >= WRITE_ROWS || self.rows.group_full() {
+            self.write_buffered()?;
         }
         Ok(())
     }
 
-    /// Writes rows converted apart ([`ColumnRows::take_rows`]), in order: they are cut
-    /// where a row group is full, as [`Self::write`] of their records one by one would
-    /// cut them, and handed on as slices of their columns, not copied.
+    /// Writes the records buffered by [`Self::write`], if any.
+    fn write_buffered(&mut self) -> io::Result<()> {
+        if self.rows.is_empty() {
+            return Ok(());
+        }
+        let rows = self.rows.take_rows()?;
+        self.write_batch(rows)
+    }
+
+    /// Writes rows converted apart ([`ColumnRows::take_rows`]), in order: a row group
+    /// ends at the row that makes it full, [`GROUP_ROWS`] rows or [`GROUP_BYTES`] of the
+    /// rows' bytes in their arrays ([`row_bytes`]), whatever the batches handed; the
+    /// rows are handed on as slices of their columns, not copied.
     pub fn write_batch(&mut self, rows: RowsBatch) -> io::Result<()> {
         let RowsBatch {
             batch,
@@ -503,10 +628,7 @@ impl ParquetWriter {
 
     /// Writes the file, without the columns no record had; the file, to sync.
     pub fn finish(mut self) -> io::Result<File> {
-        if !self.rows.is_empty() {
-            let batch = self.rows.take_batch()?;
-            self.add_part(batch)?;
-        }
+        self.write_buffered()?;
         let any_rows = self.spool.is_some() || self.open_rows > 0;
         let (schema, kept) = self.rows.written_schema(any_rows, false);
         let out = self.out.try_clone()?;
@@ -830,6 +952,24 @@ fn as_written(chunk: &ColumnChunkMetaData) -> parquet::errors::Result<ColumnChun
         .into_builder()
         .set_statistics(statistics)
         .build()
+}
+
+/// The string array of the `i`-th column (a string or JSON column: [`ColumnRows::lay_text`]
+/// lays no other) of `rows`, some of whose cells are laid texts (in `texts`): the array
+/// [`build_array`] makes of the values the texts stand for.
+fn laid_strings(shape: &Shape, rows: &[Row], i: usize, texts: &str) -> StringArray {
+    let cells: Vec<Option<Cow<'_, str>>> = rows
+        .iter()
+        .map(|row| match &row.cells[i] {
+            None | Some(Cell::Value(Value::Null)) => None,
+            Some(Cell::Text(range)) => Some(Cow::Borrowed(&texts[range.clone()])),
+            Some(Cell::Value(value)) if *shape == Shape::Json => Some(Cow::Owned(
+                serde_json::to_string(value).expect("a JSON value serialises"),
+            )),
+            Some(Cell::Value(value)) => value.as_str().map(Cow::Borrowed),
+        })
+        .collect();
+    string_array(cells.iter().map(Option::as_deref))
 }
 
 #[cfg(test)]

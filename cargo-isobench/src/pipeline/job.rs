@@ -48,7 +48,17 @@ pub(super) struct Shared<'a> {
     /// Empty rows of the output's columns when it is Parquet: each worker converts its
     /// records into rows of its own, not into JSON text.
     pub(super) columns: Option<ColumnRows>,
+    /// The output's path, under which the tests count the rows laid from text.
+    #[cfg(test)]
+    pub(super) output: Option<std::path::PathBuf>,
 }
+
+/// For each batch of a Parquet output written in a test: the output, how many rows were
+/// laid into its columns from their text ([`ColumnRows::push_text`]), parsed from it,
+/// and pushed as the values exported (nothing held).
+#[cfg(test)]
+pub(crate) static LAID: std::sync::Mutex<Vec<(std::path::PathBuf, [usize; 3])>> =
+    std::sync::Mutex::new(Vec::new());
 
 impl<'a> Shared<'a> {
     /// What the workers of `plan`'s conversion share; `files`: the inputs' names.
@@ -61,16 +71,12 @@ impl<'a> Shared<'a> {
         let from = find(registry, &plan.from)?;
         let to = find(registry, &plan.to)?;
         // `--set` and enrichment may change any field, held values included; the strict
-        // profile's export checks every required field's value. Parquet columns take
-        // values, not text: nothing is held for them.
-        let parquet = plan
-            .output
-            .as_deref()
-            .is_some_and(crate::parquet::is_parquet);
+        // profile's export checks every required field's value. A Parquet output holds
+        // them too: a record with held values is written as text and laid into the
+        // columns from it (see `Job::item`).
         let routes = if plan.assignments.is_empty()
             && plan.enrich.is_none()
             && plan.profile() != Profile::Strict
-            && !parquet
         {
             let same_format = from.info().name == to.info().name;
             passthrough::routes(from.places(), to.places(), same_format)
@@ -91,6 +97,8 @@ impl<'a> Shared<'a> {
             buffers,
             auto_style: plan.json_style().is_none(),
             columns: None,
+            #[cfg(test)]
+            output: plan.output.clone(),
         })
     }
 }
@@ -212,9 +220,15 @@ impl Job<'_> {
             ..Done::default()
         };
         let file = shared.files[source].as_str();
+        // Held texts go into Parquet columns from records written compact (the text
+        // JSON columns hold); into JSON Lines, in the output's style.
         let routes = Routes {
             routes: &shared.routes,
-            style,
+            style: if self.rows.is_some() {
+                JsonStyle::Compact
+            } else {
+                style
+            },
         };
         let mut held = Held::default();
         for item in items {
@@ -239,6 +253,14 @@ impl Job<'_> {
             }
         }
         shared.buffers.give(text);
+        #[cfg(test)]
+        if let (Some(rows), Some(output)) = (&self.rows, &shared.output) {
+            let (laid, parsed) = rows.laid();
+            let written = usize::try_from(done.report.written).expect("a batch's records");
+            LAID.lock()
+                .expect("no test panicked holding it")
+                .push((output.clone(), [laid, parsed, written - laid - parsed]));
+        }
         done.rows = self.rows.as_mut().map(ColumnRows::take_rows);
         done
     }
@@ -322,20 +344,36 @@ impl Job<'_> {
             });
         match converted {
             Ok((covered, order, out)) => {
-                if let Some(rows) = &mut self.rows {
-                    // The file's JSON style is that of the first record written that
-                    // has a key (`{}` is the same in every style); its row groups are
-                    // cut by the length of each record's text in its style.
-                    if !out.is_empty() {
-                        rows.note_style(style);
-                    }
-                    let size = style.written_object_length(&out);
-                    rows.push(out, size);
-                } else if let Some(order) = order {
+                // Where the held texts go in the output, when the reader held some.
+                let placed = order.map(|order| {
                     let texts: Vec<(Route<'_>, &[u8])> = (shared.routes.iter().enumerate())
                         .filter_map(|(i, route)| Some((*route, held.text(raw, i)?)))
                         .collect();
-                    let placed = shared.to.place_held(&order, &out, &texts);
+                    shared.to.place_held(&order, &out, &texts)
+                });
+                if let Some(rows) = &mut self.rows {
+                    // The file's JSON style is that of the first record written that
+                    // has a key (`{}` is the same in every style). Its row groups are
+                    // cut by the rows' bytes in the arrays built of them (no record's
+                    // text length is counted: the size given is not used).
+                    if let Some(placed) = placed {
+                        // Written as JSON Lines would be, compact, and laid into the
+                        // columns from that text (`done.out` is free: rows go out).
+                        done.out.clear();
+                        let text = &mut done.out;
+                        passthrough::write_object_holding(JsonStyle::Compact, text, &out, &placed);
+                        if text.as_slice() != b"{}" {
+                            rows.note_style(style);
+                        }
+                        rows.push_text(std::str::from_utf8(text).expect("the writer writes UTF-8"));
+                        done.out.clear();
+                    } else {
+                        if !out.is_empty() {
+                            rows.note_style(style);
+                        }
+                        rows.push(out, 0);
+                    }
+                } else if let Some(placed) = placed {
                     passthrough::write_object_holding(style, &mut done.out, &out, &placed);
                 } else {
                     style.write_object(&mut done.out, &out);

@@ -1,20 +1,26 @@
 //! Parquet output converted into columns by the workers, checked through the whole
 //! command on generated records: the file read back (converted to JSON Lines by this
 //! tool's own Parquet reader) is byte for byte the JSON Lines output of the same input,
-//! with `--jobs 1` and `--jobs 2`; its row groups are those the records written one by
-//! one ([`ParquetWriter::write`]) make; its rejects are the JSON Lines run's. Row group
-//! limits are made small ([`set_test_limits`]) so that few records reach them.
+//! with `--jobs 1` and `--jobs 2`; each of its row groups ends at the row that fills it
+//! (by rows, or by the rows' bytes in their arrays, recounted here from the arrays read
+//! back); its rejects are the JSON Lines run's. Row group limits are made small
+//! ([`set_test_limits`]) so that few records reach them.
 
 use std::ffi::OsString;
 use std::fs::{self, File};
 use std::path::Path;
 
+use arrow_array::cast::AsArray;
+use arrow_array::{Array, RecordBatch};
+use arrow_schema::DataType;
 use isobench_core::codec::JsonStyle;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::file::metadata::ParquetMetaDataReader;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
-use crate::parquet::{GROUP_ROWS, ParquetWriter, set_test_limits};
+use super::job::LAID;
+use crate::parquet::{GROUP_ROWS, set_test_limits};
 
 /// Text rich in what JSON escapes or writes apart: quotes, backslashes, line breaks,
 /// controls, DEL, characters beyond ASCII and beyond the BMP.
@@ -102,20 +108,38 @@ fn record() -> impl Strategy<Value = (Vec<(String, Value)>, bool)> {
         })
 }
 
-/// Runs the command line with `options` after `convert`; its exit code.
+/// Runs the command line with `options` after `convert --from swe-bench --to swe-bench`;
+/// its exit code.
 fn convert(options: &[&str]) -> i32 {
-    let argv = [
-        "cargo-isobench",
-        "convert",
-        "--from",
-        "swe-bench",
-        "--to",
-        "swe-bench",
-    ]
-    .iter()
-    .chain(options)
-    .map(OsString::from);
+    convert_to("swe-bench", "swe-bench", options)
+}
+
+/// Runs the command line with `options` after `convert --from FROM --to TO`; its exit
+/// code.
+fn convert_to(from: &str, to: &str, options: &[&str]) -> i32 {
+    let argv = ["cargo-isobench", "convert", "--from", from, "--to", to]
+        .into_iter()
+        .chain(options.iter().copied())
+        .map(OsString::from);
     crate::run(argv)
+}
+
+/// How many rows of the Parquet output `path` were laid into its columns from their
+/// text, parsed from it, and pushed as values, since last asked.
+fn laid_rows(path: &str) -> [usize; 3] {
+    let mut counts = [0; 3];
+    LAID.lock()
+        .expect("a test panicked")
+        .retain(|(output, batch)| {
+            if output != Path::new(path) {
+                return true;
+            }
+            for (count, more) in counts.iter_mut().zip(batch) {
+                *count += more;
+            }
+            false
+        });
+    counts
 }
 
 fn style_name(style: JsonStyle) -> &'static str {
@@ -139,50 +163,104 @@ fn row_groups(path: &Path) -> Vec<i64> {
         .collect()
 }
 
-/// The records of a JSON Lines output written one by one to a Parquet file, with its
-/// lines' lengths as their sizes: the reference for the row groups.
-fn written_one_by_one(lines: &[u8], style: JsonStyle, path: &Path) {
-    let dir = path.parent().expect("a file in a directory");
-    let mut writer = ParquetWriter::new(
-        File::create(path).expect("a new file"),
-        dir.to_owned(),
-        crate::find(&registry(), "swe-bench")
-            .expect("a format")
-            .schema(isobench_core::Profile::Lossless),
-        crate::parquet::ParquetCompression::default(),
-    )
-    .expect("a writer");
-    writer.note_style(style);
-    for line in lines.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
-        let record: Map<String, Value> = serde_json::from_slice(line).expect("a record");
-        writer.write(record, line.len()).expect("written");
+/// The rows of a Parquet file, in order.
+fn read_rows(path: &Path) -> Vec<RecordBatch> {
+    ParquetRecordBatchReaderBuilder::try_new(File::open(path).expect("the file was written"))
+        .expect("a Parquet file")
+        .build()
+        .expect("a reader")
+        .collect::<Result<_, _>>()
+        .expect("rows read")
+}
+
+/// The bytes of row `i`'s value in `array`, told value by value: a string's length, a
+/// fixed width, a list's items', a struct's fields'; nothing for a null.
+fn cell_bytes(array: &dyn Array, i: usize) -> usize {
+    if array.is_null(i) {
+        return 0;
     }
-    writer.finish().expect("finished");
+    match array.data_type() {
+        DataType::Utf8 => array.as_string::<i32>().value(i).len(),
+        DataType::List(_) => {
+            let items = array.as_list::<i32>().value(i);
+            (0..items.len()).map(|j| cell_bytes(&items, j)).sum()
+        }
+        DataType::Struct(_) => (array.as_struct().columns().iter())
+            .map(|field| cell_bytes(field, i))
+            .sum(),
+        DataType::Boolean => 1,
+        DataType::Int64 | DataType::Float64 => 8,
+        other => panic!("a column of {other} is not written"),
+    }
 }
 
-fn registry() -> isobench_core::Registry {
-    isobench_adapters::link();
-    isobench_core::Registry::builtin()
+/// The rows of each row group the rule makes of the rows of the file at `path`, under
+/// `limits` (rows, bytes): a group ends at the row that brings it to the rows or bytes.
+fn row_groups_by_rule(path: &Path, limits: (usize, usize)) -> Vec<i64> {
+    let (mut groups, mut rows, mut bytes) = (Vec::new(), 0, 0);
+    for size in row_sizes(path) {
+        rows += 1;
+        bytes += size;
+        if rows >= limits.0 || bytes >= limits.1 {
+            groups.push(i64::try_from(rows).expect("few rows"));
+            (rows, bytes) = (0, 0);
+        }
+    }
+    if rows > 0 {
+        groups.push(i64::try_from(rows).expect("few rows"));
+    }
+    groups
 }
 
-/// Converts `input` to JSON Lines and to Parquet with `--jobs` each of 1 and 2, and
-/// checks the promises of the module's doc.
+/// Each row's bytes in the arrays of the file at `path`, recounted cell by cell.
+fn row_sizes(path: &Path) -> Vec<usize> {
+    let mut sizes = Vec::new();
+    for batch in read_rows(path) {
+        for i in 0..batch.num_rows() {
+            sizes.push(
+                (batch.columns().iter())
+                    .map(|column| cell_bytes(column, i))
+                    .sum(),
+            );
+        }
+    }
+    sizes
+}
+
+/// Converts `input` (SWE-bench records) to `to`'s JSON Lines and Parquet with `--jobs`
+/// each of 1 and 2, and checks the promises of the module's doc; how many rows were
+/// laid from their text, parsed from it, and pushed as values (with `--jobs 1`).
 /// `limits`: the row group limits of the Parquet output, rows and bytes; the bytes, when
-/// `exact` is given as `(k, extra)`, are instead the sum of the lengths of the first `k`
-/// lines written (modulo their number) plus `extra`, a cut right at a record's end or a
-/// byte past it.
+/// `exact` is given as `(k, extra)`, are instead the sum of the bytes of the first `k`
+/// rows (modulo their number) plus `extra`, a cut right at a row or a byte past it.
 fn check(
     dir: &Path,
     input: &Path,
+    to: &str,
     style: Option<JsonStyle>,
-    reference_style: JsonStyle,
     limits: (usize, usize),
     exact: Option<(usize, usize)>,
-) {
+) -> [usize; 3] {
+    let mut laid = [0; 3];
     let input = input.to_str().expect("a UTF-8 path");
     let path = |name: &str| dir.join(name).to_str().expect("UTF-8").to_owned();
     let style_args: Vec<&str> =
         style.map_or_else(Vec::new, |s| vec!["--json-style", style_name(s)]);
+    let mut limits = limits;
+    if let Some((k, extra)) = exact {
+        // The rows' bytes, from a file of one row group.
+        let probe = path("probe.parquet");
+        set_test_limits(Some((GROUP_ROWS, usize::MAX)));
+        let mut args = vec!["--allow-incomplete", "--overwrite", "--on-error", "skip"];
+        args.extend(["-i", input, "-o", &probe]);
+        args.extend(&style_args);
+        convert_to("swe-bench", to, &args);
+        laid_rows(&probe);
+        let sizes = row_sizes(Path::new(&probe));
+        if !sizes.is_empty() {
+            limits.1 = sizes[..=k % sizes.len()].iter().sum::<usize>() + extra;
+        }
+    }
     for jobs in ["1", "2"] {
         let (jsonl, parquet, back) = (path("out.jsonl"), path("out.parquet"), path("back.jsonl"));
         let (rejects_a, rejects_b) = (path("a.rejects"), path("b.rejects"));
@@ -200,32 +278,38 @@ fn check(
             let mut args: Vec<&str> = common.to_vec();
             args.extend(["-o", out, "--rejects", rejects]);
             args.extend(&style_args);
-            convert(&args)
+            convert_to("swe-bench", to, &args)
         };
         set_test_limits(None);
         let code = run(&jsonl, &rejects_a);
-        let lengths: Vec<usize> = fs::read(&jsonl)
-            .expect("written")
-            .split(|&b| b == b'\n')
-            .map(<[u8]>::len)
-            .collect();
-        let bytes = exact.map_or(limits.1, |(k, extra)| {
-            lengths[..=k % lengths.len()].iter().sum::<usize>() + extra
-        });
-        set_test_limits(Some((limits.0, bytes.max(1))));
+        set_test_limits(Some((limits.0, limits.1.max(1))));
         assert_eq!(run(&parquet, &rejects_b), code, "exit codes, --jobs {jobs}");
+        let want = fs::read(&jsonl).expect("written");
+        let counts = laid_rows(&parquet);
+        let lines = want.split(|&b| b == b'\n').count() - 1;
         assert_eq!(
-            convert(&[
-                "--allow-incomplete",
-                "--overwrite",
-                "-i",
-                &parquet,
-                "-o",
-                &back
-            ]),
+            counts.iter().sum::<usize>(),
+            lines,
+            "{counts:?}, --jobs {jobs}"
+        );
+        if jobs == "1" {
+            laid = counts;
+        }
+        assert_eq!(
+            convert_to(
+                to,
+                to,
+                &[
+                    "--allow-incomplete",
+                    "--overwrite",
+                    "-i",
+                    &parquet,
+                    "-o",
+                    &back
+                ]
+            ),
             crate::exit::OK
         );
-        let want = fs::read(&jsonl).expect("written");
         assert!(
             fs::read(&back).expect("written") == want,
             "the Parquet file read back is the JSON Lines output (--jobs {jobs}):\n{}\n---\n{}",
@@ -236,14 +320,13 @@ fn check(
             fs::read(&rejects_a).expect("written"),
             fs::read(&rejects_b).expect("written")
         );
-        let reference = dir.join("reference.parquet");
-        written_one_by_one(&want, reference_style, &reference);
         assert_eq!(
             row_groups(Path::new(&parquet)),
-            row_groups(&reference),
+            row_groups_by_rule(Path::new(&parquet), (limits.0, limits.1.max(1))),
             "row groups, --jobs {jobs}"
         );
     }
+    laid
 }
 
 /// Writes records as JSON Lines in `style`; the first gets a character beyond ASCII, so
@@ -272,7 +355,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
 
     #[test]
-    fn parquet_read_back_is_the_json_lines_output_in_the_same_row_groups(
+    fn parquet_read_back_is_the_json_lines_output_in_row_groups_cut_by_the_rule(
         records in prop::collection::vec(record(), 1..40),
         input_style in any_style(),
         output_style in prop::option::of(prop::sample::select(vec![JsonStyle::Compact, JsonStyle::Spaced])),
@@ -280,19 +363,47 @@ proptest! {
         bytes in 200usize..6000,
         exact in prop::option::of((any::<usize>(), 0usize..2)),
     ) {
+        let mut records = records;
+        records.extend(plain_and_extra());
         let dir = tempfile::tempdir().expect("a directory");
         let input = dir.path().join("in.jsonl");
         write_input(&input, &records, input_style);
-        check(
-            dir.path(),
-            &input,
-            output_style,
-            output_style.unwrap_or(input_style),
-            (rows, bytes),
-            exact,
-        );
+        // Into SWE-bench, test lists pass as strings (`Text` columns); undeclared keys, lists
+        // given as arrays and key orders of their own make records parsed.
+        let [laid, parsed, _] = check(dir.path(), &input, "swe-bench", output_style, (rows, bytes), exact);
+        prop_assert!(laid >= 1 && parsed >= 1, "laid {}, parsed {}", laid, parsed);
+        // Into canonical, encoded test lists are rewritten as arrays, in the `extensions`
+        // JSON column with the texts and undeclared keys.
+        let [laid, ..] = check(dir.path(), &input, "canonical", output_style, (rows, bytes), exact);
+        prop_assert!(laid >= 1, "laid {}", laid);
         set_test_limits(None);
     }
+}
+
+/// Two records of every field, in the schema's order, strings of escapes and characters
+/// beyond ASCII, test lists JSON-encoded: the second with an undeclared key too. Some
+/// strings are of ASCII only, so that an input escaping the rest holds them still.
+fn plain_and_extra() -> [(Vec<(String, Value)>, bool); 2] {
+    let ascii = "diff \"q\" \\ /\n\t\u{1}\u{1f} end";
+    let wide = "é 中 \u{1F600} \"q\"\n\u{2028}";
+    let list = serde_json::to_string(&["t \"1\" \\", "é"]).expect("strings serialise");
+    let mut entries: Vec<(String, Value)> = vec![
+        ("repo".into(), json!("o/r")),
+        ("instance_id".into(), Value::Null),
+        ("base_commit".into(), json!("abc")),
+        ("patch".into(), json!(ascii)),
+        ("test_patch".into(), json!(wide)),
+        ("problem_statement".into(), json!(wide)),
+        ("hints_text".into(), json!(ascii)),
+        ("created_at".into(), json!("2024-01-01T00:00:00Z")),
+        ("version".into(), json!("1.0")),
+        ("FAIL_TO_PASS".into(), json!(list)),
+        ("PASS_TO_PASS".into(), json!("[]")),
+        ("environment_setup_commit".into(), json!("def")),
+    ];
+    let plain = (entries.clone(), false);
+    entries.push(("xtra".into(), json!({"k": [1, null, 0.5]})));
+    [plain, (entries, false)]
 }
 
 /// The fields of a SWE-bench record the format requires.
@@ -330,8 +441,8 @@ fn files_of_more_than_group_rows_records_keep_their_row_groups() {
     check(
         dir.path(),
         &input,
+        "swe-bench",
         None,
-        JsonStyle::Compact,
         (GROUP_ROWS, crate::parquet::GROUP_BYTES),
         None,
     );

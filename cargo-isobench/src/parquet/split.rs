@@ -1,0 +1,304 @@
+//! Reading a record's compact JSON text, as this tool's writer writes it, entry by entry:
+//! each top-level key and the text of its value, and a string token's value, without
+//! building the record's values. [`super::ColumnRows::push_text`] lays the text into
+//! the columns with these.
+//!
+//! The text is valid JSON written without spaces (what the writer makes); anything else
+//! this reader does not expect (a space, an escaped key, an escape JSON does not have)
+//! gives `None`, and the record is then parsed instead.
+
+/// Calls `entry` with each key of the object `text` holds and its value's text, in
+/// order; `None` when `text` is not an object as the writer writes it, a key holds an
+/// escape, or `entry` gives `None`.
+pub(super) fn entries<'t>(
+    text: &'t str,
+    mut entry: impl FnMut(&'t str, &'t str) -> Option<()>,
+) -> Option<()> {
+    let bytes = text.as_bytes();
+    if bytes.first() != Some(&b'{') {
+        return None;
+    }
+    let mut at = 1;
+    if bytes.get(at) == Some(&b'}') {
+        return (bytes.len() == 2).then_some(());
+    }
+    loop {
+        let key_end = string_end(bytes, at)?;
+        let key = &text[at + 1..key_end - 1];
+        if key.contains('\\') || bytes.get(key_end) != Some(&b':') {
+            return None;
+        }
+        let start = key_end + 1;
+        let end = value_end(bytes, start)?;
+        entry(key, &text[start..end])?;
+        match bytes.get(end) {
+            Some(b',') => at = end + 1,
+            Some(b'}') => return (end + 1 == bytes.len()).then_some(()),
+            _ => return None,
+        }
+    }
+}
+
+/// The offset after the string token starting at `at`.
+fn string_end(bytes: &[u8], at: usize) -> Option<usize> {
+    if bytes.get(at) != Some(&b'"') {
+        return None;
+    }
+    let mut at = at + 1;
+    loop {
+        at += memchr::memchr2(b'"', b'\\', bytes.get(at..)?)?;
+        if bytes[at] == b'"' {
+            return Some(at + 1);
+        }
+        at += 2;
+    }
+}
+
+/// The offset after the value starting at `at`: a string, an array or object (strings
+/// inside skipped), or a number, `true`, `false` or `null` (up to the next `,`, `}` or
+/// `]`).
+fn value_end(bytes: &[u8], at: usize) -> Option<usize> {
+    match bytes.get(at)? {
+        b'"' => string_end(bytes, at),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut i = at;
+            while i < bytes.len() {
+                match bytes[i] {
+                    b'"' => {
+                        i = string_end(bytes, i)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(i + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+            None
+        }
+        _ => {
+            let length = bytes[at..]
+                .iter()
+                .position(|b| matches!(b, b',' | b'}' | b']'))?;
+            (length > 0).then_some(at + length)
+        }
+    }
+}
+
+/// Appends the string the JSON string token `token` (quotes included, from valid JSON
+/// text) stands for to `out`; `None` when `token` is not one string token or holds an
+/// escape JSON does not have (a lone surrogate included), with `out` then holding a part
+/// of it. The characters between escapes are copied unchecked: valid JSON has no raw
+/// control character in a string.
+pub(super) fn unescape_into(token: &str, out: &mut String) -> Option<()> {
+    let inner = token.strip_prefix('"')?.strip_suffix('"')?;
+    let bytes = inner.as_bytes();
+    let mut at = 0;
+    while let Some(offset) = memchr::memchr2(b'\\', b'"', &bytes[at..]) {
+        let escape = at + offset;
+        if bytes[escape] == b'"' {
+            return None;
+        }
+        out.push_str(&inner[at..escape]);
+        let (ch, length) = match *bytes.get(escape + 1)? {
+            b'"' => ('"', 2),
+            b'\\' => ('\\', 2),
+            b'/' => ('/', 2),
+            b'b' => ('\u{8}', 2),
+            b'f' => ('\u{c}', 2),
+            b'n' => ('\n', 2),
+            b'r' => ('\r', 2),
+            b't' => ('\t', 2),
+            b'u' => {
+                let high = hex4(bytes.get(escape + 2..escape + 6)?)?;
+                if (0xD800..0xDC00).contains(&high) {
+                    if bytes.get(escape + 6..escape + 8)? != b"\\u" {
+                        return None;
+                    }
+                    let low = hex4(bytes.get(escape + 8..escape + 12)?)?;
+                    if !(0xDC00..0xE000).contains(&low) {
+                        return None;
+                    }
+                    let code = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00);
+                    (char::from_u32(code)?, 12)
+                } else {
+                    (char::from_u32(high)?, 6)
+                }
+            }
+            _ => return None,
+        };
+        out.push(ch);
+        at = escape + length;
+    }
+    out.push_str(&inner[at..]);
+    Some(())
+}
+
+/// The value of four hex digits.
+fn hex4(digits: &[u8]) -> Option<u32> {
+    digits.iter().try_fold(0, |value, &d| {
+        let digit = char::from(d).to_digit(16)?;
+        Some(value * 16 + digit)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fmt::Write as _;
+
+    use proptest::prelude::*;
+    use serde_json::{Map, Value};
+
+    use super::*;
+
+    /// Text rich in what JSON escapes: quotes, backslashes, controls, DEL, characters
+    /// beyond ASCII and beyond the BMP (a surrogate pair in `\u` form).
+    fn text() -> impl Strategy<Value = String> {
+        "[a-z \"\\\\/\n\t\r\u{0}\u{1}\u{8}\u{c}\u{1f}\u{7f}é中\u{1F600}\u{2028}]{0,24}"
+    }
+
+    /// `s` as a JSON string token with every character picked at random to be written
+    /// as it is (escaped where JSON requires), as a short escape, or as `\u` escapes
+    /// (a pair of surrogates beyond the BMP), upper or lower case.
+    fn any_token(s: &str, picks: &[u8]) -> String {
+        let mut token = String::from("\"");
+        for (ch, &pick) in s.chars().zip(picks.iter().cycle()) {
+            let short = match ch {
+                '"' => Some("\\\""),
+                '\\' => Some("\\\\"),
+                '/' => Some("\\/"),
+                '\n' => Some("\\n"),
+                '\t' => Some("\\t"),
+                '\r' => Some("\\r"),
+                '\u{8}' => Some("\\b"),
+                '\u{c}' => Some("\\f"),
+                _ => None,
+            };
+            let must = ch == '"' || ch == '\\' || u32::from(ch) < 0x20;
+            match (pick % 3, short) {
+                (0, _) if !must => token.push(ch),
+                (1, Some(short)) => token.push_str(short),
+                _ => {
+                    let mut units = [0u16; 2];
+                    for unit in ch.encode_utf16(&mut units) {
+                        if pick % 2 == 0 {
+                            write!(token, "\\u{unit:04x}").expect("writing to a string");
+                        } else {
+                            write!(token, "\\u{unit:04X}").expect("writing to a string");
+                        }
+                    }
+                }
+            }
+        }
+        token.push('"');
+        token
+    }
+
+    fn value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<f64>()
+                .prop_filter("finite", |f| f.is_finite())
+                .prop_map(Value::from),
+            text().prop_map(Value::String),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::vec((text(), inner), 0..4)
+                    .prop_map(|entries| Value::Object(entries.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn strings_unescape_as_serde_json_decodes_them(s in text(), picks in prop::collection::vec(any::<u8>(), 1..8)) {
+            for token in [serde_json::to_string(&s).unwrap(), any_token(&s, &picks)] {
+                let decoded: String = serde_json::from_str(&token).unwrap();
+                let mut out = String::from("before");
+                prop_assert_eq!(unescape_into(&token, &mut out), Some(()), "{}", token);
+                prop_assert_eq!(&out["before".len()..], decoded.as_str());
+            }
+        }
+
+        #[test]
+        fn tokens_serde_json_refuses_are_refused(s in text(), cut in any::<prop::sample::Index>(), junk in "[\\\\\"ux0-9a-fA-F]{1,3}") {
+            // A valid token with a few bytes put inside it.
+            let token = serde_json::to_string(&s).unwrap();
+            let at = 1 + cut.index(token.len() - 1);
+            if !token.is_char_boundary(at) {
+                return Ok(());
+            }
+            let token = format!("{}{junk}{}", &token[..at], &token[at..]);
+            let decoded = serde_json::from_str::<String>(&token).ok();
+            let mut out = String::new();
+            match unescape_into(&token, &mut out) {
+                Some(()) => prop_assert_eq!(Some(out), decoded, "{}", token),
+                None => prop_assert!(decoded.is_none(), "{} decodes", token),
+            }
+        }
+
+        #[test]
+        fn entries_are_the_keys_and_the_compact_text_of_their_values(entries in prop::collection::vec((text(), value()), 0..6)) {
+            let map: Map<String, Value> = entries.into_iter().collect();
+            let text = serde_json::to_string(&map).unwrap();
+            let mut seen = Vec::new();
+            let split = super::entries(&text, |key, token| {
+                seen.push((key.to_owned(), token.to_owned()));
+                Some(())
+            });
+            if map.keys().any(|k| serde_json::to_string(k).unwrap().contains('\\')) {
+                prop_assert!(split.is_none(), "an escaped key: {}", text);
+            } else {
+                prop_assert_eq!(split, Some(()), "{}", text);
+                let want: Vec<(String, String)> = map
+                    .iter()
+                    .map(|(k, v)| (k.clone(), serde_json::to_string(v).unwrap()))
+                    .collect();
+                prop_assert_eq!(seen, want);
+            }
+        }
+    }
+
+    #[test]
+    fn lone_surrogates_and_bad_escapes_are_refused() {
+        for token in [
+            r#""\ud800""#,
+            r#""\udc00x""#,
+            r#""\ud800\u0041""#,
+            r#""\x""#,
+            r#""\u12""#,
+            r#""a"b""#,
+            r#""a\"#,
+        ] {
+            assert_eq!(unescape_into(token, &mut String::new()), None, "{token}");
+        }
+    }
+
+    #[test]
+    fn what_the_writer_does_not_write_is_not_split() {
+        for text in [
+            "",
+            "[]",
+            "{",
+            r#"{"a":1"#,
+            r#"{"a" :1}"#,
+            r#"{"a":1} "#,
+            r#"{"a":}"#,
+        ] {
+            assert_eq!(entries(text, |_, _| Some(())), None, "{text}");
+        }
+        assert_eq!(entries("{}", |_, _| None), Some(()));
+    }
+}
