@@ -14,6 +14,7 @@ use isobench_core::{Contract, ConversionReport, Notes, RecordError, Registered, 
 use serde_json::{Map, Value};
 
 use super::buffers::Buffers;
+use super::converter::{ExportedRecord, HeldAt};
 use super::plan::ConvertPlan;
 use crate::assign::{self, Assignment, Phase};
 use crate::cli::OnError;
@@ -121,6 +122,9 @@ pub(super) struct Done {
     pub(super) ids: Vec<(String, u64)>,
     /// The output records as rows of the Parquet output's columns, instead of `out`.
     pub(super) rows: Option<io::Result<RowsBatch>>,
+    /// When given, the exported records are kept here, as maps, instead of written to
+    /// `out` (see [`super::BatchConverter::records_holding`]).
+    pub(super) exported: Option<Vec<ExportedRecord>>,
 }
 
 /// A rejected record, with what the rejects file says of it.
@@ -331,6 +335,25 @@ impl Job<'_> {
                     }
                     let size = style.written_object_length(&out);
                     rows.push(out, size);
+                } else if let Some(exported) = &mut done.exported {
+                    let held = order.map_or_else(Vec::new, |order| {
+                        let (routes, texts): (Vec<usize>, Vec<(Route<'_>, &[u8])>) =
+                            (shared.routes.iter().enumerate())
+                                .filter_map(|(i, route)| Some((i, (*route, held.text(raw, i)?))))
+                                .unzip();
+                        let placed = shared.to.place_held(&order, &out, &texts);
+                        (routes.into_iter().zip(placed))
+                            .map(|(route, placed)| HeldAt {
+                                route,
+                                at: placed.at,
+                            })
+                            .collect()
+                    });
+                    exported.push(ExportedRecord {
+                        record: out,
+                        held,
+                        source: 0,
+                    });
                 } else if let Some(order) = order {
                     let texts: Vec<(Route<'_>, &[u8])> = (shared.routes.iter().enumerate())
                         .filter_map(|(i, route)| Some((*route, held.text(raw, i)?)))
@@ -340,7 +363,7 @@ impl Job<'_> {
                 } else {
                     style.write_object(&mut done.out, &out);
                 }
-                if self.rows.is_none() {
+                if self.rows.is_none() && done.exported.is_none() {
                     done.ends.push(done.out.len());
                     done.out.push(b'\n');
                 }
