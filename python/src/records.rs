@@ -16,6 +16,7 @@ use cargo_isobench::input::{self, BadInput};
 use cargo_isobench::pipeline::{ExportedRecord, HoldingRecord};
 use isobench_core::Contract;
 use isobench_core::codec::Encoding;
+use isobench_core::contract::Kind;
 use isobench_core::passthrough::{self, Held, Route};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
@@ -236,9 +237,11 @@ struct Held1 {
     path: Vec<Py<PyString>>,
     /// The same keys.
     keys: Vec<String>,
-    /// Whether the target's contract reads the value (its JSON text is then given;
-    /// otherwise a text of the same kind stands in, which nothing reads).
-    read: bool,
+    /// The kind the target's contract reads the value as, when it reads it: the text
+    /// given for the value is then one the contract judges as it judges the value's
+    /// own (see [`Held1::string_text`]); otherwise a text of the same kind stands in,
+    /// which nothing reads.
+    read: Option<Kind>,
 }
 
 /// A record read with its routed values held: what the converter is given, and the
@@ -265,7 +268,9 @@ impl Holding {
                         .map(|key| PyString::intern(py, key).unbind())
                         .collect(),
                     keys: route.path.to_vec(),
-                    read: contract.requires.iter().any(|r| r.key == key),
+                    read: (contract.requires.iter())
+                        .find(|r| r.key == key)
+                        .map(|r| r.kind),
                 }
             })
             .collect();
@@ -361,7 +366,7 @@ impl Held1 {
     fn hold(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Option<Hold>> {
         if let Ok(s) = value.cast_exact::<PyString>() {
             if !self.list {
-                if !self.read && is_ascii(s)? {
+                if self.read.is_none() && is_ascii(s)? {
                     return Ok(Some((
                         s.clone().into_any().unbind(),
                         b"\"\"".to_vec(),
@@ -371,11 +376,7 @@ impl Held1 {
                 let Ok(string) = PyBackedStr::try_from(s.clone()) else {
                     return Ok(None);
                 };
-                let text = if self.read {
-                    serde_json::to_vec(&*string).expect("a string serialises")
-                } else {
-                    b"\"\"".to_vec()
-                };
+                let text = self.string_text(&string);
                 return Ok(Some((s.clone().into_any().unbind(), text, None)));
             }
             if !self.encoded {
@@ -388,11 +389,7 @@ impl Held1 {
                 return Ok(None);
             };
             let items = list_items(py, &text)?;
-            let text = if self.read {
-                text.as_bytes().to_vec()
-            } else {
-                b"[]".to_vec()
-            };
+            let text = self.list_text(items.is_empty(), || Ok(text.as_bytes().to_vec()))?;
             return Ok(Some((items.into_any().unbind(), text, Some(encoding))));
         }
         if !self.list {
@@ -411,21 +408,55 @@ impl Held1 {
             }
             items.push(item);
         }
-        let text = if self.read {
-            let strings = items
-                .iter()
+        let text = self.list_text(items.is_empty(), || {
+            let strings = (items.iter())
                 .map(|item| item.cast::<PyString>()?.to_cow().map(Cow::into_owned))
                 .collect::<PyResult<Vec<String>>>()?;
-            serde_json::to_vec(&strings).expect("strings serialise")
-        } else {
-            b"[]".to_vec()
-        };
+            Ok(serde_json::to_vec(&strings).expect("strings serialise"))
+        })?;
         let copy = PyList::new(py, items)?;
         Ok(Some((
             copy.into_any().unbind(),
             text,
             Some(Encoding::Native),
         )))
+    }
+}
+
+impl Held1 {
+    /// The text given for a held string `s`: where the contract reads it as a string,
+    /// one that starts as `s`'s JSON text does when that tells the contract all it
+    /// looks at (a first character that is printable ASCII: the string is not blank),
+    /// else `s`'s JSON text; `""` where nothing reads it.
+    fn string_text(&self, s: &str) -> Vec<u8> {
+        let first = s.as_bytes().first().copied();
+        match (self.read, first) {
+            (None, _) => b"\"\"".to_vec(),
+            (Some(Kind::String | Kind::StringOrNull), Some(first))
+                if first.is_ascii_graphic() && !matches!(first, b'"' | b'\\') =>
+            {
+                vec![b'"', first, b'"']
+            }
+            (Some(_), _) => serde_json::to_vec(s).expect("a string serialises"),
+        }
+    }
+
+    /// The text given for a held list of strings, `empty` or not: where the contract
+    /// reads it as a list, one that is empty as the list is (it looks no further);
+    /// else the list's JSON text, `full`; `[]` where nothing reads it.
+    fn list_text(
+        &self,
+        empty: bool,
+        full: impl FnOnce() -> PyResult<Vec<u8>>,
+    ) -> PyResult<Vec<u8>> {
+        Ok(match self.read {
+            None => b"[]".to_vec(),
+            Some(Kind::List | Kind::ListOrEncoded | Kind::ListOrPythonRepr) => {
+                let text: &[u8] = if empty { b"[]" } else { b"[\"\"]" };
+                text.to_vec()
+            }
+            Some(_) => full()?,
+        })
     }
 }
 
