@@ -220,9 +220,14 @@ fn to_python<'py>(py: Python<'py>, value: Value, keys: &mut Keys) -> PyResult<Bo
 /// How the values of a conversion's routes (see [`isobench_core::passthrough`]) are held
 /// as the Python objects they are: a routed key's value goes to the output unconverted,
 /// where `convert` writes its text.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Holding {
     routes: Vec<Held1>,
+    /// The keys of input records seen (as `str` objects), each to its index in
+    /// `input_names`.
+    input_keys: Py<PyDict>,
+    /// Their texts, and the route each is the key of.
+    input_names: Vec<(String, Option<usize>)>,
 }
 
 /// One route, as reading records needs it.
@@ -274,13 +279,17 @@ impl Holding {
                 }
             })
             .collect();
-        Self { routes }
+        Self {
+            routes,
+            input_keys: PyDict::new(py).unbind(),
+            input_names: Vec::new(),
+        }
     }
 
     /// A record from a Python object, as [`record`] reads it, with the values of the
     /// routes' keys held where they pass (see [`Holding::hold`]); held only when the
     /// record is read directly.
-    pub fn read(&self, py: Python<'_>, object: &Bound<'_, PyAny>) -> PyResult<HeldRead> {
+    pub fn read(&mut self, py: Python<'_>, object: &Bound<'_, PyAny>) -> PyResult<HeldRead> {
         if let Ok(dict) = object.cast::<PyDict>()
             && let Some(read) = self.read_map(py, dict)?
         {
@@ -295,15 +304,15 @@ impl Holding {
         })
     }
 
-    fn read_map(&self, py: Python<'_>, dict: &Bound<'_, PyDict>) -> PyResult<Option<HeldRead>> {
+    fn read_map(&mut self, py: Python<'_>, dict: &Bound<'_, PyDict>) -> PyResult<Option<HeldRead>> {
         let mut map = Map::with_capacity(dict.len());
         let mut held = Held::default();
         let mut objects = Vec::new();
         for (position, (key, value)) in dict.iter().enumerate() {
-            let Some(key) = key.cast::<PyString>().ok().and_then(|k| k.to_cow().ok()) else {
+            let Some((key, route)) = self.input_key(&key)? else {
                 return Ok(None);
             };
-            if let Some(index) = self.routes.iter().position(|r| r.key == key)
+            if let Some(index) = route
                 && let Some((object, text, encoding)) = self.routes[index].hold(py, &value)?
             {
                 held.hold_text(index, &text, position, encoding);
@@ -313,7 +322,7 @@ impl Holding {
             let Some(value) = direct(&value, 1) else {
                 return Ok(None);
             };
-            map.insert(key.into_owned(), value);
+            map.insert(key, value);
         }
         Ok(Some(HeldRead {
             record: HoldingRecord {
@@ -322,6 +331,28 @@ impl Holding {
             },
             objects,
         }))
+    }
+
+    /// An input record's key as text, and the route it is the key of; `None` for a key
+    /// that is not a `str` (or not UTF-8). A `str` key seen before is found by the
+    /// object (hashed once, kept by the string), not encoded again.
+    fn input_key(&mut self, key: &Bound<'_, PyAny>) -> PyResult<Option<(String, Option<usize>)>> {
+        let py = key.py();
+        let exact = key.is_exact_instance_of::<PyString>();
+        let known = self.input_keys.bind(py);
+        if exact && let Some(index) = known.get_item(key)? {
+            let (text, route) = &self.input_names[index.extract::<usize>()?];
+            return Ok(Some((text.clone(), *route)));
+        }
+        let Some(text) = key.cast::<PyString>().ok().and_then(|k| k.to_cow().ok()) else {
+            return Ok(None);
+        };
+        let route = self.routes.iter().position(|r| r.key == text);
+        if exact && self.input_names.len() < Keys::MAX {
+            known.set_item(key, self.input_names.len())?;
+            self.input_names.push((text.clone().into_owned(), route));
+        }
+        Ok(Some((text.into_owned(), route)))
     }
 
     /// `exported`, an output record, as a `dict`, with the held values of the record
