@@ -303,7 +303,7 @@ impl RecordWriter {
             Sink::File { out, .. } => write_one(out, record, style, layout, first),
             Sink::Parquet { out, .. } => {
                 out.note_style(style);
-                out.write(record.clone(), 0)
+                out.write(record.clone())
             }
         };
         result.map_err(|e| CliError::Write {
@@ -375,7 +375,7 @@ impl RecordWriter {
                 }
                 serde_json::from_slice(record)
                     .map_err(io::Error::other)
-                    .and_then(|map| out.write(map, record.len()))
+                    .and_then(|map| out.write(map))
             }
         };
         result.map_err(|e| CliError::Write {

@@ -21,7 +21,7 @@ use isobench_core::codec::JsonStyle;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyDict};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::errors::to_py;
 
@@ -162,23 +162,23 @@ impl Converting {
             .map(|i| self.rows_plan.row_at(&batch, i).map(Value::Object))
             .collect();
         drop(batch);
-        let converted = self.converter.records(rows, self.rows_plan.style())?;
+        // The records go from the converter into the output's columns as exported (no
+        // JSON text between), cut into batches where a row group is full.
+        let (pending, any_rows) = (&mut self.pending, &mut self.any_rows);
+        let converted = self.converter.records_into_rows(
+            rows,
+            self.rows_plan.style(),
+            &mut self.rows,
+            &mut |rows| {
+                *any_rows = true;
+                pending.push_back(rows.take_batch().map_err(write_error)?);
+                Ok(())
+            },
+        )?;
         self.style.get_or_insert(converted.style);
         self.rows.note_style(converted.style);
-        let mut start = 0;
-        for &end in &converted.ends {
-            let line = &converted.out[start..end];
-            let record: Map<String, Value> =
-                serde_json::from_slice(line).expect("the converter writes JSON objects");
-            self.rows.push(record, line.len());
-            self.any_rows = true;
-            if self.rows.group_full() {
-                let taken = self.rows.take_batch().map_err(write_error)?;
-                self.pending.push_back(taken);
-            }
-            start = end + 1;
-        }
         if !self.rows.is_empty() {
+            self.any_rows = true;
             let taken = self.rows.take_batch().map_err(write_error)?;
             self.pending.push_back(taken);
         }

@@ -235,6 +235,8 @@ struct RecordConverter {
     /// How the routed values of records are held (none under `--set`, enrichment or
     /// the strict profile, as in `convert`).
     holding: records::Holding,
+    /// The output's keys as Python strings.
+    keys: records::Keys,
 }
 
 #[pymethods]
@@ -248,62 +250,21 @@ impl RecordConverter {
         let inner = BatchConverter::new(registry, &plan, "<records>").map_err(to_py)?;
         let to = cargo_isobench::find(registry, to).map_err(to_py)?;
         let holding = records::Holding::new(py, inner.routes(), &to.info().contract);
-        Ok(Self { inner, holding })
+        Ok(Self {
+            inner,
+            holding,
+            keys: records::Keys::default(),
+        })
     }
 
     /// Converts records (Python objects, read directly: see [`records`]): `(the output
-    /// records as dicts, rejects file lines as JSON text, report as JSON text)`. Only
-    /// reading the objects and making the output's holds the GIL.
+    /// records as dicts, rejects file lines as JSON text, report as JSON text)`. The
+    /// values of the conversion's routes are held: each goes to the output dict as the
+    /// object it is (a list of strings decoded from a `str` holding one, a new list of
+    /// the same strings), where `convert` writes its text. The output dicts are made
+    /// from the exported records, with no JSON text between. Only reading the objects
+    /// and making the output's holds the GIL.
     fn records<'py>(
-        &mut self,
-        py: Python<'py>,
-        objects: &Bound<'py, PyList>,
-    ) -> PyResult<(Bound<'py, PyList>, Vec<String>, String)> {
-        if !self.holding.is_empty() {
-            return self.records_holding(py, objects);
-        }
-        let rows = objects
-            .iter()
-            .map(|object| records::record(py, &object))
-            .collect::<PyResult<Vec<_>>>()?;
-        let inner = &mut self.inner;
-        let batch = py
-            .detach(|| {
-                // The style `json.dumps(record, ensure_ascii=False)` writes, as when
-                // records were sent as its text.
-                inner.records(rows, Some(isobench_core::codec::JsonStyle::Spaced))
-            })
-            .map_err(to_py)?;
-        let out = PyList::empty(py);
-        let mut start = 0;
-        for &end in &batch.ends {
-            out.append(records::object_to_python(py, &batch.out[start..end])?)?;
-            start = end + 1;
-        }
-        let (rejects, report) = rejects_and_report(&batch);
-        Ok((out, rejects, report))
-    }
-
-    /// Converts JSON Lines: `(output JSON Lines, rejects file lines as JSON text, report
-    /// as JSON text)`.
-    fn lines<'py>(
-        &mut self,
-        py: Python<'py>,
-        text: Vec<u8>,
-    ) -> PyResult<(Bound<'py, PyBytes>, Vec<String>, String)> {
-        let inner = &mut self.inner;
-        let batch = py.detach(|| inner.lines(text)).map_err(to_py)?;
-        let (rejects, report) = rejects_and_report(&batch);
-        Ok((PyBytes::new(py, &batch.out), rejects, report))
-    }
-}
-
-impl RecordConverter {
-    /// [`RecordConverter::records`] with the values of the conversion's routes held: each
-    /// goes to the output dict as the object it is (a list of strings decoded from a
-    /// `str` holding one, a new list of the same strings), where `convert` writes its
-    /// text; the rest is converted as without holding.
-    fn records_holding<'py>(
         &mut self,
         py: Python<'py>,
         objects: &Bound<'py, PyList>,
@@ -335,6 +296,8 @@ impl RecordConverter {
         };
         let converted = py
             .detach(|| {
+                // The style `json.dumps(record, ensure_ascii=False)` writes, as when
+                // records were sent as its text.
                 inner.records_holding(
                     rows,
                     Some(isobench_core::codec::JsonStyle::Spaced),
@@ -342,19 +305,26 @@ impl RecordConverter {
                 )
             })
             .map_err(to_py)?;
-        let batch = &converted.batch;
-        let out = PyList::empty(py);
-        let mut start = 0;
-        for (&end, &(source, holding)) in batch.ends.iter().zip(&converted.sources) {
-            let record = records::object_to_python(py, &batch.out[start..end])?;
-            if holding {
-                self.holding.place(&record, &held[source])?;
-            }
-            out.append(record)?;
-            start = end + 1;
+        let mut out = Vec::with_capacity(converted.records.len());
+        for exported in converted.records {
+            let objects = &held[exported.source];
+            out.push(self.holding.output(py, exported, objects, &mut self.keys)?);
         }
-        let (rejects, report) = rejects_and_report(batch);
-        Ok((out, rejects, report))
+        let (rejects, report) = rejects_and_report(&converted.batch);
+        Ok((PyList::new(py, out)?, rejects, report))
+    }
+
+    /// Converts JSON Lines: `(output JSON Lines, rejects file lines as JSON text, report
+    /// as JSON text)`.
+    fn lines<'py>(
+        &mut self,
+        py: Python<'py>,
+        text: Vec<u8>,
+    ) -> PyResult<(Bound<'py, PyBytes>, Vec<String>, String)> {
+        let inner = &mut self.inner;
+        let batch = py.detach(|| inner.lines(text)).map_err(to_py)?;
+        let (rejects, report) = rejects_and_report(&batch);
+        Ok((PyBytes::new(py, &batch.out), rejects, report))
     }
 }
 

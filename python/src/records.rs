@@ -10,11 +10,13 @@
 //! raises the `TypeError` it raises. Only such records take that path.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 use cargo_isobench::input::{self, BadInput};
-use cargo_isobench::pipeline::HoldingRecord;
+use cargo_isobench::pipeline::{ExportedRecord, HoldingRecord};
 use isobench_core::Contract;
 use isobench_core::codec::Encoding;
+use isobench_core::contract::Kind;
 use isobench_core::passthrough::{self, Held, Route};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
@@ -106,87 +108,126 @@ fn direct(value: &Bound<'_, PyAny>, depth: usize) -> Option<Value> {
     None
 }
 
-/// A JSON object's text straight into a `dict` (no [`Value`] in between): keys in order,
-/// integers as `int`, other numbers as `float`.
-pub fn object_to_python<'py>(py: Python<'py>, text: &[u8]) -> PyResult<Bound<'py, PyAny>> {
-    let mut de = serde_json::Deserializer::from_slice(text);
-    let value = serde::de::DeserializeSeed::deserialize(Seed(py), &mut de)
-        .and_then(|v| de.end().map(|()| v))
-        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
-    Ok(value)
+/// Python strings of the keys output records hold, made once and given again: a
+/// conversion's records share a few dozen keys. At most [`Keys::MAX`] are kept (records
+/// whose nested objects hold keys of their own make new ones past that).
+#[derive(Debug, Default)]
+pub struct Keys {
+    strings: HashMap<String, Py<PyString>>,
 }
 
-/// Makes Python objects as JSON text is read.
-#[derive(Clone, Copy)]
-struct Seed<'py>(Python<'py>);
+impl Keys {
+    const MAX: usize = 4096;
 
-impl<'de, 'py> serde::de::DeserializeSeed<'de> for Seed<'py> {
-    type Value = Bound<'py, PyAny>;
-
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-fn py_error<E: serde::de::Error>(e: &PyErr) -> E {
-    E::custom(e.to_string())
-}
-
-impl<'de, 'py> serde::de::Visitor<'de> for Seed<'py> {
-    type Value = Bound<'py, PyAny>;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a JSON value")
-    }
-
-    fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
-        Ok(self.0.None().into_bound(self.0))
-    }
-
-    fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Self::Value, E> {
-        Ok(PyBool::new(self.0, v).to_owned().into_any())
-    }
-
-    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
-        Ok(PyInt::new(self.0, v).into_any())
-    }
-
-    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
-        Ok(PyInt::new(self.0, v).into_any())
-    }
-
-    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
-        Ok(PyFloat::new(self.0, v).into_any())
-    }
-
-    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(PyString::new(self.0, v).into_any())
-    }
-
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let list = PyList::empty(self.0);
-        while let Some(item) = seq.next_element_seed(self)? {
-            list.append(item).map_err(|e| py_error(&e))?;
+    /// `key` as a Python string.
+    fn get<'py>(&mut self, py: Python<'py>, key: String) -> Bound<'py, PyString> {
+        if let Some(string) = self.strings.get(&key) {
+            return string.bind(py).clone();
         }
-        Ok(list.into_any())
-    }
-
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let dict = PyDict::new(self.0);
-        while let Some(key) = map.next_key_seed(self)? {
-            let value = map.next_value_seed(self)?;
-            dict.set_item(key, value).map_err(|e| py_error(&e))?;
+        let string = PyString::intern(py, &key);
+        if self.strings.len() < Self::MAX {
+            self.strings.insert(key, string.clone().unbind());
         }
-        Ok(dict.into_any())
+        string
     }
+}
+
+/// A held value as [`object`] places it: the keys that lead to it from the object being
+/// made, its index among that object's entries, and the object itself.
+struct Placing<'a> {
+    path: &'a [Py<PyString>],
+    keys: &'a [String],
+    at: usize,
+    object: &'a Py<PyAny>,
+}
+
+/// `map`, an exported record, as a `dict`: what `json.loads` makes of the text `convert`
+/// writes of it (keys in order, integers as `int`, other numbers as `float`), with each
+/// held value of `held` the entry at its path and index, as the writer writes a held
+/// text there (one whose object `map` lacks is left out).
+fn object<'py>(
+    py: Python<'py>,
+    map: Map<String, Value>,
+    held: &[Placing<'_>],
+    keys: &mut Keys,
+) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    let mut here: Vec<&Placing<'_>> = held.iter().filter(|p| p.keys.len() == 1).collect();
+    here.sort_by_key(|p| p.at);
+    let mut here = here.into_iter().peekable();
+    let mut entries = map.into_iter();
+    let mut written = 0;
+    loop {
+        // A held value goes at its index; those placed past the last entry, at the end,
+        // in order.
+        if let Some(placing) = here.next_if(|p| p.at <= written || entries.len() == 0) {
+            dict.set_item(placing.path[0].bind(py), placing.object.bind(py))?;
+            written += 1;
+            continue;
+        }
+        let Some((key, value)) = entries.next() else {
+            break;
+        };
+        written += 1;
+        let value = match value {
+            Value::Object(inner) if held.iter().any(|p| p.keys.len() > 1 && p.keys[0] == key) => {
+                let inner_held: Vec<Placing<'_>> = held
+                    .iter()
+                    .filter(|p| p.keys.len() > 1 && p.keys[0] == key)
+                    .map(|p| Placing {
+                        path: &p.path[1..],
+                        keys: &p.keys[1..],
+                        at: p.at,
+                        object: p.object,
+                    })
+                    .collect();
+                object(py, inner, &inner_held, keys)?.into_any()
+            }
+            value => to_python(py, value, keys)?,
+        };
+        dict.set_item(keys.get(py, key), value)?;
+    }
+    Ok(dict)
+}
+
+/// A value as `json.loads` reads the text `convert` writes of it.
+fn to_python<'py>(py: Python<'py>, value: Value, keys: &mut Keys) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match value {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => PyBool::new(py, b).to_owned().into_any(),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                PyInt::new(py, i).into_any()
+            } else if let Some(u) = n.as_u64() {
+                PyInt::new(py, u).into_any()
+            } else {
+                // Neither: a finite `f64` (no JSON number is anything else here).
+                PyFloat::new(py, n.as_f64().unwrap_or(f64::NAN)).into_any()
+            }
+        }
+        Value::String(s) => PyString::new(py, &s).into_any(),
+        Value::Array(items) => {
+            let items = items
+                .into_iter()
+                .map(|item| to_python(py, item, keys))
+                .collect::<PyResult<Vec<_>>>()?;
+            PyList::new(py, items)?.into_any()
+        }
+        Value::Object(map) => object(py, map, &[], keys)?.into_any(),
+    })
 }
 
 /// How the values of a conversion's routes (see [`isobench_core::passthrough`]) are held
 /// as the Python objects they are: a routed key's value goes to the output unconverted,
 /// where `convert` writes its text.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Holding {
     routes: Vec<Held1>,
+    /// The keys of input records seen (as `str` objects), each to its index in
+    /// `input_names`.
+    input_keys: Py<PyDict>,
+    /// Their texts, and the route each is the key of.
+    input_names: Vec<(String, Option<usize>)>,
 }
 
 /// One route, as reading records needs it.
@@ -199,9 +240,13 @@ struct Held1 {
     encoded: bool,
     /// Where the output holds the value, from the top (as Python strings, made once).
     path: Vec<Py<PyString>>,
-    /// Whether the target's contract reads the value (its JSON text is then given;
-    /// otherwise a text of the same kind stands in, which nothing reads).
-    read: bool,
+    /// The same keys.
+    keys: Vec<String>,
+    /// The kind the target's contract reads the value as, when it reads it: the text
+    /// given for the value is then one the contract judges as it judges the value's
+    /// own (see [`Held1::string_text`]); otherwise a text of the same kind stands in,
+    /// which nothing reads.
+    read: Option<Kind>,
 }
 
 /// A record read with its routed values held: what the converter is given, and the
@@ -227,22 +272,24 @@ impl Holding {
                         .iter()
                         .map(|key| PyString::intern(py, key).unbind())
                         .collect(),
-                    read: contract.requires.iter().any(|r| r.key == key),
+                    keys: route.path.to_vec(),
+                    read: (contract.requires.iter())
+                        .find(|r| r.key == key)
+                        .map(|r| r.kind),
                 }
             })
             .collect();
-        Self { routes }
-    }
-
-    /// Whether nothing is held.
-    pub fn is_empty(&self) -> bool {
-        self.routes.is_empty()
+        Self {
+            routes,
+            input_keys: PyDict::new(py).unbind(),
+            input_names: Vec::new(),
+        }
     }
 
     /// A record from a Python object, as [`record`] reads it, with the values of the
     /// routes' keys held where they pass (see [`Holding::hold`]); held only when the
     /// record is read directly.
-    pub fn read(&self, py: Python<'_>, object: &Bound<'_, PyAny>) -> PyResult<HeldRead> {
+    pub fn read(&mut self, py: Python<'_>, object: &Bound<'_, PyAny>) -> PyResult<HeldRead> {
         if let Ok(dict) = object.cast::<PyDict>()
             && let Some(read) = self.read_map(py, dict)?
         {
@@ -257,15 +304,15 @@ impl Holding {
         })
     }
 
-    fn read_map(&self, py: Python<'_>, dict: &Bound<'_, PyDict>) -> PyResult<Option<HeldRead>> {
+    fn read_map(&mut self, py: Python<'_>, dict: &Bound<'_, PyDict>) -> PyResult<Option<HeldRead>> {
         let mut map = Map::with_capacity(dict.len());
         let mut held = Held::default();
         let mut objects = Vec::new();
         for (position, (key, value)) in dict.iter().enumerate() {
-            let Some(key) = key.cast::<PyString>().ok().and_then(|k| k.to_cow().ok()) else {
+            let Some((key, route)) = self.input_key(&key)? else {
                 return Ok(None);
             };
-            if let Some(index) = self.routes.iter().position(|r| r.key == key)
+            if let Some(index) = route
                 && let Some((object, text, encoding)) = self.routes[index].hold(py, &value)?
             {
                 held.hold_text(index, &text, position, encoding);
@@ -275,7 +322,7 @@ impl Holding {
             let Some(value) = direct(&value, 1) else {
                 return Ok(None);
             };
-            map.insert(key.into_owned(), value);
+            map.insert(key, value);
         }
         Ok(Some(HeldRead {
             record: HoldingRecord {
@@ -286,28 +333,53 @@ impl Holding {
         }))
     }
 
-    /// Puts the held `objects` of a record where `out`, its converted dict, holds the
-    /// texts that stood in for them.
-    pub fn place(&self, out: &Bound<'_, PyAny>, objects: &[(usize, Py<PyAny>)]) -> PyResult<()> {
-        let py = out.py();
-        'held: for (index, object) in objects {
-            let path = &self.routes[*index].path;
-            let Some((last, parents)) = path.split_last() else {
-                continue;
-            };
-            let (last, mut at) = (last.bind(py), out.cast::<PyDict>()?.clone());
-            for key in parents {
-                match at.get_item(key.bind(py))? {
-                    Some(inner) => at = inner.cast_into::<PyDict>()?,
-                    // A value whose object the output lacks was not written.
-                    None => continue 'held,
-                }
-            }
-            if at.contains(last)? {
-                at.set_item(last, object.bind(py))?;
-            }
+    /// An input record's key as text, and the route it is the key of; `None` for a key
+    /// that is not a `str` (or not UTF-8). A `str` key seen before is found by the
+    /// object (hashed once, kept by the string), not encoded again.
+    fn input_key(&mut self, key: &Bound<'_, PyAny>) -> PyResult<Option<(String, Option<usize>)>> {
+        let py = key.py();
+        let exact = key.is_exact_instance_of::<PyString>();
+        let known = self.input_keys.bind(py);
+        if exact && let Some(index) = known.get_item(key)? {
+            let (text, route) = &self.input_names[index.extract::<usize>()?];
+            return Ok(Some((text.clone(), *route)));
         }
-        Ok(())
+        let Some(text) = key.cast::<PyString>().ok().and_then(|k| k.to_cow().ok()) else {
+            return Ok(None);
+        };
+        let route = self.routes.iter().position(|r| r.key == text);
+        if exact && self.input_names.len() < Keys::MAX {
+            known.set_item(key, self.input_names.len())?;
+            self.input_names.push((text.clone().into_owned(), route));
+        }
+        Ok(Some((text.into_owned(), route)))
+    }
+
+    /// `exported`, an output record, as a `dict`, with the held values of the record
+    /// it came from (`objects`, by route) where the output holds them.
+    pub fn output<'py>(
+        &self,
+        py: Python<'py>,
+        exported: ExportedRecord,
+        objects: &[(usize, Py<PyAny>)],
+        keys: &mut Keys,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let held: Vec<Placing<'_>> = exported
+            .held
+            .iter()
+            .filter_map(|h| {
+                let route = &self.routes[h.route];
+                let (_, object) = objects.iter().find(|(r, _)| *r == h.route)?;
+                Some(Placing {
+                    path: &route.path,
+                    keys: &route.keys,
+                    at: h.at,
+                    object,
+                })
+            })
+            .filter(|p| !p.keys.is_empty())
+            .collect();
+        object(py, exported.record, &held, keys)
     }
 }
 
@@ -325,7 +397,7 @@ impl Held1 {
     fn hold(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Option<Hold>> {
         if let Ok(s) = value.cast_exact::<PyString>() {
             if !self.list {
-                if !self.read && is_ascii(s)? {
+                if self.read.is_none() && is_ascii(s)? {
                     return Ok(Some((
                         s.clone().into_any().unbind(),
                         b"\"\"".to_vec(),
@@ -335,11 +407,7 @@ impl Held1 {
                 let Ok(string) = PyBackedStr::try_from(s.clone()) else {
                     return Ok(None);
                 };
-                let text = if self.read {
-                    serde_json::to_vec(&*string).expect("a string serialises")
-                } else {
-                    b"\"\"".to_vec()
-                };
+                let text = self.string_text(&string);
                 return Ok(Some((s.clone().into_any().unbind(), text, None)));
             }
             if !self.encoded {
@@ -352,11 +420,7 @@ impl Held1 {
                 return Ok(None);
             };
             let items = list_items(py, &text)?;
-            let text = if self.read {
-                text.as_bytes().to_vec()
-            } else {
-                b"[]".to_vec()
-            };
+            let text = self.list_text(items.is_empty(), || Ok(text.as_bytes().to_vec()))?;
             return Ok(Some((items.into_any().unbind(), text, Some(encoding))));
         }
         if !self.list {
@@ -375,21 +439,55 @@ impl Held1 {
             }
             items.push(item);
         }
-        let text = if self.read {
-            let strings = items
-                .iter()
+        let text = self.list_text(items.is_empty(), || {
+            let strings = (items.iter())
                 .map(|item| item.cast::<PyString>()?.to_cow().map(Cow::into_owned))
                 .collect::<PyResult<Vec<String>>>()?;
-            serde_json::to_vec(&strings).expect("strings serialise")
-        } else {
-            b"[]".to_vec()
-        };
+            Ok(serde_json::to_vec(&strings).expect("strings serialise"))
+        })?;
         let copy = PyList::new(py, items)?;
         Ok(Some((
             copy.into_any().unbind(),
             text,
             Some(Encoding::Native),
         )))
+    }
+}
+
+impl Held1 {
+    /// The text given for a held string `s`: where the contract reads it as a string,
+    /// one that starts as `s`'s JSON text does when that tells the contract all it
+    /// looks at (a first character that is printable ASCII: the string is not blank),
+    /// else `s`'s JSON text; `""` where nothing reads it.
+    fn string_text(&self, s: &str) -> Vec<u8> {
+        let first = s.as_bytes().first().copied();
+        match (self.read, first) {
+            (None, _) => b"\"\"".to_vec(),
+            (Some(Kind::String | Kind::StringOrNull), Some(first))
+                if first.is_ascii_graphic() && !matches!(first, b'"' | b'\\') =>
+            {
+                vec![b'"', first, b'"']
+            }
+            (Some(_), _) => serde_json::to_vec(s).expect("a string serialises"),
+        }
+    }
+
+    /// The text given for a held list of strings, `empty` or not: where the contract
+    /// reads it as a list, one that is empty as the list is (it looks no further);
+    /// else the list's JSON text, `full`; `[]` where nothing reads it.
+    fn list_text(
+        &self,
+        empty: bool,
+        full: impl FnOnce() -> PyResult<Vec<u8>>,
+    ) -> PyResult<Vec<u8>> {
+        Ok(match self.read {
+            None => b"[]".to_vec(),
+            Some(Kind::List | Kind::ListOrEncoded | Kind::ListOrPythonRepr) => {
+                let text: &[u8] = if empty { b"[]" } else { b"[\"\"]" };
+                text.to_vec()
+            }
+            Some(_) => full()?,
+        })
     }
 }
 

@@ -197,3 +197,80 @@ def test_a_string_that_is_not_utf8_is_refused_as_without_holding(key):
                                           profile=profile))
         errors.append((type(caught.value), str(caught.value)))
     assert errors[0] == errors[1]
+
+
+KEYS = ["a", "b", "é", "中文", "\U0001F600", "", " ", "k\"q", "back\\slash", "\u2028"]
+BIG_INTS = [2**63 - 1, 2**63, 2**64 - 1, -(2**63), -(2**63) - 1, 2**64, 10**20, -(10**25)]
+FLOATS = [0.0, -0.0, 0.1, 1e-07, 1.0, 5e-324, 1.7976931348623157e308, 123456789.123,
+          -2.5e-300, 1e16, 2.0**53 + 2, 1e22]
+
+
+def json_value(rng, depth=0):
+    """A value of any JSON type: nested objects and arrays, integers of every width
+    (beyond 64 bits too, which JSON text reads as a float), floats of every size,
+    strings beyond ASCII."""
+    kind = rng.randrange(9 if depth < 4 else 7)
+    if kind == 0:
+        return None
+    if kind == 1:
+        return rng.random() < 0.5
+    if kind == 2:
+        return rng.randrange(-10**6, 10**6)
+    if kind == 3:
+        return rng.choice(BIG_INTS)
+    if kind == 4:
+        return rng.choice(FLOATS + [rng.uniform(-1e6, 1e6), float(rng.randrange(10**6))])
+    if kind in (5, 6):
+        return odd_string(rng)
+    if kind == 7:
+        return [json_value(rng, depth + 1) for _ in range(rng.randrange(4))]
+    return {rng.choice(KEYS) + str(rng.randrange(3)): json_value(rng, depth + 1)
+            for _ in range(rng.randrange(4))}
+
+
+def with_values(rng, template, fmt, n):
+    """`template` with values of every type in keys its format leaves to the record
+    (extra keys; a canonical record's `extensions`), its key order shuffled."""
+    record = mutated(rng, template, fmt, n)
+    extra = record if fmt != "canonical" else dict(record.get("extensions") or {})
+    for _ in range(rng.randrange(1, 5)):
+        extra[rng.choice(KEYS) + "_x"] = json_value(rng)
+    if fmt == "canonical":
+        record["extensions"] = extra
+    return record
+
+
+@pytest.mark.parametrize("seed", range(2))
+@pytest.mark.parametrize("pair", [("swe-bench", "canonical"), ("canonical", "swe-bench"),
+                                  ("canonical", "canonical"), ("swe-bench", "swe-bench")],
+                         ids=lambda p: f"{p[0]}-to-{p[1]}")
+def test_values_of_every_type_give_the_cli_records(cli, templates, tmp_path, pair, seed):
+    from_, to = pair
+    rng = random.Random(f"values-{from_}-{to}-{seed}")
+    records = [with_values(rng, rng.choice(templates[from_]), from_, n) for n in range(100)]
+    theirs, their_rejects = cli_records(cli, tmp_path, records, from_, to)
+    rejected = []
+    ours = list(isobench.convert_records(records, from_=from_, to=to, on_error="skip",
+                                         rejects=rejected))
+    # A rejects line keeps the record as read: the command line's, its text (`raw`);
+    # `convert_records`', the record, in which an integer beyond 64 bits was read as JSON
+    # text reads it, a float.
+    assert [as_read(told(r)) for r in rejected] == [as_read(told(r)) for r in their_rejects]
+    assert len(ours) == len(theirs)
+    for n, (a, b) in enumerate(zip(ours, theirs)):
+        assert typed(a) == typed(b), f"{from_} -> {to}, output record {n}"
+    assert len(ours) >= 20, f"{from_} -> {to}: too few records converted to tell"
+
+
+def as_read(told):
+    """`told` with each integer beyond 64 bits of its typed record a float."""
+    def read(typed):
+        kind, value = typed
+        if kind == "int" and not -(2**63) <= value < 2**64:
+            return ("float", repr(float(value)))
+        if kind == "dict":
+            return (kind, [(k, read(v)) for k, v in value])
+        if kind == "list":
+            return (kind, [read(v) for v in value])
+        return typed
+    return {k: read(v) if k == "record" else v for k, v in told.items()}

@@ -885,7 +885,7 @@ mod tests {
         let mut writer =
             ParquetWriter::new(File::create(&path).unwrap(), spool, schema, compression).unwrap();
         for r in records {
-            writer.write(r.as_object().unwrap().clone(), 100).unwrap();
+            writer.write(r.as_object().unwrap().clone()).unwrap();
         }
         writer.finish().unwrap();
         let mut rows = ParquetRows::open(&path).unwrap();

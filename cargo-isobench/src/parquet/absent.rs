@@ -33,7 +33,7 @@ impl ColumnRows {
         match *self {}
     }
 
-    pub fn push(&mut self, _record: Map<String, Value>, _size: usize) {
+    pub fn push(&mut self, _record: Map<String, Value>) {
         match *self {}
     }
 
@@ -66,7 +66,7 @@ impl ParquetWriter {
         match *self {}
     }
 
-    pub fn write(&mut self, _record: Map<String, Value>, _size: usize) -> io::Result<()> {
+    pub fn write(&mut self, _record: Map<String, Value>) -> io::Result<()> {
         match *self {}
     }
 

@@ -12,6 +12,7 @@
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, OffsetSizeTrait, RecordBatch};
 use arrow_schema::DataType;
+use serde_json::Value;
 
 /// Each row's bytes in `batch` (see the module's doc).
 pub fn row_bytes(batch: &RecordBatch) -> Vec<usize> {
@@ -20,6 +21,21 @@ pub fn row_bytes(batch: &RecordBatch) -> Vec<usize> {
         add_cells(column.as_ref(), &mut sizes);
     }
     sizes
+}
+
+/// About `value`'s bytes in a row, without its arrays: a string's length, 8 for a number,
+/// 1 for a boolean, nothing for `null`, an array's items and an object's keys and values.
+/// What a batch of rows being filled counts to tell when it is full; the row groups are
+/// cut by [`row_bytes`].
+pub fn value_bytes(value: &Value) -> usize {
+    match value {
+        Value::Null => 0,
+        Value::Bool(_) => 1,
+        Value::Number(_) => 8,
+        Value::String(s) => s.len(),
+        Value::Array(items) => items.iter().map(value_bytes).sum(),
+        Value::Object(map) => map.iter().map(|(k, v)| k.len() + value_bytes(v)).sum(),
+    }
 }
 
 /// Adds each cell's bytes of `array` to `sizes` (one per row of `array`).

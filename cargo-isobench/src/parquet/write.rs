@@ -28,7 +28,7 @@ use serde_json::{Map, Value};
 
 use super::compression::ParquetCompression;
 use super::layout::{GROUP_BYTES, GROUP_ROWS};
-use super::row_bytes::row_bytes;
+use super::row_bytes::{row_bytes, value_bytes};
 use super::schema::{Columns, Shape, build_array, json_array, string_array};
 use super::split;
 
@@ -227,10 +227,11 @@ impl ColumnRows {
         self.style.get_or_insert(style);
     }
 
-    /// Adds one record; `size` is about how many bytes it takes as JSON, for
-    /// [`Self::group_full`] (row groups of a file are cut by the rows' bytes in their
-    /// arrays instead: see [`ParquetWriter::write_batch`]).
-    pub fn push(&mut self, record: Map<String, Value>, size: usize) {
+    /// Adds one record. [`Self::group_full`] counts it by [`value_bytes`] (row groups of
+    /// a file are cut by the rows' bytes in their arrays: see
+    /// [`ParquetWriter::write_batch`]).
+    pub fn push(&mut self, record: Map<String, Value>) {
+        self.bytes += record.values().map(value_bytes).sum::<usize>();
         let columns = &*self.columns;
         let declared = &columns.declared;
         // Where each property goes, and whether the columns tell the key order: declared
@@ -285,7 +286,6 @@ impl ColumnRows {
             extra: (!extra.is_empty()).then_some(extra),
             keys,
         });
-        self.bytes += size;
     }
 
     /// Adds one record given as its JSON text in the compact style, as this tool writes
@@ -296,6 +296,7 @@ impl ColumnRows {
     /// any other record is parsed and pushed. `true` when laid from the text.
     pub fn push_text(&mut self, text: &str) -> bool {
         if self.lay_text(text) {
+            self.bytes += text.len();
             self.laid += 1;
             return true;
         }
@@ -304,7 +305,7 @@ impl ColumnRows {
         let mut parser = serde_json::Deserializer::from_str(text);
         parser.disable_recursion_limit();
         let record = Map::deserialize(&mut parser).expect("the writer writes JSON objects");
-        self.push(record, 0);
+        self.push(record);
         self.parsed += 1;
         false
     }
@@ -478,9 +479,9 @@ impl ArrowTable {
         self.rows.note_style(style);
     }
 
-    /// Adds a record; `size`: about its length as JSON.
-    pub fn push(&mut self, record: Map<String, Value>, size: usize) -> io::Result<()> {
-        self.rows.push(record, size);
+    /// Adds a record.
+    pub fn push(&mut self, record: Map<String, Value>) -> io::Result<()> {
+        self.rows.push(record);
         if self.rows.group_full() {
             let batch = self.rows.take_batch()?;
             self.batches.push(batch);
@@ -542,13 +543,12 @@ impl ParquetWriter {
         self.rows.note_style(style);
     }
 
-    /// Writes one record; `size` is about how many bytes it takes as JSON (it bounds the
-    /// records buffered, not the row groups). A file is written either record by record
+    /// Writes one record. A file is written either record by record
     /// or by [`Self::write_batch`], not both. The records are laid out in columns
     /// [`WRITE_ROWS`] at a time and written as [`Self::write_batch`] writes rows, so
     /// that the row groups are the same either way.
-    pub fn write(&mut self, record: Map<String, Value>, size: usize) -> io::Result<()> {
-        self.rows.push(record, size);
+    pub fn write(&mut self, record: Map<String, Value>) -> io::Result<()> {
+        self.rows.push(record);
         if self.rows.len() >= WRITE_ROWS || self.rows.group_full() {
             self.write_buffered()?;
         }
@@ -1015,7 +1015,7 @@ mod tests {
     fn written_directly(schema: &Value, records: &[Map<String, Value>]) -> Vec<u8> {
         let mut table = ArrowTable::new(schema).unwrap();
         for record in records {
-            table.push(record.clone(), 100).unwrap();
+            table.push(record.clone()).unwrap();
         }
         let (schema, batches) = table.finish(false).unwrap();
         let mut out = Vec::new();
@@ -1043,7 +1043,7 @@ mod tests {
             )
             .unwrap();
             for record in &records {
-                writer.write(record.clone(), 100).unwrap();
+                writer.write(record.clone()).unwrap();
             }
             writer.finish().unwrap();
             let written = std::fs::read(&path).unwrap();
@@ -1092,7 +1092,7 @@ mod tests {
         )
         .unwrap();
         for record in &records {
-            writer.write(record.clone(), 100).unwrap();
+            writer.write(record.clone()).unwrap();
         }
         let texts: usize = records[..GROUP_ROWS]
             .iter()

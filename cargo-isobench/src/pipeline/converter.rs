@@ -13,6 +13,8 @@ use crate::cli::OnError;
 use crate::errors::CliError;
 use crate::input::{self, Batch, Item};
 use crate::mine::enrich::Enricher;
+#[cfg(feature = "parquet")]
+use crate::parquet::ColumnRows;
 
 /// Converts records held in memory, batch by batch, as [`super::run`] converts those of its
 /// inputs (the same adapters, `--set`, contract checks and rejects): for callers that hold
@@ -67,11 +69,37 @@ pub struct HoldingRecord {
 /// A batch converted by [`BatchConverter::records_holding`].
 #[derive(Debug, Default)]
 pub struct HoldingBatch {
-    /// The converted batch; each held value's text is written where the output holds it.
+    /// The batch's report and rejects; its `out` and `ends` are empty: the output
+    /// records are `records`.
     pub batch: ConvertedBatch,
-    /// For each output record, the index of the record of the batch it came from, and
-    /// whether it was converted with its values held (else it was converted whole).
-    pub sources: Vec<(usize, bool)>,
+    /// The output records, in order, as exported (no JSON text).
+    pub records: Vec<ExportedRecord>,
+}
+
+/// An output record of [`BatchConverter::records_holding`]: the exported map, lacking
+/// the values its caller held, and where the output holds each of those.
+#[derive(Debug, Default)]
+pub struct ExportedRecord {
+    /// The record as exported, the target's contract met: what `convert` writes, save
+    /// the held values.
+    pub record: Map<String, Value>,
+    /// Where each held value goes (where `convert` writes its text); empty when the
+    /// record was converted whole.
+    pub held: Vec<HeldAt>,
+    /// The index of the record of the batch it came from.
+    pub source: usize,
+}
+
+/// Where the output holds a held value: the route it came by (an index of
+/// [`BatchConverter::routes`]; the route's path leads to the object holding it) and its
+/// index among that object's entries once written. An object the record lacks (an
+/// extension of a record exported without `extensions`) holds no value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HeldAt {
+    /// The route.
+    pub route: usize,
+    /// The index among the entries of the object holding it.
+    pub at: usize,
 }
 
 impl<'r> BatchConverter<'r> {
@@ -151,11 +179,12 @@ impl<'r> BatchConverter<'r> {
 
     /// Converts records read otherwise, as [`BatchConverter::records`] does, each with
     /// the values of [`BatchConverter::routes`] its caller held outside it, as the JSON
-    /// Lines reader holds them: each held text is written where the output holds the
-    /// value (where `convert` writes it), so that the caller can put the value it keeps
-    /// there. A record refused with values held is converted again whole, `whole(i)`
-    /// giving the batch's `i`-th record with every value in it, so that the refusal, its
-    /// hint and the rejects line are those of the record as given.
+    /// Lines reader holds them. The output records are kept as exported maps, not
+    /// written: each says where the output holds the values held (where `convert` writes
+    /// their texts), so that the caller can put the values it keeps there. A record
+    /// refused with values held is converted again whole, `whole(i)` giving the batch's
+    /// `i`-th record with every value in it, so that the refusal, its hint and the
+    /// rejects line are those of the record as given.
     pub fn records_holding(
         &mut self,
         records: Vec<HoldingRecord>,
@@ -170,17 +199,16 @@ impl<'r> BatchConverter<'r> {
             rows: None,
         };
         let mut done = Done {
-            out: self.shared.buffers.take(),
+            exported: Some(Vec::with_capacity(records.len())),
             ..Done::default()
         };
-        done.out.clear();
         let file = self.shared.files[0].as_str();
         let empty = Held::default();
-        let mut sources = Vec::with_capacity(records.len());
+        let exported = |done: &Done| done.exported.as_ref().map_or(0, Vec::len);
         for (i, HoldingRecord { record, held }) in records.into_iter().enumerate() {
             self.line += 1;
-            let (written, rejected) = (done.ends.len(), done.rejects.len());
-            let mut holding = record.is_ok() && !held.is_empty();
+            let (written, rejected) = (exported(&done), done.rejects.len());
+            let holding = record.is_ok() && !held.is_empty();
             let item = |record| Item {
                 line: self.line,
                 raw: &[],
@@ -191,19 +219,70 @@ impl<'r> BatchConverter<'r> {
                 // Refused: told of the record as given, not of what was left of it.
                 done.rejects.pop();
                 done.report.read -= 1;
-                holding = false;
                 go = job.item(file, item(whole(i)), &empty, style, &mut done);
             }
-            if done.ends.len() > written {
-                sources.push((i, holding));
+            if exported(&done) > written
+                && let Some(last) = done.exported.as_mut().and_then(|e| e.last_mut())
+            {
+                last.source = i;
             }
             if !go {
                 break;
             }
         }
         (self.notes, self.enricher) = (job.notes, job.enricher);
+        let records = done.exported.take().unwrap_or_default();
         let batch = self.finish(done, style)?;
-        Ok(HoldingBatch { batch, sources })
+        Ok(HoldingBatch { batch, records })
+    }
+
+    /// Converts records read otherwise, as [`BatchConverter::records`] does, into `rows`
+    /// (the output's columns, as `convert` lays out a Parquet output's records) instead
+    /// of JSON text; `full` is called with the rows each time they make a row group, to
+    /// take them. The batch returned has the report and the rejects (no `out`).
+    #[cfg(feature = "parquet")]
+    pub fn records_into_rows(
+        &mut self,
+        records: Vec<Result<Value, input::BadInput>>,
+        style: Option<JsonStyle>,
+        rows: &mut ColumnRows,
+        full: &mut dyn FnMut(&mut ColumnRows) -> Result<(), CliError>,
+    ) -> Result<ConvertedBatch, CliError> {
+        // As [`first_style`] tells it of a batch of these records.
+        let style = *self.style.get_or_insert(match records.first() {
+            Some(Ok(_)) => style.unwrap_or_default(),
+            _ => JsonStyle::default(),
+        });
+        let mut job = Job {
+            shared: &self.shared,
+            notes: std::mem::take(&mut self.notes),
+            enricher: self.enricher.take(),
+            rows: Some(std::mem::replace(rows, rows.empty_like())),
+        };
+        let mut done = Done::default();
+        let file = self.shared.files[0].as_str();
+        let empty = Held::default();
+        let mut taken = Ok(());
+        for record in records {
+            self.line += 1;
+            let item = Item {
+                line: self.line,
+                raw: &[],
+                record,
+            };
+            let go = job.item(file, item, &empty, style, &mut done);
+            let rows = job.rows.as_mut().expect("given above");
+            if rows.group_full() {
+                taken = full(rows);
+            }
+            if !go || taken.is_err() {
+                break;
+            }
+        }
+        *rows = job.rows.take().expect("given above");
+        (self.notes, self.enricher) = (job.notes, job.enricher);
+        taken?;
+        self.finish(done, style)
     }
 
     fn convert(&mut self, batch: Batch) -> Result<ConvertedBatch, CliError> {

@@ -14,6 +14,7 @@ use isobench_core::{Contract, ConversionReport, Notes, RecordError, Registered, 
 use serde_json::{Map, Value};
 
 use super::buffers::Buffers;
+use super::converter::{ExportedRecord, HeldAt};
 use super::plan::ConvertPlan;
 use crate::assign::{self, Assignment, Phase};
 use crate::cli::OnError;
@@ -129,6 +130,9 @@ pub(super) struct Done {
     pub(super) ids: Vec<(String, u64)>,
     /// The output records as rows of the Parquet output's columns, instead of `out`.
     pub(super) rows: Option<io::Result<RowsBatch>>,
+    /// When given, the exported records are kept here, as maps, instead of written to
+    /// `out` (see [`super::BatchConverter::records_holding`]).
+    pub(super) exported: Option<Vec<ExportedRecord>>,
 }
 
 /// A rejected record, with what the rejects file says of it.
@@ -344,19 +348,20 @@ impl Job<'_> {
             });
         match converted {
             Ok((covered, order, out)) => {
-                // Where the held texts go in the output, when the reader held some.
+                // Where the held texts go in the output, when the reader held some: the
+                // routes that hold one, and their places.
                 let placed = order.map(|order| {
-                    let texts: Vec<(Route<'_>, &[u8])> = (shared.routes.iter().enumerate())
-                        .filter_map(|(i, route)| Some((*route, held.text(raw, i)?)))
-                        .collect();
-                    shared.to.place_held(&order, &out, &texts)
+                    let (routes, texts): (Vec<usize>, Vec<(Route<'_>, &[u8])>) =
+                        (shared.routes.iter().enumerate())
+                            .filter_map(|(i, route)| Some((i, (*route, held.text(raw, i)?))))
+                            .unzip();
+                    (routes, shared.to.place_held(&order, &out, &texts))
                 });
                 if let Some(rows) = &mut self.rows {
                     // The file's JSON style is that of the first record written that
                     // has a key (`{}` is the same in every style). Its row groups are
-                    // cut by the rows' bytes in the arrays built of them (no record's
-                    // text length is counted: the size given is not used).
-                    if let Some(placed) = placed {
+                    // cut by the rows' bytes in the arrays built of them.
+                    if let Some((_, placed)) = placed {
                         // Written as JSON Lines would be, compact, and laid into the
                         // columns from that text (`done.out` is free: rows go out).
                         done.out.clear();
@@ -371,14 +376,28 @@ impl Job<'_> {
                         if !out.is_empty() {
                             rows.note_style(style);
                         }
-                        rows.push(out, 0);
+                        rows.push(out);
                     }
-                } else if let Some(placed) = placed {
+                } else if let Some(exported) = &mut done.exported {
+                    let held = placed.map_or_else(Vec::new, |(routes, placed)| {
+                        (routes.into_iter().zip(placed))
+                            .map(|(route, placed)| HeldAt {
+                                route,
+                                at: placed.at,
+                            })
+                            .collect()
+                    });
+                    exported.push(ExportedRecord {
+                        record: out,
+                        held,
+                        source: 0,
+                    });
+                } else if let Some((_, placed)) = placed {
                     passthrough::write_object_holding(style, &mut done.out, &out, &placed);
                 } else {
                     style.write_object(&mut done.out, &out);
                 }
-                if self.rows.is_none() {
+                if self.rows.is_none() && done.exported.is_none() {
                     done.ends.push(done.out.len());
                     done.out.push(b'\n');
                 }

@@ -32,7 +32,9 @@ use isobench_core::codec::JsonStyle;
 use isobench_core::report::MAX_LISTED;
 use isobench_core::{ConversionReport, Notes, Registry};
 
-pub use converter::{BatchConverter, ConvertedBatch, HoldingBatch, HoldingRecord};
+pub use converter::{
+    BatchConverter, ConvertedBatch, ExportedRecord, HeldAt, HoldingBatch, HoldingRecord,
+};
 pub use plan::{ConvertPlan, ConvertRequest};
 
 use buffers::{BATCH_BYTES, Buffers};
