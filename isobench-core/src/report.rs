@@ -263,7 +263,13 @@ impl ConversionReport {
     pub fn record_covered(&mut self, covered: &Covered, notes: &Notes, file: &str, line: u64) {
         for (i, field) in V1_FIELDS.into_iter().enumerate() {
             if covered.fields & (1 << i) != 0 {
-                *self.coverage.entry(field.to_owned()).or_default() += 1;
+                // The key is allocated once per conversion, not once per record.
+                match self.coverage.get_mut(field) {
+                    Some(count) => *count += 1,
+                    None => {
+                        self.coverage.insert(field.to_owned(), 1);
+                    }
+                }
             }
         }
         let mut seen: Vec<(NoteKind, &str)> = Vec::new();
@@ -310,7 +316,10 @@ impl ConversionReport {
                 NoteKind::Missing => &mut self.missing,
                 NoteKind::Warning => unreachable!("warnings are handled above"),
             };
-            let tally = table.entry(note.field.clone()).or_default();
+            if !table.contains_key(&note.field) {
+                table.insert(note.field.clone(), Tally::default());
+            }
+            let tally = table.get_mut(&note.field).expect("inserted above");
             tally.records += 1;
             if tally.detail.is_empty() {
                 tally.detail.clone_from(&note.detail);

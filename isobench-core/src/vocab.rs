@@ -166,6 +166,28 @@ impl Source {
         Value::Object(block)
     }
 
+    /// The block as a JSON value, as [`Source::to_value`] makes it, built from the
+    /// block's own strings and maps rather than copies of them: an import hands over
+    /// the block of every record it reads.
+    pub fn into_value(self) -> Value {
+        let Self {
+            format,
+            keys,
+            encodings,
+            raw,
+            extra,
+        } = self;
+        let mut block = Map::with_capacity(5);
+        block.insert("format".into(), format.into());
+        block.insert("keys".into(), keys.into());
+        for (name, part) in [("encodings", encodings), ("raw", raw), ("extra", extra)] {
+            if !part.is_empty() {
+                block.insert(name.into(), Value::Object(part));
+            }
+        }
+        Value::Object(block)
+    }
+
     /// Puts `fields` in the source's key order: known keys first, in their original
     /// order, then any others in the order given.
     pub fn order(&self, mut fields: Map<String, Value>) -> Map<String, Value> {
@@ -180,5 +202,29 @@ impl Source {
         }
         ordered.extend(fields);
         ordered
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_block_handed_over_is_the_block_copied() {
+        let record: Map<String, Value> = serde_json::from_str(r#"{"b": 1, "a": 2}"#).expect("json");
+        let empty = Source::new("f", &record);
+        let mut full = empty.clone();
+        full.encodings.insert("a".into(), "json".into());
+        full.raw.insert("b".into(), "1.0".into());
+        full.extra.insert("c".into(), serde_json::json!({"d": [1]}));
+        let mut partly = empty.clone();
+        partly.raw.insert("b".into(), Value::Null);
+        for source in [empty, full, partly] {
+            let copied = source.to_value();
+            assert_eq!(source.into_value(), copied);
+            // Key order is part of the block as written.
+            let keys: Vec<&String> = copied.as_object().expect("object").keys().collect();
+            assert_eq!(keys[..2], ["format", "keys"]);
+        }
     }
 }

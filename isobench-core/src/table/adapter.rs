@@ -153,7 +153,7 @@ impl TableAdapter {
             .table
             .fields
             .iter()
-            .find(|f| f.required && !from.has(&f.key) && held_key(&f.key).is_none())
+            .find(|f| f.required && held_key(&f.key).is_none() && !from.has(&f.key))
         {
             return Err(from.missing(&absent.key));
         }

@@ -218,7 +218,7 @@ impl<'f, 'n> Importer<'f, 'n> {
         self.source.extra = std::mem::take(&mut self.record);
         record
             .extensions
-            .insert(vocab::SOURCE.to_owned(), self.source.to_value());
+            .insert(vocab::SOURCE.to_owned(), self.source.into_value());
     }
 }
 
