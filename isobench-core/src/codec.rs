@@ -199,18 +199,6 @@ impl JsonStyle {
         crate::jsonwrite::object(out, map, self.writer());
     }
 
-    /// The length of what [`JsonStyle::write_value`] writes for `value`, counted without
-    /// writing it.
-    pub fn written_length(self, value: &Value) -> usize {
-        crate::jsonwrite::value_length(value, self.writer())
-    }
-
-    /// The length of what [`JsonStyle::write_object`] writes for `map`, counted without
-    /// writing it.
-    pub fn written_object_length(self, map: &Map<String, Value>) -> usize {
-        crate::jsonwrite::object_length(map, self.writer())
-    }
-
     /// Appends a canonical record in this style: the same bytes as [`JsonStyle::write`]
     /// gives for it, written without building a [`Value`] first.
     pub fn write_record(self, out: &mut Vec<u8>, record: &crate::CanonicalRecord) {
@@ -744,47 +732,6 @@ mod tests {
             let escaped = JsonStyle::Compact.with_ascii(true).to_string(&value);
             for text in [raw.as_bytes(), escaped.as_bytes(), string.as_bytes()] {
                 prop_assert_eq!(ascii_escaping(text), ascii_escaping_reference(text), "{:?}", String::from_utf8_lossy(text));
-            }
-        }
-    }
-
-    /// JSON values of every kind, strings rich in what is escaped (quotes, backslashes,
-    /// controls, DEL, characters beyond ASCII and beyond the BMP), keys likewise.
-    fn any_value() -> impl Strategy<Value = Value> {
-        let text = || "[a \"\\\n\t\u{1}\u{8}\u{1f}\u{7f}\u{80}é中\u{1F600}]{0,6}";
-        let leaf = prop_oneof![
-            Just(Value::Null),
-            any::<bool>().prop_map(Value::Bool),
-            any::<i64>().prop_map(Value::from),
-            any::<u64>().prop_map(Value::from),
-            any::<f64>().prop_map(Value::from),
-            text().prop_map(Value::String),
-        ];
-        leaf.prop_recursive(4, 32, 6, move |inner| {
-            prop_oneof![
-                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
-                prop::collection::vec((text(), inner), 0..6)
-                    .prop_map(|entries| Value::Object(entries.into_iter().collect())),
-            ]
-        })
-    }
-
-    fn any_style() -> impl Strategy<Value = JsonStyle> {
-        prop::sample::select(JsonStyle::ALL.to_vec())
-    }
-
-    proptest! {
-        /// The length counted is the length written.
-        #[test]
-        fn written_lengths_are_those_of_the_text(
-            value in any_value(),
-            style in any_style(),
-        ) {
-            let mut out = Vec::new();
-            style.write_value(&mut out, &value);
-            prop_assert_eq!(style.written_length(&value), out.len());
-            if let Value::Object(map) = &value {
-                prop_assert_eq!(style.written_object_length(map), out.len());
             }
         }
     }
