@@ -1029,23 +1029,34 @@ mod tests {
         out
     }
 
+    /// `records` written one by one by a [`ParquetWriter`] into `t.parquet` in `dir`
+    /// (its spool directory too); the file's path.
+    fn written_by_parquet_writer(
+        dir: &Path,
+        schema: &Value,
+        records: &[Map<String, Value>],
+    ) -> PathBuf {
+        let path = dir.join("t.parquet");
+        let mut writer = ParquetWriter::new(
+            File::create(&path).unwrap(),
+            dir.to_owned(),
+            schema,
+            ParquetCompression::default(),
+        )
+        .unwrap();
+        for record in records {
+            writer.write(record.clone()).unwrap();
+        }
+        writer.finish().unwrap();
+        path
+    }
+
     #[test]
     fn files_of_many_row_groups_are_the_batches_written_once() {
         for n in [1, GROUP_ROWS, GROUP_ROWS + 1, 3 * GROUP_ROWS + 17] {
             let (schema, records) = records(n);
             let dir = tempfile::tempdir().unwrap();
-            let path = dir.path().join("t.parquet");
-            let mut writer = ParquetWriter::new(
-                File::create(&path).unwrap(),
-                dir.path().to_owned(),
-                &schema,
-                ParquetCompression::default(),
-            )
-            .unwrap();
-            for record in &records {
-                writer.write(record.clone()).unwrap();
-            }
-            writer.finish().unwrap();
+            let path = written_by_parquet_writer(dir.path(), &schema, &records);
             let written = std::fs::read(&path).unwrap();
             let direct = written_directly(&schema, &records);
             assert!(written == direct, "{n} records");
@@ -1082,24 +1093,13 @@ mod tests {
             record.insert("id".into(), json!(format!("{i}-{}", "é\"x".repeat(60))));
             record.insert("late".into(), json!(format!("{}-{i}", "y\n".repeat(90))));
         }
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("t.parquet");
-        let mut writer = ParquetWriter::new(
-            File::create(&path).unwrap(),
-            dir.path().to_owned(),
-            &schema,
-            ParquetCompression::default(),
-        )
-        .unwrap();
-        for record in &records {
-            writer.write(record.clone()).unwrap();
-        }
         let texts: usize = records[..GROUP_ROWS]
             .iter()
             .map(|r| r["id"].as_str().unwrap().len())
             .sum();
         assert!(texts > 2 * PARALLEL_BYTES, "{texts}");
-        writer.finish().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = written_by_parquet_writer(dir.path(), &schema, &records);
         assert!(std::fs::read(&path).unwrap() == written_directly(&schema, &records));
     }
 
