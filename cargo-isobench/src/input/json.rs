@@ -13,6 +13,7 @@ use super::items::BadInput;
 mod checked;
 mod fast;
 mod routes;
+pub(crate) mod scan;
 mod skim;
 
 use checked::RoutedObject;
