@@ -134,6 +134,20 @@ PAIRS = [
 ]
 
 
+def both_ways(cli, tmp_path, records, from_, to):
+    """`records` converted by the command line and by `convert_records`, bad ones set
+    aside: the command line's records and rejects, then `convert_records`'. The records
+    are asserted the same, key order and types included."""
+    theirs, their_rejects = cli_records(cli, tmp_path, records, from_, to)
+    rejected = []
+    ours = list(isobench.convert_records(records, from_=from_, to=to, on_error="skip",
+                                         rejects=rejected))
+    assert len(ours) == len(theirs)
+    for n, (a, b) in enumerate(zip(ours, theirs)):
+        assert typed(a) == typed(b), f"{from_} -> {to}, output record {n}"
+    return theirs, their_rejects, ours, rejected
+
+
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("pair", PAIRS, ids=lambda p: f"{p[0]}-to-{p[1]}")
 def test_generated_records_give_the_cli_records(cli, templates, tmp_path, pair, seed):
@@ -143,13 +157,7 @@ def test_generated_records_give_the_cli_records(cli, templates, tmp_path, pair, 
         pytest.skip(f"no real {from_} records at {REAL}")
     rng = random.Random(f"{from_}-{to}-{seed}")
     records = [mutated(rng, rng.choice(templates[from_]), from_, n) for n in range(120)]
-    theirs, their_rejects = cli_records(cli, tmp_path, records, from_, to)
-    rejected = []
-    ours = list(isobench.convert_records(records, from_=from_, to=to, on_error="skip",
-                                         rejects=rejected))
-    assert len(ours) == len(theirs)
-    for n, (a, b) in enumerate(zip(ours, theirs)):
-        assert typed(a) == typed(b), f"{from_} -> {to}, output record {n}"
+    theirs, their_rejects, ours, rejected = both_ways(cli, tmp_path, records, from_, to)
     assert [told(r) for r in rejected] == [told(r) for r in their_rejects]
     assert len(ours) >= 20, f"{from_} -> {to}: too few records converted to tell"
     # The values were passed as the objects they are, not made again (nor converted a
@@ -248,17 +256,11 @@ def test_values_of_every_type_give_the_cli_records(cli, templates, tmp_path, pai
     from_, to = pair
     rng = random.Random(f"values-{from_}-{to}-{seed}")
     records = [with_values(rng, rng.choice(templates[from_]), from_, n) for n in range(100)]
-    theirs, their_rejects = cli_records(cli, tmp_path, records, from_, to)
-    rejected = []
-    ours = list(isobench.convert_records(records, from_=from_, to=to, on_error="skip",
-                                         rejects=rejected))
+    theirs, their_rejects, ours, rejected = both_ways(cli, tmp_path, records, from_, to)
     # A rejects line keeps the record as read: the command line's, its text (`raw`);
     # `convert_records`', the record, in which an integer beyond 64 bits was read as JSON
     # text reads it, a float.
     assert [as_read(told(r)) for r in rejected] == [as_read(told(r)) for r in their_rejects]
-    assert len(ours) == len(theirs)
-    for n, (a, b) in enumerate(zip(ours, theirs)):
-        assert typed(a) == typed(b), f"{from_} -> {to}, output record {n}"
     assert len(ours) >= 20, f"{from_} -> {to}: too few records converted to tell"
 
 

@@ -284,7 +284,7 @@ pub(super) fn build_array(shape: &Shape, cells: &[Option<&Value>]) -> Result<Arr
         Shape::Str | Shape::Text => {
             Arc::new(string_array(cells.map(|c| c.and_then(Value::as_str))))
         }
-        Shape::Json => Arc::new(json_array(cells, |out, v| {
+        Shape::Json => Arc::new(written_array(cells, |out, v| {
             JsonStyle::Compact.write_value(out, v);
         })?),
         Shape::Int => Arc::new(
@@ -345,14 +345,14 @@ pub(super) fn build_array(shape: &Shape, cells: &[Option<&Value>]) -> Result<Arr
     })
 }
 
-/// The string array of `cells` as compact JSON text, the bytes `serde_json::to_string`
-/// gives for each, each cell written by `write` straight into the array's one values
-/// buffer: no string per cell, copied again into the array.
-pub(super) fn json_array<'a, T: ?Sized + 'a>(
+/// The string array of `cells`, each cell written by `write` (for a JSON column, its
+/// compact JSON text: the bytes `serde_json::to_string` gives) straight into the array's
+/// one values buffer: no string per cell, copied again into the array.
+pub(super) fn written_array<'a, T: ?Sized + 'a>(
     cells: impl ExactSizeIterator<Item = Option<&'a T>>,
     write: impl Fn(&mut Vec<u8>, &T),
 ) -> Result<StringArray, String> {
-    let too_long = || "a JSON column holds more than 2 GiB of text in one batch".to_owned();
+    let too_long = || "a string column holds more than 2 GiB of text in one batch".to_owned();
     let mut offsets = Vec::with_capacity(cells.len() + 1);
     offsets.push(0i32);
     let mut valid = Vec::with_capacity(cells.len());
@@ -540,7 +540,7 @@ mod string_arrays {
             prop_assert_eq!(array.nulls(), expected.nulls());
 
             let maps: Vec<Option<&Map<String, Value>>> = cells.iter().map(|c| c.as_ref().and_then(Value::as_object)).collect();
-            let array = json_array(maps.iter().copied(), |out, map| JsonStyle::Compact.write_object(out, map)).unwrap();
+            let array = written_array(maps.iter().copied(), |out, map| JsonStyle::Compact.write_object(out, map)).unwrap();
             let expected: StringArray = maps.iter().map(|m| m.map(|m| serde_json::to_string(m).unwrap())).collect();
             prop_assert_eq!(&array, &expected);
             prop_assert_eq!(array.nulls(), expected.nulls());

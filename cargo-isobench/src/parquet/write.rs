@@ -1,6 +1,5 @@
 //! Writing records as Parquet: rows buffered into row groups of declared columns.
 
-use std::borrow::Cow;
 use std::fs::File;
 use std::io;
 use std::ops::Range;
@@ -29,7 +28,7 @@ use serde_json::{Map, Value};
 use super::compression::ParquetCompression;
 use super::layout::{GROUP_BYTES, GROUP_ROWS};
 use super::row_bytes::{row_bytes, value_bytes};
-use super::schema::{Columns, Shape, build_array, json_array, string_array};
+use super::schema::{Columns, Shape, build_array, written_array};
 use super::split;
 
 /// Records given to [`ParquetWriter::write`] are laid out in columns this many at a time.
@@ -406,7 +405,9 @@ impl ColumnRows {
                 .iter()
                 .any(|r| matches!(r.cells[i], Some(Cell::Text(_))));
             if laid {
-                arrays.push(Arc::new(laid_strings(shape, &rows, i, &self.texts)));
+                arrays.push(Arc::new(
+                    laid_strings(shape, &rows, i, &self.texts).map_err(write_error)?,
+                ));
                 continue;
             }
             let cells: Vec<Option<&Value>> = rows
@@ -419,7 +420,7 @@ impl ColumnRows {
             arrays.push(build_array(shape, &cells).map_err(write_error)?);
         }
         self.texts.clear();
-        let extra = json_array(rows.iter().map(|r| r.extra.as_ref()), |out, map| {
+        let extra = written_array(rows.iter().map(|r| r.extra.as_ref()), |out, map| {
             JsonStyle::Compact.write_object(out, map);
         })
         .map_err(write_error)?;
@@ -957,19 +958,18 @@ fn as_written(chunk: &ColumnChunkMetaData) -> parquet::errors::Result<ColumnChun
 /// The string array of the `i`-th column (a string or JSON column: [`ColumnRows::lay_text`]
 /// lays no other) of `rows`, some of whose cells are laid texts (in `texts`): the array
 /// [`build_array`] makes of the values the texts stand for.
-fn laid_strings(shape: &Shape, rows: &[Row], i: usize, texts: &str) -> StringArray {
-    let cells: Vec<Option<Cow<'_, str>>> = rows
-        .iter()
-        .map(|row| match &row.cells[i] {
-            None | Some(Cell::Value(Value::Null)) => None,
-            Some(Cell::Text(range)) => Some(Cow::Borrowed(&texts[range.clone()])),
-            Some(Cell::Value(value)) if *shape == Shape::Json => Some(Cow::Owned(
-                serde_json::to_string(value).expect("a JSON value serialises"),
-            )),
-            Some(Cell::Value(value)) => value.as_str().map(Cow::Borrowed),
-        })
-        .collect();
-    string_array(cells.iter().map(Option::as_deref))
+fn laid_strings(shape: &Shape, rows: &[Row], i: usize, texts: &str) -> Result<StringArray, String> {
+    let json = *shape == Shape::Json;
+    let cells = rows.iter().map(|row| match &row.cells[i] {
+        None | Some(Cell::Value(Value::Null)) => None,
+        Some(Cell::Value(value)) if !json && !value.is_string() => None,
+        cell => cell.as_ref(),
+    });
+    written_array(cells, |out, cell| match cell {
+        Cell::Text(range) => out.extend_from_slice(texts[range.clone()].as_bytes()),
+        Cell::Value(Value::String(text)) if !json => out.extend_from_slice(text.as_bytes()),
+        Cell::Value(value) => JsonStyle::Compact.write_value(out, value),
+    })
 }
 
 #[cfg(test)]
