@@ -348,20 +348,20 @@ impl Job<'_> {
             });
         match converted {
             Ok((covered, order, out)) => {
-                // Where the held texts go in the output, when the reader held some: the
-                // routes that hold one, and their places.
+                // The routes that hold a text, in order, when the reader held some.
+                let holding = || (0..shared.routes.len()).filter(|&i| held.holds(i));
+                // Where the held texts go in the output.
                 let placed = order.map(|order| {
-                    let (routes, texts): (Vec<usize>, Vec<(Route<'_>, &[u8])>) =
-                        (shared.routes.iter().enumerate())
-                            .filter_map(|(i, route)| Some((i, (*route, held.text(raw, i)?))))
-                            .unzip();
-                    (routes, shared.to.place_held(&order, &out, &texts))
+                    let texts: Vec<(Route<'_>, &[u8])> = holding()
+                        .filter_map(|i| Some((shared.routes[i], held.text(raw, i)?)))
+                        .collect();
+                    shared.to.place_held(&order, &out, &texts)
                 });
                 if let Some(rows) = &mut self.rows {
                     // The file's JSON style is that of the first record written that
                     // has a key (`{}` is the same in every style). Its row groups are
                     // cut by the rows' bytes in the arrays built of them.
-                    if let Some((_, placed)) = placed {
+                    if let Some(placed) = placed {
                         // Written as JSON Lines would be, compact, and laid into the
                         // columns from that text (`done.out` is free: rows go out).
                         done.out.clear();
@@ -379,8 +379,8 @@ impl Job<'_> {
                         rows.push(out);
                     }
                 } else if let Some(exported) = &mut done.exported {
-                    let held = placed.map_or_else(Vec::new, |(routes, placed)| {
-                        (routes.into_iter().zip(placed))
+                    let held = placed.map_or_else(Vec::new, |placed| {
+                        (holding().zip(placed))
                             .map(|(route, placed)| HeldAt {
                                 route,
                                 at: placed.at,
@@ -392,7 +392,7 @@ impl Job<'_> {
                         held,
                         source: 0,
                     });
-                } else if let Some((_, placed)) = placed {
+                } else if let Some(placed) = placed {
                     passthrough::write_object_holding(style, &mut done.out, &out, &placed);
                 } else {
                     style.write_object(&mut done.out, &out);
