@@ -7,7 +7,9 @@ differs from every other in every bulk column, so that dictionary encoding flatt
 written as Hugging Face publishes SWE-bench: 13 string columns, the test lists
 (`FAIL_TO_PASS`, `PASS_TO_PASS`) as JSON-encoded strings, the `huggingface` key of the schema
 metadata naming the features, by pyarrow with its defaults (snappy), a row group per 1,000
-rows as `datasets` writes them. The same rows as JSON Lines feed the JSON Lines jobs.
+rows as `datasets` writes them. The same rows as JSON Lines feed the JSON Lines jobs. A
+Parquet output is written twice: with the tool's default codec (zstd) and with snappy, the
+codec of DuckDB's default copy.
 
 Each round runs every job once, in the order given, so that the jobs share whatever load the
 machine has (A, B, C, A, B, C, ...); a job is one whole process, and its CPU seconds (user +
@@ -123,9 +125,18 @@ def jobs(bins: list[tuple[str, Path]], jsonl: Path, parquet: Path, work: Path) -
         for name, path in bins:
             src = parquet if kinds[0] == "Parquet" else jsonl
             ext = "parquet" if kinds[1] == "Parquet" else "jsonl"
-            label = f"`cargo isobench convert` {kinds[0]} -> {kinds[1]}" + (f" ({name})" if len(bins) > 1 else "")
-            out.append((label, [str(path), "isobench", "convert", "--from", "swe-bench", "--to", "canonical",
-                                "-i", str(src), "-o", str(work / f"out-{name}.{ext}"), "--overwrite"]))
+            label = f"`cargo isobench convert` {kinds[0]} -> {kinds[1]}"
+            build = f" ({name})" if len(bins) > 1 else ""
+
+            def convert(out_name: str, *extra: str) -> list[str]:
+                return [str(path), "isobench", "convert", "--from", "swe-bench", "--to", "canonical",
+                        "-i", str(src), "-o", str(work / out_name), "--overwrite", *extra]
+
+            out.append((label + build, convert(f"out-{name}.{ext}")))
+            if ext == "parquet":
+                # Compressed with the codec of DuckDB's default copy, to compare like with like.
+                out.append((f"{label} `--parquet-compression snappy`{build}",
+                            convert(f"out-{name}-snappy.{ext}", "--parquet-compression", "snappy")))
     out.append(("DuckDB `COPY (SELECT * FROM 'in.parquet') TO 'out.parquet'`", [str(PY), "-c", DUCKDB, str(parquet), str(work / "out-duckdb.parquet")]))
     out.append(("DuckDB `COPY ... (FORMAT parquet, COMPRESSION zstd)`", [str(PY), "-c", DUCKDB_ZSTD, str(parquet), str(work / "out-duckdb-zstd.parquet")]))
     out.append(("pyarrow `read_table` + `write_table` (zstd)", [str(PY), "-c", PYARROW, str(parquet), str(work / "out-pyarrow.parquet")]))
