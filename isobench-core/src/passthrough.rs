@@ -263,6 +263,9 @@ pub struct HeldKey<'a> {
 pub struct Held {
     entries: Vec<Option<Entry>>,
     made: Vec<u8>,
+    /// A string's JSON text, for a list rewritten with the other separator
+    /// ([`Self::hold_list_value`]); kept for its memory.
+    token: Vec<u8>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -364,6 +367,60 @@ impl Held {
         let start = self.made.len();
         self.made.extend_from_slice(text);
         self.keep_made(route, start, position, encoding);
+    }
+
+    /// Holds the string `value`, a value its caller reads outside any JSON text (a
+    /// cell of a column), for `route`, under the `position`-th key of the record: its
+    /// JSON text as the writer writes it in `style`, written straight into the texts
+    /// this holds.
+    pub fn hold_string_value(
+        &mut self,
+        route: usize,
+        value: &str,
+        style: JsonStyle,
+        position: usize,
+    ) {
+        let start = self.made.len();
+        jsonwrite::text(&mut self.made, value, style.writer());
+        self.keep_made(route, start, position, None);
+    }
+
+    /// Holds `list`, the value of a string holding a JSON-encoded list that its caller
+    /// reads outside any JSON text (a cell of a column), for `route`, under the
+    /// `position`-th key of the record, as the array [`Self::hold_encoded_list`] makes of
+    /// the string's JSON text for an output in `style`; `false` when the list cannot pass
+    /// ([`encoded_list_encoding`], or characters beyond ASCII for an output that escapes
+    /// them), and nothing is held.
+    ///
+    /// A list with the separator of `style` is the array as it is; one with the other
+    /// separator is written as a string's JSON text and rewritten by
+    /// [`transcode_list`].
+    pub fn hold_list_value(
+        &mut self,
+        route: usize,
+        list: &str,
+        style: JsonStyle,
+        position: usize,
+    ) -> bool {
+        let Some(encoding) = encoded_list_encoding(list.as_bytes()) else {
+            return false;
+        };
+        if style.is_ascii() && !list.is_ascii() {
+            return false;
+        }
+        let start = self.made.len();
+        if (encoding == Encoding::JsonSpaced) == style.is_spaced() {
+            self.made.extend_from_slice(list.as_bytes());
+        } else {
+            self.token.clear();
+            jsonwrite::text(&mut self.token, list, JsonStyle::Compact.writer());
+            if transcode_list(&self.token, style, &mut self.made) != Some(encoding) {
+                self.made.truncate(start);
+                return false;
+            }
+        }
+        self.keep_made(route, start, position, Some(encoding));
+        true
     }
 
     /// Holds the string `text` starts with, when it holds a JSON-encoded list that
