@@ -577,6 +577,8 @@ impl BatchRows {
 /// conversion only moves held as JSON text ([`Self::reading`]), never made into values.
 #[derive(Debug, Clone)]
 pub struct ArrowRows {
+    /// The file the rows are read from: a panic reading them is its read error.
+    path: Arc<Path>,
     plan: Arc<BatchRows>,
     /// The record batches the rows are in (one, or two when the batch spans their edge).
     parts: Vec<RecordBatch>,
@@ -616,8 +618,13 @@ impl std::fmt::Debug for ArrowReading<'_> {
 
 impl ArrowReading<'_> {
     /// The record of the `k`-th item, with every value in it, or why there is none (the
-    /// row's text kept for the rejects file).
-    pub fn whole(&self, k: usize) -> Result<Value, BadInput> {
+    /// row's text kept for the rejects file); a panic below is the file's read error, as
+    /// on the reading thread ([`contain`]).
+    pub fn whole(&self, k: usize) -> Result<Result<Value, BadInput>, CliError> {
+        contain(&self.rows.path, || Ok(self.whole_row(k)))
+    }
+
+    fn whole_row(&self, k: usize) -> Result<Value, BadInput> {
         let (part, i) = self.rows.rows[k];
         self.rows
             .plan
@@ -630,18 +637,22 @@ impl ArrowReading<'_> {
     }
 
     /// The record of the `k`-th item without the values `held` (cleared first) is given,
-    /// as [`BatchRows::row_holding`] reads it; read whole when that reads nothing.
-    pub fn holding(&self, k: usize, held: &mut Held) -> Result<Value, BadInput> {
+    /// as [`BatchRows::row_holding`] reads it; read whole when that reads nothing. A
+    /// panic below is the file's read error.
+    pub fn holding(&self, k: usize, held: &mut Held) -> Result<Result<Value, BadInput>, CliError> {
         held.clear();
-        if let Some(holding) = &self.holding {
-            let (part, i) = self.rows.rows[k];
-            let plan = &self.rows.plan;
-            if let Some(map) = plan.row_holding(&self.cells[part], i, holding, self.routes, held) {
-                return Ok(Value::Object(map));
+        contain(&self.rows.path, || {
+            if let Some(holding) = &self.holding {
+                let (part, i) = self.rows.rows[k];
+                let plan = &self.rows.plan;
+                let cells = &self.cells[part];
+                if let Some(map) = plan.row_holding(cells, i, holding, self.routes, held) {
+                    return Ok(Ok(Value::Object(map)));
+                }
+                held.clear();
             }
-            held.clear();
-        }
-        self.whole(k)
+            Ok(self.whole_row(k))
+        })
     }
 }
 
@@ -1007,6 +1018,7 @@ fn take_rows(
         return;
     }
     let arrow = batch.arrow.get_or_insert_with(|| ArrowRows {
+        path: Arc::from(rows.path.as_path()),
         plan: Arc::clone(&rows.plan),
         parts: Vec::with_capacity(1),
         rows: Vec::with_capacity(PIPELINE_ROWS),
@@ -1360,7 +1372,7 @@ mod tests {
                         .items
                         .into_iter()
                         .enumerate()
-                        .map(|(k, i)| seen(i.line, reading.whole(k))),
+                        .map(|(k, i)| seen(i.line, reading.whole(k).unwrap())),
                 );
                 true
             })

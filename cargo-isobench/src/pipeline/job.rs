@@ -156,6 +156,9 @@ pub(super) struct Done {
     /// When given, the exported records are kept here, as maps, instead of written to
     /// `out` (see [`super::BatchConverter::records_holding`]).
     pub(super) exported: Option<Vec<ExportedRecord>>,
+    /// The error that stopped reading the batch's input (a Parquet file's rows, read
+    /// here): the run ends with it once the batches before this one are written.
+    pub(super) failed: Option<CliError>,
 }
 
 /// A rejected record, with what the rejects file says of it.
@@ -205,8 +208,8 @@ pub(super) fn first_style(batch: &Batch) -> JsonStyle {
     if let Some(arrow) = &batch.arrow {
         let first = arrow.reading(input::Routes::NONE).whole(0);
         return match first {
-            Ok(_) => batch.array_style.unwrap_or_default(),
-            Err(_) => JsonStyle::default(),
+            Ok(Ok(_)) => batch.array_style.unwrap_or_default(),
+            Ok(Err(_)) | Err(_) => JsonStyle::default(),
         };
     }
     match &item.parsed {
@@ -276,7 +279,13 @@ impl Job<'_> {
         let items = if let Some(arrow) = &arrow {
             let reading = arrow.reading(routes);
             for (k, item) in items.into_iter().enumerate() {
-                let record = reading.holding(k, &mut held);
+                let record = match reading.holding(k, &mut held) {
+                    Ok(record) => record,
+                    Err(e) => {
+                        done.failed = Some(e);
+                        break;
+                    }
+                };
                 let holds = record.is_ok() && !held.is_empty();
                 #[cfg(test)]
                 {
@@ -293,13 +302,14 @@ impl Job<'_> {
                     // Refused: told of the row as it is, not of what was left of it.
                     done.rejects.pop();
                     done.report.read -= 1;
-                    go = self.item(
-                        file,
-                        item(reading.whole(k)),
-                        &Held::default(),
-                        style,
-                        &mut done,
-                    );
+                    let record = match reading.whole(k) {
+                        Ok(record) => record,
+                        Err(e) => {
+                            done.failed = Some(e);
+                            break;
+                        }
+                    };
+                    go = self.item(file, item(record), &Held::default(), style, &mut done);
                 }
                 if !go {
                     break;
