@@ -263,9 +263,6 @@ pub struct HeldKey<'a> {
 pub struct Held {
     entries: Vec<Option<Entry>>,
     made: Vec<u8>,
-    /// A string's JSON text, for a list rewritten with the other separator
-    /// ([`Self::hold_list_value`]); kept for its memory.
-    token: Vec<u8>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -392,9 +389,10 @@ impl Held {
     /// ([`encoded_list_encoding`], or characters beyond ASCII for an output that escapes
     /// them), and nothing is held.
     ///
-    /// A list with the separator of `style` is the array as it is; one with the other
-    /// separator is written as a string's JSON text and rewritten by
-    /// [`transcode_list`].
+    /// A list with the separator of `style` is the array as it is; in one with the other
+    /// separator every item is written as the writer writes it (that is what
+    /// [`encoded_list_encoding`] checked), so the array is the same items' texts between
+    /// `style`'s separators.
     pub fn hold_list_value(
         &mut self,
         route: usize,
@@ -409,15 +407,25 @@ impl Held {
             return false;
         }
         let start = self.made.len();
-        if (encoding == Encoding::JsonSpaced) == style.is_spaced() {
+        let spaced = encoding == Encoding::JsonSpaced;
+        if spaced == style.is_spaced() {
             self.made.extend_from_slice(list.as_bytes());
         } else {
-            self.token.clear();
-            jsonwrite::text(&mut self.token, list, JsonStyle::Compact.writer());
-            if transcode_list(&self.token, style, &mut self.made) != Some(encoding) {
-                self.made.truncate(start);
-                return false;
-            }
+            let read = if spaced {
+                JsonStyle::Spaced
+            } else {
+                JsonStyle::Compact
+            };
+            let (made, separator) = (&mut self.made, item_separator(style));
+            made.push(b'[');
+            let whole = each_written_item(list.as_bytes(), read, |item| {
+                if made.len() > start + 1 {
+                    made.extend_from_slice(separator);
+                }
+                made.extend_from_slice(item);
+            });
+            made.push(b']');
+            debug_assert!(whole, "the encoding was told of the whole list");
         }
         self.keep_made(route, start, position, Some(encoding));
         true
@@ -640,6 +648,13 @@ pub fn transcode_list_at(
 /// [`is_written_as_is`]. Of UTF-8 text not known to be valid JSON, `true` still says it
 /// is valid.
 pub fn is_list_written_as_is(token: &[u8], style: JsonStyle) -> bool {
+    each_written_item(token, style, |_| {})
+}
+
+/// Calls `each` with the text of every string of `token`, in order, as
+/// [`is_list_written_as_is`] walks them; whether `token` is such a list (`each` may have
+/// been called for a part of it when it is not).
+fn each_written_item(token: &[u8], style: JsonStyle, mut each: impl FnMut(&[u8])) -> bool {
     let separator = item_separator(style);
     let Some(mut rest) = token.strip_prefix(b"[").and_then(|t| t.strip_suffix(b"]")) else {
         return false;
@@ -657,6 +672,7 @@ pub fn is_list_written_as_is(token: &[u8], style: JsonStyle) -> bool {
         let Some(length) = written_string_length(rest) else {
             return false;
         };
+        each(&rest[..length]);
         rest = &rest[length..];
     }
     true
