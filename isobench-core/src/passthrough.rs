@@ -366,6 +366,71 @@ impl Held {
         self.keep_made(route, start, position, encoding);
     }
 
+    /// Holds the string `value`, a value its caller reads outside any JSON text (a
+    /// cell of a column), for `route`, under the `position`-th key of the record: its
+    /// JSON text as the writer writes it in `style`, written straight into the texts
+    /// this holds.
+    pub fn hold_string_value(
+        &mut self,
+        route: usize,
+        value: &str,
+        style: JsonStyle,
+        position: usize,
+    ) {
+        let start = self.made.len();
+        jsonwrite::text(&mut self.made, value, style.writer());
+        self.keep_made(route, start, position, None);
+    }
+
+    /// Holds `list`, the value of a string holding a JSON-encoded list that its caller
+    /// reads outside any JSON text (a cell of a column), for `route`, under the
+    /// `position`-th key of the record, as the array [`Self::hold_encoded_list`] makes of
+    /// the string's JSON text for an output in `style`; `false` when the list cannot pass
+    /// ([`encoded_list_encoding`], or characters beyond ASCII for an output that escapes
+    /// them), and nothing is held.
+    ///
+    /// A list with the separator of `style` is the array as it is; in one with the other
+    /// separator every item is written as the writer writes it (that is what
+    /// [`encoded_list_encoding`] checked), so the array is the same items' texts between
+    /// `style`'s separators.
+    pub fn hold_list_value(
+        &mut self,
+        route: usize,
+        list: &str,
+        style: JsonStyle,
+        position: usize,
+    ) -> bool {
+        let Some(encoding) = encoded_list_encoding(list.as_bytes()) else {
+            return false;
+        };
+        if style.is_ascii() && !list.is_ascii() {
+            return false;
+        }
+        let start = self.made.len();
+        let spaced = encoding == Encoding::JsonSpaced;
+        if spaced == style.is_spaced() {
+            self.made.extend_from_slice(list.as_bytes());
+        } else {
+            let read = if spaced {
+                JsonStyle::Spaced
+            } else {
+                JsonStyle::Compact
+            };
+            let (made, separator) = (&mut self.made, item_separator(style));
+            made.push(b'[');
+            let whole = each_written_item(list.as_bytes(), read, |item| {
+                if made.len() > start + 1 {
+                    made.extend_from_slice(separator);
+                }
+                made.extend_from_slice(item);
+            });
+            made.push(b']');
+            debug_assert!(whole, "the encoding was told of the whole list");
+        }
+        self.keep_made(route, start, position, Some(encoding));
+        true
+    }
+
     /// Holds the string `text` starts with, when it holds a JSON-encoded list that
     /// passes, under the `position`-th key of the record, as [`Self::hold_encoded_list`]
     /// holds it, for `route`; gives the string's length, found in the same pass
@@ -583,6 +648,13 @@ pub fn transcode_list_at(
 /// [`is_written_as_is`]. Of UTF-8 text not known to be valid JSON, `true` still says it
 /// is valid.
 pub fn is_list_written_as_is(token: &[u8], style: JsonStyle) -> bool {
+    each_written_item(token, style, |_| {})
+}
+
+/// Calls `each` with the text of every string of `token`, in order, as
+/// [`is_list_written_as_is`] walks them; whether `token` is such a list (`each` may have
+/// been called for a part of it when it is not).
+fn each_written_item(token: &[u8], style: JsonStyle, mut each: impl FnMut(&[u8])) -> bool {
     let separator = item_separator(style);
     let Some(mut rest) = token.strip_prefix(b"[").and_then(|t| t.strip_suffix(b"]")) else {
         return false;
@@ -600,6 +672,7 @@ pub fn is_list_written_as_is(token: &[u8], style: JsonStyle) -> bool {
         let Some(length) = written_string_length(rest) else {
             return false;
         };
+        each(&rest[..length]);
         rest = &rest[length..];
     }
     true

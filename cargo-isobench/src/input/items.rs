@@ -44,8 +44,13 @@ pub struct Batch {
     pub items: Vec<RawItem>,
     /// Input bytes (decompressed) this batch covers.
     pub bytes: u64,
-    /// For a JSON array, the style its first bytes show.
+    /// For a JSON array, the style its first bytes show; for Parquet, the style the
+    /// file says its records were written in.
     pub array_style: Option<JsonStyle>,
+    /// For Parquet, the rows the items are, read into records by the worker that
+    /// converts them: every item is one, in order, and none is parsed.
+    #[cfg(feature = "parquet")]
+    pub arrow: Option<super::parquet_file::ArrowRows>,
 }
 
 /// One item of a [`Batch`].

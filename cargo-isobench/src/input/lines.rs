@@ -198,7 +198,7 @@ fn line_batches(
                 text,
                 items,
                 bytes: cut as u64,
-                array_style: None,
+                ..Batch::default()
             };
             if !emit(batch) {
                 return Ok(());

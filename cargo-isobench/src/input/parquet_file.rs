@@ -13,6 +13,7 @@ use std::cell::Cell;
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::thread::JoinHandle;
 
@@ -26,10 +27,12 @@ use arrow_array::{Array, GenericStringArray, OffsetSizeTrait, RecordBatch, Strin
 use arrow_buffer::ArrowNativeType;
 use arrow_schema::{DataType, Schema, TimeUnit};
 use isobench_core::codec::JsonStyle;
+use isobench_core::passthrough::Held;
 use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
 use serde_json::{Map, Number, Value};
 
 use super::items::{BadInput, Batch, Batching, Item, RawItem, RecordReader, Window};
+use super::json::Routes;
 use crate::errors::CliError;
 use crate::parquet::{ENCODING_KEY, EXTRA_COLUMN, KEYS_COLUMN, LAYOUT_KEY, READ_ROWS, STYLE_KEY};
 
@@ -111,7 +114,7 @@ pub struct BatchRows {
 pub struct ParquetRows {
     path: PathBuf,
     decoder: Decoder,
-    plan: BatchRows,
+    plan: Arc<BatchRows>,
     /// Rows read so far.
     row: u64,
     /// The file's size over its rows: what a row counts for in the progress line.
@@ -215,7 +218,7 @@ impl ParquetRows {
         Ok(Self {
             path: path.to_owned(),
             decoder: Decoder::start(path, reader)?,
-            plan,
+            plan: Arc::new(plan),
             row: 0,
             bytes_per_row,
         })
@@ -423,14 +426,7 @@ impl BatchRows {
         let mut extra = None;
         let mut keys = None;
         for (plan, cells) in self.columns.iter().zip(cells) {
-            let value = if plan.json
-                && let Some(text) = cells.text(i)
-            {
-                serde_json::from_str(text)
-                    .map_err(|e| bad(&plan.name, format!("the JSON text does not parse: {e}")))?
-            } else {
-                cells.value(i).map_err(|m| bad(&plan.name, m))?
-            };
+            let value = plan.value(cells, i)?;
             if self.ours {
                 match plan.name.as_str() {
                     EXTRA_COLUMN => {
@@ -485,6 +481,178 @@ impl BatchRows {
             map = ordered;
         }
         Ok(map)
+    }
+}
+
+impl ColumnPlan {
+    /// The value of row `i` of the column whose reader is `cells`.
+    fn value(&self, cells: &Cells<'_>, i: usize) -> Result<Value, BadInput> {
+        let bad = |message: String| BadInput {
+            message: format!("column `{}`: {message}", self.name),
+            value: None,
+            hint: None,
+            text: None,
+        };
+        if self.json
+            && let Some(text) = cells.text(i)
+        {
+            serde_json::from_str(text)
+                .map_err(|e| bad(format!("the JSON text does not parse: {e}")))
+        } else {
+            cells.value(i).map_err(bad)
+        }
+    }
+}
+
+impl BatchRows {
+    /// For each column, the index of the route (of `routes`) whose values it holds, or
+    /// `None` when no column's values can be held: a file written by this tool (its
+    /// `__extra` and `__keys` may stand for a cell and move the keys), or a column name
+    /// given twice (the record keeps one value of the two, at the first one's place).
+    /// A column of JSON text is read whole.
+    fn holding(&self, routes: Routes<'_>) -> Option<Vec<Option<usize>>> {
+        if self.ours || routes.routes.is_empty() {
+            return None;
+        }
+        let repeated = self
+            .columns
+            .iter()
+            .enumerate()
+            .any(|(k, c)| self.columns[..k].iter().any(|d| d.name == c.name));
+        if repeated {
+            return None;
+        }
+        let holding: Vec<Option<usize>> = self
+            .columns
+            .iter()
+            .map(|c| {
+                let index = routes.routes.iter().position(|r| r.key == c.name);
+                index.filter(|_| !c.json)
+            })
+            .collect();
+        holding.iter().any(Option::is_some).then_some(holding)
+    }
+
+    /// Row `i` of the batch whose column readers are `cells`, as [`Self::row_of`] reads
+    /// it, without the values `held` is given: the non-null cells of the string columns
+    /// `holding` routes (see [`Self::holding`]), written as JSON text straight from the
+    /// column's array, in `routes`'s style. A column routed to a list is held only as
+    /// a string holding a JSON-encoded list that passes ([`Held::hold_list_value`]).
+    /// `None` when a cell is not read: the row is read whole then, as without holding,
+    /// with `held` in any state.
+    fn row_holding(
+        &self,
+        cells: &[Cells<'_>],
+        i: usize,
+        holding: &[Option<usize>],
+        routes: Routes<'_>,
+        held: &mut Held,
+    ) -> Option<Map<String, Value>> {
+        let mut map = Map::with_capacity(self.columns.len());
+        // Every column of a file not written by this tool is a key of the record, in
+        // file order.
+        for (position, ((plan, cells), route)) in
+            self.columns.iter().zip(cells).zip(holding).enumerate()
+        {
+            if let Some(index) = *route
+                && let Some(text) = cells.text(i)
+            {
+                let route = routes.routes[index];
+                if !route.list {
+                    held.hold_string_value(index, text, routes.style, position);
+                    continue;
+                }
+                if route.encoded && held.hold_list_value(index, text, routes.style, position) {
+                    continue;
+                }
+            }
+            map.insert(plan.name.clone(), plan.value(cells, i).ok()?);
+        }
+        Some(map)
+    }
+}
+
+/// The rows of decoded record batches a pipeline batch takes, read into records by the
+/// worker that converts them rather than by the reading thread: with the values a
+/// conversion only moves held as JSON text ([`Self::reading`]), never made into values.
+#[derive(Debug, Clone)]
+pub struct ArrowRows {
+    /// The file the rows are read from: a panic reading them is its read error.
+    path: Arc<Path>,
+    plan: Arc<BatchRows>,
+    /// The record batches the rows are in (one, or two when the batch spans their edge).
+    parts: Vec<RecordBatch>,
+    /// Each item's record batch (in `parts`) and row in it, in the batch's order.
+    rows: Vec<(usize, usize)>,
+}
+
+impl ArrowRows {
+    /// Reads the rows of these record batches, for `routes`.
+    pub fn reading<'a>(&'a self, routes: Routes<'a>) -> ArrowReading<'a> {
+        let cells = self.parts.iter().map(BatchRows::cells).collect();
+        ArrowReading {
+            rows: self,
+            cells,
+            holding: self.plan.holding(routes),
+            routes,
+        }
+    }
+}
+
+/// The rows of an [`ArrowRows`] being read into records.
+pub struct ArrowReading<'a> {
+    rows: &'a ArrowRows,
+    cells: Vec<Vec<Cells<'a>>>,
+    holding: Option<Vec<Option<usize>>>,
+    routes: Routes<'a>,
+}
+
+impl std::fmt::Debug for ArrowReading<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ArrowReading")
+            .field("rows", &self.rows)
+            .field("holding", &self.holding)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ArrowReading<'_> {
+    /// The record of the `k`-th item, with every value in it, or why there is none (the
+    /// row's text kept for the rejects file); a panic below is the file's read error, as
+    /// on the reading thread ([`contain`]).
+    pub fn whole(&self, k: usize) -> Result<Result<Value, BadInput>, CliError> {
+        contain(&self.rows.path, || Ok(self.whole_row(k)))
+    }
+
+    fn whole_row(&self, k: usize) -> Result<Value, BadInput> {
+        let (part, i) = self.rows.rows[k];
+        self.rows
+            .plan
+            .row_of(&self.cells[part], i)
+            .map(Value::Object)
+            .map_err(|mut bad| {
+                bad.text = Some(row_text(&self.rows.parts[part], i));
+                bad
+            })
+    }
+
+    /// The record of the `k`-th item without the values `held` (cleared first) is given,
+    /// as [`BatchRows::row_holding`] reads it; read whole when that reads nothing. A
+    /// panic below is the file's read error.
+    pub fn holding(&self, k: usize, held: &mut Held) -> Result<Result<Value, BadInput>, CliError> {
+        held.clear();
+        contain(&self.rows.path, || {
+            if let Some(holding) = &self.holding {
+                let (part, i) = self.rows.rows[k];
+                let plan = &self.rows.plan;
+                let cells = &self.cells[part];
+                if let Some(map) = plan.row_holding(cells, i, holding, self.routes, held) {
+                    return Ok(Ok(Value::Object(map)));
+                }
+                held.clear();
+            }
+            Ok(self.whole_row(k))
+        })
     }
 }
 
@@ -819,13 +987,13 @@ fn read_batches(
                 Some(true) => at.push((first + i as u64, i)),
             }
             if batch.items.len() + at.len() >= PIPELINE_ROWS {
-                take_rows(&rows, &read, &mut at, &mut batch)?;
+                take_rows(&rows, &read, &mut at, &mut batch);
                 if !emit(std::mem::replace(&mut batch, new_batch())) {
                     return Ok(());
                 }
             }
         }
-        take_rows(&rows, &read, &mut at, &mut batch)?;
+        take_rows(&rows, &read, &mut at, &mut batch);
         if stop {
             flush_last(batch, emit);
             return Ok(());
@@ -838,27 +1006,36 @@ fn read_batches(
     Ok(())
 }
 
-/// Reads the rows `at` of `read` into records at the end of `batch`, and empties `at`.
+/// Adds the rows `at` of `read` to the end of `batch`, as rows its worker reads into
+/// records ([`ArrowRows`]), and empties `at`.
 fn take_rows(
     rows: &ParquetRows,
     read: &RecordBatch,
     at: &mut Vec<(u64, usize)>,
     batch: &mut Batch,
-) -> Result<(), CliError> {
+) {
     if at.is_empty() {
-        return Ok(());
+        return;
     }
-    for (line, record) in rows.records(read, at)? {
+    let arrow = batch.arrow.get_or_insert_with(|| ArrowRows {
+        path: Arc::from(rows.path.as_path()),
+        plan: Arc::clone(&rows.plan),
+        parts: Vec::with_capacity(1),
+        rows: Vec::with_capacity(PIPELINE_ROWS),
+    });
+    let part = arrow.parts.len();
+    arrow.parts.push(read.clone());
+    for &(line, i) in at.iter() {
         batch.items.push(RawItem {
             line,
             range: 0..0,
             complete: true,
-            parsed: Some(record),
+            parsed: None,
         });
+        arrow.rows.push((part, i));
         batch.bytes += rows.bytes_per_row;
     }
     at.clear();
-    Ok(())
 }
 
 fn flush_last(batch: Batch, emit: &mut dyn FnMut(Batch) -> bool) {
@@ -1188,11 +1365,14 @@ mod tests {
             let mut sizes = Vec::new();
             read_batches(path, 0, &mut window, &mut |batch| {
                 sizes.push(batch.items.len());
+                let arrow = batch.arrow.expect("rows of a Parquet file");
+                let reading = arrow.reading(Routes::NONE);
                 out.extend(
                     batch
                         .items
                         .into_iter()
-                        .map(|i| seen(i.line, i.parsed.unwrap())),
+                        .enumerate()
+                        .map(|(k, i)| seen(i.line, reading.whole(k).unwrap())),
                 );
                 true
             })

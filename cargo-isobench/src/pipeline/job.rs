@@ -61,6 +61,18 @@ pub(super) struct Shared<'a> {
 pub(crate) static LAID: std::sync::Mutex<Vec<(std::path::PathBuf, [usize; 3])>> =
     std::sync::Mutex::new(Vec::new());
 
+/// For each batch converted in a test: the output, and how many of the batch's records
+/// were read with values held (by the JSON Lines or the Parquet reader).
+#[cfg(test)]
+pub(crate) static HELD: std::sync::Mutex<Vec<(std::path::PathBuf, usize)>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// The outputs a test converts into with nothing held: every value read as it is
+/// without routes, the reference the output with values held must equal.
+#[cfg(test)]
+pub(crate) static WHOLE: std::sync::Mutex<Vec<std::path::PathBuf>> =
+    std::sync::Mutex::new(Vec::new());
+
 impl<'a> Shared<'a> {
     /// What the workers of `plan`'s conversion share; `files`: the inputs' names.
     pub(super) fn for_plan(
@@ -83,6 +95,17 @@ impl<'a> Shared<'a> {
             passthrough::routes(from.places(), to.places(), same_format)
         } else {
             Vec::new()
+        };
+        #[cfg(test)]
+        let routes = if plan.output.as_ref().is_some_and(|output| {
+            WHOLE
+                .lock()
+                .expect("no test panicked holding it")
+                .contains(output)
+        }) {
+            Vec::new()
+        } else {
+            routes
         };
         Ok(Self {
             registry,
@@ -133,6 +156,9 @@ pub(super) struct Done {
     /// When given, the exported records are kept here, as maps, instead of written to
     /// `out` (see [`super::BatchConverter::records_holding`]).
     pub(super) exported: Option<Vec<ExportedRecord>>,
+    /// The error that stopped reading the batch's input (a Parquet file's rows, read
+    /// here): the run ends with it once the batches before this one are written.
+    pub(super) failed: Option<CliError>,
 }
 
 /// A rejected record, with what the rejects file says of it.
@@ -178,6 +204,14 @@ pub(super) fn first_style(batch: &Batch) -> JsonStyle {
     let Some(item) = batch.items.first() else {
         return JsonStyle::default();
     };
+    #[cfg(feature = "parquet")]
+    if let Some(arrow) = &batch.arrow {
+        let first = arrow.reading(input::Routes::NONE).whole(0);
+        return match first {
+            Ok(Ok(_)) => batch.array_style.unwrap_or_default(),
+            Ok(Err(_)) | Err(_) => JsonStyle::default(),
+        };
+    }
     match &item.parsed {
         Some(Ok(_)) => batch.array_style.unwrap_or_default(),
         Some(Err(_)) => JsonStyle::default(),
@@ -211,6 +245,8 @@ impl Job<'_> {
             text,
             items,
             bytes,
+            #[cfg(feature = "parquet")]
+            arrow,
             ..
         } = batch;
         let shared = self.shared;
@@ -235,6 +271,54 @@ impl Job<'_> {
             },
         };
         let mut held = Held::default();
+        #[cfg(test)]
+        let mut holding = 0;
+        // Rows of a Parquet file, read here with the values that pass held; nothing is
+        // left for the loop below.
+        #[cfg(feature = "parquet")]
+        let items = if let Some(arrow) = &arrow {
+            let reading = arrow.reading(routes);
+            for (k, item) in items.into_iter().enumerate() {
+                let record = match reading.holding(k, &mut held) {
+                    Ok(record) => record,
+                    Err(e) => {
+                        done.failed = Some(e);
+                        break;
+                    }
+                };
+                let holds = record.is_ok() && !held.is_empty();
+                #[cfg(test)]
+                {
+                    holding += usize::from(holds);
+                }
+                let rejected = done.rejects.len();
+                let item = |record| Item {
+                    line: item.line,
+                    raw: &[],
+                    record,
+                };
+                let mut go = self.item(file, item(record), &held, style, &mut done);
+                if holds && done.rejects.len() > rejected {
+                    // Refused: told of the row as it is, not of what was left of it.
+                    done.rejects.pop();
+                    done.report.read -= 1;
+                    let record = match reading.whole(k) {
+                        Ok(record) => record,
+                        Err(e) => {
+                            done.failed = Some(e);
+                            break;
+                        }
+                    };
+                    go = self.item(file, item(record), &Held::default(), style, &mut done);
+                }
+                if !go {
+                    break;
+                }
+            }
+            Vec::new()
+        } else {
+            items
+        };
         for item in items {
             let raw = &text[item.range.clone()];
             held.clear();
@@ -247,6 +331,10 @@ impl Job<'_> {
                     input::parse_record_holding(raw, item.complete, routes, &mut held)
                 }
             });
+            #[cfg(test)]
+            {
+                holding += usize::from(record.is_ok() && !held.is_empty());
+            }
             let item = Item {
                 line: item.line,
                 raw,
@@ -257,6 +345,12 @@ impl Job<'_> {
             }
         }
         shared.buffers.give(text);
+        #[cfg(test)]
+        if let Some(output) = &shared.output {
+            HELD.lock()
+                .expect("no test panicked holding it")
+                .push((output.clone(), holding));
+        }
         #[cfg(test)]
         if let (Some(rows), Some(output)) = (&self.rows, &shared.output) {
             let (laid, parsed) = rows.laid();

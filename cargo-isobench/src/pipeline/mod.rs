@@ -19,6 +19,8 @@ mod converter;
 mod job;
 mod ordered;
 #[cfg(all(test, feature = "parquet"))]
+mod parquet_input;
+#[cfg(all(test, feature = "parquet"))]
 mod parquet_output;
 pub mod plan;
 mod progress;

@@ -56,6 +56,9 @@ impl Sink<'_> {
     /// Writes a converted batch, merges its counts, and sets aside (or stops at) its
     /// rejected records.
     fn take(&mut self, done: Done) -> Result<(), CliError> {
+        if let Some(e) = done.failed {
+            return Err(e);
+        }
         let Done {
             out,
             ends,

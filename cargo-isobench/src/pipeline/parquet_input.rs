@@ -1,0 +1,326 @@
+//! Parquet input with the values a conversion only moves held as JSON text, checked
+//! through the whole command on generated files: the output (JSON Lines in every style,
+//! and Parquet) and the rejects are byte for byte those of the same conversion with
+//! nothing held, into SWE-bench and into canonical; the counters say the held path ran.
+
+use std::ffi::OsString;
+use std::fs::{self, File};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, LargeStringArray, RecordBatch, StringArray, StringViewArray};
+use arrow_schema::{DataType, Field, Schema};
+use isobench_core::codec::JsonStyle;
+use parquet::arrow::ArrowWriter;
+use parquet::file::properties::WriterProperties;
+use proptest::prelude::*;
+use serde_json::Value;
+
+use super::job::{HELD, LAID, WHOLE};
+use crate::parquet::STYLE_KEY;
+
+/// The columns of a SWE-bench file in Hugging Face's layout, in its order.
+const COLUMNS: [&str; 12] = [
+    "repo",
+    "instance_id",
+    "base_commit",
+    "patch",
+    "test_patch",
+    "problem_statement",
+    "hints_text",
+    "created_at",
+    "version",
+    "FAIL_TO_PASS",
+    "PASS_TO_PASS",
+    "environment_setup_commit",
+];
+
+/// Text rich in what JSON escapes or writes apart: quotes, backslashes, line breaks,
+/// controls, DEL, characters beyond ASCII and beyond the BMP, a line separator.
+fn text() -> impl Strategy<Value = String> {
+    "[a-z \"\\\\/\n\t\u{1}\u{8}\u{1f}\u{7f}é中\u{1F600}\u{2028}]{0,12}"
+}
+
+/// A test list cell: a list of strings JSON-encoded in each style, lists read but not
+/// passed, malformed lists, other JSON and other text, or null.
+fn test_list() -> impl Strategy<Value = Option<String>> {
+    let items = prop::collection::vec(text(), 0..4);
+    let encoded = (items, prop::sample::select(JsonStyle::ALL.to_vec()))
+        .prop_map(|(items, style)| style.to_string(&items));
+    let odd = prop::sample::select(vec![
+        "['a', 'b']",
+        r#"["a",]"#,
+        r#"["a" , "b"]"#,
+        r#"[ "a"]"#,
+        r#"["a", "b","c"]"#,
+        r#"["a\/b"]"#,
+        r#"["\u0041"]"#,
+        "[1, 2]",
+        r#"["a", null]"#,
+        r#"{"a": "b"}"#,
+        r#""x""#,
+        "plain text",
+        "",
+        "[",
+    ])
+    .prop_map(str::to_owned);
+    let cut = (
+        prop::collection::vec(text(), 1..3),
+        any::<prop::sample::Index>(),
+    )
+        .prop_map(|(items, at)| {
+            let list = serde_json::to_string(&items).expect("strings serialise");
+            let chars: Vec<char> = list.chars().collect();
+            chars[..at.index(chars.len())].iter().collect()
+        });
+    prop::option::weighted(0.9, prop_oneof![6 => encoded, 2 => odd, 1 => cut])
+}
+
+/// A row: a cell of each column (null or a string), the ids mostly distinct.
+fn row() -> impl Strategy<Value = Vec<Option<String>>> {
+    let cell = || prop::option::weighted(0.9, text());
+    (
+        prop::collection::vec(cell(), 9),
+        test_list(),
+        test_list(),
+        prop::option::weighted(0.95, 0..6u8),
+    )
+        .prop_map(|(cells, fail, pass, id)| {
+            let mut cells = cells.into_iter();
+            let mut next = || cells.next().expect("nine cells");
+            vec![
+                next(),
+                id.map(|n| format!("o__r-{n}")),
+                next(),
+                next(),
+                next(),
+                next(),
+                next(),
+                next(),
+                next(),
+                fail,
+                pass,
+                next(),
+            ]
+        })
+}
+
+/// The string types a column may have.
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    Utf8,
+    Large,
+    View,
+}
+
+fn column(kind: Kind, cells: Vec<Option<String>>) -> ArrayRef {
+    match kind {
+        Kind::Utf8 => Arc::new(StringArray::from(cells)),
+        Kind::Large => Arc::new(LargeStringArray::from(cells)),
+        Kind::View => Arc::new(StringViewArray::from(cells)),
+    }
+}
+
+/// Writes `rows` as a Parquet file of the columns in that order, of the string type
+/// `kinds` gives each, in row groups of `group` rows; `style`, when given, is the JSON
+/// style the file's metadata says its records were in (as in this tool's own files).
+fn write_input(
+    path: &Path,
+    rows: &[Vec<Option<String>>],
+    kinds: &[Kind],
+    group: usize,
+    style: Option<&str>,
+) {
+    let (fields, columns): (Vec<Field>, Vec<ArrayRef>) = COLUMNS
+        .iter()
+        .zip(kinds)
+        .enumerate()
+        .map(|(c, (name, &kind))| {
+            let cells: Vec<Option<String>> = rows.iter().map(|r| r[c].clone()).collect();
+            let data_type = match kind {
+                Kind::Utf8 => DataType::Utf8,
+                Kind::Large => DataType::LargeUtf8,
+                Kind::View => DataType::Utf8View,
+            };
+            (Field::new(*name, data_type, true), column(kind, cells))
+        })
+        .unzip();
+    let metadata = style
+        .map(|style| (STYLE_KEY.to_owned(), style.to_owned()))
+        .into_iter()
+        .collect();
+    let schema = Schema::new(fields).with_metadata(metadata);
+    let batch = RecordBatch::try_new(Arc::new(schema), columns).expect("a batch");
+    let props = WriterProperties::builder()
+        .set_max_row_group_row_count(Some(group))
+        .build();
+    let mut writer = ArrowWriter::try_new(
+        File::create(path).expect("created"),
+        batch.schema(),
+        Some(props),
+    )
+    .expect("a writer");
+    writer.write(&batch).expect("written");
+    writer.close().expect("closed");
+}
+
+/// Runs `convert --from swe-bench --to TO` with `options`; its exit code.
+fn convert_to(to: &str, options: &[&str]) -> i32 {
+    let argv = [
+        "cargo-isobench",
+        "convert",
+        "--from",
+        "swe-bench",
+        "--to",
+        to,
+    ]
+    .into_iter()
+    .chain(options.iter().copied())
+    .map(OsString::from);
+    crate::run(argv)
+}
+
+/// How many records converted into `output` were read with values held, and how many
+/// of its rows were laid into Parquet columns from their text, since last asked.
+fn counts(output: &Path) -> (usize, usize) {
+    let mut held = 0;
+    HELD.lock().expect("a test panicked").retain(|(o, n)| {
+        let mine = o == output;
+        held += if mine { *n } else { 0 };
+        !mine
+    });
+    let mut laid = 0;
+    LAID.lock().expect("a test panicked").retain(|(o, n)| {
+        let mine = o == output;
+        laid += if mine { n[0] } else { 0 };
+        !mine
+    });
+    (held, laid)
+}
+
+/// What a conversion gave: its exit code, output, rejects, and the counters.
+type Outcome = (i32, Vec<u8>, Vec<u8>, (usize, usize));
+
+/// Converts `input` into `output` (with nothing held when `whole`).
+fn outcome(input: &Path, to: &str, output: &Path, args: &[&str], whole: bool) -> Outcome {
+    if whole {
+        WHOLE
+            .lock()
+            .expect("a test panicked")
+            .push(output.to_owned());
+    }
+    let rejects = output.with_extension("rejects");
+    let utf8 = |p: &Path| p.to_str().expect("a UTF-8 path").to_owned();
+    let (i, o, r) = (utf8(input), utf8(output), utf8(&rejects));
+    let mut options = vec!["--overwrite", "-i", &i, "-o", &o];
+    if args.contains(&"skip") {
+        options.extend(["--rejects", &r]);
+    }
+    options.extend(args);
+    let code = convert_to(to, &options);
+    let read = |p: &Path| fs::read(p).unwrap_or_default();
+    (code, read(output), read(&rejects), counts(output))
+}
+
+/// The conversion of `input` into `name` with values held, checked against the same
+/// with nothing held; the counters of the run with values held.
+fn same_as_whole(dir: &Path, input: &Path, to: &str, name: &str, args: &[&str]) -> (usize, usize) {
+    let held_out = dir.join(format!("held-{name}"));
+    let whole_out: PathBuf = dir.join(format!("whole-{name}"));
+    let held = outcome(input, to, &held_out, args, false);
+    let whole = outcome(input, to, &whole_out, args, true);
+    assert_eq!(held.0, whole.0, "exit codes, {to} {name} {args:?}");
+    assert!(
+        held.1 == whole.1,
+        "outputs, {to} {name} {args:?}:\n{}\n---\n{}",
+        String::from_utf8_lossy(&held.1),
+        String::from_utf8_lossy(&whole.1)
+    );
+    assert!(
+        held.2 == whole.2,
+        "rejects, {to} {name} {args:?}:\n{}\n---\n{}",
+        String::from_utf8_lossy(&held.2),
+        String::from_utf8_lossy(&whole.2)
+    );
+    assert_eq!(whole.3, (0, 0), "nothing held without routes, {to} {name}");
+    held.3
+}
+
+/// A row that passes into both targets, every value held: strings of every escape,
+/// test lists in both separators.
+fn plain_row(n: usize) -> Vec<Option<String>> {
+    let wide = "é 中 \u{1F600} \"q\"\n\u{2028}\\ \u{1} /";
+    let mut cells: Vec<Option<String>> = COLUMNS.iter().map(|_| Some(wide.to_owned())).collect();
+    cells[0] = Some("django/django".to_owned());
+    cells[1] = Some(format!("django__django-{n}"));
+    cells[7] = Some("2024-01-01T00:00:00Z".to_owned());
+    cells[8] = Some("3.0".to_owned());
+    cells[9] = Some(r#"["t \"1\" \\", "é\n"]"#.to_owned());
+    cells[10] = Some(r#"["a","b\u0001"]"#.to_owned());
+    cells
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    #[test]
+    fn parquet_input_converts_with_values_held_as_without(
+        rows in prop::collection::vec(row(), 0..24),
+        kinds in prop::collection::vec(prop::sample::select(vec![Kind::Utf8, Kind::Large, Kind::View]), 12),
+        group in 1usize..30,
+        style in prop::option::of(prop::sample::select(vec!["compact", "spaced"])),
+        file_style in prop::option::of(prop::sample::select(vec!["compact", "spaced", "compact-ascii", "spaced-ascii"])),
+        jobs in prop::sample::select(vec!["1", "2"]),
+        incomplete in any::<bool>(),
+    ) {
+        let mut rows = rows;
+        rows.extend((0..2).map(plain_row));
+        let dir = tempfile::tempdir().expect("a directory");
+        let input = dir.path().join("in.parquet");
+        write_input(&input, &rows, &kinds, group, file_style);
+        let mut args = vec!["--jobs", jobs, "--on-error", "skip"];
+        if incomplete {
+            args.push("--allow-incomplete");
+        }
+        // A JSON Lines output in the style given, else in the file's (`auto`).
+        let mut with_style = args.clone();
+        with_style.extend(style.map(|s| ["--json-style", s]).into_iter().flatten());
+        for to in ["swe-bench", "canonical"] {
+            let (held, _) = same_as_whole(dir.path(), &input, to, "out.jsonl", &with_style);
+            prop_assert!(held >= 2, "{} records read with values held, into {}", held, to);
+            let (held, laid) = same_as_whole(dir.path(), &input, to, "out.parquet", &args);
+            prop_assert!(held >= 2 && laid >= 2, "held {}, laid {}, into {}", held, laid, to);
+        }
+    }
+}
+
+/// A bad record under `--on-error fail` stops the run at the same row, with the same
+/// message, with values held as without.
+#[test]
+fn a_refused_row_with_values_held_is_told_of_as_read() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let input = dir.path().join("in.parquet");
+    let mut rows: Vec<Vec<Option<String>>> = (0..5).map(plain_row).collect();
+    // No `version`: refused by SWE-bench's import, with the row's other values held.
+    rows[3][8] = None;
+    write_input(&input, &rows, &[Kind::Utf8; 12], 2, None);
+    for to in ["swe-bench", "canonical"] {
+        for on_error in ["skip", "fail"] {
+            let args = ["--on-error", on_error];
+            let (held, _) = same_as_whole(dir.path(), &input, to, "out.jsonl", &args);
+            assert!(held >= 3, "{held}");
+            let rejects = fs::read_to_string(dir.path().join("held-out.rejects")).expect("written");
+            let line: Value = serde_json::from_str(rejects.lines().next().expect("a reject"))
+                .expect("a JSON line");
+            // The rejects file keeps the row whole, held values included.
+            assert_eq!(line["line"], 4, "{rejects}");
+            if on_error == "skip" {
+                assert_eq!(
+                    line["record"]["patch"],
+                    rows[3][3].clone().unwrap().as_str()
+                );
+            }
+            same_as_whole(dir.path(), &input, to, "out.parquet", &args);
+        }
+    }
+}
