@@ -218,7 +218,9 @@ fn needs_escape(byte: u8) -> bool {
 /// each flagged on its own (a borrow does not cross from one into the other): one
 /// branch for sixteen bytes, where the runs between escapes are some thirty bytes long
 /// in a patch or an issue text. Inlined into its callers: it is called once per escape
-/// found.
+/// found; `#[inline]` alone left it out of line (measured: 5% fewer instructions in the
+/// searches inlined).
+#[allow(clippy::inline_always)]
 #[inline(always)]
 pub(crate) fn next_escape(bytes: &[u8]) -> Option<usize> {
     let word = |eight: &[u8]| u64::from_le_bytes(eight.try_into().expect("eight bytes"));
