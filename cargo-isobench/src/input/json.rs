@@ -73,7 +73,9 @@ pub fn parse_record_holding(
         hint: hint.map(str::to_owned),
         text: None,
     };
-    let checked = match std::str::from_utf8(text) {
+    // Every record's text is checked: the vectorised check first, std's (which says
+    // where the text goes wrong) only for a text it refuses.
+    let checked = match simdutf8::basic::from_utf8(text).or_else(|_| std::str::from_utf8(text)) {
         Ok(checked) => checked,
         Err(e) => {
             return Err(bad(
@@ -135,8 +137,8 @@ pub fn parse_record_holding(
             Some("no benchmark record nests this deep; check how the file was produced"),
         )),
         Err(e) => {
-            // `from_utf8` succeeded above.
-            let text = std::str::from_utf8(text).unwrap_or_default();
+            // The text was checked above.
+            let text = checked;
             match isobench_core::codec::non_json_number_at(text, &e) {
                 Some((at, token)) => Err(BadInput {
                     message: format!(
@@ -238,6 +240,48 @@ mod tests {
                     "{}",
                     String::from_utf8_lossy(line)
                 );
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// A line's text is refused exactly when it is not UTF-8, at the byte std's check
+        /// names: long runs of ASCII (the vectorised check's fast path) around characters
+        /// of every length, and bytes no UTF-8 text holds (a lone continuation, a
+        /// truncated sequence, an overlong form, a surrogate, beyond U+10FFFF).
+        #[test]
+        fn a_line_is_refused_where_it_stops_being_utf8(
+            parts in proptest::collection::vec(
+                proptest::prop_oneof![
+                    4 => proptest::sample::select(vec![
+                        "a".repeat(40).into_bytes(),
+                        b"x y\\n".to_vec(),
+                        "é".as_bytes().to_vec(),
+                        "中".as_bytes().to_vec(),
+                        "\u{1F600}".as_bytes().to_vec(),
+                    ]),
+                    1 => proptest::sample::select(vec![
+                        vec![0x80],
+                        vec![0xff],
+                        vec![0xe4, 0xb8],
+                        vec![0xc0, 0x80],
+                        vec![0xed, 0xa0, 0x80],
+                        vec![0xf4, 0x90, 0x80, 0x80],
+                    ]),
+                ],
+                0..12,
+            ),
+        ) {
+            let mut line = b"{\"patch\": \"".to_vec();
+            line.extend(parts.concat());
+            line.extend_from_slice(b"\"}");
+            let read = parse_record_holding(&line, true, Routes::NONE, &mut Held::default());
+            match std::str::from_utf8(&line) {
+                Ok(_) => proptest::prop_assert!(read.is_ok(), "{:?}", read.err().map(|b| b.message)),
+                Err(e) => proptest::prop_assert_eq!(
+                    read.map(drop).map_err(|bad| bad.message),
+                    Err(format!("invalid UTF-8 at byte {} of the line", e.valid_up_to() + 1))
+                ),
             }
         }
     }
