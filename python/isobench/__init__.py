@@ -271,20 +271,33 @@ def convert_arrow(
     )
     if stream:
         try:
-            schema = pa.table(converter.schema()).schema
+            schema = _schema(converter.schema())
         except BaseException:
             sink.close()
             raise
         return pa.RecordBatchReader.from_batches(schema, _batches(converter, sink))
     try:
-        schema = pa.table(converter.schema()).schema
+        schema = _schema(converter.schema())
         table = pa.Table.from_batches(list(_batches(converter, sink)), schema)
     finally:
         sink.close()
     if not all_columns:
-        kept = pa.table(converter.kept_schema()).schema
+        kept = _schema(converter.kept_schema())
         table = table.select(kept.names).replace_schema_metadata(kept.metadata)
     return table
+
+
+def _schema(stream: Any) -> Any:
+    """The schema of a converter's schema stream (`schema()`, `kept_schema()`), its
+    metadata in key order: the order a Parquet file's `ARROW:schema` holds it in, as
+    Arrow's IPC writer writes it (so `convert -o out.parquet` does), where the C data
+    interface hands it over in the order of the map holding it, another each time."""
+    import pyarrow as pa
+
+    schema = pa.table(stream).schema
+    if schema.metadata:
+        schema = schema.with_metadata(dict(sorted(schema.metadata.items())))
+    return schema
 
 
 def _arrow_converter(

@@ -35,7 +35,7 @@ def convert(
     converter, rejects = isobench._arrow_converter(source, from_=from_, to=to, **options)
     path = cache_file_name or _cache_file(dataset)
     try:
-        schema = pa.table(converter.schema()).schema
+        schema = isobench._schema(converter.schema())
         with pa.OSFile(path, "wb") as file, pa.ipc.new_stream(file, schema) as out:
             for batch in isobench._batches(converter, rejects):
                 out.write_batch(batch)
@@ -46,7 +46,7 @@ def convert(
         raise
     result = datasets.Dataset.from_file(path)
     # The columns no record has are left out, as the Parquet output leaves them out.
-    kept = pa.table(converter.kept_schema()).schema
+    kept = isobench._schema(converter.kept_schema())
     if kept.names != result.column_names:
         result = result.select_columns(kept.names)
     return result

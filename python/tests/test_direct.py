@@ -204,6 +204,32 @@ def test_a_stream_gives_a_stream_equal_to_the_table_and_the_cli(cli, tmp_path):
     assert table_out.schema == theirs.schema and table_out.equals(theirs)
 
 
+def test_the_schema_metadata_is_in_the_order_of_the_cli_file(cli, tmp_path):
+    """A table's (and a stream's) schema metadata, and that of a Parquet file pyarrow
+    writes of it, hold their keys in the order of the file `convert` writes, each time
+    (the map they come from in Rust iterates in an order of its own per conversion)."""
+    table = sample_table()
+    source = tmp_path / "in.parquet"
+    pq.write_table(table, source)
+    parquet = tmp_path / "cli.parquet"
+    cli("convert", "--from", "swe-bench", "--to", "canonical", "-i", source, "-o", parquet)
+    theirs = list(pq.ParquetFile(parquet).schema_arrow.metadata.items())
+    assert len(theirs) == 3
+    written = tmp_path / "ours.parquet"
+    for _ in range(8):
+        ours = isobench.convert_arrow(table, from_="swe-bench", to="canonical")
+        assert list(ours.schema.metadata.items()) == theirs
+        pq.write_table(ours, written)
+        assert list(pq.ParquetFile(written).schema_arrow.metadata.items()) == theirs
+        streamed = isobench.convert_arrow(
+            counted_reader(table, 2, []), from_="swe-bench", to="canonical")
+        # A stream has every column of the declaration: its features differ, not its keys.
+        assert list(streamed.schema.metadata) == [key for key, _ in theirs]
+        whole = isobench.convert_arrow(table, from_="swe-bench", to="canonical",
+                                       all_columns=True)
+        assert list(whole.schema.metadata.items()) == list(streamed.schema.metadata.items())
+
+
 def test_a_stream_refusing_a_record_raises_the_record_error():
     rows = sample_rows()
     rows[3]["patch"] = None
