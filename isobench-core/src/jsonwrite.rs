@@ -130,11 +130,17 @@ pub(crate) fn separator(out: &mut Vec<u8>, byte: u8, spaced: bool) {
 
 /// Writes `s` as a JSON string in `style`'s escaping.
 pub(crate) fn text(out: &mut Vec<u8>, s: &str, style: Style) {
-    if style.ascii && s.bytes().any(|b| b >= 0x7f) {
+    if style.ascii && has_ascii_escapes(s.as_bytes()) {
         ascii_string(out, s);
     } else {
         string(out, s);
     }
+}
+
+/// Whether `bytes` hold a character the ASCII style writes as `\uXXXX` (DEL, or any
+/// beyond ASCII).
+pub(crate) fn has_ascii_escapes(bytes: &[u8]) -> bool {
+    bytes.iter().any(|&b| b >= 0x7f)
 }
 
 /// Writes `s` as Python's `json.dumps` does with `ensure_ascii=True`: as [`string`], and

@@ -386,8 +386,8 @@ impl Held {
     /// reads outside any JSON text (a cell of a column), for `route`, under the
     /// `position`-th key of the record, as the array [`Self::hold_encoded_list`] makes of
     /// the string's JSON text for an output in `style`; `false` when the list cannot pass
-    /// ([`encoded_list_encoding`], or characters beyond ASCII for an output that escapes
-    /// them), and nothing is held.
+    /// ([`encoded_list_encoding`], or characters an ASCII output writes as `\uXXXX`: DEL
+    /// and any beyond ASCII), and nothing is held.
     ///
     /// A list with the separator of `style` is the array as it is; in one with the other
     /// separator every item is written as the writer writes it (that is what
@@ -403,7 +403,7 @@ impl Held {
         let Some(encoding) = encoded_list_encoding(list.as_bytes()) else {
             return false;
         };
-        if style.is_ascii() && !list.is_ascii() {
+        if style.is_ascii() && jsonwrite::has_ascii_escapes(list.as_bytes()) {
             return false;
         }
         let start = self.made.len();
