@@ -4,7 +4,8 @@
 //! with `--jobs 1` and `--jobs 2`; each of its row groups ends at the row that fills it
 //! (by rows, or by the rows' bytes in their arrays, recounted here from the arrays read
 //! back); its rejects are the JSON Lines run's. Row group limits are made small
-//! ([`set_test_limits`]) so that few records reach them.
+//! ([`set_test_limits`]) so that few records reach them, but for a test of rows of
+//! megabytes under the real limits.
 
 use std::ffi::OsString;
 use std::fs::{self, File};
@@ -20,7 +21,7 @@ use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
 use super::job::LAID;
-use crate::parquet::{GROUP_ROWS, set_test_limits};
+use crate::parquet::{GROUP_BYTES, GROUP_ROWS, set_test_limits};
 
 /// Text rich in what JSON escapes or writes apart: quotes, backslashes, line breaks,
 /// controls, DEL, characters beyond ASCII and beyond the BMP.
@@ -473,5 +474,230 @@ fn a_bad_record_stops_a_parquet_output_as_it_stops_json_lines() {
         let parquet = outcome("out.parquet");
         assert_eq!(parquet, outcome("out.jsonl"));
         assert_eq!(parquet, (crate::exit::RECORDS, false), "--jobs {jobs}");
+    }
+}
+
+/// A string of exactly `len` bytes: lines of a diff with characters of one, two, three
+/// and four bytes, quotes, backslashes and tabs, which one of `seed`'s picks, padded with
+/// ASCII.
+fn bulk_text(len: usize, seed: usize) -> String {
+    const LINES: [&str; 4] = [
+        "+    value = compute(x) # plain ascii line\n",
+        "+    message = \"café déjà vu\" \\ \"q\"\n",
+        "-    中文 字符串 测试\n",
+        "+    emoji \u{1F600} \u{1F680} and\ttabs\n",
+    ];
+    let mut text = String::with_capacity(len);
+    let mut k = seed;
+    loop {
+        let line = LINES[k % LINES.len()];
+        if text.len() + line.len() > len {
+            break;
+        }
+        text.push_str(line);
+        k = k.wrapping_mul(31).wrapping_add(7);
+    }
+    text.extend(std::iter::repeat_n('x', len - text.len()));
+    text
+}
+
+/// Record `i` of the large-rows test, SWE-bench's fields in its order, all strings: its
+/// patch `patch` bytes long, its other texts of sizes varying with `i`.
+fn large_record(i: usize, patch: usize) -> Vec<(&'static str, String)> {
+    vec![
+        ("repo", "o/r".to_owned()),
+        ("instance_id", format!("o__r-{i}")),
+        ("base_commit", format!("{i:040x}")),
+        ("patch", bulk_text(patch, i)),
+        ("test_patch", bulk_text(100 + i * 97, i + 1)),
+        (
+            "problem_statement",
+            bulk_text(20_000 + (i * 48_271) % 180_000, i + 2),
+        ),
+        ("hints_text", bulk_text((i * 7_919) % 20_000, i + 3)),
+        ("created_at", "2024-01-01T00:00:00Z".to_owned()),
+        ("version", "1.0".to_owned()),
+        ("FAIL_TO_PASS", format!("[\"t{i}\"]")),
+        ("PASS_TO_PASS", "[]".to_owned()),
+        ("environment_setup_commit", "def".to_owned()),
+    ]
+}
+
+/// Writes `records` as compact JSON Lines at `path`. The strings are escaped here (their
+/// characters are those of [`bulk_text`] and of [`large_record`]'s short fields: JSON
+/// escapes only quotes, backslashes, line breaks and tabs of them), which is much faster
+/// than `serde_json` in a debug build.
+fn write_records(path: &Path, records: &[Vec<(&str, String)>]) {
+    let mut text = String::new();
+    for entries in records {
+        for (j, (key, value)) in entries.iter().enumerate() {
+            text.push_str(if j == 0 { "{\"" } else { ",\"" });
+            text.push_str(key);
+            text.push_str("\":\"");
+            let escaped = value
+                .replace('\\', "\\\\")
+                .replace('"', "\\\"")
+                .replace('\n', "\\n")
+                .replace('\t', "\\t");
+            text.push_str(&escaped);
+            text.push('"');
+        }
+        text.push_str("}\n");
+    }
+    fs::write(path, text).expect("the input is written");
+}
+
+/// Converts the SWE-bench records at `input` to a Parquet file `to` at `output`, under
+/// the writer's own row group limits, with `jobs` workers.
+fn convert_large(input: &Path, output: &Path, to: &str, jobs: &str) {
+    set_test_limits(None);
+    let code = convert_to(
+        "swe-bench",
+        to,
+        &[
+            "--allow-incomplete",
+            "--overwrite",
+            "--jobs",
+            jobs,
+            "-i",
+            input.to_str().expect("UTF-8"),
+            "-o",
+            output.to_str().expect("UTF-8"),
+        ],
+    );
+    assert_eq!(code, crate::exit::OK, "swe-bench -> {to}");
+}
+
+/// The value of `key` of row `i` of `batch`: its string column's, or (in a canonical
+/// file) its value in the `extensions` column's JSON, by its name or in lower case.
+fn value_at(batch: &RecordBatch, i: usize, key: &str) -> Value {
+    if let Some(column) = batch.column_by_name(key) {
+        return Value::String(column.as_string::<i32>().value(i).to_owned());
+    }
+    let extensions = batch
+        .column_by_name("extensions")
+        .unwrap_or_else(|| panic!("no column {key} nor extensions"));
+    let mut extensions: Value =
+        serde_json::from_str(extensions.as_string::<i32>().value(i)).expect("extensions hold JSON");
+    match extensions[key].take() {
+        Value::Null => extensions[key.to_lowercase()].take(),
+        value => value,
+    }
+}
+
+/// Rows of a megabyte and more, converted by the command to Parquet under the writer's
+/// real limits ([`GROUP_ROWS`], [`GROUP_BYTES`]): each row group but the last reaches
+/// `GROUP_BYTES` of its rows' bytes, recounted cell by cell from the values read back,
+/// and is cut at the first row that does; none holds more than `GROUP_ROWS` rows; the
+/// rows read back are the records written, in order.
+///
+/// The patches' lengths are chosen (from a first conversion of the records with one-byte
+/// patches, which tells each row's bytes besides its patch) so that the first row group
+/// of the canonical file reaches `GROUP_BYTES` exactly at its last row, and the first of
+/// the SWE-bench file is one byte short of it before its last row: a limit or a count
+/// off by one byte either way cuts one of them elsewhere. One row follows the first row
+/// group, so that each file is as small as the cut allows.
+#[test]
+fn rows_of_megabytes_are_cut_into_row_groups_at_the_real_byte_limit() {
+    // More rows than a row group of rows of a megabyte and more holds.
+    const PROBE_ROWS: usize = 40;
+    // The fewest bytes a designed patch may be left with.
+    const LEAST_PATCH: usize = 1_000;
+    let dir = tempfile::tempdir().expect("a directory");
+    let input = dir.path().join("in.jsonl");
+    for (to, jobs, short) in [("canonical", "1", 0), ("swe-bench", "2", 1)] {
+        let output = dir.path().join(format!("{to}.parquet"));
+        // Each row's bytes besides its patch's.
+        let probe: Vec<_> = (0..PROBE_ROWS).map(|i| large_record(i, 1)).collect();
+        write_records(&input, &probe);
+        convert_large(&input, &output, to, jobs);
+        let others: Vec<usize> = row_sizes(&output).iter().map(|size| size - 1).collect();
+        assert_eq!(others.len(), PROBE_ROWS, "{to}: the probe's rows");
+        // Rows of 1 to 1.5 MB besides the other texts, up to the row that brings the
+        // first row group to `goal` bytes (it, or the row before, is given the rest).
+        let goal = GROUP_BYTES - short;
+        let (mut sizes, mut group): (Vec<usize>, usize) = (Vec::new(), 0);
+        let at_goal = loop {
+            let i = sizes.len();
+            let size = others[i] + 1_000_000 + (i * 104_729) % 500_000;
+            if group + size < goal {
+                sizes.push(size);
+                group += size;
+                continue;
+            }
+            let rest = goal - group;
+            if rest >= others[i] + LEAST_PATCH {
+                sizes.push(rest);
+                break i;
+            }
+            sizes[i - 1] += rest;
+            break i - 1;
+        };
+        // The row that fills the first row group, then one row in the second.
+        let rows = at_goal + 1 + short + 1;
+        while sizes.len() < rows {
+            let i = sizes.len();
+            sizes.push(others[i] + 1_000 + i);
+        }
+        sizes.truncate(rows);
+        let records: Vec<_> = (0..rows)
+            .map(|i| large_record(i, sizes[i] - others[i]))
+            .collect();
+        write_records(&input, &records);
+        convert_large(&input, &output, to, jobs);
+
+        let read = row_sizes(&output);
+        assert_eq!(read, sizes, "{to}: each row's bytes as chosen");
+        let groups = row_groups(&output);
+        let mut start = 0;
+        for (g, &n) in groups.iter().enumerate() {
+            let n = usize::try_from(n).expect("rows");
+            assert!((1..=GROUP_ROWS).contains(&n), "{to}: group {g} of {n} rows");
+            let before_last: usize = read[start..start + n - 1].iter().sum();
+            let all = before_last + read[start + n - 1];
+            assert!(
+                before_last < GROUP_BYTES,
+                "{to}: group {g} ({n} rows, {all} bytes) reached {GROUP_BYTES} before its last row"
+            );
+            if g + 1 < groups.len() {
+                assert!(
+                    all >= GROUP_BYTES,
+                    "{to}: group {g} ({n} rows, {all} bytes) cut under {GROUP_BYTES}"
+                );
+            }
+            start += n;
+        }
+        assert_eq!(start, rows, "{to}: rows in the row groups");
+        let full = usize::try_from(groups[0]).expect("rows");
+        assert_eq!(
+            (groups.len(), full),
+            (2, at_goal + 1 + short),
+            "{to}: the chosen cut"
+        );
+        let full: usize = read[..full - short].iter().sum();
+        assert_eq!(
+            full, goal,
+            "{to}: the first row group's bytes at the chosen row"
+        );
+
+        let mut row = 0;
+        for batch in read_rows(&output) {
+            for i in 0..batch.num_rows() {
+                for (key, value) in &records[row] {
+                    // Canonical keeps the test lists as lists, SWE-bench as JSON text.
+                    let want = if to == "canonical" && key.ends_with("_TO_PASS") {
+                        serde_json::from_str(value).expect("a JSON list")
+                    } else {
+                        Value::String(value.clone())
+                    };
+                    assert!(
+                        value_at(&batch, i, key) == want,
+                        "{to}: row {row}'s {key} read back"
+                    );
+                }
+                row += 1;
+            }
+        }
+        assert_eq!(row, rows, "{to}: rows read back");
     }
 }
