@@ -4,9 +4,13 @@
 //! decoders below the reader is the reader's to contain (it becomes that file's read
 //! error, silently); a panic located in this project's code is still a crash here, since
 //! the reader's panic hook hands those on to the fuzzer's. Both readers see the same rows.
+//! The batches' rows are also read with a string and a test list held, in every output
+//! style: a row read whole is read with values held too, and a read error is the same.
 #![no_main]
 
-use cargo_isobench::input::{self, Input, Window};
+use cargo_isobench::input::{self, Input, Routes, Window};
+use isobench_core::codec::JsonStyle;
+use isobench_core::passthrough::{Held, Route};
 use libfuzzer_sys::fuzz_target;
 
 /// What a reader saw of one row: its number and its record or error text.
@@ -22,17 +26,65 @@ fn streamed(source: &Input) -> Result<Vec<Seen>, String> {
     Ok(seen)
 }
 
+/// Routes of the two kinds a conversion holds: a string, and a list that may come as a
+/// string holding a JSON-encoded list.
+const ROUTES: [Route<'static>; 2] = [
+    Route {
+        key: "patch",
+        field: "patch",
+        list: false,
+        encoded: false,
+        path: &[],
+    },
+    Route {
+        key: "FAIL_TO_PASS",
+        field: "extensions.fail_to_pass",
+        list: true,
+        encoded: true,
+        path: &[],
+    },
+];
+
 fn batched(source: &Input) -> Result<Vec<Seen>, String> {
     let mut seen = Vec::new();
-    input::read_batches(source, 0, 1 << 20, &mut Window::default(), &Vec::new, |batch| {
-        for item in batch.items {
-            let record = item.parsed.expect("a Parquet row is read whole");
-            seen.push((item.line, record.map_err(|e| e.message)));
-        }
-        true
-    })
+    let mut failed = None;
+    let mut held = Held::default();
+    input::read_batches(
+        source,
+        0,
+        1 << 20,
+        &mut Window::default(),
+        &Vec::new,
+        |batch| {
+            let arrow = batch
+                .arrow
+                .expect("a Parquet file's rows come as Arrow rows");
+            let whole = arrow.reading(Routes::NONE);
+            for (k, item) in batch.items.into_iter().enumerate() {
+                let record = match whole.whole(k) {
+                    Ok(record) => record,
+                    Err(e) => {
+                        failed = Some(e.to_string());
+                        return false;
+                    }
+                };
+                for style in JsonStyle::ALL {
+                    let holding = arrow.reading(Routes {
+                        routes: &ROUTES,
+                        style,
+                    });
+                    match (&record, holding.holding(k, &mut held)) {
+                        (Ok(_), Ok(Ok(_))) | (Err(_), _) => {}
+                        (Ok(_), other) => panic!("a row read whole is not read holding: {other:?}"),
+                    }
+                }
+                seen.push((item.line, record.map_err(|e| e.message)));
+            }
+            true
+        },
+    )
     .map_err(|e| e.to_string())?;
-    Ok(seen)
+    failed.map_or(Ok(seen), Err)
 }
 
 fuzz_target!(|data: &[u8]| {
