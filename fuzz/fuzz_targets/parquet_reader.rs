@@ -5,7 +5,7 @@
 //! error, silently); a panic located in this project's code is still a crash here, since
 //! the reader's panic hook hands those on to the fuzzer's. Both readers see the same rows.
 //! The batches' rows are also read with a string and a test list held, in every output
-//! style: a row read whole is read with values held too, and a read error is the same.
+//! style: a row read whole is read with values held too.
 #![no_main]
 
 use cargo_isobench::input::{self, Input, Routes, Window};
