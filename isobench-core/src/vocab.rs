@@ -149,26 +149,15 @@ impl Source {
         self.encodings.get(field).and_then(Value::as_str)
     }
 
-    /// The block as a JSON value (empty parts left out).
+    /// The block as a JSON value (empty parts left out), of a copy of it
+    /// ([`Source::into_value`]).
     pub fn to_value(&self) -> Value {
-        let mut block = Map::new();
-        block.insert("format".into(), self.format.clone().into());
-        block.insert("keys".into(), self.keys.clone().into());
-        for (name, part) in [
-            ("encodings", &self.encodings),
-            ("raw", &self.raw),
-            ("extra", &self.extra),
-        ] {
-            if !part.is_empty() {
-                block.insert(name.into(), Value::Object(part.clone()));
-            }
-        }
-        Value::Object(block)
+        self.clone().into_value()
     }
 
-    /// The block as a JSON value, as [`Source::to_value`] makes it, built from the
-    /// block's own strings and maps rather than copies of them: an import hands over
-    /// the block of every record it reads.
+    /// The block as a JSON value, empty parts left out, built from the block's own
+    /// strings and maps rather than copies of them: an import hands over the block of
+    /// every record it reads.
     pub fn into_value(self) -> Value {
         let Self {
             format,
@@ -210,7 +199,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_block_handed_over_is_the_block_copied() {
+    fn a_block_is_written_in_its_order_without_empty_parts_and_read_back() {
         let record: Map<String, Value> = serde_json::from_str(r#"{"b": 1, "a": 2}"#).expect("json");
         let empty = Source::new("f", &record);
         let mut full = empty.clone();
@@ -219,12 +208,22 @@ mod tests {
         full.extra.insert("c".into(), serde_json::json!({"d": [1]}));
         let mut partly = empty.clone();
         partly.raw.insert("b".into(), Value::Null);
-        for source in [empty, full, partly] {
-            let copied = source.to_value();
-            assert_eq!(source.into_value(), copied);
-            // Key order is part of the block as written.
-            let keys: Vec<&String> = copied.as_object().expect("object").keys().collect();
-            assert_eq!(keys[..2], ["format", "keys"]);
+        for (source, text) in [
+            (&empty, r#"{"format":"f","keys":["b","a"]}"#),
+            (
+                &full,
+                r#"{"format":"f","keys":["b","a"],"encodings":{"a":"json"},"raw":{"b":"1.0"},"extra":{"c":{"d":[1]}}}"#,
+            ),
+            (
+                &partly,
+                r#"{"format":"f","keys":["b","a"],"raw":{"b":null}}"#,
+            ),
+        ] {
+            let block = source.clone().into_value();
+            assert_eq!(serde_json::to_string(&block).expect("in memory"), text);
+            assert_eq!(source.to_value(), block);
+            let extensions = Map::from_iter([(SOURCE.to_owned(), block)]);
+            assert_eq!(Source::of_format(&extensions, "f").as_ref(), Some(source));
         }
     }
 }
