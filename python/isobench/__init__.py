@@ -13,6 +13,7 @@ with the flags of the same names. The GIL is released while Rust works.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Union
@@ -217,7 +218,19 @@ def convert_records(
 
 def _convert_chunk(converter: Any, chunk: List[Any], sink: _Rejects) -> Iterator[Dict[str, Any]]:
     # The dicts are read in Rust directly (no JSON text), and the output made as dicts.
-    out, rejected, _report = converter.records(chunk)
+    # The cycle collector is kept from running during the call: the call makes a list
+    # for each test list and a few dicts for each record, none of them in a cycle, and
+    # the collector would otherwise traverse the chunk's new lists of strings many
+    # times over as they are made. Its state is the caller's again when the call
+    # returns or raises; what the call made is collected as anything else is after it.
+    # (While the call runs without the GIL, another thread's objects wait too.)
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        out, rejected, _report = converter.records(chunk)
+    finally:
+        if collecting:
+            gc.enable()
     sink.add(rejected)
     yield from out
 

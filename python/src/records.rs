@@ -20,7 +20,7 @@ use isobench_core::contract::Kind;
 use isobench_core::passthrough::{self, Held, Route};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
-use pyo3::types::{IntoPyDict, PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{IntoPyDict, PyBool, PyDict, PyFloat, PyInt, PyList, PySlice, PyString, PyTuple};
 use serde_json::{Map, Number, Value};
 
 /// How deep the direct reading goes before it hands the record to the JSON reader, whose
@@ -230,6 +230,14 @@ pub struct Holding {
     input_names: Vec<(String, Option<usize>)>,
 }
 
+/// An input record's key, as [`Holding::input_key`] finds it.
+enum Name {
+    /// The key of `input_names` at this index.
+    Seen(usize),
+    /// A key not kept there, as text.
+    New(String),
+}
+
 /// One route, as reading records needs it.
 #[derive(Debug)]
 struct Held1 {
@@ -309,7 +317,7 @@ impl Holding {
         let mut held = Held::default();
         let mut objects = Vec::new();
         for (position, (key, value)) in dict.iter().enumerate() {
-            let Some((key, route)) = self.input_key(&key)? else {
+            let Some((name, route)) = self.input_key(&key)? else {
                 return Ok(None);
             };
             if let Some(index) = route
@@ -322,6 +330,10 @@ impl Holding {
             let Some(value) = direct(&value, 1) else {
                 return Ok(None);
             };
+            let key = match name {
+                Name::Seen(index) => self.input_names[index].0.clone(),
+                Name::New(text) => text,
+            };
             map.insert(key, value);
         }
         Ok(Some(HeldRead {
@@ -333,16 +345,17 @@ impl Holding {
         }))
     }
 
-    /// An input record's key as text, and the route it is the key of; `None` for a key
-    /// that is not a `str` (or not UTF-8). A `str` key seen before is found by the
-    /// object (hashed once, kept by the string), not encoded again.
-    fn input_key(&mut self, key: &Bound<'_, PyAny>) -> PyResult<Option<(String, Option<usize>)>> {
+    /// An input record's key, and the route it is the key of; `None` for a key that is
+    /// not a `str` (or not UTF-8). A `str` key seen before is found by the object
+    /// (hashed once, kept by the string), not encoded again, and its text is copied
+    /// only where the record holds it (not for a held value).
+    fn input_key(&mut self, key: &Bound<'_, PyAny>) -> PyResult<Option<(Name, Option<usize>)>> {
         let py = key.py();
         let exact = key.is_exact_instance_of::<PyString>();
         let known = self.input_keys.bind(py);
         if exact && let Some(index) = known.get_item(key)? {
-            let (text, route) = &self.input_names[index.extract::<usize>()?];
-            return Ok(Some((text.clone(), *route)));
+            let index = index.extract::<usize>()?;
+            return Ok(Some((Name::Seen(index), self.input_names[index].1)));
         }
         let Some(text) = key.cast::<PyString>().ok().and_then(|k| k.to_cow().ok()) else {
             return Ok(None);
@@ -352,7 +365,7 @@ impl Holding {
             known.set_item(key, self.input_names.len())?;
             self.input_names.push((text.clone().into_owned(), route));
         }
-        Ok(Some((text.into_owned(), route)))
+        Ok(Some((Name::New(text.into_owned()), route)))
     }
 
     /// `exported`, an output record, as a `dict`, with the held values of the record
@@ -419,7 +432,11 @@ impl Held1 {
             let Some(encoding) = passthrough::encoded_list_encoding(text.as_bytes()) else {
                 return Ok(None);
             };
-            let items = list_items(py, &text)?;
+            let items = if !text.as_bytes().contains(&b'\\') {
+                split_items(s, encoding)?
+            } else {
+                list_items(py, &text)?
+            };
             let text = self.list_text(items.is_empty(), || Ok(text.as_bytes().to_vec()))?;
             return Ok(Some((items.into_any().unbind(), text, Some(encoding))));
         }
@@ -495,6 +512,43 @@ impl Held1 {
 fn is_ascii(s: &Bound<'_, PyString>) -> PyResult<bool> {
     s.call_method0(pyo3::intern!(s.py(), "isascii"))?
         .is_truthy()
+}
+
+/// The items of `list`, a `str` holding a list of strings as the writer writes it in
+/// `encoding` (see [`passthrough::encoded_list_encoding`]) with no backslash in it, as a
+/// `list` of `str`: `str.split` at the separator, the brackets and outer quotes cut from
+/// the first and last item. Without an escape no item holds a quote, so every `", "`
+/// (`","` in the compact style) is a separator; the items are made from the `str` as
+/// it is, with no UTF-8 text between.
+fn split_items<'py>(
+    list: &Bound<'py, PyString>,
+    encoding: Encoding,
+) -> PyResult<Bound<'py, PyList>> {
+    let py = list.py();
+    if list.len()? <= 2 {
+        // `[]`
+        return Ok(PyList::empty(py));
+    }
+    let separator = if encoding == Encoding::JsonSpaced {
+        pyo3::intern!(py, "\", \"")
+    } else {
+        pyo3::intern!(py, "\",\"")
+    };
+    let items = list
+        .call_method1(pyo3::intern!(py, "split"), (separator,))?
+        .cast_into_exact::<PyList>()?;
+    let last = items.len() - 1;
+    // `["a` and `b"]`, or `["a"]` alone.
+    let first_end = if last == 0 { -2 } else { isize::MAX };
+    let first = items
+        .get_item(0)?
+        .get_item(PySlice::new(py, 2, first_end, 1))?;
+    items.set_item(0, first)?;
+    if last > 0 {
+        let end = items.get_item(last)?.get_item(PySlice::new(py, 0, -2, 1))?;
+        items.set_item(last, end)?;
+    }
+    Ok(items)
 }
 
 /// The items of `text`, a list of strings as the writer writes it (see
