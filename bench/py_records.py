@@ -7,12 +7,15 @@ machine's load.
 
 Each process reads the rows into dicts (not timed), then converts them all, keeping the
 output (a list); CPU s is the conversion's (`time.process_time`), peak RSS the whole
-process's (`wait4`), the rows held included.
+process's (`wait4`), the rows held included. `--collector off` runs every job with the
+cycle collector disabled (`gc.disable()`) for the whole conversion, the comprehension
+included, to compare the jobs without it.
 
     py_records.py --jsonl hf-250mb.jsonl --runs 3 --build main=venv-a/bin/python \\
-        --build new=venv-b/bin/python [--rows N] [--to canonical]
+        --build new=venv-b/bin/python [--rows N] [--to canonical] [--collector off]
 """
 import argparse
+import gc
 import json
 import os
 import statistics
@@ -25,7 +28,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 
-def job(kind, jsonl, rows_wanted, to):
+def job(kind, jsonl, rows_wanted, to, collector):
     rows = []
     with open(jsonl, encoding="utf-8") as f:
         for line in f:
@@ -33,6 +36,8 @@ def job(kind, jsonl, rows_wanted, to):
                 rows.append(json.loads(line))
             if rows_wanted and len(rows) >= rows_wanted:
                 break
+    if collector == "off":
+        gc.disable()
     if kind == "comprehension":
         from py_convert import convert
 
@@ -54,7 +59,7 @@ def fmt(values, digits=2):
 
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "job":
-        job(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5])
+        job(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5], sys.argv[6])
         return
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -62,6 +67,8 @@ def main():
     parser.add_argument("--rows", type=int, default=0, help="the first N rows (0: all)")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--to", default="canonical")
+    parser.add_argument("--collector", choices=["on", "off"], default="on",
+                        help="off: every job with the cycle collector disabled")
     parser.add_argument("--build", action="append", required=True,
                         help="NAME=PYTHON: an interpreter with a build of the package")
     args = parser.parse_args()
@@ -72,7 +79,8 @@ def main():
     figures = {name: [] for name in jobs}
     for _ in range(args.runs):
         for name, (python, kind) in jobs.items():
-            cmd = [python, __file__, "job", kind, args.jsonl, str(args.rows), args.to]
+            cmd = [python, __file__, "job", kind, args.jsonl, str(args.rows), args.to,
+                   args.collector]
             proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             out = proc.stdout.read().decode()
             err = proc.stderr.read().decode(errors="replace")
@@ -84,7 +92,8 @@ def main():
     load = os.getloadavg()
     print(f"load average at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     rows = {r[2] for runs in figures.values() for r in runs}
-    print(f"rows: {sorted(rows)}; swe-bench -> {args.to}; {args.runs} rounds")
+    print(f"rows: {sorted(rows)}; swe-bench -> {args.to}; {args.runs} rounds; "
+          f"cycle collector {args.collector}")
     print("| job | CPU s | peak RSS MB | comprehension / job |")
     print("| --- | ---: | ---: | ---: |")
     base = [r[0] for r in figures["comprehension"]]

@@ -20,7 +20,7 @@ use isobench_core::contract::Kind;
 use isobench_core::passthrough::{self, Held, Route};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
-use pyo3::types::{IntoPyDict, PyBool, PyDict, PyFloat, PyInt, PyList, PySlice, PyString, PyTuple};
+use pyo3::types::{IntoPyDict, PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::{Map, Number, Value};
 
 /// How deep the direct reading goes before it hands the record to the JSON reader, whose
@@ -432,11 +432,7 @@ impl Held1 {
             let Some(encoding) = passthrough::encoded_list_encoding(text.as_bytes()) else {
                 return Ok(None);
             };
-            let items = if !text.as_bytes().contains(&b'\\') {
-                split_items(s, encoding)?
-            } else {
-                list_items(py, &text)?
-            };
+            let items = list_items(py, &text)?;
             let text = self.list_text(items.is_empty(), || Ok(text.as_bytes().to_vec()))?;
             return Ok(Some((items.into_any().unbind(), text, Some(encoding))));
         }
@@ -512,43 +508,6 @@ impl Held1 {
 fn is_ascii(s: &Bound<'_, PyString>) -> PyResult<bool> {
     s.call_method0(pyo3::intern!(s.py(), "isascii"))?
         .is_truthy()
-}
-
-/// The items of `list`, a `str` holding a list of strings as the writer writes it in
-/// `encoding` (see [`passthrough::encoded_list_encoding`]) with no backslash in it, as a
-/// `list` of `str`: `str.split` at the separator, the brackets and outer quotes cut from
-/// the first and last item. Without an escape no item holds a quote, so every `", "`
-/// (`","` in the compact style) is a separator; the items are made from the `str` as
-/// it is, with no UTF-8 text between.
-fn split_items<'py>(
-    list: &Bound<'py, PyString>,
-    encoding: Encoding,
-) -> PyResult<Bound<'py, PyList>> {
-    let py = list.py();
-    if list.len()? <= 2 {
-        // `[]`
-        return Ok(PyList::empty(py));
-    }
-    let separator = if encoding == Encoding::JsonSpaced {
-        pyo3::intern!(py, "\", \"")
-    } else {
-        pyo3::intern!(py, "\",\"")
-    };
-    let items = list
-        .call_method1(pyo3::intern!(py, "split"), (separator,))?
-        .cast_into_exact::<PyList>()?;
-    let last = items.len() - 1;
-    // `["a` and `b"]`, or `["a"]` alone.
-    let first_end = if last == 0 { -2 } else { isize::MAX };
-    let first = items
-        .get_item(0)?
-        .get_item(PySlice::new(py, 2, first_end, 1))?;
-    items.set_item(0, first)?;
-    if last > 0 {
-        let end = items.get_item(last)?.get_item(PySlice::new(py, 0, -2, 1))?;
-        items.set_item(last, end)?;
-    }
-    Ok(items)
 }
 
 /// The items of `text`, a list of strings as the writer writes it (see
