@@ -190,7 +190,10 @@ def convert_records(
 
     A bad record raises `RecordError` (`on_error="fail"`), or with `on_error="skip"` goes
     to `rejects`: a path (JSON Lines, the lines `--rejects` writes) or a list to append
-    them to (dicts). `line` in errors and rejects is the record's 1-based position."""
+    them to (dicts). `line` in errors and rejects is the record's 1-based position.
+
+    Each chunk of records is converted with the cycle collector disabled; it is put back
+    as it was before the chunk's records are yielded, and when the conversion raises."""
     options = _options(
         profile=profile,
         set=set,
