@@ -1,5 +1,7 @@
 //! The canonical ISO-Bench v1 record as Rust types.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
 
@@ -97,8 +99,9 @@ pub struct CanonicalRecord {
 /// A field the source has whose value a conversion holds outside the record.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HeldField {
-    /// The canonical field (`patch`, `extensions.problem_statement`).
-    pub field: String,
+    /// The canonical field (`patch`, `extensions.problem_statement`): a v1 field's
+    /// name is borrowed from [`V1_FIELDS`], so that holding it allocates nothing.
+    pub field: Cow<'static, str>,
     /// For an extension, how many extensions the record held when import reached it:
     /// where it stands among them.
     pub at: usize,
@@ -321,10 +324,11 @@ impl CanonicalRecord {
         } else {
             0
         };
-        self.held.push(HeldField {
-            field: field.to_owned(),
-            at,
-        });
+        let field = match V1_FIELDS.iter().find(|f| **f == field) {
+            Some(name) => Cow::Borrowed(*name),
+            None => Cow::Owned(field.to_owned()),
+        };
+        self.held.push(HeldField { field, at });
     }
 
     /// Whether the named v1 field (or `extensions`) holds a value here.

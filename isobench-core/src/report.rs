@@ -35,9 +35,15 @@ pub struct Note {
 }
 
 /// The notes an adapter writes while converting one record.
+///
+/// A conversion clears and refills one `Notes` per record: the notes it clears are kept
+/// aside and their texts' buffers written over by the next ones, so that the same notes
+/// on every record (a field every record lacks) allocate nothing after the first.
 #[derive(Debug, Clone, Default)]
 pub struct Notes {
     notes: Vec<Note>,
+    /// Notes cleared, whose buffers the next pushed notes reuse.
+    spare: Vec<Note>,
 }
 
 impl Notes {
@@ -47,36 +53,42 @@ impl Notes {
     }
 
     /// Adds a note.
-    pub fn push(&mut self, kind: NoteKind, field: impl Into<String>, detail: impl Into<String>) {
-        self.notes.push(Note {
+    pub fn push(&mut self, kind: NoteKind, field: impl AsRef<str>, detail: impl AsRef<str>) {
+        let mut note = self.spare.pop().unwrap_or(Note {
             kind,
-            field: field.into(),
-            detail: detail.into(),
+            field: String::new(),
+            detail: String::new(),
         });
+        note.kind = kind;
+        note.field.clear();
+        note.field.push_str(field.as_ref());
+        note.detail.clear();
+        note.detail.push_str(detail.as_ref());
+        self.notes.push(note);
     }
 
     /// The target cannot hold `field`.
-    pub fn dropped(&mut self, field: impl Into<String>, detail: impl Into<String>) {
+    pub fn dropped(&mut self, field: impl AsRef<str>, detail: impl AsRef<str>) {
         self.push(NoteKind::Dropped, field, detail);
     }
 
     /// `field` was derived by `rule`; an earlier note that it is missing is withdrawn (a
     /// field is never both missing and derived).
-    pub fn derived(&mut self, field: impl Into<String>, rule: impl Into<String>) {
-        let field = field.into();
+    pub fn derived(&mut self, field: impl AsRef<str>, rule: impl AsRef<str>) {
+        let field = field.as_ref();
         self.notes
             .retain(|n| !(n.kind == NoteKind::Missing && n.field == field));
         self.push(NoteKind::Derived, field, rule);
     }
 
     /// `field` got the target's default by `rule`.
-    pub fn defaulted(&mut self, field: impl Into<String>, rule: impl Into<String>) {
+    pub fn defaulted(&mut self, field: impl AsRef<str>, rule: impl AsRef<str>) {
         self.push(NoteKind::Defaulted, field, rule);
     }
 
     /// The required `field` is absent (unless it was derived already).
-    pub fn missing(&mut self, field: impl Into<String>, detail: impl Into<String>) {
-        let field = field.into();
+    pub fn missing(&mut self, field: impl AsRef<str>, detail: impl AsRef<str>) {
+        let field = field.as_ref();
         if !self
             .notes
             .iter()
@@ -87,7 +99,7 @@ impl Notes {
     }
 
     /// Something worth saying about `field`.
-    pub fn warn(&mut self, field: impl Into<String>, detail: impl Into<String>) {
+    pub fn warn(&mut self, field: impl AsRef<str>, detail: impl AsRef<str>) {
         self.push(NoteKind::Warning, field, detail);
     }
 
@@ -101,9 +113,9 @@ impl Notes {
         self.notes.is_empty()
     }
 
-    /// Forgets every note.
+    /// Forgets every note (keeping their buffers for the next ones).
     pub fn clear(&mut self) {
-        self.notes.clear();
+        self.spare.append(&mut self.notes);
     }
 }
 
@@ -237,6 +249,14 @@ impl Covered {
     }
 }
 
+/// Whether a note before the `k`th of `notes` has its kind and field.
+fn noted_before(notes: &Notes, k: usize) -> bool {
+    let note = &notes.notes[k];
+    notes.notes[..k]
+        .iter()
+        .any(|n| n.kind == note.kind && n.field == note.field)
+}
+
 impl ConversionReport {
     /// An empty report for a conversion.
     pub fn new(from: &str, to: &str, profile: &str) -> Self {
@@ -272,25 +292,26 @@ impl ConversionReport {
                 }
             }
         }
-        let mut seen: Vec<(NoteKind, &str)> = Vec::new();
-        let mut lacks: Vec<String> = Vec::new();
-        for note in notes.iter().filter(|n| n.kind == NoteKind::Missing) {
-            if !lacks.contains(&note.field) {
-                lacks.push(note.field.clone());
-            }
-        }
-        if !lacks.is_empty() {
+        // The fields it lacks, each once, in the order first noted: only listed ones
+        // are collected.
+        let missing = || {
+            notes
+                .iter()
+                .enumerate()
+                .filter(|&(k, n)| n.kind == NoteKind::Missing && !noted_before(notes, k))
+        };
+        if missing().next().is_some() {
             self.incomplete += 1;
             if self.incomplete_records.len() < MAX_LISTED {
                 self.incomplete_records.push(IncompleteRecord {
                     file: file.to_owned(),
                     line,
                     instance_id: covered.instance_id.clone(),
-                    lacks,
+                    lacks: missing().map(|(_, n)| n.field.clone()).collect(),
                 });
             }
         }
-        for note in notes.iter() {
+        for (k, note) in notes.iter().enumerate() {
             if note.kind == NoteKind::Warning {
                 self.warning_count += 1;
                 if self.warnings.len() < MAX_LISTED {
@@ -305,10 +326,9 @@ impl ConversionReport {
                 continue;
             }
             // A field counts once per record and kind.
-            if seen.contains(&(note.kind, note.field.as_str())) {
+            if noted_before(notes, k) {
                 continue;
             }
-            seen.push((note.kind, note.field.as_str()));
             let table = match note.kind {
                 NoteKind::Dropped => &mut self.dropped,
                 NoteKind::Derived => &mut self.derived,
@@ -316,10 +336,10 @@ impl ConversionReport {
                 NoteKind::Missing => &mut self.missing,
                 NoteKind::Warning => unreachable!("warnings are handled above"),
             };
-            if !table.contains_key(&note.field) {
-                table.insert(note.field.clone(), Tally::default());
-            }
-            let tally = table.get_mut(&note.field).expect("inserted above");
+            let tally = match table.get_mut(&note.field) {
+                Some(tally) => tally,
+                None => table.entry(note.field.clone()).or_default(),
+            };
             tally.records += 1;
             if tally.detail.is_empty() {
                 tally.detail.clone_from(&note.detail);
