@@ -443,4 +443,45 @@ mod tests {
         assert!(!report.missing.contains_key("head_commit"));
         assert_eq!(report.derived["head_commit"].records, 1);
     }
+
+    /// A `Notes` cleared and refilled for each record (as a conversion does, reusing
+    /// the cleared notes' buffers) says of each record what that record's notes say:
+    /// nothing of an earlier record's longer or shorter texts is left.
+    #[test]
+    fn notes_refilled_after_clear_hold_only_the_new_texts() {
+        let mut notes = Notes::new();
+        let mut report = ConversionReport::new("swe-bench", "canonical", "lossless");
+        notes.missing("environment_setup_commit_and_more", "a long first reason");
+        notes.missing("b", "x");
+        notes.dropped("c", "gone");
+        report.record_converted(&CanonicalRecord::default(), &notes, "f.jsonl", 1);
+        notes.clear();
+        assert!(notes.is_empty());
+        notes.missing("b", "y");
+        notes.missing("a", "a second, longer reason than before");
+        notes.missing("b", "said twice");
+        report.record_converted(&CanonicalRecord::default(), &notes, "f.jsonl", 2);
+        let texts: Vec<(NoteKind, &str, &str)> = notes
+            .iter()
+            .map(|n| (n.kind, n.field.as_str(), n.detail.as_str()))
+            .collect();
+        assert_eq!(
+            texts,
+            vec![
+                (NoteKind::Missing, "b", "y"),
+                (NoteKind::Missing, "a", "a second, longer reason than before"),
+                (NoteKind::Missing, "b", "said twice"),
+            ]
+        );
+        assert_eq!(
+            report.incomplete_records[0].lacks,
+            ["environment_setup_commit_and_more", "b"]
+        );
+        assert_eq!(report.incomplete_records[1].lacks, ["b", "a"]);
+        assert_eq!(report.missing["b"].records, 2);
+        assert_eq!(report.missing["b"].detail, "x");
+        assert_eq!(report.missing["a"].records, 1);
+        assert_eq!(report.dropped["c"].records, 1);
+        assert_eq!(report.incomplete, 2);
+    }
 }
