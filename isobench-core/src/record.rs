@@ -359,9 +359,57 @@ impl CanonicalRecord {
         }
     }
 
+    /// The v1 fields (and `extensions`) this record has, here or held outside it, as
+    /// bits: bit `i` set when [`CanonicalRecord::has`] is true of `V1_FIELDS[i]`. Read
+    /// from the fields themselves, without naming each one.
+    pub fn fields_present(&self) -> u32 {
+        let values = [
+            self.repo.is_some(),
+            self.instance_id.is_some(),
+            self.created_at.is_some(),
+            self.base_commit.is_some(),
+            self.head_commit.is_some(),
+            self.patch.is_some(),
+            self.test_patch.is_some(),
+            self.patch_functions.is_some(),
+            self.test_functions.is_some(),
+            self.efficiency_test.is_some(),
+            self.problem_statement_oracle.is_some(),
+            self.problem_statement_realistic.is_some(),
+            self.duration_changes.is_some(),
+            self.human_performance.is_some(),
+            self.version.is_some(),
+            self.setup_commands.is_some(),
+            self.install_commands.is_some(),
+            self.api.is_some(),
+            self.gt_commit_message.is_some(),
+            self.notes.is_some(),
+            !self.extensions.is_empty(),
+        ];
+        let mut bits = values
+            .into_iter()
+            .enumerate()
+            .fold(0, |bits, (i, has)| bits | u32::from(has) << i);
+        for held in &self.held {
+            if let Some(i) = V1_FIELDS.iter().position(|f| *f == held.field) {
+                bits |= 1 << i;
+            }
+        }
+        bits
+    }
+
     /// The required v1 fields this record lacks, in schema order.
     pub fn missing_required(&self) -> Vec<&'static str> {
-        V1_REQUIRED.into_iter().filter(|f| !self.has(f)).collect()
+        let present = self.fields_present();
+        V1_REQUIRED
+            .into_iter()
+            .filter(|required| {
+                V1_FIELDS
+                    .iter()
+                    .position(|f| f == required)
+                    .is_none_or(|i| present & (1 << i) == 0)
+            })
+            .collect()
     }
 
     /// An extension value, if present.
@@ -489,5 +537,51 @@ impl CanonicalRecord {
             _ => return Err(value),
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The presence bits agree with `has` for every v1 field and `extensions`, on
+        /// records with any set of fields given values, held, or both (an extension held
+        /// or not).
+        #[test]
+        fn fields_present_agrees_with_has(given in any::<u32>(), held in any::<u32>(), ext in any::<u8>()) {
+            let mut value = serde_json::json!({
+                "repo": "o/r", "instance_id": "o__r-1", "created_at": "2024-01-01T00:00:00Z",
+                "base_commit": "a", "head_commit": "b", "patch": "p", "test_patch": "t",
+                "patch_functions": ["f"], "test_functions": ["g"], "efficiency_test": ["e"],
+                "problem_statement_oracle": "o", "problem_statement_realistic": "r",
+                "duration_changes": [{"base": [1], "head": [2]}], "human_performance": 1.5,
+                "version": "1", "setup_commands": ["s"], "install_commands": ["i"],
+                "api": "a", "gt_commit_message": "m", "notes": "n", "extensions": {"k": 1}
+            });
+            let full = value.as_object_mut().unwrap();
+            full.retain(|key, _| {
+                let i = V1_FIELDS.iter().position(|f| f == key).unwrap();
+                given & (1 << i) != 0
+            });
+            let mut record: CanonicalRecord =
+                serde_json::from_value(value).expect("a record of v1 fields");
+            for (i, field) in V1_FIELDS.into_iter().enumerate() {
+                if held & (1 << i) != 0 {
+                    record.hold(field);
+                }
+            }
+            if ext & 1 != 0 {
+                record.hold("extensions.problem_statement");
+            }
+            let bits = record.fields_present();
+            for (i, field) in V1_FIELDS.into_iter().enumerate() {
+                prop_assert_eq!(bits & (1 << i) != 0, record.has(field), "{}", field);
+            }
+            let missing: Vec<&str> =
+                V1_REQUIRED.into_iter().filter(|f| !record.has(f)).collect();
+            prop_assert_eq!(record.missing_required(), missing);
+        }
     }
 }

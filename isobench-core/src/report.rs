@@ -237,13 +237,8 @@ pub struct Covered {
 impl Covered {
     /// What `record` has.
     pub fn of(record: &CanonicalRecord) -> Self {
-        let fields = V1_FIELDS
-            .into_iter()
-            .enumerate()
-            .filter(|(_, field)| record.has(field))
-            .fold(0, |bits, (i, _)| bits | 1 << i);
         Self {
-            fields,
+            fields: record.fields_present(),
             instance_id: record.instance_id.clone(),
         }
     }
@@ -469,7 +464,11 @@ mod tests {
             texts,
             vec![
                 (NoteKind::Missing, "b", "y"),
-                (NoteKind::Missing, "a", "a second, longer reason than before"),
+                (
+                    NoteKind::Missing,
+                    "a",
+                    "a second, longer reason than before"
+                ),
                 (NoteKind::Missing, "b", "said twice"),
             ]
         );
