@@ -276,6 +276,21 @@ impl ConversionReport {
 
     /// Counts a converted record from what [`Covered`] kept of it.
     pub fn record_covered(&mut self, covered: &Covered, notes: &Notes, file: &str, line: u64) {
+        self.record_covered_listing(covered, notes, file, line, true);
+    }
+
+    /// [`ConversionReport::record_covered`], listing the record among the incomplete
+    /// ones only when `list_incomplete` (it is counted either way): a report of a later
+    /// part of a conversion whose earlier parts already list as many as a report keeps
+    /// lists none, since [`ConversionReport::merge`] would drop them.
+    pub fn record_covered_listing(
+        &mut self,
+        covered: &Covered,
+        notes: &Notes,
+        file: &str,
+        line: u64,
+        list_incomplete: bool,
+    ) {
         for (i, field) in V1_FIELDS.into_iter().enumerate() {
             if covered.fields & (1 << i) != 0 {
                 // The key is allocated once per conversion, not once per record.
@@ -297,7 +312,7 @@ impl ConversionReport {
         };
         if missing().next().is_some() {
             self.incomplete += 1;
-            if self.incomplete_records.len() < MAX_LISTED {
+            if list_incomplete && self.incomplete_records.len() < MAX_LISTED {
                 self.incomplete_records.push(IncompleteRecord {
                     file: file.to_owned(),
                     line,
