@@ -254,7 +254,10 @@ impl CanonicalRecord {
             gt_commit_message.map(Value::String),
             notes.map(Value::String),
         ];
-        let mut map = Map::with_capacity(V1_FIELDS.len());
+        // Sized to the fields present: a map of a few entries is a small allocation,
+        // which the allocator serves from its per-thread cache.
+        let present = fields.iter().flatten().count() + usize::from(!extensions.is_empty());
+        let mut map = Map::with_capacity(present);
         for (name, value) in V1_FIELDS.into_iter().zip(fields) {
             if let Some(value) = value {
                 map.insert(name.to_owned(), value);
