@@ -651,7 +651,7 @@ pub fn shorten(text: &str, max: usize) -> String {
 }
 
 /// The most entries of a map looked through key by key, rather than by the key's hash
-/// (SipHash, for `serde_json`'s maps): a record's keys left to import are a handful,
+/// (`SipHash`, for `serde_json`'s maps): a record's keys left to import are a handful,
 /// and most keys an import asks for are absent or among the first.
 const SCANNED: usize = 16;
 
