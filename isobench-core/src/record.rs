@@ -180,6 +180,40 @@ pub const V1_REQUIRED: [&str; 11] = [
     "version",
 ];
 
+/// [`V1_REQUIRED`] as bits of [`V1_FIELDS`] (as [`CanonicalRecord::fields_present`]
+/// gives them); building it fails to compile unless every required field is a v1 field
+/// and they come in schema order.
+const REQUIRED_BITS: u32 = {
+    const fn same(a: &str, b: &str) -> bool {
+        let (a, b) = (a.as_bytes(), b.as_bytes());
+        if a.len() != b.len() {
+            return false;
+        }
+        let mut k = 0;
+        while k < a.len() {
+            if a[k] != b[k] {
+                return false;
+            }
+            k += 1;
+        }
+        true
+    }
+    let mut bits = 0u32;
+    let mut next = 0;
+    let mut j = 0;
+    while j < V1_REQUIRED.len() {
+        let mut i = next;
+        while i < V1_FIELDS.len() && !same(V1_FIELDS[i], V1_REQUIRED[j]) {
+            i += 1;
+        }
+        assert!(i < V1_FIELDS.len(), "a required field in schema order");
+        bits |= 1 << i;
+        next = i + 1;
+        j += 1;
+    }
+    bits
+};
+
 impl CanonicalRecord {
     /// The record as a JSON value (v1 fields in schema order, then `extensions`).
     pub fn to_value(&self) -> Value {
@@ -403,15 +437,13 @@ impl CanonicalRecord {
 
     /// The required v1 fields this record lacks, in schema order.
     pub fn missing_required(&self) -> Vec<&'static str> {
-        let present = self.fields_present();
-        V1_REQUIRED
+        // `V1_REQUIRED` is in schema order (checked where `REQUIRED_BITS` is made).
+        let lacking = !self.fields_present() & REQUIRED_BITS;
+        V1_FIELDS
             .into_iter()
-            .filter(|required| {
-                V1_FIELDS
-                    .iter()
-                    .position(|f| f == required)
-                    .is_none_or(|i| present & (1 << i) == 0)
-            })
+            .enumerate()
+            .filter(|&(i, _)| lacking & (1 << i) != 0)
+            .map(|(_, field)| field)
             .collect()
     }
 
