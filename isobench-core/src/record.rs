@@ -180,6 +180,39 @@ pub const V1_REQUIRED: [&str; 11] = [
     "version",
 ];
 
+/// The name of a held field that is not a v1 field (`extensions.<key>`), borrowed: a
+/// conversion holds the same few fields its formats' tables name on every record, so
+/// each name is kept once for the process (up to [`HELD_NAMES`] of them; any beyond
+/// are allocated as before) and found again by each thread without a lock.
+fn held_name(field: &str) -> Cow<'static, str> {
+    use std::cell::RefCell;
+    use std::sync::{Mutex, PoisonError};
+    static KEPT: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
+    thread_local! {
+        static SEEN: RefCell<Vec<&'static str>> = const { RefCell::new(Vec::new()) };
+    }
+    SEEN.with_borrow_mut(|seen| {
+        if let Some(name) = seen.iter().find(|name| **name == field) {
+            return Cow::Borrowed(*name);
+        }
+        let mut kept = KEPT.lock().unwrap_or_else(PoisonError::into_inner);
+        let name = match kept.iter().find(|name| **name == field) {
+            Some(name) => *name,
+            None if kept.len() < HELD_NAMES => {
+                let name: &'static str = Box::leak(field.into());
+                kept.push(name);
+                name
+            }
+            None => return Cow::Owned(field.to_owned()),
+        };
+        seen.push(name);
+        Cow::Borrowed(name)
+    })
+}
+
+/// The most held field names [`held_name`] keeps.
+const HELD_NAMES: usize = 256;
+
 /// [`V1_REQUIRED`] as bits of [`V1_FIELDS`] (as [`CanonicalRecord::fields_present`]
 /// gives them); building it fails to compile unless every required field is a v1 field
 /// and they come in schema order.
@@ -363,7 +396,7 @@ impl CanonicalRecord {
         };
         let field = match V1_FIELDS.iter().find(|f| **f == field) {
             Some(name) => Cow::Borrowed(*name),
-            None => Cow::Owned(field.to_owned()),
+            None => held_name(field),
         };
         self.held.push(HeldField { field, at });
     }
@@ -610,6 +643,9 @@ mod tests {
             if ext & 1 != 0 {
                 record.hold("extensions.problem_statement");
             }
+            if ext & 2 != 0 {
+                record.hold(&format!("extensions.k{}", ext >> 2));
+            }
             let bits = record.fields_present();
             for (i, field) in V1_FIELDS.into_iter().enumerate() {
                 prop_assert_eq!(bits & (1 << i) != 0, record.has(field), "{}", field);
@@ -617,6 +653,37 @@ mod tests {
             let missing: Vec<&str> =
                 V1_REQUIRED.into_iter().filter(|f| !record.has(f)).collect();
             prop_assert_eq!(record.missing_required(), missing);
+        }
+    }
+
+    /// A held field's name is the name given, whether borrowed from the names kept or
+    /// allocated once they are full, and whatever the thread.
+    #[test]
+    fn held_names_are_the_names_given() {
+        let names: Vec<String> = (0..HELD_NAMES + 8)
+            .map(|i| format!("extensions.field_{i}"))
+            .collect();
+        let hold_all = || {
+            let mut record = CanonicalRecord::default();
+            for name in &names {
+                record.hold(name);
+                record.hold(name);
+            }
+            record.hold("patch");
+            record
+        };
+        let here = hold_all();
+        let there = std::thread::scope(|scope| scope.spawn(hold_all).join().unwrap());
+        for record in [here, there] {
+            let held: Vec<&str> = record.held.iter().map(|h| h.field.as_ref()).collect();
+            let expected: Vec<&str> = names
+                .iter()
+                .flat_map(|n| [n.as_str(), n.as_str()])
+                .chain(["patch"])
+                .collect();
+            assert_eq!(held, expected);
+            assert!(record.holds("extensions.field_3"));
+            assert!(!record.holds("extensions.field"));
         }
     }
 }
