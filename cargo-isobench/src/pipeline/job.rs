@@ -451,9 +451,12 @@ impl Job<'_> {
                 let holding = || (0..shared.routes.len()).filter(|&i| held.holds(i));
                 // Where the held texts go in the output.
                 let placed = order.map(|order| {
-                    let texts: Vec<(Route<'_>, &[u8])> = holding()
-                        .filter_map(|i| Some((shared.routes[i], held.text(raw, i)?)))
-                        .collect();
+                    // Sized at once (collected from a filter, it was grown once more).
+                    let mut texts: Vec<(Route<'_>, &[u8])> =
+                        Vec::with_capacity(shared.routes.len());
+                    texts.extend(
+                        holding().filter_map(|i| Some((shared.routes[i], held.text(raw, i)?))),
+                    );
                     shared.to.place_held(&order, &out, &texts)
                 });
                 if let Some(rows) = &mut self.rows {
