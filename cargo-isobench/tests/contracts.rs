@@ -426,3 +426,55 @@ fn a_record_of_the_target_format_lacking_a_key_is_not_given_the_none_value() {
         serde_json::from_str(&std::fs::read_to_string(&back).unwrap()).unwrap();
     assert_eq!(written["hints_text"], "");
 }
+
+/// A conversion of many batches, each of incomplete records, reports every record as
+/// incomplete and lists the first ones of the input, in order, whatever the number of
+/// workers: the batches converted after the report lists enough list none, and no
+/// batch's list is taken out of order.
+#[test]
+fn incomplete_records_listed_are_the_first_of_the_input_over_many_batches() {
+    let context = TestContext::new();
+    let sample =
+        std::fs::read_to_string(Path::new(EXAMPLES).join("swe-bench-verified.sample.jsonl"))
+            .unwrap();
+    let record: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(sample.lines().next().unwrap()).unwrap();
+    // About 4 MB: several batches of 1 MB, with more records than a report lists.
+    let n = 400;
+    let mut input = String::new();
+    for i in 0..n {
+        let mut r = record.clone();
+        r.insert("instance_id".into(), format!("o__r-{i}").into());
+        r.insert("hints_text".into(), "h".repeat(10_000).into());
+        writeln!(input, "{}", serde_json::Value::Object(r)).unwrap();
+    }
+    let path = context.path("many.jsonl");
+    std::fs::write(&path, input).unwrap();
+    for jobs in ["1", "2", "3"] {
+        let output = context.path(format!("out-{jobs}.jsonl"));
+        let report = context.path(format!("report-{jobs}.json"));
+        let out = convert(
+            &context,
+            "swe-bench",
+            "canonical",
+            &path,
+            &output,
+            &["--jobs", jobs, "--report", report.to_str().unwrap()],
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+        assert_eq!(report["incomplete"], n, "--jobs {jobs}");
+        let listed: Vec<u64> = report["incomplete_records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["line"].as_u64().unwrap())
+            .collect();
+        assert_eq!(listed, (1..=100).collect::<Vec<u64>>(), "--jobs {jobs}");
+        assert_eq!(
+            report["incomplete_records"][99]["instance_id"], "o__r-99",
+            "--jobs {jobs}"
+        );
+    }
+}

@@ -650,13 +650,36 @@ pub fn shorten(text: &str, max: usize) -> String {
     }
 }
 
+/// The most entries of a map looked through key by key, rather than by the key's hash
+/// (`SipHash`, for `serde_json`'s maps): a record's keys left to import are a handful,
+/// and most keys an import asks for are absent or among the first.
+const SCANNED: usize = 16;
+
+/// `key`'s value in `map`; a small map is looked through, not hashed into.
+pub fn get_small<'m>(map: &'m Map<String, Value>, key: &str) -> Option<&'m Value> {
+    if map.len() <= SCANNED {
+        map.iter().find_map(|(k, v)| (k == key).then_some(v))
+    } else {
+        map.get(key)
+    }
+}
+
+/// Takes `key`'s value out of `map`, keeping the order of the others; an absent key of
+/// a small map is found absent without hashing it.
+pub fn take_small(map: &mut Map<String, Value>, key: &str) -> Option<Value> {
+    if map.len() <= SCANNED && !map.keys().any(|k| k == key) {
+        return None;
+    }
+    map.shift_remove(key)
+}
+
 /// Takes a string field out of a record: `Ok(None)` when absent, an error naming the
 /// field when it is not a string.
 pub fn take_string(
     record: &mut Map<String, Value>,
     key: &str,
 ) -> Result<Option<String>, RecordError> {
-    match record.shift_remove(key) {
+    match take_small(record, key) {
         None => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
         Some(other) => Err(RecordError::wrong_type(

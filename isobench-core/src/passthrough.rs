@@ -492,18 +492,23 @@ impl Held {
     /// The keys held, with what import needs to know of each, for `routes`, the
     /// conversion's routes.
     pub fn keys<'a>(&self, routes: &[Route<'a>]) -> Vec<HeldKey<'a>> {
-        self.entries
-            .iter()
-            .zip(routes)
-            .filter_map(|(entry, route)| {
-                let entry = entry.as_ref()?;
-                Some(HeldKey {
-                    key: route.key,
-                    position: entry.position,
-                    encoding: entry.encoding,
-                })
-            })
-            .collect()
+        // Sized for every route at once: collected from a filter, the vector started
+        // at four and was grown again for a record of more held values.
+        let mut keys = Vec::with_capacity(self.entries.len());
+        keys.extend(
+            self.entries
+                .iter()
+                .zip(routes)
+                .filter_map(|(entry, route)| {
+                    let entry = entry.as_ref()?;
+                    Some(HeldKey {
+                        key: route.key,
+                        position: entry.position,
+                        encoding: entry.encoding,
+                    })
+                }),
+        );
+        keys
     }
 
     /// The text held for the output key `key` (keys joined by `/`, as a

@@ -1,5 +1,7 @@
 //! The canonical ISO-Bench v1 record as Rust types.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
 
@@ -97,8 +99,9 @@ pub struct CanonicalRecord {
 /// A field the source has whose value a conversion holds outside the record.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HeldField {
-    /// The canonical field (`patch`, `extensions.problem_statement`).
-    pub field: String,
+    /// The canonical field (`patch`, `extensions.problem_statement`): a v1 field's
+    /// name is borrowed from [`V1_FIELDS`], so that holding it allocates nothing.
+    pub field: Cow<'static, str>,
     /// For an extension, how many extensions the record held when import reached it:
     /// where it stands among them.
     pub at: usize,
@@ -177,6 +180,73 @@ pub const V1_REQUIRED: [&str; 11] = [
     "version",
 ];
 
+/// The name of a held field that is not a v1 field (`extensions.<key>`), borrowed: a
+/// conversion holds the same few fields its formats' tables name on every record, so
+/// each name is kept once for the process (up to [`HELD_NAMES`] of them; any beyond
+/// are allocated as before) and found again by each thread without a lock.
+fn held_name(field: &str) -> Cow<'static, str> {
+    use std::cell::RefCell;
+    use std::sync::{Mutex, PoisonError};
+    static KEPT: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
+    thread_local! {
+        static SEEN: RefCell<Vec<&'static str>> = const { RefCell::new(Vec::new()) };
+    }
+    SEEN.with_borrow_mut(|seen| {
+        if let Some(name) = seen.iter().find(|name| **name == field) {
+            return Cow::Borrowed(*name);
+        }
+        let mut kept = KEPT.lock().unwrap_or_else(PoisonError::into_inner);
+        let name = match kept.iter().find(|name| **name == field) {
+            Some(name) => *name,
+            None if kept.len() < HELD_NAMES => {
+                let name: &'static str = Box::leak(field.into());
+                kept.push(name);
+                name
+            }
+            None => return Cow::Owned(field.to_owned()),
+        };
+        seen.push(name);
+        Cow::Borrowed(name)
+    })
+}
+
+/// The most held field names [`held_name`] keeps.
+const HELD_NAMES: usize = 256;
+
+/// [`V1_REQUIRED`] as bits of [`V1_FIELDS`] (as [`CanonicalRecord::fields_present`]
+/// gives them); building it fails to compile unless every required field is a v1 field
+/// and they come in schema order.
+const REQUIRED_BITS: u32 = {
+    const fn same(a: &str, b: &str) -> bool {
+        let (a, b) = (a.as_bytes(), b.as_bytes());
+        if a.len() != b.len() {
+            return false;
+        }
+        let mut k = 0;
+        while k < a.len() {
+            if a[k] != b[k] {
+                return false;
+            }
+            k += 1;
+        }
+        true
+    }
+    let mut bits = 0u32;
+    let mut next = 0;
+    let mut j = 0;
+    while j < V1_REQUIRED.len() {
+        let mut i = next;
+        while i < V1_FIELDS.len() && !same(V1_FIELDS[i], V1_REQUIRED[j]) {
+            i += 1;
+        }
+        assert!(i < V1_FIELDS.len(), "a required field in schema order");
+        bits |= 1 << i;
+        next = i + 1;
+        j += 1;
+    }
+    bits
+};
+
 impl CanonicalRecord {
     /// The record as a JSON value (v1 fields in schema order, then `extensions`).
     pub fn to_value(&self) -> Value {
@@ -251,7 +321,10 @@ impl CanonicalRecord {
             gt_commit_message.map(Value::String),
             notes.map(Value::String),
         ];
-        let mut map = Map::with_capacity(V1_FIELDS.len());
+        // Sized to the fields present: a map of a few entries is a small allocation,
+        // which the allocator serves from its per-thread cache.
+        let present = fields.iter().flatten().count() + usize::from(!extensions.is_empty());
+        let mut map = Map::with_capacity(present);
         for (name, value) in V1_FIELDS.into_iter().zip(fields) {
             if let Some(value) = value {
                 map.insert(name.to_owned(), value);
@@ -321,10 +394,11 @@ impl CanonicalRecord {
         } else {
             0
         };
-        self.held.push(HeldField {
-            field: field.to_owned(),
-            at,
-        });
+        let field = match V1_FIELDS.iter().find(|f| **f == field) {
+            Some(name) => Cow::Borrowed(*name),
+            None => held_name(field),
+        };
+        self.held.push(HeldField { field, at });
     }
 
     /// Whether the named v1 field (or `extensions`) holds a value here.
@@ -355,9 +429,55 @@ impl CanonicalRecord {
         }
     }
 
+    /// The v1 fields (and `extensions`) this record has, here or held outside it, as
+    /// bits: bit `i` set when [`CanonicalRecord::has`] is true of `V1_FIELDS[i]`. Read
+    /// from the fields themselves, without naming each one.
+    pub fn fields_present(&self) -> u32 {
+        let values = [
+            self.repo.is_some(),
+            self.instance_id.is_some(),
+            self.created_at.is_some(),
+            self.base_commit.is_some(),
+            self.head_commit.is_some(),
+            self.patch.is_some(),
+            self.test_patch.is_some(),
+            self.patch_functions.is_some(),
+            self.test_functions.is_some(),
+            self.efficiency_test.is_some(),
+            self.problem_statement_oracle.is_some(),
+            self.problem_statement_realistic.is_some(),
+            self.duration_changes.is_some(),
+            self.human_performance.is_some(),
+            self.version.is_some(),
+            self.setup_commands.is_some(),
+            self.install_commands.is_some(),
+            self.api.is_some(),
+            self.gt_commit_message.is_some(),
+            self.notes.is_some(),
+            !self.extensions.is_empty(),
+        ];
+        let mut bits = values
+            .into_iter()
+            .enumerate()
+            .fold(0, |bits, (i, has)| bits | u32::from(has) << i);
+        for held in &self.held {
+            if let Some(i) = V1_FIELDS.iter().position(|f| *f == held.field) {
+                bits |= 1 << i;
+            }
+        }
+        bits
+    }
+
     /// The required v1 fields this record lacks, in schema order.
     pub fn missing_required(&self) -> Vec<&'static str> {
-        V1_REQUIRED.into_iter().filter(|f| !self.has(f)).collect()
+        // `V1_REQUIRED` is in schema order (checked where `REQUIRED_BITS` is made).
+        let lacking = !self.fields_present() & REQUIRED_BITS;
+        V1_FIELDS
+            .into_iter()
+            .enumerate()
+            .filter(|&(i, _)| lacking & (1 << i) != 0)
+            .map(|(_, field)| field)
+            .collect()
     }
 
     /// An extension value, if present.
@@ -485,5 +605,85 @@ impl CanonicalRecord {
             _ => return Err(value),
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The presence bits agree with `has` for every v1 field and `extensions`, on
+        /// records with any set of fields given values, held, or both (an extension held
+        /// or not).
+        #[test]
+        fn fields_present_agrees_with_has(given in any::<u32>(), held in any::<u32>(), ext in any::<u8>()) {
+            let mut value = serde_json::json!({
+                "repo": "o/r", "instance_id": "o__r-1", "created_at": "2024-01-01T00:00:00Z",
+                "base_commit": "a", "head_commit": "b", "patch": "p", "test_patch": "t",
+                "patch_functions": ["f"], "test_functions": ["g"], "efficiency_test": ["e"],
+                "problem_statement_oracle": "o", "problem_statement_realistic": "r",
+                "duration_changes": [{"base": [1], "head": [2]}], "human_performance": 1.5,
+                "version": "1", "setup_commands": ["s"], "install_commands": ["i"],
+                "api": "a", "gt_commit_message": "m", "notes": "n", "extensions": {"k": 1}
+            });
+            let full = value.as_object_mut().unwrap();
+            full.retain(|key, _| {
+                let i = V1_FIELDS.iter().position(|f| f == key).unwrap();
+                given & (1 << i) != 0
+            });
+            let mut record: CanonicalRecord =
+                serde_json::from_value(value).expect("a record of v1 fields");
+            for (i, field) in V1_FIELDS.into_iter().enumerate() {
+                if held & (1 << i) != 0 {
+                    record.hold(field);
+                }
+            }
+            if ext & 1 != 0 {
+                record.hold("extensions.problem_statement");
+            }
+            if ext & 2 != 0 {
+                record.hold(&format!("extensions.k{}", ext >> 2));
+            }
+            let bits = record.fields_present();
+            for (i, field) in V1_FIELDS.into_iter().enumerate() {
+                prop_assert_eq!(bits & (1 << i) != 0, record.has(field), "{}", field);
+            }
+            let missing: Vec<&str> =
+                V1_REQUIRED.into_iter().filter(|f| !record.has(f)).collect();
+            prop_assert_eq!(record.missing_required(), missing);
+        }
+    }
+
+    /// A held field's name is the name given, whether borrowed from the names kept or
+    /// allocated once they are full, and whatever the thread.
+    #[test]
+    fn held_names_are_the_names_given() {
+        let names: Vec<String> = (0..HELD_NAMES + 8)
+            .map(|i| format!("extensions.field_{i}"))
+            .collect();
+        let hold_all = || {
+            let mut record = CanonicalRecord::default();
+            for name in &names {
+                record.hold(name);
+                record.hold(name);
+            }
+            record.hold("patch");
+            record
+        };
+        let here = hold_all();
+        let there = std::thread::scope(|scope| scope.spawn(hold_all).join().unwrap());
+        for record in [here, there] {
+            let held: Vec<&str> = record.held.iter().map(|h| h.field.as_ref()).collect();
+            let expected: Vec<&str> = names
+                .iter()
+                .flat_map(|n| [n.as_str(), n.as_str()])
+                .chain(["patch"])
+                .collect();
+            assert_eq!(held, expected);
+            assert!(record.holds("extensions.field_3"));
+            assert!(!record.holds("extensions.field"));
+        }
     }
 }

@@ -35,9 +35,15 @@ pub struct Note {
 }
 
 /// The notes an adapter writes while converting one record.
+///
+/// A conversion clears and refills one `Notes` per record: the notes it clears are kept
+/// aside and their texts' buffers written over by the next ones, so that the same notes
+/// on every record (a field every record lacks) allocate nothing after the first.
 #[derive(Debug, Clone, Default)]
 pub struct Notes {
     notes: Vec<Note>,
+    /// Notes cleared, whose buffers the next pushed notes reuse.
+    spare: Vec<Note>,
 }
 
 impl Notes {
@@ -47,36 +53,42 @@ impl Notes {
     }
 
     /// Adds a note.
-    pub fn push(&mut self, kind: NoteKind, field: impl Into<String>, detail: impl Into<String>) {
-        self.notes.push(Note {
+    pub fn push(&mut self, kind: NoteKind, field: impl AsRef<str>, detail: impl AsRef<str>) {
+        let mut note = self.spare.pop().unwrap_or(Note {
             kind,
-            field: field.into(),
-            detail: detail.into(),
+            field: String::new(),
+            detail: String::new(),
         });
+        note.kind = kind;
+        note.field.clear();
+        note.field.push_str(field.as_ref());
+        note.detail.clear();
+        note.detail.push_str(detail.as_ref());
+        self.notes.push(note);
     }
 
     /// The target cannot hold `field`.
-    pub fn dropped(&mut self, field: impl Into<String>, detail: impl Into<String>) {
+    pub fn dropped(&mut self, field: impl AsRef<str>, detail: impl AsRef<str>) {
         self.push(NoteKind::Dropped, field, detail);
     }
 
     /// `field` was derived by `rule`; an earlier note that it is missing is withdrawn (a
     /// field is never both missing and derived).
-    pub fn derived(&mut self, field: impl Into<String>, rule: impl Into<String>) {
-        let field = field.into();
+    pub fn derived(&mut self, field: impl AsRef<str>, rule: impl AsRef<str>) {
+        let field = field.as_ref();
         self.notes
             .retain(|n| !(n.kind == NoteKind::Missing && n.field == field));
         self.push(NoteKind::Derived, field, rule);
     }
 
     /// `field` got the target's default by `rule`.
-    pub fn defaulted(&mut self, field: impl Into<String>, rule: impl Into<String>) {
+    pub fn defaulted(&mut self, field: impl AsRef<str>, rule: impl AsRef<str>) {
         self.push(NoteKind::Defaulted, field, rule);
     }
 
     /// The required `field` is absent (unless it was derived already).
-    pub fn missing(&mut self, field: impl Into<String>, detail: impl Into<String>) {
-        let field = field.into();
+    pub fn missing(&mut self, field: impl AsRef<str>, detail: impl AsRef<str>) {
+        let field = field.as_ref();
         if !self
             .notes
             .iter()
@@ -87,7 +99,7 @@ impl Notes {
     }
 
     /// Something worth saying about `field`.
-    pub fn warn(&mut self, field: impl Into<String>, detail: impl Into<String>) {
+    pub fn warn(&mut self, field: impl AsRef<str>, detail: impl AsRef<str>) {
         self.push(NoteKind::Warning, field, detail);
     }
 
@@ -101,9 +113,9 @@ impl Notes {
         self.notes.is_empty()
     }
 
-    /// Forgets every note.
+    /// Forgets every note (keeping their buffers for the next ones).
     pub fn clear(&mut self) {
-        self.notes.clear();
+        self.spare.append(&mut self.notes);
     }
 }
 
@@ -225,16 +237,19 @@ pub struct Covered {
 impl Covered {
     /// What `record` has.
     pub fn of(record: &CanonicalRecord) -> Self {
-        let fields = V1_FIELDS
-            .into_iter()
-            .enumerate()
-            .filter(|(_, field)| record.has(field))
-            .fold(0, |bits, (i, _)| bits | 1 << i);
         Self {
-            fields,
+            fields: record.fields_present(),
             instance_id: record.instance_id.clone(),
         }
     }
+}
+
+/// Whether a note before the `k`th of `notes` has its kind and field.
+fn noted_before(notes: &Notes, k: usize) -> bool {
+    let note = &notes.notes[k];
+    notes.notes[..k]
+        .iter()
+        .any(|n| n.kind == note.kind && n.field == note.field)
 }
 
 impl ConversionReport {
@@ -261,6 +276,21 @@ impl ConversionReport {
 
     /// Counts a converted record from what [`Covered`] kept of it.
     pub fn record_covered(&mut self, covered: &Covered, notes: &Notes, file: &str, line: u64) {
+        self.record_covered_listing(covered, notes, file, line, true);
+    }
+
+    /// [`ConversionReport::record_covered`], listing the record among the incomplete
+    /// ones only when `list_incomplete` (it is counted either way): a report of a later
+    /// part of a conversion whose earlier parts already list as many as a report keeps
+    /// lists none, since [`ConversionReport::merge`] would drop them.
+    pub fn record_covered_listing(
+        &mut self,
+        covered: &Covered,
+        notes: &Notes,
+        file: &str,
+        line: u64,
+        list_incomplete: bool,
+    ) {
         for (i, field) in V1_FIELDS.into_iter().enumerate() {
             if covered.fields & (1 << i) != 0 {
                 // The key is allocated once per conversion, not once per record.
@@ -272,25 +302,26 @@ impl ConversionReport {
                 }
             }
         }
-        let mut seen: Vec<(NoteKind, &str)> = Vec::new();
-        let mut lacks: Vec<String> = Vec::new();
-        for note in notes.iter().filter(|n| n.kind == NoteKind::Missing) {
-            if !lacks.contains(&note.field) {
-                lacks.push(note.field.clone());
-            }
-        }
-        if !lacks.is_empty() {
+        // The fields it lacks, each once, in the order first noted: only listed ones
+        // are collected.
+        let missing = || {
+            notes
+                .iter()
+                .enumerate()
+                .filter(|&(k, n)| n.kind == NoteKind::Missing && !noted_before(notes, k))
+        };
+        if missing().next().is_some() {
             self.incomplete += 1;
-            if self.incomplete_records.len() < MAX_LISTED {
+            if list_incomplete && self.incomplete_records.len() < MAX_LISTED {
                 self.incomplete_records.push(IncompleteRecord {
                     file: file.to_owned(),
                     line,
                     instance_id: covered.instance_id.clone(),
-                    lacks,
+                    lacks: missing().map(|(_, n)| n.field.clone()).collect(),
                 });
             }
         }
-        for note in notes.iter() {
+        for (k, note) in notes.iter().enumerate() {
             if note.kind == NoteKind::Warning {
                 self.warning_count += 1;
                 if self.warnings.len() < MAX_LISTED {
@@ -305,10 +336,9 @@ impl ConversionReport {
                 continue;
             }
             // A field counts once per record and kind.
-            if seen.contains(&(note.kind, note.field.as_str())) {
+            if noted_before(notes, k) {
                 continue;
             }
-            seen.push((note.kind, note.field.as_str()));
             let table = match note.kind {
                 NoteKind::Dropped => &mut self.dropped,
                 NoteKind::Derived => &mut self.derived,
@@ -316,10 +346,10 @@ impl ConversionReport {
                 NoteKind::Missing => &mut self.missing,
                 NoteKind::Warning => unreachable!("warnings are handled above"),
             };
-            if !table.contains_key(&note.field) {
-                table.insert(note.field.clone(), Tally::default());
-            }
-            let tally = table.get_mut(&note.field).expect("inserted above");
+            let tally = match table.get_mut(&note.field) {
+                Some(tally) => tally,
+                None => table.entry(note.field.clone()).or_default(),
+            };
             tally.records += 1;
             if tally.detail.is_empty() {
                 tally.detail.clone_from(&note.detail);
@@ -422,5 +452,50 @@ mod tests {
         report.record_converted(&CanonicalRecord::default(), &notes, "f.jsonl", 1);
         assert!(!report.missing.contains_key("head_commit"));
         assert_eq!(report.derived["head_commit"].records, 1);
+    }
+
+    /// A `Notes` cleared and refilled for each record (as a conversion does, reusing
+    /// the cleared notes' buffers) says of each record what that record's notes say:
+    /// nothing of an earlier record's longer or shorter texts is left.
+    #[test]
+    fn notes_refilled_after_clear_hold_only_the_new_texts() {
+        let mut notes = Notes::new();
+        let mut report = ConversionReport::new("swe-bench", "canonical", "lossless");
+        notes.missing("environment_setup_commit_and_more", "a long first reason");
+        notes.missing("b", "x");
+        notes.dropped("c", "gone");
+        report.record_converted(&CanonicalRecord::default(), &notes, "f.jsonl", 1);
+        notes.clear();
+        assert!(notes.is_empty());
+        notes.missing("b", "y");
+        notes.missing("a", "a second, longer reason than before");
+        notes.missing("b", "said twice");
+        report.record_converted(&CanonicalRecord::default(), &notes, "f.jsonl", 2);
+        let texts: Vec<(NoteKind, &str, &str)> = notes
+            .iter()
+            .map(|n| (n.kind, n.field.as_str(), n.detail.as_str()))
+            .collect();
+        assert_eq!(
+            texts,
+            vec![
+                (NoteKind::Missing, "b", "y"),
+                (
+                    NoteKind::Missing,
+                    "a",
+                    "a second, longer reason than before"
+                ),
+                (NoteKind::Missing, "b", "said twice"),
+            ]
+        );
+        assert_eq!(
+            report.incomplete_records[0].lacks,
+            ["environment_setup_commit_and_more", "b"]
+        );
+        assert_eq!(report.incomplete_records[1].lacks, ["b", "a"]);
+        assert_eq!(report.missing["b"].records, 2);
+        assert_eq!(report.missing["b"].detail, "x");
+        assert_eq!(report.missing["a"].records, 1);
+        assert_eq!(report.dropped["c"].records, 1);
+        assert_eq!(report.incomplete, 2);
     }
 }

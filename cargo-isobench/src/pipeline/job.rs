@@ -3,6 +3,7 @@
 //! export, the target's contract).
 
 use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use isobench_core::adapter::ExportOptions;
 use isobench_core::codec::JsonStyle;
@@ -49,6 +50,9 @@ pub(super) struct Shared<'a> {
     /// Empty rows of the output's columns when it is Parquet: each worker converts its
     /// records into rows of its own, not into JSON text.
     pub(super) columns: Option<ColumnRows>,
+    /// Set once the batches written so far list as many incomplete records as the
+    /// run's report keeps: the batches converted after it list none (they are counted).
+    pub(super) incomplete_listed: AtomicBool,
     /// The output's path, under which the tests count the rows laid from text.
     #[cfg(test)]
     pub(super) output: Option<std::path::PathBuf>,
@@ -121,6 +125,7 @@ impl<'a> Shared<'a> {
             buffers,
             auto_style: plan.json_style().is_none(),
             columns: None,
+            incomplete_listed: AtomicBool::new(false),
             #[cfg(test)]
             output: plan.output.clone(),
         })
@@ -446,9 +451,12 @@ impl Job<'_> {
                 let holding = || (0..shared.routes.len()).filter(|&i| held.holds(i));
                 // Where the held texts go in the output.
                 let placed = order.map(|order| {
-                    let texts: Vec<(Route<'_>, &[u8])> = holding()
-                        .filter_map(|i| Some((shared.routes[i], held.text(raw, i)?)))
-                        .collect();
+                    // Sized at once (collected from a filter, it was grown once more).
+                    let mut texts: Vec<(Route<'_>, &[u8])> =
+                        Vec::with_capacity(shared.routes.len());
+                    texts.extend(
+                        holding().filter_map(|i| Some((shared.routes[i], held.text(raw, i)?))),
+                    );
                     shared.to.place_held(&order, &out, &texts)
                 });
                 if let Some(rows) = &mut self.rows {
@@ -496,8 +504,11 @@ impl Job<'_> {
                     done.out.push(b'\n');
                 }
                 done.report.written += 1;
+                // A batch is written after every batch before it: once those list
+                // enough incomplete records, this one's would be dropped unread.
+                let list = !shared.incomplete_listed.load(Ordering::Relaxed);
                 done.report
-                    .record_covered(&covered, &self.notes, file, line);
+                    .record_covered_listing(&covered, &self.notes, file, line, list);
                 if let Some(id) = covered.instance_id {
                     done.ids.push((id, line));
                 }

@@ -126,6 +126,7 @@ pub fn execute(registry: &Registry, plan: &ConvertPlan) -> Result<Finished, CliE
         ids: SeenIds::default(),
         files: &shared.files,
         buffers: &shared.buffers,
+        incomplete_listed: &shared.incomplete_listed,
         repeats: 0,
     };
     let outcome = pipeline(&shared, sources, settings, &mut sink);

@@ -2,6 +2,8 @@
 //! written in input order, with their counts merged, their rejects set aside and their
 //! `instance_id`s checked for repeats.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use isobench_core::ConversionReport;
 use isobench_core::report::{MAX_LISTED, RecordWarning};
 
@@ -48,6 +50,9 @@ pub(super) struct Sink<'a> {
     pub(super) files: &'a [String],
     /// Where written batches' buffers go back.
     pub(super) buffers: &'a Buffers,
+    /// Set once the report lists as many incomplete records as it keeps
+    /// ([`super::job::Shared::incomplete_listed`]).
+    pub(super) incomplete_listed: &'a AtomicBool,
     /// Records whose `instance_id` repeats an earlier one.
     pub(super) repeats: u64,
 }
@@ -71,6 +76,9 @@ impl Sink<'_> {
             ..
         } = done;
         self.report.merge(report);
+        if self.report.incomplete_records.len() >= MAX_LISTED {
+            self.incomplete_listed.store(true, Ordering::Relaxed);
+        }
         self.progress.tick(self.report.read, bytes);
         let mut rejects = rejects.into_iter();
         if self.on_error == OnError::Fail

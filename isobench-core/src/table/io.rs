@@ -91,7 +91,7 @@ impl<'f, 'n> Importer<'f, 'n> {
 
     /// Whether the record has `key`.
     pub fn has(&self, key: &str) -> bool {
-        self.record.contains_key(key)
+        codec::get_small(&self.record, key).is_some()
     }
 
     /// The keys not taken yet, in the record's order.
@@ -101,12 +101,12 @@ impl<'f, 'n> Importer<'f, 'n> {
 
     /// The value of `key`, left where it is.
     pub fn peek(&self, key: &str) -> Option<&Value> {
-        self.record.get(key)
+        codec::get_small(&self.record, key)
     }
 
     /// Takes a value of any type.
     pub fn value(&mut self, key: &str) -> Option<Value> {
-        self.record.shift_remove(key)
+        codec::take_small(&mut self.record, key)
     }
 
     /// Takes an optional string.
@@ -121,7 +121,7 @@ impl<'f, 'n> Importer<'f, 'n> {
 
     /// Takes an optional list of strings in any encoding, remembering the encoding.
     pub fn list(&mut self, key: &str) -> Result<Option<Vec<String>>, RecordError> {
-        let Some(value) = self.record.shift_remove(key) else {
+        let Some(value) = codec::take_small(&mut self.record, key) else {
             return Ok(None);
         };
         let DecodedList {
@@ -135,7 +135,7 @@ impl<'f, 'n> Importer<'f, 'n> {
 
     /// Takes a list the format requires.
     pub fn required_list(&mut self, key: &str) -> Result<Vec<String>, RecordError> {
-        if !self.record.contains_key(key) {
+        if !self.has(key) {
             return Err(self.missing(key));
         }
         Ok(self.list(key)?.unwrap_or_default())
@@ -143,7 +143,7 @@ impl<'f, 'n> Importer<'f, 'n> {
 
     /// Takes an optional JSON value that may be stored as a JSON-encoded string.
     pub fn json(&mut self, key: &str) -> Result<Option<Value>, RecordError> {
-        let Some(value) = self.record.shift_remove(key) else {
+        let Some(value) = codec::take_small(&mut self.record, key) else {
             return Ok(None);
         };
         let (decoded, encoding, reproducible) = codec::decode_json(&value, &pointer(key))?;
