@@ -183,13 +183,26 @@ pub fn write_object_holding(
     object_holding(out, map, style.writer(), held);
 }
 
-fn object_holding(
-    out: &mut Vec<u8>,
-    map: &Map<String, Value>,
-    style: jsonwrite::Style,
-    held: &[Placed<'_>],
-) {
-    let mut here: Vec<(usize, &String, &[u8])> = held
+/// An entry of an object written with held texts placed in it ([`each_entry_holding`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum EntryHolding<'m, 't> {
+    /// A held text, written as it is.
+    Held(&'t [u8]),
+    /// A value of the object, with the held texts to place inside it (their paths from
+    /// the value down): written by [`write_value_holding`].
+    Value(&'m Value, Vec<Placed<'t>>),
+}
+
+/// Calls `each` with the key and the value of every entry [`write_object_holding`]
+/// writes for `map` and `held`, in the order it writes them: `map`'s entries, with each
+/// held text of a top-level path at its index (those placed past the last entry at the
+/// end, in order). Stops at the first `None` of `each`, and gives it.
+pub fn each_entry_holding<'m, 't>(
+    map: &'m Map<String, Value>,
+    held: &[Placed<'t>],
+    mut each: impl FnMut(&str, EntryHolding<'m, 't>) -> Option<()>,
+) -> Option<()> {
+    let mut here: Vec<(usize, &'t String, &'t [u8])> = held
         .iter()
         .filter_map(|p| match p.path {
             [key] => Some((p.at, key, p.text)),
@@ -200,32 +213,20 @@ fn object_holding(
     let mut here = here.into_iter().peekable();
     let mut entries = map.iter();
     let mut written = 0;
-    out.push(b'{');
     loop {
         // A held text goes at its index; those placed past the last entry, at the end,
         // in order.
-        let (key, item) = match here.next_if(|(at, ..)| *at <= written || entries.len() == 0) {
-            Some((_, key, text)) => (key, Err(text)),
-            None => match entries.next() {
-                Some((key, item)) => (key, Ok(item)),
-                None => break,
-            },
-        };
-        if written > 0 {
-            jsonwrite::separator(out, b',', style.spaced);
+        if let Some((_, key, text)) = here.next_if(|(at, ..)| *at <= written || entries.len() == 0)
+        {
+            written += 1;
+            each(key, EntryHolding::Held(text))?;
+            continue;
         }
-        written += 1;
-        jsonwrite::text(out, key, style);
-        jsonwrite::separator(out, b':', style.spaced);
-        // `Err`: a held text, written as it is.
-        let item = match item {
-            Ok(item) => item,
-            Err(text) => {
-                out.extend_from_slice(text);
-                continue;
-            }
+        let Some((key, item)) = entries.next() else {
+            return Some(());
         };
-        let inner: Vec<Placed<'_>> = held
+        written += 1;
+        let inner: Vec<Placed<'t>> = held
             .iter()
             .filter(|p| p.path.len() > 1 && p.path[0] == *key)
             .map(|p| Placed {
@@ -233,13 +234,49 @@ fn object_holding(
                 ..*p
             })
             .collect();
-        match item {
-            Value::Object(object) if !inner.is_empty() => {
-                object_holding(out, object, style, &inner);
-            }
-            _ => jsonwrite::value(out, item, style),
-        }
+        each(key, EntryHolding::Value(item, inner))?;
     }
+}
+
+/// Appends `value` as [`JsonStyle::write_value`] does, with the held texts of `inner`
+/// (paths from `value` down) placed in it as [`write_object_holding`] places them.
+pub fn write_value_holding(
+    style: JsonStyle,
+    out: &mut Vec<u8>,
+    value: &Value,
+    inner: &[Placed<'_>],
+) {
+    value_holding(out, value, style.writer(), inner);
+}
+
+fn value_holding(out: &mut Vec<u8>, value: &Value, style: jsonwrite::Style, inner: &[Placed<'_>]) {
+    match value {
+        Value::Object(object) if !inner.is_empty() => object_holding(out, object, style, inner),
+        _ => jsonwrite::value(out, value, style),
+    }
+}
+
+fn object_holding(
+    out: &mut Vec<u8>,
+    map: &Map<String, Value>,
+    style: jsonwrite::Style,
+    held: &[Placed<'_>],
+) {
+    out.push(b'{');
+    let mut first = true;
+    each_entry_holding(map, held, |key, entry| {
+        if !first {
+            jsonwrite::separator(out, b',', style.spaced);
+        }
+        first = false;
+        jsonwrite::text(out, key, style);
+        jsonwrite::separator(out, b':', style.spaced);
+        match entry {
+            EntryHolding::Held(text) => out.extend_from_slice(text),
+            EntryHolding::Value(item, inner) => value_holding(out, item, style, &inner),
+        }
+        Some(())
+    });
     out.push(b'}');
 }
 

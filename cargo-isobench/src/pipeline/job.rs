@@ -55,10 +55,11 @@ pub(super) struct Shared<'a> {
 }
 
 /// For each batch of a Parquet output written in a test: the output, how many rows were
-/// laid into its columns from their text ([`ColumnRows::push_text`]), parsed from it,
-/// and pushed as the values exported (nothing held).
+/// laid into its columns from the exported record and its held texts
+/// ([`ColumnRows::push_holding`]), laid from their text ([`ColumnRows::push_text`]),
+/// parsed from it, and pushed as the values exported (nothing held).
 #[cfg(test)]
-pub(crate) static LAID: std::sync::Mutex<Vec<(std::path::PathBuf, [usize; 3])>> =
+pub(crate) static LAID: std::sync::Mutex<Vec<(std::path::PathBuf, [usize; 4])>> =
     std::sync::Mutex::new(Vec::new());
 
 /// For each batch converted in a test: the output, and how many of the batch's records
@@ -353,11 +354,12 @@ impl Job<'_> {
         }
         #[cfg(test)]
         if let (Some(rows), Some(output)) = (&self.rows, &shared.output) {
-            let (laid, parsed) = rows.laid();
+            let [direct, laid, parsed] = rows.laid();
             let written = usize::try_from(done.report.written).expect("a batch's records");
+            let pushed = written - direct - laid - parsed;
             LAID.lock()
                 .expect("no test panicked holding it")
-                .push((output.clone(), [laid, parsed, written - laid - parsed]));
+                .push((output.clone(), [direct, laid, parsed, pushed]));
         }
         done.rows = self.rows.as_mut().map(ColumnRows::take_rows);
         done
@@ -456,16 +458,31 @@ impl Job<'_> {
                     // has a key (`{}` is the same in every style). Its row groups are
                     // cut by the rows' bytes in the arrays built of them.
                     if let Some(placed) = placed {
-                        // Written as JSON Lines would be, compact, and laid into the
-                        // columns from that text (`done.out` is free: rows go out).
-                        done.out.clear();
-                        let text = &mut done.out;
-                        passthrough::write_object_holding(JsonStyle::Compact, text, &out, &placed);
-                        if text.as_slice() != b"{}" {
-                            rows.note_style(style);
+                        // Laid straight into the columns, each held text into its own,
+                        // where the text written compact would be laid from its text.
+                        if let Some(any) = rows.push_holding(&out, &placed) {
+                            if any {
+                                rows.note_style(style);
+                            }
+                        } else {
+                            // Else written as JSON Lines would be, compact, and laid into the
+                            // columns from that text (`done.out` is free: rows go out).
+                            done.out.clear();
+                            let text = &mut done.out;
+                            passthrough::write_object_holding(
+                                JsonStyle::Compact,
+                                text,
+                                &out,
+                                &placed,
+                            );
+                            if text.as_slice() != b"{}" {
+                                rows.note_style(style);
+                            }
+                            rows.push_text(
+                                std::str::from_utf8(text).expect("the writer writes UTF-8"),
+                            );
+                            done.out.clear();
                         }
-                        rows.push_text(std::str::from_utf8(text).expect("the writer writes UTF-8"));
-                        done.out.clear();
                     } else {
                         if !out.is_empty() {
                             rows.note_style(style);

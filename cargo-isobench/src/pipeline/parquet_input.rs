@@ -181,7 +181,8 @@ fn convert_to(to: &str, options: &[&str]) -> i32 {
 }
 
 /// How many records converted into `output` were read with values held, and how many
-/// of its rows were laid into Parquet columns from their text, since last asked.
+/// of its rows were laid into Parquet columns straight from the record and its held
+/// texts, since last asked.
 fn counts(output: &Path) -> (usize, usize) {
     let mut held = 0;
     HELD.lock().expect("a test panicked").retain(|(o, n)| {
