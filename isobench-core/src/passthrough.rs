@@ -34,6 +34,7 @@ use std::ops::Range;
 use serde_json::{Map, Value};
 
 use crate::codec::{Encoding, JsonStyle};
+use crate::contract::HeldValue;
 use crate::jsonwrite;
 
 /// The canonical fields that may pass at all: the bulk of a record (patches, texts,
@@ -186,8 +187,8 @@ pub fn write_object_holding(
 /// An entry of an object written with held texts placed in it ([`each_entry_holding`]).
 #[derive(Debug, Clone, PartialEq)]
 pub enum EntryHolding<'m, 't> {
-    /// A held text, written as it is.
-    Held(&'t [u8]),
+    /// The held text of this index of the texts given, written as it is.
+    Held(usize, &'t [u8]),
     /// A value of the object, with the held texts to place inside it (their paths from
     /// the value down): written by [`write_value_holding`].
     Value(&'m Value, Vec<Placed<'t>>),
@@ -202,10 +203,11 @@ pub fn each_entry_holding<'m, 't>(
     held: &[Placed<'t>],
     mut each: impl FnMut(&str, EntryHolding<'m, 't>) -> Option<()>,
 ) -> Option<()> {
-    let mut here: Vec<(usize, &'t String, &'t [u8])> = held
+    let mut here: Vec<(usize, &'t String, usize)> = held
         .iter()
-        .filter_map(|p| match p.path {
-            [key] => Some((p.at, key, p.text)),
+        .enumerate()
+        .filter_map(|(i, p)| match p.path {
+            [key] => Some((p.at, key, i)),
             _ => None,
         })
         .collect();
@@ -216,10 +218,9 @@ pub fn each_entry_holding<'m, 't>(
     loop {
         // A held text goes at its index; those placed past the last entry, at the end,
         // in order.
-        if let Some((_, key, text)) = here.next_if(|(at, ..)| *at <= written || entries.len() == 0)
-        {
+        if let Some((_, key, i)) = here.next_if(|(at, ..)| *at <= written || entries.len() == 0) {
             written += 1;
-            each(key, EntryHolding::Held(text))?;
+            each(key, EntryHolding::Held(i, held[i].text))?;
             continue;
         }
         let Some((key, item)) = entries.next() else {
@@ -272,7 +273,7 @@ fn object_holding(
         jsonwrite::text(out, key, style);
         jsonwrite::separator(out, b':', style.spaced);
         match entry {
-            EntryHolding::Held(text) => out.extend_from_slice(text),
+            EntryHolding::Held(_, text) => out.extend_from_slice(text),
             EntryHolding::Value(item, inner) => value_holding(out, item, style, &inner),
         }
         Some(())
@@ -306,6 +307,9 @@ pub struct Held {
 struct Entry {
     /// Whether the text is in `made` (else in the record's text).
     made: bool,
+    /// Whether the text is a string's own bytes, not its JSON text
+    /// ([`Held::hold_string_raw`]).
+    raw: bool,
     range: Range<usize>,
     position: usize,
     encoding: Option<Encoding>,
@@ -347,6 +351,7 @@ impl Held {
             route,
             Entry {
                 made: false,
+                raw: false,
                 range,
                 position,
                 encoding: None,
@@ -361,6 +366,7 @@ impl Held {
             route,
             Entry {
                 made: false,
+                raw: false,
                 range,
                 position,
                 encoding: Some(Encoding::Native),
@@ -417,6 +423,50 @@ impl Held {
         let start = self.made.len();
         jsonwrite::text(&mut self.made, value, style.writer());
         self.keep_made(route, start, position, None);
+    }
+
+    /// Holds the string `value`, a value its caller reads outside any JSON text (a cell
+    /// of a column), for `route`, under the `position`-th key of the record, as its own
+    /// bytes rather than its JSON text: for a writer that lays it as it is (a string
+    /// column of a Parquet output), which asks [`Self::is_raw`]. [`Self::text`] gives
+    /// those bytes, [`Self::escape_raw`] makes them the JSON text
+    /// [`Self::hold_string_value`] holds.
+    pub fn hold_string_raw(&mut self, route: usize, value: &str, position: usize) {
+        let start = self.made.len();
+        self.made.extend_from_slice(value.as_bytes());
+        self.keep_made(route, start, position, None);
+        if let Some(Some(entry)) = self.entries.get_mut(route) {
+            entry.raw = true;
+        }
+    }
+
+    /// Whether the `route`-th route's value is held as a string's own bytes
+    /// ([`Self::hold_string_raw`]).
+    pub fn is_raw(&self, route: usize) -> bool {
+        matches!(self.entries.get(route), Some(Some(entry)) if entry.raw)
+    }
+
+    /// Whether any value is held as a string's own bytes ([`Self::hold_string_raw`]).
+    pub fn any_raw(&self) -> bool {
+        self.entries.iter().flatten().any(|e| e.raw)
+    }
+
+    /// Rewrites each value held as a string's own bytes as its JSON text in `style`, as
+    /// [`Self::hold_string_value`] would have held it.
+    pub fn escape_raw(&mut self, style: JsonStyle) {
+        for route in 0..self.entries.len() {
+            let Some(Some(entry)) = self.entries.get(route) else {
+                continue;
+            };
+            if !entry.raw {
+                continue;
+            }
+            let (range, position) = (entry.range.clone(), entry.position);
+            let value = std::str::from_utf8(&self.made[range])
+                .expect("a string held as its bytes")
+                .to_owned();
+            self.hold_string_value(route, &value, style, position);
+        }
     }
 
     /// Holds `list`, the value of a string holding a JSON-encoded list that its caller
@@ -503,6 +553,7 @@ impl Held {
             route,
             Entry {
                 made: true,
+                raw: false,
                 range,
                 position,
                 encoding,
@@ -556,6 +607,26 @@ impl Held {
             .iter()
             .position(|route| key.split('/').eq(route.path.iter().map(String::as_str)))?;
         self.text(text, route)
+    }
+
+    /// The value held for the output key `key`, as [`Self::at_key`] finds it: its JSON
+    /// text, or the string a value held as its own bytes is
+    /// ([`Self::hold_string_raw`]).
+    pub fn value_at_key<'a>(
+        &'a self,
+        routes: &[Route<'_>],
+        text: &'a [u8],
+        key: &str,
+    ) -> Option<HeldValue<'a>> {
+        let route = routes
+            .iter()
+            .position(|route| key.split('/').eq(route.path.iter().map(String::as_str)))?;
+        let held = self.text(text, route)?;
+        Some(if self.is_raw(route) {
+            HeldValue::Str(std::str::from_utf8(held).expect("a string held as its bytes"))
+        } else {
+            HeldValue::Text(held)
+        })
     }
 }
 

@@ -80,6 +80,9 @@ pub struct ColumnRows {
     direct: usize,
     laid: usize,
     parsed: usize,
+    /// How many cells of the buffered rows [`Self::push_holding`] laid from a string's
+    /// own bytes.
+    raw: usize,
 }
 
 /// Where a record's property goes in [`ColumnRows::push`].
@@ -218,6 +221,7 @@ impl ColumnRows {
             direct: 0,
             laid: 0,
             parsed: 0,
+            raw: 0,
         }
     }
 
@@ -326,29 +330,50 @@ impl ColumnRows {
     /// style, without writing it: each entry, in the order that text has them, is laid
     /// straight into its column by [`lay_cell`], a held string unescaped from its text
     /// and a value of the record (with the held texts inside it, for a JSON column)
-    /// written into the column. `None`, with nothing changed, where [`Self::push_text`]
-    /// would not lay the text (a key undeclared or out of column order, a `null`, a value
-    /// of another type than its column's): push that text then. Else whether the record
-    /// written has an entry.
+    /// written into the column. `raw` tells which texts of `held` (by index) are a
+    /// string's own bytes rather than its JSON text ([`Held::hold_string_raw`]): each
+    /// such one goes as it is into a string column ([`Self::lays_string`]). `None`, with
+    /// nothing changed, where [`Self::push_text`] would not lay the text (a key
+    /// undeclared or out of column order, a `null`, a value of another type than its
+    /// column's) or a string's own bytes are for another column: push the text then,
+    /// with every held text JSON. Else whether the record written has an entry.
+    ///
+    /// [`Held::hold_string_raw`]: isobench_core::passthrough::Held::hold_string_raw
     pub fn push_holding(
         &mut self,
         record: &Map<String, Value>,
         held: &[Placed<'_>],
+        raw: impl Fn(usize) -> bool,
     ) -> Option<bool> {
         let mark = self.texts.len();
-        let mut entries = 0;
+        let (mut entries, mut raws) = (0, 0);
         self.lay(|each| {
             passthrough::each_entry_holding(record, held, |key, entry| {
                 entries += 1;
                 match entry {
-                    EntryHolding::Held(text) => each(key, Laid::Token(text)),
+                    EntryHolding::Held(i, text) if raw(i) => {
+                        raws += 1;
+                        each(key, Laid::Raw(text))
+                    }
+                    EntryHolding::Held(_, text) => each(key, Laid::Token(text)),
                     EntryHolding::Value(value, inner) => each(key, Laid::Value(value, &inner)),
                 }
             })
         })?;
         self.bytes += self.texts.len() - mark;
         self.direct += 1;
+        self.raw += raws;
         Some(entries > 0)
+    }
+
+    /// Whether the record key `key` has a string column, into which [`Self::push_holding`]
+    /// lays a string given as its own bytes.
+    pub fn lays_string(&self, key: &str) -> bool {
+        let columns = &*self.columns;
+        columns
+            .index
+            .get(key)
+            .is_some_and(|&i| matches!(columns.declared[i].1, Shape::Str | Shape::Text))
     }
 
     /// Lays a row whose entries `walk` gives to the closure it is handed, in order, each
@@ -391,16 +416,17 @@ impl ColumnRows {
 
     /// How many of the rows buffered since the last [`Self::take_rows`] were laid from
     /// their record and held texts ([`Self::push_holding`]), and given as text
-    /// ([`Self::push_text`]): laid from it, and parsed and pushed.
-    pub fn laid(&self) -> [usize; 3] {
-        [self.direct, self.laid, self.parsed]
+    /// ([`Self::push_text`]): laid from it, and parsed and pushed; and how many of their
+    /// cells [`Self::push_holding`] laid from a string's own bytes.
+    pub fn laid(&self) -> [usize; 4] {
+        [self.direct, self.laid, self.parsed, self.raw]
     }
 
     /// The buffered rows as a record batch of every column, with the columns they use,
     /// their JSON style and their bytes in the batch, for [`ParquetWriter::write_batch`];
     /// the rows start afresh (no column used, no style).
     pub fn take_rows(&mut self) -> io::Result<RowsBatch> {
-        (self.direct, self.laid, self.parsed) = (0, 0, 0);
+        (self.direct, self.laid, self.parsed, self.raw) = (0, 0, 0, 0);
         let batch = self.take_batch()?;
         let sizes = row_bytes(&batch);
         Ok(RowsBatch {
@@ -1007,11 +1033,14 @@ enum Laid<'a> {
     Token(&'a [u8]),
     /// The value, with held texts to place inside it (their paths from it down).
     Value(&'a Value, &'a [Placed<'a>]),
+    /// A string's own bytes (UTF-8), for a string column only.
+    Raw(&'a [u8]),
 }
 
 /// Appends the cell of a column of `shape` for a value given as `laid` to `texts`: a
 /// string column's string, unescaped from its token; a JSON column's compact JSON text
-/// (the text the record's compact text holds, held texts placed in it). `None`, with
+/// (the text the record's compact text holds, held texts placed in it); a string given
+/// as its own bytes, as they are into a string column. `None`, with
 /// `texts` then holding a part of it, for a value the column does not take so (not a
 /// string for a string column, `null` for a JSON column, any column of another shape).
 /// The one writer of the cells of [`ColumnRows::push_text`] and
@@ -1021,6 +1050,10 @@ fn lay_cell(shape: &Shape, laid: Laid<'_>, texts: &mut Vec<u8>) -> Option<()> {
         (Shape::Str | Shape::Text, Laid::Token(token)) => split::unescape_into(token, texts),
         (Shape::Str | Shape::Text, Laid::Value(Value::String(text), _)) => {
             texts.extend_from_slice(text.as_bytes());
+            Some(())
+        }
+        (Shape::Str | Shape::Text, Laid::Raw(text)) => {
+            texts.extend_from_slice(text);
             Some(())
         }
         (Shape::Json, Laid::Token(token)) if token != b"null" => {

@@ -57,9 +57,10 @@ pub(super) struct Shared<'a> {
 /// For each batch of a Parquet output written in a test: the output, how many rows were
 /// laid into its columns from the exported record and its held texts
 /// ([`ColumnRows::push_holding`]), laid from their text ([`ColumnRows::push_text`]),
-/// parsed from it, and pushed as the values exported (nothing held).
+/// parsed from it, and pushed as the values exported (nothing held); and how many
+/// cells were laid from a string held as its own bytes (read from Parquet).
 #[cfg(test)]
-pub(crate) static LAID: std::sync::Mutex<Vec<(std::path::PathBuf, [usize; 4])>> =
+pub(crate) static LAID: std::sync::Mutex<Vec<(std::path::PathBuf, [usize; 5])>> =
     std::sync::Mutex::new(Vec::new());
 
 /// For each batch converted in a test: the output, and how many of the batch's records
@@ -279,6 +280,20 @@ impl Job<'_> {
         #[cfg(feature = "parquet")]
         let items = if let Some(arrow) = &arrow {
             let reading = arrow.reading(routes);
+            // Into a Parquet output, a string a string column takes whole is held as its
+            // own bytes and laid as it is.
+            let reading = match &self.rows {
+                Some(rows) => {
+                    let raw = (shared.routes.iter())
+                        .map(|route| match route.path {
+                            [key] => rows.lays_string(key),
+                            _ => false,
+                        })
+                        .collect();
+                    reading.holding_raw_strings(raw)
+                }
+                None => reading,
+            };
             for (k, item) in items.into_iter().enumerate() {
                 let record = match reading.holding(k, &mut held) {
                     Ok(record) => record,
@@ -354,12 +369,12 @@ impl Job<'_> {
         }
         #[cfg(test)]
         if let (Some(rows), Some(output)) = (&self.rows, &shared.output) {
-            let [direct, laid, parsed] = rows.laid();
+            let [direct, laid, parsed, raw] = rows.laid();
             let written = usize::try_from(done.report.written).expect("a batch's records");
             let pushed = written - direct - laid - parsed;
             LAID.lock()
                 .expect("no test panicked holding it")
-                .push((output.clone(), [direct, laid, parsed, pushed]));
+                .push((output.clone(), [direct, laid, parsed, pushed, raw]));
         }
         done.rows = self.rows.as_mut().map(ColumnRows::take_rows);
         done
@@ -447,26 +462,44 @@ impl Job<'_> {
                 // The routes that hold a text, in order, when the reader held some.
                 let holding = || (0..shared.routes.len()).filter(|&i| held.holds(i));
                 // Where the held texts go in the output.
-                let placed = order.map(|order| {
-                    let texts: Vec<(Route<'_>, &[u8])> = holding()
-                        .filter_map(|i| Some((shared.routes[i], held.text(raw, i)?)))
-                        .collect();
-                    shared.to.place_held(&order, &out, &texts)
+                let placed = order.as_ref().map(|order| {
+                    shared
+                        .to
+                        .place_held(order, &out, &held_texts(&shared.routes, held, raw))
                 });
                 if let Some(rows) = &mut self.rows {
                     // The file's JSON style is that of the first record written that
                     // has a key (`{}` is the same in every style). Its row groups are
                     // cut by the rows' bytes in the arrays built of them.
                     if let Some(placed) = placed {
-                        // Laid straight into the columns, each held text into its own,
-                        // where the text written compact would be laid from its text.
-                        if let Some(any) = rows.push_holding(&out, &placed) {
+                        // Laid straight into the columns, each held text into its own (a
+                        // string held as its own bytes as it is), where the text written
+                        // compact would be laid from its text.
+                        let raws: Vec<bool> = if held.any_raw() {
+                            holding().map(|i| held.is_raw(i)).collect()
+                        } else {
+                            Vec::new()
+                        };
+                        let is_raw = |k: usize| raws.get(k) == Some(&true);
+                        if let Some(any) = rows.push_holding(&out, &placed, is_raw) {
                             if any {
                                 rows.note_style(style);
                             }
                         } else {
-                            // Else written as JSON Lines would be, compact, and laid into the
-                            // columns from that text (`done.out` is free: rows go out).
+                            // Else written as JSON Lines would be, compact, every held text
+                            // JSON, and laid into the columns from that text (`done.out` is
+                            // free: rows go out).
+                            let json;
+                            let placed = if raws.contains(&true) {
+                                let mut escaped = held.clone();
+                                escaped.escape_raw(JsonStyle::Compact);
+                                json = escaped;
+                                let order = order.as_ref().expect("held texts have an order");
+                                let texts = held_texts(&shared.routes, &json, raw);
+                                shared.to.place_held(order, &out, &texts)
+                            } else {
+                                placed
+                            };
                             done.out.clear();
                             let text = &mut done.out;
                             passthrough::write_object_holding(
@@ -585,7 +618,7 @@ impl Job<'_> {
                 ),
             );
         }
-        let unmet = contract.check(out, &text_of);
+        let unmet = contract.check_held(out, &|key| held.value_at_key(routes, raw, key));
         let Some(first) = unmet.first() else {
             return Ok(());
         };
@@ -670,6 +703,18 @@ impl Job<'_> {
         });
         self.shared.on_error == OnError::Skip
     }
+}
+
+/// The texts `held` holds for a record of text `raw`, with their routes of `routes`, in
+/// route order.
+fn held_texts<'t>(
+    routes: &[Route<'t>],
+    held: &'t Held,
+    raw: &'t [u8],
+) -> Vec<(Route<'t>, &'t [u8])> {
+    (0..routes.len())
+        .filter_map(|i| Some((routes[i], held.text(raw, i)?)))
+        .collect()
 }
 
 /// The raw text of a rejected line, as a JSON string (hex when it is not UTF-8).
