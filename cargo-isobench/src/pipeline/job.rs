@@ -7,7 +7,8 @@ use std::io;
 use isobench_core::adapter::ExportOptions;
 use isobench_core::codec::JsonStyle;
 use isobench_core::contract::Problem;
-use isobench_core::passthrough::{self, Held, Route};
+use isobench_core::passthrough::{self, Held, Placed, Route};
+use isobench_core::registry::HeldOrder;
 use isobench_core::report::{Covered, NoteKind, Rejection};
 use isobench_core::schema::Profile;
 use isobench_core::{Contract, ConversionReport, Notes, RecordError, Registered, Registry};
@@ -472,50 +473,9 @@ impl Job<'_> {
                     // has a key (`{}` is the same in every style). Its row groups are
                     // cut by the rows' bytes in the arrays built of them.
                     if let Some(placed) = placed {
-                        // Laid straight into the columns, each held text into its own (a
-                        // string held as its own bytes as it is), where the text written
-                        // compact would be laid from its text.
-                        let raws: Vec<bool> = if held.any_raw() {
-                            holding().map(|i| held.is_raw(i)).collect()
-                        } else {
-                            Vec::new()
-                        };
-                        let is_raw = |k: usize| raws.get(k) == Some(&true);
-                        if let Some(any) = rows.push_holding(&out, &placed, is_raw) {
-                            if any {
-                                rows.note_style(style);
-                            }
-                        } else {
-                            // Else written as JSON Lines would be, compact, every held text
-                            // JSON, and laid into the columns from that text (`done.out` is
-                            // free: rows go out).
-                            let json;
-                            let placed = if raws.contains(&true) {
-                                let mut escaped = held.clone();
-                                escaped.escape_raw(JsonStyle::Compact);
-                                json = escaped;
-                                let order = order.as_ref().expect("held texts have an order");
-                                let texts = held_texts(&shared.routes, &json, raw);
-                                shared.to.place_held(order, &out, &texts)
-                            } else {
-                                placed
-                            };
-                            done.out.clear();
-                            let text = &mut done.out;
-                            passthrough::write_object_holding(
-                                JsonStyle::Compact,
-                                text,
-                                &out,
-                                &placed,
-                            );
-                            if text.as_slice() != b"{}" {
-                                rows.note_style(style);
-                            }
-                            rows.push_text(
-                                std::str::from_utf8(text).expect("the writer writes UTF-8"),
-                            );
-                            done.out.clear();
-                        }
+                        let order = order.as_ref().expect("held texts have an order");
+                        let record = (&out, order, placed);
+                        lay_holding(shared, rows, record, (held, raw), style, &mut done.out);
                     } else {
                         if !out.is_empty() {
                             rows.note_style(style);
@@ -703,6 +663,55 @@ impl Job<'_> {
         });
         self.shared.on_error == OnError::Skip
     }
+}
+
+/// Lays `out`, a record exported with the held texts `placed` (placed by `order`), into
+/// the Parquet output's `rows`: straight into the columns, each held text into its own
+/// (a string held as its own bytes as it is), where the text written compact would be
+/// laid from its text; else written as JSON Lines would be, compact, every held text
+/// JSON, and laid into the columns from that text (written in `scratch`, left empty).
+/// `held` and `raw`: the values the reader held, and the record's text. The file's JSON
+/// style is that of the first record written that has a key (`{}` is the same in every
+/// style).
+fn lay_holding(
+    shared: &Shared<'_>,
+    rows: &mut ColumnRows,
+    (out, order, placed): (&Map<String, Value>, &HeldOrder, Vec<Placed<'_>>),
+    (held, raw): (&Held, &[u8]),
+    style: JsonStyle,
+    scratch: &mut Vec<u8>,
+) {
+    let as_bytes: Vec<bool> = if held.any_raw() {
+        (0..shared.routes.len())
+            .filter(|&i| held.holds(i))
+            .map(|i| held.is_raw(i))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    if let Some(any) = rows.push_holding(out, &placed, |k| as_bytes.get(k) == Some(&true)) {
+        if any {
+            rows.note_style(style);
+        }
+        return;
+    }
+    let json;
+    let placed = if as_bytes.contains(&true) {
+        let mut escaped = held.clone();
+        escaped.escape_raw(JsonStyle::Compact);
+        json = escaped;
+        let texts = held_texts(&shared.routes, &json, raw);
+        shared.to.place_held(order, out, &texts)
+    } else {
+        placed
+    };
+    scratch.clear();
+    passthrough::write_object_holding(JsonStyle::Compact, scratch, out, &placed);
+    if scratch.as_slice() != b"{}" {
+        rows.note_style(style);
+    }
+    rows.push_text(std::str::from_utf8(scratch).expect("the writer writes UTF-8"));
+    scratch.clear();
 }
 
 /// The texts `held` holds for a record of text `raw`, with their routes of `routes`, in
