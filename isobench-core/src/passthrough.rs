@@ -567,7 +567,8 @@ impl Held {
         self.entries.iter().flatten().any(|e| e.made)
     }
 
-    /// The text held for the `route`-th route, for `text`, the record's JSON text.
+    /// The text held for the `route`-th route, for `text`, the record's JSON text: JSON
+    /// text, or a string's own bytes for a value held so ([`Self::is_raw`]).
     pub fn text<'a>(&'a self, text: &'a [u8], route: usize) -> Option<&'a [u8]> {
         let entry = self.entries.get(route)?.as_ref()?;
         Some(if entry.made {

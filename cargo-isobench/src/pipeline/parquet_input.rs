@@ -1,4 +1,5 @@
-//! Parquet input with the values a conversion only moves held as JSON text, checked
+//! Parquet input with the values a conversion only moves held as JSON text (or, for a
+//! Parquet output's string column, as the cell's own bytes), checked
 //! through the whole command on generated files: the output (JSON Lines in every style,
 //! and Parquet) and the rejects are byte for byte those of the same conversion with
 //! nothing held, into SWE-bench and into canonical; the counters say the held path ran.
