@@ -326,6 +326,17 @@ impl Requirement {
         self.verdict(true, empty)
     }
 
+    /// The verdict [`Requirement::problem`] gives the value `held` stands for.
+    fn held_problem(&self, held: HeldValue<'_>) -> Option<Problem> {
+        match held {
+            HeldValue::Text(text) => self.text_problem(text),
+            HeldValue::Str(s) if matches!(self.kind, Kind::String | Kind::StringOrNull) => {
+                self.verdict(true, s.trim().is_empty())
+            }
+            HeldValue::Str(s) => self.problem(&Value::String(s.to_owned())),
+        }
+    }
+
     /// The problem of a value that `fits` the kind or not, and is `empty` or not.
     fn verdict(&self, fits: bool, empty: bool) -> Option<Problem> {
         if !fits {
@@ -467,6 +478,15 @@ impl Unmet<'_> {
     }
 }
 
+/// A value a conversion holds outside the record, as [`Contract::check_held`] judges it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeldValue<'t> {
+    /// Its JSON text, as the writer writes it.
+    Text(&'t [u8]),
+    /// A string, as itself (not as JSON text).
+    Str(&'t str),
+}
+
 /// What a format's consumer requires of every record.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Contract {
@@ -506,12 +526,22 @@ impl Contract {
         record: &Map<String, Value>,
         held: &dyn Fn(&str) -> Option<&'t [u8]>,
     ) -> Vec<Unmet<'c>> {
+        self.check_held(record, &|key| held(key).map(HeldValue::Text))
+    }
+
+    /// [`Self::check`], with each held value given as its JSON text or as the string it
+    /// is ([`HeldValue`]).
+    pub fn check_held<'c, 't>(
+        &'c self,
+        record: &Map<String, Value>,
+        held: &dyn Fn(&str) -> Option<HeldValue<'t>>,
+    ) -> Vec<Unmet<'c>> {
         self.requires
             .iter()
             .filter_map(|requirement| {
                 let problem = match lookup(record, &requirement.key) {
                     None => match held(&requirement.key) {
-                        Some(text) => requirement.text_problem(text),
+                        Some(value) => requirement.held_problem(value),
                         None => Some(Problem::Absent),
                     },
                     Some(Value::Null) if requirement.kind != Kind::StringOrNull => {
@@ -809,6 +839,13 @@ mod tests {
                         r.problem(value),
                         "{kind:?} non-empty {non_empty}: {value}"
                     );
+                    if let Value::String(s) = value {
+                        assert_eq!(
+                            r.held_problem(HeldValue::Str(s)),
+                            r.problem(value),
+                            "{kind:?} non-empty {non_empty}: {value} as a string"
+                        );
+                    }
                 }
             }
         }

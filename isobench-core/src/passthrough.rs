@@ -34,6 +34,7 @@ use std::ops::Range;
 use serde_json::{Map, Value};
 
 use crate::codec::{Encoding, JsonStyle};
+use crate::contract::HeldValue;
 use crate::jsonwrite;
 
 /// The canonical fields that may pass at all: the bulk of a record (patches, texts,
@@ -183,16 +184,30 @@ pub fn write_object_holding(
     object_holding(out, map, style.writer(), held);
 }
 
-fn object_holding(
-    out: &mut Vec<u8>,
-    map: &Map<String, Value>,
-    style: jsonwrite::Style,
-    held: &[Placed<'_>],
-) {
-    let mut here: Vec<(usize, &String, &[u8])> = held
+/// An entry of an object written with held texts placed in it ([`each_entry_holding`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum EntryHolding<'m, 't> {
+    /// The held text of this index of the texts given, written as it is.
+    Held(usize, &'t [u8]),
+    /// A value of the object, with the held texts to place inside it (their paths from
+    /// the value down): written by [`write_value_holding`].
+    Value(&'m Value, Vec<Placed<'t>>),
+}
+
+/// Calls `each` with the key and the value of every entry [`write_object_holding`]
+/// writes for `map` and `held`, in the order it writes them: `map`'s entries, with each
+/// held text of a top-level path at its index (those placed past the last entry at the
+/// end, in order). Stops at the first `None` of `each`, and gives it.
+pub fn each_entry_holding<'m, 't>(
+    map: &'m Map<String, Value>,
+    held: &[Placed<'t>],
+    mut each: impl FnMut(&str, EntryHolding<'m, 't>) -> Option<()>,
+) -> Option<()> {
+    let mut here: Vec<(usize, &'t String, usize)> = held
         .iter()
-        .filter_map(|p| match p.path {
-            [key] => Some((p.at, key, p.text)),
+        .enumerate()
+        .filter_map(|(i, p)| match p.path {
+            [key] => Some((p.at, key, i)),
             _ => None,
         })
         .collect();
@@ -200,32 +215,19 @@ fn object_holding(
     let mut here = here.into_iter().peekable();
     let mut entries = map.iter();
     let mut written = 0;
-    out.push(b'{');
     loop {
         // A held text goes at its index; those placed past the last entry, at the end,
         // in order.
-        let (key, item) = match here.next_if(|(at, ..)| *at <= written || entries.len() == 0) {
-            Some((_, key, text)) => (key, Err(text)),
-            None => match entries.next() {
-                Some((key, item)) => (key, Ok(item)),
-                None => break,
-            },
-        };
-        if written > 0 {
-            jsonwrite::separator(out, b',', style.spaced);
+        if let Some((_, key, i)) = here.next_if(|(at, ..)| *at <= written || entries.len() == 0) {
+            written += 1;
+            each(key, EntryHolding::Held(i, held[i].text))?;
+            continue;
         }
-        written += 1;
-        jsonwrite::text(out, key, style);
-        jsonwrite::separator(out, b':', style.spaced);
-        // `Err`: a held text, written as it is.
-        let item = match item {
-            Ok(item) => item,
-            Err(text) => {
-                out.extend_from_slice(text);
-                continue;
-            }
+        let Some((key, item)) = entries.next() else {
+            return Some(());
         };
-        let inner: Vec<Placed<'_>> = held
+        written += 1;
+        let inner: Vec<Placed<'t>> = held
             .iter()
             .filter(|p| p.path.len() > 1 && p.path[0] == *key)
             .map(|p| Placed {
@@ -233,13 +235,49 @@ fn object_holding(
                 ..*p
             })
             .collect();
-        match item {
-            Value::Object(object) if !inner.is_empty() => {
-                object_holding(out, object, style, &inner);
-            }
-            _ => jsonwrite::value(out, item, style),
-        }
+        each(key, EntryHolding::Value(item, inner))?;
     }
+}
+
+/// Appends `value` as [`JsonStyle::write_value`] does, with the held texts of `inner`
+/// (paths from `value` down) placed in it as [`write_object_holding`] places them.
+pub fn write_value_holding(
+    style: JsonStyle,
+    out: &mut Vec<u8>,
+    value: &Value,
+    inner: &[Placed<'_>],
+) {
+    value_holding(out, value, style.writer(), inner);
+}
+
+fn value_holding(out: &mut Vec<u8>, value: &Value, style: jsonwrite::Style, inner: &[Placed<'_>]) {
+    match value {
+        Value::Object(object) if !inner.is_empty() => object_holding(out, object, style, inner),
+        _ => jsonwrite::value(out, value, style),
+    }
+}
+
+fn object_holding(
+    out: &mut Vec<u8>,
+    map: &Map<String, Value>,
+    style: jsonwrite::Style,
+    held: &[Placed<'_>],
+) {
+    out.push(b'{');
+    let mut first = true;
+    each_entry_holding(map, held, |key, entry| {
+        if !first {
+            jsonwrite::separator(out, b',', style.spaced);
+        }
+        first = false;
+        jsonwrite::text(out, key, style);
+        jsonwrite::separator(out, b':', style.spaced);
+        match entry {
+            EntryHolding::Held(_, text) => out.extend_from_slice(text),
+            EntryHolding::Value(item, inner) => value_holding(out, item, style, &inner),
+        }
+        Some(())
+    });
     out.push(b'}');
 }
 
@@ -269,6 +307,9 @@ pub struct Held {
 struct Entry {
     /// Whether the text is in `made` (else in the record's text).
     made: bool,
+    /// Whether the text is a string's own bytes, not its JSON text
+    /// ([`Held::hold_string_raw`]).
+    raw: bool,
     range: Range<usize>,
     position: usize,
     encoding: Option<Encoding>,
@@ -310,6 +351,7 @@ impl Held {
             route,
             Entry {
                 made: false,
+                raw: false,
                 range,
                 position,
                 encoding: None,
@@ -324,6 +366,7 @@ impl Held {
             route,
             Entry {
                 made: false,
+                raw: false,
                 range,
                 position,
                 encoding: Some(Encoding::Native),
@@ -380,6 +423,50 @@ impl Held {
         let start = self.made.len();
         jsonwrite::text(&mut self.made, value, style.writer());
         self.keep_made(route, start, position, None);
+    }
+
+    /// Holds the string `value`, a value its caller reads outside any JSON text (a cell
+    /// of a column), for `route`, under the `position`-th key of the record, as its own
+    /// bytes rather than its JSON text: for a writer that lays it as it is (a string
+    /// column of a Parquet output), which asks [`Self::is_raw`]. [`Self::text`] gives
+    /// those bytes, [`Self::escape_raw`] makes them the JSON text
+    /// [`Self::hold_string_value`] holds.
+    pub fn hold_string_raw(&mut self, route: usize, value: &str, position: usize) {
+        let start = self.made.len();
+        self.made.extend_from_slice(value.as_bytes());
+        self.keep_made(route, start, position, None);
+        if let Some(Some(entry)) = self.entries.get_mut(route) {
+            entry.raw = true;
+        }
+    }
+
+    /// Whether the `route`-th route's value is held as a string's own bytes
+    /// ([`Self::hold_string_raw`]).
+    pub fn is_raw(&self, route: usize) -> bool {
+        matches!(self.entries.get(route), Some(Some(entry)) if entry.raw)
+    }
+
+    /// Whether any value is held as a string's own bytes ([`Self::hold_string_raw`]).
+    pub fn any_raw(&self) -> bool {
+        self.entries.iter().flatten().any(|e| e.raw)
+    }
+
+    /// Rewrites each value held as a string's own bytes as its JSON text in `style`, as
+    /// [`Self::hold_string_value`] would have held it.
+    pub fn escape_raw(&mut self, style: JsonStyle) {
+        for route in 0..self.entries.len() {
+            let Some(Some(entry)) = self.entries.get(route) else {
+                continue;
+            };
+            if !entry.raw {
+                continue;
+            }
+            let (range, position) = (entry.range.clone(), entry.position);
+            let value = std::str::from_utf8(&self.made[range])
+                .expect("a string held as its bytes")
+                .to_owned();
+            self.hold_string_value(route, &value, style, position);
+        }
     }
 
     /// Holds `list`, the value of a string holding a JSON-encoded list that its caller
@@ -466,6 +553,7 @@ impl Held {
             route,
             Entry {
                 made: true,
+                raw: false,
                 range,
                 position,
                 encoding,
@@ -479,7 +567,8 @@ impl Held {
         self.entries.iter().flatten().any(|e| e.made)
     }
 
-    /// The text held for the `route`-th route, for `text`, the record's JSON text.
+    /// The text held for the `route`-th route, for `text`, the record's JSON text: JSON
+    /// text, or a string's own bytes for a value held so ([`Self::is_raw`]).
     pub fn text<'a>(&'a self, text: &'a [u8], route: usize) -> Option<&'a [u8]> {
         let entry = self.entries.get(route)?.as_ref()?;
         Some(if entry.made {
@@ -524,6 +613,26 @@ impl Held {
             .iter()
             .position(|route| key.split('/').eq(route.path.iter().map(String::as_str)))?;
         self.text(text, route)
+    }
+
+    /// The value held for the output key `key`, as [`Self::at_key`] finds it: its JSON
+    /// text, or the string a value held as its own bytes is
+    /// ([`Self::hold_string_raw`]).
+    pub fn value_at_key<'a>(
+        &'a self,
+        routes: &[Route<'_>],
+        text: &'a [u8],
+        key: &str,
+    ) -> Option<HeldValue<'a>> {
+        let route = routes
+            .iter()
+            .position(|route| key.split('/').eq(route.path.iter().map(String::as_str)))?;
+        let held = self.text(text, route)?;
+        Some(if self.is_raw(route) {
+            HeldValue::Str(std::str::from_utf8(held).expect("a string held as its bytes"))
+        } else {
+            HeldValue::Text(held)
+        })
     }
 }
 

@@ -537,7 +537,9 @@ impl BatchRows {
     /// it, without the values `held` is given: the non-null cells of the string columns
     /// `holding` routes (see [`Self::holding`]), written as JSON text straight from the
     /// column's array, in `routes`'s style. A column routed to a list is held only as
-    /// a string holding a JSON-encoded list that passes ([`Held::hold_list_value`]).
+    /// a string holding a JSON-encoded list that passes ([`Held::hold_list_value`]). A
+    /// string of a route `raw` names (by index) is held as its own bytes instead
+    /// ([`Held::hold_string_raw`]).
     /// `None` when a cell is not read: the row is read whole then, as without holding,
     /// with `held` in any state.
     fn row_holding(
@@ -545,7 +547,7 @@ impl BatchRows {
         cells: &[Cells<'_>],
         i: usize,
         holding: &[Option<usize>],
-        routes: Routes<'_>,
+        (routes, raw): (Routes<'_>, &[bool]),
         held: &mut Held,
     ) -> Option<Map<String, Value>> {
         let mut map = Map::with_capacity(self.columns.len());
@@ -558,6 +560,10 @@ impl BatchRows {
                 && let Some(text) = cells.text(i)
             {
                 let route = routes.routes[index];
+                if raw.get(index) == Some(&true) {
+                    held.hold_string_raw(index, text, position);
+                    continue;
+                }
                 if !route.list {
                     held.hold_string_value(index, text, routes.style, position);
                     continue;
@@ -595,6 +601,7 @@ impl ArrowRows {
             cells,
             holding: self.plan.holding(routes),
             routes,
+            raw: Vec::new(),
         }
     }
 }
@@ -605,6 +612,8 @@ pub struct ArrowReading<'a> {
     cells: Vec<Vec<Cells<'a>>>,
     holding: Option<Vec<Option<usize>>>,
     routes: Routes<'a>,
+    /// The routes (by index) whose strings are held as their own bytes.
+    raw: Vec<bool>,
 }
 
 impl std::fmt::Debug for ArrowReading<'_> {
@@ -617,6 +626,20 @@ impl std::fmt::Debug for ArrowReading<'_> {
 }
 
 impl ArrowReading<'_> {
+    /// The same reading, holding the strings of the routes `raw` names (by index) as
+    /// their own bytes, not as JSON text ([`Held::hold_string_raw`]): for a writer that
+    /// lays them as they are. A route of a list holds no string so.
+    #[must_use]
+    pub fn holding_raw_strings(mut self, raw: Vec<bool>) -> Self {
+        let routes = self.routes.routes;
+        self.raw = raw
+            .into_iter()
+            .zip(routes)
+            .map(|(raw, route)| raw && !route.list)
+            .collect();
+        self
+    }
+
     /// The record of the `k`-th item, with every value in it, or why there is none (the
     /// row's text kept for the rejects file); a panic below is the file's read error, as
     /// on the reading thread ([`contain`]).
@@ -646,7 +669,8 @@ impl ArrowReading<'_> {
                 let (part, i) = self.rows.rows[k];
                 let plan = &self.rows.plan;
                 let cells = &self.cells[part];
-                if let Some(map) = plan.row_holding(cells, i, holding, self.routes, held) {
+                let routes = (self.routes, self.raw.as_slice());
+                if let Some(map) = plan.row_holding(cells, i, holding, routes, held) {
                     return Ok(Ok(Value::Object(map)));
                 }
                 held.clear();

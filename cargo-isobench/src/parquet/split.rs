@@ -28,16 +28,15 @@ pub(super) fn entries<'t>(
 /// escape JSON does not have (a lone surrogate included), with `out` then holding a part
 /// of it. The characters between escapes are copied unchecked: valid JSON has no raw
 /// control character in a string.
-pub(super) fn unescape_into(token: &str, out: &mut String) -> Option<()> {
-    let inner = token.strip_prefix('"')?.strip_suffix('"')?;
-    let bytes = inner.as_bytes();
+pub(super) fn unescape_into(token: &[u8], out: &mut Vec<u8>) -> Option<()> {
+    let bytes = token.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
     let mut at = 0;
     while let Some(offset) = memchr::memchr2(b'\\', b'"', &bytes[at..]) {
         let escape = at + offset;
         if bytes[escape] == b'"' {
             return None;
         }
-        out.push_str(&inner[at..escape]);
+        out.extend_from_slice(&bytes[at..escape]);
         let (ch, length) = match *bytes.get(escape + 1)? {
             b'"' => ('"', 2),
             b'\\' => ('\\', 2),
@@ -65,10 +64,10 @@ pub(super) fn unescape_into(token: &str, out: &mut String) -> Option<()> {
             }
             _ => return None,
         };
-        out.push(ch);
+        out.extend_from_slice(ch.encode_utf8(&mut [0; 4]).as_bytes());
         at = escape + length;
     }
-    out.push_str(&inner[at..]);
+    out.extend_from_slice(&bytes[at..]);
     Some(())
 }
 
@@ -158,9 +157,9 @@ mod tests {
         fn strings_unescape_as_serde_json_decodes_them(s in text(), picks in prop::collection::vec(any::<u8>(), 1..8)) {
             for token in [serde_json::to_string(&s).unwrap(), any_token(&s, &picks)] {
                 let decoded: String = serde_json::from_str(&token).unwrap();
-                let mut out = String::from("before");
-                prop_assert_eq!(unescape_into(&token, &mut out), Some(()), "{}", token);
-                prop_assert_eq!(&out["before".len()..], decoded.as_str());
+                let mut out = b"before".to_vec();
+                prop_assert_eq!(unescape_into(token.as_bytes(), &mut out), Some(()), "{}", token);
+                prop_assert_eq!(&out[b"before".len()..], decoded.as_bytes());
             }
         }
 
@@ -174,9 +173,9 @@ mod tests {
             }
             let token = format!("{}{junk}{}", &token[..at], &token[at..]);
             let decoded = serde_json::from_str::<String>(&token).ok();
-            let mut out = String::new();
-            match unescape_into(&token, &mut out) {
-                Some(()) => prop_assert_eq!(Some(out), decoded, "{}", token),
+            let mut out = Vec::new();
+            match unescape_into(token.as_bytes(), &mut out) {
+                Some(()) => prop_assert_eq!(Some(out), decoded.map(String::into_bytes), "{}", token),
                 None => prop_assert!(decoded.is_none(), "{} decodes", token),
             }
         }
@@ -214,7 +213,11 @@ mod tests {
             r#""a"b""#,
             r#""a\"#,
         ] {
-            assert_eq!(unescape_into(token, &mut String::new()), None, "{token}");
+            assert_eq!(
+                unescape_into(token.as_bytes(), &mut Vec::new()),
+                None,
+                "{token}"
+            );
         }
     }
 

@@ -12,6 +12,7 @@ use arrow_array::{ArrayRef, RecordBatch, StringArray};
 use arrow_schema::DataType;
 use arrow_schema::SchemaRef;
 use isobench_core::codec::JsonStyle;
+use isobench_core::passthrough::{self, EntryHolding, Placed};
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_writer::{ArrowColumnWriter, ArrowRowGroupWriterFactory, compute_leaves};
 use parquet::basic::{Compression, GzipLevel, ZstdLevel};
@@ -48,8 +49,9 @@ enum Cell {
     /// A value, as [`ColumnRows::push`] takes it.
     Value(Value),
     /// The string of a string column's cell, or the compact JSON text of a JSON
-    /// column's, laid from a record's text ([`ColumnRows::push_text`]): a range of
-    /// [`ColumnRows::texts`].
+    /// column's, laid by [`lay_cell`] from a record's text ([`ColumnRows::push_text`])
+    /// or from the record exported and its held texts ([`ColumnRows::push_holding`]):
+    /// a range of [`ColumnRows::texts`].
     Text(Range<usize>),
 }
 
@@ -69,12 +71,18 @@ pub struct ColumnRows {
     limits: GroupLimits,
     /// Where each key of the record being pushed goes (kept between records).
     places: Vec<Place>,
-    /// The text of the buffered rows' [`Cell::Text`] cells.
-    texts: String,
-    /// How many of the buffered rows [`Self::push_text`] laid from their text, and how
-    /// many it parsed and pushed.
+    /// The text of the buffered rows' [`Cell::Text`] cells (UTF-8: every cell is
+    /// checked once more as the arrays are built).
+    texts: Vec<u8>,
+    /// How many of the buffered rows [`Self::push_holding`] laid from the record and
+    /// its held texts, [`Self::push_text`] laid from their text, and it parsed and
+    /// pushed.
+    direct: usize,
     laid: usize,
     parsed: usize,
+    /// How many cells of the buffered rows [`Self::push_holding`] laid from a string's
+    /// own bytes.
+    raw: usize,
 }
 
 /// Where a record's property goes in [`ColumnRows::push`].
@@ -209,9 +217,11 @@ impl ColumnRows {
             bytes: 0,
             limits: GroupLimits::current(),
             places: Vec::new(),
-            texts: String::new(),
+            texts: Vec::new(),
+            direct: 0,
             laid: 0,
             parsed: 0,
+            raw: 0,
         }
     }
 
@@ -311,29 +321,87 @@ impl ColumnRows {
 
     /// [`Self::push_text`]'s plain case; `false`, with nothing changed, for another.
     fn lay_text(&mut self, text: &str) -> bool {
+        self.lay(|each| split::entries(text, |key, token| each(key, Laid::Token(token.as_bytes()))))
+            .is_some()
+    }
+
+    /// Adds one record exported with held texts, as [`Self::push_text`] adds the text
+    /// [`passthrough::write_object_holding`] writes of `record` and `held` in the compact
+    /// style, without writing it: each entry, in the order that text has them, is laid
+    /// straight into its column by [`lay_cell`], a held string unescaped from its text
+    /// and a value of the record (with the held texts inside it, for a JSON column)
+    /// written into the column. `raw` tells which texts of `held` (by index) are a
+    /// string's own bytes rather than its JSON text ([`Held::hold_string_raw`]): each
+    /// such one goes as it is into a string column ([`Self::lays_string`]). `None`, with
+    /// nothing changed, where [`Self::push_text`] would not lay the text (a key
+    /// undeclared or out of column order, a `null`, a value of another type than its
+    /// column's) or a string's own bytes are for another column: push the text then,
+    /// with every held text JSON. Else whether the record written has an entry.
+    ///
+    /// [`Held::hold_string_raw`]: isobench_core::passthrough::Held::hold_string_raw
+    pub fn push_holding(
+        &mut self,
+        record: &Map<String, Value>,
+        held: &[Placed<'_>],
+        raw: impl Fn(usize) -> bool,
+    ) -> Option<bool> {
+        let mark = self.texts.len();
+        let (mut entries, mut raws) = (0, 0);
+        self.lay(|each| {
+            passthrough::each_entry_holding(record, held, |key, entry| {
+                entries += 1;
+                match entry {
+                    EntryHolding::Held(i, text) if raw(i) => {
+                        raws += 1;
+                        each(key, Laid::Raw(text))
+                    }
+                    EntryHolding::Held(_, text) => each(key, Laid::Token(text)),
+                    EntryHolding::Value(value, inner) => each(key, Laid::Value(value, &inner)),
+                }
+            })
+        })?;
+        self.bytes += self.texts.len() - mark;
+        self.direct += 1;
+        self.raw += raws;
+        Some(entries > 0)
+    }
+
+    /// Whether the record key `key` has a string column, into which [`Self::push_holding`]
+    /// lays a string given as its own bytes.
+    pub fn lays_string(&self, key: &str) -> bool {
+        let columns = &*self.columns;
+        columns
+            .index
+            .get(key)
+            .is_some_and(|&i| matches!(columns.declared[i].1, Shape::Str | Shape::Text))
+    }
+
+    /// Lays a row whose entries `walk` gives to the closure it is handed, in order, each
+    /// cell by [`lay_cell`]; `None`, with nothing changed, when `walk` gives `None` or a
+    /// key is undeclared or out of column order, or [`lay_cell`] does not lay a cell.
+    fn lay(
+        &mut self,
+        walk: impl FnOnce(&mut dyn FnMut(&str, Laid<'_>) -> Option<()>) -> Option<()>,
+    ) -> Option<()> {
         let (columns, texts) = (&*self.columns, &mut self.texts);
         let declared = &columns.declared;
         let mark = texts.len();
         let mut cells: Vec<Option<Cell>> = (0..declared.len()).map(|_| None).collect();
         let mut last = None;
-        let laid = split::entries(text, |key, token| {
+        let laid = walk(&mut |key, laid| {
             let &i = columns.index.get(key)?;
             if last.is_some_and(|last| last >= i) {
                 return None;
             }
             last = Some(i);
             let start = texts.len();
-            match declared[i].1 {
-                Shape::Str | Shape::Text => split::unescape_into(token, texts)?,
-                Shape::Json if token != "null" => texts.push_str(token),
-                _ => return None,
-            }
+            lay_cell(&declared[i].1, laid, texts)?;
             cells[i] = Some(Cell::Text(start..texts.len()));
             Some(())
         });
         if laid.is_none() {
             self.texts.truncate(mark);
-            return false;
+            return None;
         }
         for (used, cell) in self.used.iter_mut().zip(&cells) {
             *used |= cell.is_some();
@@ -343,20 +411,22 @@ impl ColumnRows {
             extra: None,
             keys: None,
         });
-        true
+        Some(())
     }
 
-    /// How many of the rows buffered since the last [`Self::take_rows`] were given as
-    /// text ([`Self::push_text`]): laid from it, and parsed and pushed.
-    pub fn laid(&self) -> (usize, usize) {
-        (self.laid, self.parsed)
+    /// How many of the rows buffered since the last [`Self::take_rows`] were laid from
+    /// their record and held texts ([`Self::push_holding`]), and given as text
+    /// ([`Self::push_text`]): laid from it, and parsed and pushed; and how many of their
+    /// cells [`Self::push_holding`] laid from a string's own bytes.
+    pub fn laid(&self) -> [usize; 4] {
+        [self.direct, self.laid, self.parsed, self.raw]
     }
 
     /// The buffered rows as a record batch of every column, with the columns they use,
     /// their JSON style and their bytes in the batch, for [`ParquetWriter::write_batch`];
     /// the rows start afresh (no column used, no style).
     pub fn take_rows(&mut self) -> io::Result<RowsBatch> {
-        (self.laid, self.parsed) = (0, 0);
+        (self.direct, self.laid, self.parsed, self.raw) = (0, 0, 0, 0);
         let batch = self.take_batch()?;
         let sizes = row_bytes(&batch);
         Ok(RowsBatch {
@@ -955,10 +1025,58 @@ fn as_written(chunk: &ColumnChunkMetaData) -> parquet::errors::Result<ColumnChun
         .build()
 }
 
+/// What a cell is laid from ([`lay_cell`]).
+#[derive(Clone, Copy)]
+enum Laid<'a> {
+    /// The compact JSON text of the value (a held text is the text the writer writes),
+    /// UTF-8.
+    Token(&'a [u8]),
+    /// The value, with held texts to place inside it (their paths from it down).
+    Value(&'a Value, &'a [Placed<'a>]),
+    /// A string's own bytes (UTF-8), for a string column only.
+    Raw(&'a [u8]),
+}
+
+/// Appends the cell of a column of `shape` for a value given as `laid` to `texts`: a
+/// string column's string, unescaped from its token; a JSON column's compact JSON text
+/// (the text the record's compact text holds, held texts placed in it); a string given
+/// as its own bytes, as they are into a string column. `None`, with
+/// `texts` then holding a part of it, for a value the column does not take so (not a
+/// string for a string column, `null` for a JSON column, any column of another shape).
+/// The one writer of the cells of [`ColumnRows::push_text`] and
+/// [`ColumnRows::push_holding`].
+fn lay_cell(shape: &Shape, laid: Laid<'_>, texts: &mut Vec<u8>) -> Option<()> {
+    match (shape, laid) {
+        (Shape::Str | Shape::Text, Laid::Token(token)) => split::unescape_into(token, texts),
+        (Shape::Str | Shape::Text, Laid::Value(Value::String(text), _)) => {
+            texts.extend_from_slice(text.as_bytes());
+            Some(())
+        }
+        (Shape::Str | Shape::Text, Laid::Raw(text)) => {
+            texts.extend_from_slice(text);
+            Some(())
+        }
+        (Shape::Json, Laid::Token(token)) if token != b"null" => {
+            texts.extend_from_slice(token);
+            Some(())
+        }
+        (Shape::Json, Laid::Value(value, inner)) if !value.is_null() => {
+            passthrough::write_value_holding(JsonStyle::Compact, texts, value, inner);
+            Some(())
+        }
+        _ => None,
+    }
+}
+
 /// The string array of the `i`-th column (a string or JSON column: [`ColumnRows::lay_text`]
 /// lays no other) of `rows`, some of whose cells are laid texts (in `texts`): the array
 /// [`build_array`] makes of the values the texts stand for.
-fn laid_strings(shape: &Shape, rows: &[Row], i: usize, texts: &str) -> Result<StringArray, String> {
+fn laid_strings(
+    shape: &Shape,
+    rows: &[Row],
+    i: usize,
+    texts: &[u8],
+) -> Result<StringArray, String> {
     let json = *shape == Shape::Json;
     let cells = rows.iter().map(|row| match &row.cells[i] {
         None | Some(Cell::Value(Value::Null)) => None,
@@ -966,7 +1084,7 @@ fn laid_strings(shape: &Shape, rows: &[Row], i: usize, texts: &str) -> Result<St
         cell => cell.as_ref(),
     });
     written_array(cells, |out, cell| match cell {
-        Cell::Text(range) => out.extend_from_slice(texts[range.clone()].as_bytes()),
+        Cell::Text(range) => out.extend_from_slice(&texts[range.clone()]),
         Cell::Value(Value::String(text)) if !json => out.extend_from_slice(text.as_bytes()),
         Cell::Value(value) => JsonStyle::Compact.write_value(out, value),
     })

@@ -8,7 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use isobench_core::adapter::ExportOptions;
 use isobench_core::codec::JsonStyle;
 use isobench_core::contract::Problem;
-use isobench_core::passthrough::{self, Held, Route};
+use isobench_core::passthrough::{self, Held, Placed, Route};
+use isobench_core::registry::HeldOrder;
 use isobench_core::report::{Covered, NoteKind, Rejection};
 use isobench_core::schema::Profile;
 use isobench_core::{Contract, ConversionReport, Notes, RecordError, Registered, Registry};
@@ -59,10 +60,12 @@ pub(super) struct Shared<'a> {
 }
 
 /// For each batch of a Parquet output written in a test: the output, how many rows were
-/// laid into its columns from their text ([`ColumnRows::push_text`]), parsed from it,
-/// and pushed as the values exported (nothing held).
+/// laid into its columns from the exported record and its held texts
+/// ([`ColumnRows::push_holding`]), laid from their text ([`ColumnRows::push_text`]),
+/// parsed from it, and pushed as the values exported (nothing held); and how many
+/// cells were laid from a string held as its own bytes (read from Parquet).
 #[cfg(test)]
-pub(crate) static LAID: std::sync::Mutex<Vec<(std::path::PathBuf, [usize; 3])>> =
+pub(crate) static LAID: std::sync::Mutex<Vec<(std::path::PathBuf, [usize; 5])>> =
     std::sync::Mutex::new(Vec::new());
 
 /// For each batch converted in a test: the output, and how many of the batch's records
@@ -283,6 +286,20 @@ impl Job<'_> {
         #[cfg(feature = "parquet")]
         let items = if let Some(arrow) = &arrow {
             let reading = arrow.reading(routes);
+            // Into a Parquet output, a string a string column takes whole is held as its
+            // own bytes and laid as it is.
+            let reading = match &self.rows {
+                Some(rows) => {
+                    let raw = (shared.routes.iter())
+                        .map(|route| match route.path {
+                            [key] => rows.lays_string(key),
+                            _ => false,
+                        })
+                        .collect();
+                    reading.holding_raw_strings(raw)
+                }
+                None => reading,
+            };
             for (k, item) in items.into_iter().enumerate() {
                 let record = match reading.holding(k, &mut held) {
                     Ok(record) => record,
@@ -358,11 +375,12 @@ impl Job<'_> {
         }
         #[cfg(test)]
         if let (Some(rows), Some(output)) = (&self.rows, &shared.output) {
-            let (laid, parsed) = rows.laid();
+            let [direct, laid, parsed, raw] = rows.laid();
             let written = usize::try_from(done.report.written).expect("a batch's records");
+            let pushed = written - direct - laid - parsed;
             LAID.lock()
                 .expect("no test panicked holding it")
-                .push((output.clone(), [laid, parsed, written - laid - parsed]));
+                .push((output.clone(), [direct, laid, parsed, pushed, raw]));
         }
         done.rows = self.rows.as_mut().map(ColumnRows::take_rows);
         done
@@ -450,30 +468,19 @@ impl Job<'_> {
                 // The routes that hold a text, in order, when the reader held some.
                 let holding = || (0..shared.routes.len()).filter(|&i| held.holds(i));
                 // Where the held texts go in the output.
-                let placed = order.map(|order| {
-                    // Sized at once (collected from a filter, it was grown once more).
-                    let mut texts: Vec<(Route<'_>, &[u8])> =
-                        Vec::with_capacity(shared.routes.len());
-                    texts.extend(
-                        holding().filter_map(|i| Some((shared.routes[i], held.text(raw, i)?))),
-                    );
-                    shared.to.place_held(&order, &out, &texts)
+                let placed = order.as_ref().map(|order| {
+                    shared
+                        .to
+                        .place_held(order, &out, &held_texts(&shared.routes, held, raw))
                 });
                 if let Some(rows) = &mut self.rows {
                     // The file's JSON style is that of the first record written that
                     // has a key (`{}` is the same in every style). Its row groups are
                     // cut by the rows' bytes in the arrays built of them.
                     if let Some(placed) = placed {
-                        // Written as JSON Lines would be, compact, and laid into the
-                        // columns from that text (`done.out` is free: rows go out).
-                        done.out.clear();
-                        let text = &mut done.out;
-                        passthrough::write_object_holding(JsonStyle::Compact, text, &out, &placed);
-                        if text.as_slice() != b"{}" {
-                            rows.note_style(style);
-                        }
-                        rows.push_text(std::str::from_utf8(text).expect("the writer writes UTF-8"));
-                        done.out.clear();
+                        let order = order.as_ref().expect("held texts have an order");
+                        let record = (&out, order, placed);
+                        lay_holding(shared, rows, record, (held, raw), style, &mut done.out);
                     } else {
                         if !out.is_empty() {
                             rows.note_style(style);
@@ -579,7 +586,7 @@ impl Job<'_> {
                 ),
             );
         }
-        let unmet = contract.check(out, &text_of);
+        let unmet = contract.check_held(out, &|key| held.value_at_key(routes, raw, key));
         let Some(first) = unmet.first() else {
             return Ok(());
         };
@@ -664,6 +671,68 @@ impl Job<'_> {
         });
         self.shared.on_error == OnError::Skip
     }
+}
+
+/// Lays `out`, a record exported with the held texts `placed` (placed by `order`), into
+/// the Parquet output's `rows`: straight into the columns, each held text into its own
+/// (a string held as its own bytes as it is), where the text written compact would be
+/// laid from its text; else written as JSON Lines would be, compact, every held text
+/// JSON, and laid into the columns from that text (written in `scratch`, left empty).
+/// `held` and `raw`: the values the reader held, and the record's text. The file's JSON
+/// style is that of the first record written that has a key (`{}` is the same in every
+/// style).
+fn lay_holding(
+    shared: &Shared<'_>,
+    rows: &mut ColumnRows,
+    (out, order, placed): (&Map<String, Value>, &HeldOrder, Vec<Placed<'_>>),
+    (held, raw): (&Held, &[u8]),
+    style: JsonStyle,
+    scratch: &mut Vec<u8>,
+) {
+    let as_bytes: Vec<bool> = if held.any_raw() {
+        (0..shared.routes.len())
+            .filter(|&i| held.holds(i))
+            .map(|i| held.is_raw(i))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    if let Some(any) = rows.push_holding(out, &placed, |k| as_bytes.get(k) == Some(&true)) {
+        if any {
+            rows.note_style(style);
+        }
+        return;
+    }
+    let json;
+    let placed = if as_bytes.contains(&true) {
+        let mut escaped = held.clone();
+        escaped.escape_raw(JsonStyle::Compact);
+        json = escaped;
+        let texts = held_texts(&shared.routes, &json, raw);
+        shared.to.place_held(order, out, &texts)
+    } else {
+        placed
+    };
+    scratch.clear();
+    passthrough::write_object_holding(JsonStyle::Compact, scratch, out, &placed);
+    if scratch.as_slice() != b"{}" {
+        rows.note_style(style);
+    }
+    rows.push_text(std::str::from_utf8(scratch).expect("the writer writes UTF-8"));
+    scratch.clear();
+}
+
+/// The texts `held` holds for a record of text `raw`, with their routes of `routes`, in
+/// route order.
+fn held_texts<'t>(
+    routes: &[Route<'t>],
+    held: &'t Held,
+    raw: &'t [u8],
+) -> Vec<(Route<'t>, &'t [u8])> {
+    // Sized at once: collected from a filter, the vector was grown once more.
+    let mut texts = Vec::with_capacity(routes.len());
+    texts.extend((0..routes.len()).filter_map(|i| Some((routes[i], held.text(raw, i)?))));
+    texts
 }
 
 /// The raw text of a rejected line, as a JSON string (hex when it is not UTF-8).
