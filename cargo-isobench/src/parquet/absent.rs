@@ -7,6 +7,7 @@ use std::io;
 use std::path::PathBuf;
 
 use isobench_core::codec::JsonStyle;
+use isobench_core::passthrough::Placed;
 use serde_json::{Map, Value};
 
 use super::ParquetCompression;
@@ -41,7 +42,16 @@ impl ColumnRows {
         match *self {}
     }
 
-    pub fn laid(&self) -> (usize, usize) {
+    pub fn push_holding(
+        &mut self,
+        _record: &Map<String, Value>,
+        _held: &[Placed<'_>],
+        _raw: impl Fn(usize) -> bool,
+    ) -> Option<bool> {
+        match *self {}
+    }
+
+    pub fn laid(&self) -> [usize; 4] {
         match *self {}
     }
 
