@@ -5,7 +5,8 @@
 //! error, silently); a panic located in this project's code is still a crash here, since
 //! the reader's panic hook hands those on to the fuzzer's. Both readers see the same rows.
 //! The batches' rows are also read with a string and a test list held, in every output
-//! style: a row read whole is read with values held too.
+//! style, and with the string held as its own bytes: a row read whole is read with
+//! values held too, and a string held as its bytes is the string read whole.
 #![no_main]
 
 use cargo_isobench::input::{self, Input, Routes, Window};
@@ -76,6 +77,35 @@ fn batched(source: &Input) -> Result<Vec<Seen>, String> {
                     match (&record, holding.holding(k, &mut held)) {
                         (Ok(_), Ok(Ok(_))) | (Err(_), _) => {}
                         (Ok(_), other) => panic!("a row read whole is not read holding: {other:?}"),
+                    }
+                }
+                // Held as its own bytes (for a Parquet output), a string is the string
+                // read whole, and is not left in the row.
+                let raw = arrow
+                    .reading(Routes {
+                        routes: &ROUTES,
+                        style: JsonStyle::Compact,
+                    })
+                    .holding_raw_strings(vec![true; ROUTES.len()]);
+                match (&record, raw.holding(k, &mut held)) {
+                    (Ok(whole), Ok(Ok(rest))) => {
+                        if held.is_raw(0) {
+                            let text = held.text(&[], 0).expect("a string held as its bytes");
+                            let string = whole.get("patch").and_then(serde_json::Value::as_str);
+                            assert_eq!(
+                                string.map(str::as_bytes),
+                                Some(text),
+                                "a held string differs"
+                            );
+                            assert!(
+                                rest.get("patch").is_none(),
+                                "a held string is left in the row"
+                            );
+                        }
+                    }
+                    (Err(_), _) => {}
+                    (Ok(_), other) => {
+                        panic!("a row read whole is not read holding its bytes: {other:?}")
                     }
                 }
                 seen.push((item.line, record.map_err(|e| e.message)));
