@@ -609,10 +609,7 @@ impl Held {
         text: &'a [u8],
         key: &str,
     ) -> Option<&'a [u8]> {
-        let route = routes
-            .iter()
-            .position(|route| key.split('/').eq(route.path.iter().map(String::as_str)))?;
-        self.text(text, route)
+        self.text(text, route_at_key(routes, key)?)
     }
 
     /// The value held for the output key `key`, as [`Self::at_key`] finds it: its JSON
@@ -624,9 +621,7 @@ impl Held {
         text: &'a [u8],
         key: &str,
     ) -> Option<HeldValue<'a>> {
-        let route = routes
-            .iter()
-            .position(|route| key.split('/').eq(route.path.iter().map(String::as_str)))?;
+        let route = route_at_key(routes, key)?;
         let held = self.text(text, route)?;
         Some(if self.is_raw(route) {
             HeldValue::Str(std::str::from_utf8(held).expect("a string held as its bytes"))
@@ -634,6 +629,13 @@ impl Held {
             HeldValue::Text(held)
         })
     }
+}
+
+/// The index of the route of `routes` whose output path is `key` (keys joined by `/`).
+fn route_at_key(routes: &[Route<'_>], key: &str) -> Option<usize> {
+    routes
+        .iter()
+        .position(|route| key.split('/').eq(route.path.iter().map(String::as_str)))
 }
 
 /// Rewrites `token`, the text of a JSON string (valid JSON) holding a JSON-encoded
