@@ -757,6 +757,27 @@ mod tests {
                 prop_assert_eq!(ascii_escaping(text), ascii_escaping_reference(text), "{:?}", String::from_utf8_lossy(text));
             }
         }
+
+        /// The small-map lookups agree with the map's own on maps of either side of
+        /// [`SCANNED`] entries, for keys present and absent: the same value found, the
+        /// same value taken, and the others left in their order.
+        #[test]
+        fn small_map_lookups_agree_with_the_map(
+            keys in prop::collection::vec("[a-d]{0,2}", 0..(2 * SCANNED)),
+            asked in prop::collection::vec("[a-d]{0,2}", 1..8),
+        ) {
+            let map: Map<String, Value> = keys
+                .iter()
+                .enumerate()
+                .map(|(i, k)| (k.clone(), Value::from(i)))
+                .collect();
+            let (mut small, mut hashed) = (map.clone(), map.clone());
+            for key in &asked {
+                prop_assert_eq!(get_small(&map, key), map.get(key), "{}", key);
+                prop_assert_eq!(take_small(&mut small, key), hashed.shift_remove(key), "{}", key);
+                prop_assert!(small.iter().eq(hashed.iter()), "{:?} after {}", small, key);
+            }
+        }
     }
 
     #[test]
