@@ -38,7 +38,7 @@ impl ColumnRows {
         match *self {}
     }
 
-    pub fn push_text(&mut self, _text: &str) -> bool {
+    pub fn push_text(&mut self, _text: &str) {
         match *self {}
     }
 
@@ -51,7 +51,7 @@ impl ColumnRows {
         match *self {}
     }
 
-    pub fn laid(&self) -> [usize; 4] {
+    pub fn laid(&self) -> [usize; 3] {
         match *self {}
     }
 

@@ -1,27 +1,6 @@
-//! Reading a record's compact JSON text, as this tool's writer writes it, entry by entry:
-//! each top-level key and the text of its value, and a string token's value, without
-//! building the record's values. [`super::ColumnRows::push_text`] lays the text into
-//! the columns with these.
-//!
-//! The text is valid JSON as the writer writes it; anything this reader does not take
-//! (an escaped key, a value nested deeper than [`scan::MAX_NESTING`], an escape JSON does
-//! not have) gives `None`, and the record is then parsed instead.
-
-use crate::input::scan;
-
-/// Calls `entry` with each key of the object `text` holds and its value's text, in
-/// order; `None` when `text` is not an object, a key holds an escape, a value nests too
-/// deep (see [`scan`]), or `entry` gives `None`.
-pub(super) fn entries<'t>(
-    text: &'t str,
-    mut entry: impl FnMut(&'t str, &'t str) -> Option<()>,
-) -> Option<()> {
-    scan::object(text, |key, at| {
-        let end = scan::value_end(text.as_bytes(), at)?;
-        entry(key, &text[at..end])?;
-        Some(end)
-    })
-}
+//! A string column's cell from the string's JSON token, as this tool's writer writes
+//! it, without building the string's value: [`super::ColumnRows::push_holding`] lays a
+//! held string's text into its column with [`unescape_into`].
 
 /// Appends the string the JSON string token `token` (quotes included, from valid JSON
 /// text) stands for to `out`; `None` when `token` is not one string token or holds an
@@ -84,7 +63,6 @@ mod tests {
     use std::fmt::Write as _;
 
     use proptest::prelude::*;
-    use serde_json::{Map, Value};
 
     use super::*;
 
@@ -131,25 +109,6 @@ mod tests {
         token
     }
 
-    fn value() -> impl Strategy<Value = Value> {
-        let leaf = prop_oneof![
-            Just(Value::Null),
-            any::<bool>().prop_map(Value::Bool),
-            any::<i64>().prop_map(Value::from),
-            any::<f64>()
-                .prop_filter("finite", |f| f.is_finite())
-                .prop_map(Value::from),
-            text().prop_map(Value::String),
-        ];
-        leaf.prop_recursive(3, 24, 4, |inner| {
-            prop_oneof![
-                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
-                prop::collection::vec((text(), inner), 0..4)
-                    .prop_map(|entries| Value::Object(entries.into_iter().collect())),
-            ]
-        })
-    }
-
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]
 
@@ -179,27 +138,6 @@ mod tests {
                 None => prop_assert!(decoded.is_none(), "{} decodes", token),
             }
         }
-
-        #[test]
-        fn entries_are_the_keys_and_the_compact_text_of_their_values(entries in prop::collection::vec((text(), value()), 0..6)) {
-            let map: Map<String, Value> = entries.into_iter().collect();
-            let text = serde_json::to_string(&map).unwrap();
-            let mut seen = Vec::new();
-            let split = super::entries(&text, |key, token| {
-                seen.push((key.to_owned(), token.to_owned()));
-                Some(())
-            });
-            if map.keys().any(|k| serde_json::to_string(k).unwrap().contains('\\')) {
-                prop_assert!(split.is_none(), "an escaped key: {}", text);
-            } else {
-                prop_assert_eq!(split, Some(()), "{}", text);
-                let want: Vec<(String, String)> = map
-                    .iter()
-                    .map(|(k, v)| (k.clone(), serde_json::to_string(v).unwrap()))
-                    .collect();
-                prop_assert_eq!(seen, want);
-            }
-        }
     }
 
     #[test]
@@ -219,13 +157,5 @@ mod tests {
                 "{token}"
             );
         }
-    }
-
-    #[test]
-    fn what_is_not_one_object_is_not_split() {
-        for text in ["", "[]", "{", r#"{"a":1"#, r#"{"a":}"#, r#"{"a":1}{}"#] {
-            assert_eq!(entries(text, |_, _| Some(())), None, "{text}");
-        }
-        assert_eq!(entries("{}", |_, _| None), Some(()));
     }
 }

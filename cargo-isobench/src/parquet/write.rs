@@ -49,9 +49,8 @@ enum Cell {
     /// A value, as [`ColumnRows::push`] takes it.
     Value(Value),
     /// The string of a string column's cell, or the compact JSON text of a JSON
-    /// column's, laid by [`lay_cell`] from a record's text ([`ColumnRows::push_text`])
-    /// or from the record exported and its held texts ([`ColumnRows::push_holding`]):
-    /// a range of [`ColumnRows::texts`].
+    /// column's, laid by [`lay_cell`] from the record exported and its held texts
+    /// ([`ColumnRows::push_holding`]): a range of [`ColumnRows::texts`].
     Text(Range<usize>),
 }
 
@@ -75,10 +74,8 @@ pub struct ColumnRows {
     /// checked once more as the arrays are built).
     texts: Vec<u8>,
     /// How many of the buffered rows [`Self::push_holding`] laid from the record and
-    /// its held texts, [`Self::push_text`] laid from their text, and it parsed and
-    /// pushed.
+    /// its held texts, and [`Self::push_text`] parsed and pushed.
     direct: usize,
-    laid: usize,
     parsed: usize,
     /// How many cells of the buffered rows [`Self::push_holding`] laid from a string's
     /// own bytes.
@@ -219,7 +216,6 @@ impl ColumnRows {
             places: Vec::new(),
             texts: Vec::new(),
             direct: 0,
-            laid: 0,
             parsed: 0,
             raw: 0,
         }
@@ -297,18 +293,10 @@ impl ColumnRows {
         });
     }
 
-    /// Adds one record given as its JSON text in the compact style, as this tool writes
-    /// it; the same row as [`Self::push`] of the record the text holds. Where each key
-    /// goes in order to a string or JSON column (no `null`, no extra, no key order to
-    /// keep), each cell is laid from the text ([`split`]): a string's value unescaped, a
-    /// JSON column's value as its text (the compact text is the one the column holds);
-    /// any other record is parsed and pushed. `true` when laid from the text.
-    pub fn push_text(&mut self, text: &str) -> bool {
-        if self.lay_text(text) {
-            self.bytes += text.len();
-            self.laid += 1;
-            return true;
-        }
+    /// Adds one record given as its JSON text, as this tool writes it: parsed, and the
+    /// same row as [`Self::push`] of the record the text holds. For a record with held
+    /// texts that [`Self::push_holding`] does not lay.
+    pub fn push_text(&mut self, text: &str) {
         // Without the parser's depth limit: an input record may nest as deep as the
         // reader allows, and the export nests some of its values one level deeper.
         let mut parser = serde_json::Deserializer::from_str(text);
@@ -316,27 +304,20 @@ impl ColumnRows {
         let record = Map::deserialize(&mut parser).expect("the writer writes JSON objects");
         self.push(record);
         self.parsed += 1;
-        false
     }
 
-    /// [`Self::push_text`]'s plain case; `false`, with nothing changed, for another.
-    fn lay_text(&mut self, text: &str) -> bool {
-        self.lay(|each| split::entries(text, |key, token| each(key, Laid::Token(token.as_bytes()))))
-            .is_some()
-    }
-
-    /// Adds one record exported with held texts, as [`Self::push_text`] adds the text
-    /// [`passthrough::write_object_holding`] writes of `record` and `held` in the compact
-    /// style, without writing it: each entry, in the order that text has them, is laid
+    /// Adds one record exported with held texts, the same row as [`Self::push_text`] of
+    /// the text [`passthrough::write_object_holding`] writes of `record` and `held` in
+    /// the compact style, without writing it: each entry, in the order that text has them, is laid
     /// straight into its column by [`lay_cell`], a held string unescaped from its text
     /// and a value of the record (with the held texts inside it, for a JSON column)
     /// written into the column. `raw` tells which texts of `held` (by index) are a
     /// string's own bytes rather than its JSON text ([`Held::hold_string_raw`]): each
     /// such one goes as it is into a string column ([`Self::lays_string`]). `None`, with
-    /// nothing changed, where [`Self::push_text`] would not lay the text (a key
-    /// undeclared or out of column order, a `null`, a value of another type than its
-    /// column's) or a string's own bytes are for another column: push the text then,
-    /// with every held text JSON. Else whether the record written has an entry.
+    /// nothing changed, where a cell would not be laid so (a key undeclared or out of
+    /// column order, a `null`, a value of another type than its column's) or a string's
+    /// own bytes are for another column: push the text then, with every held text JSON.
+    /// Else whether the record written has an entry.
     ///
     /// [`Held::hold_string_raw`]: isobench_core::passthrough::Held::hold_string_raw
     pub fn push_holding(
@@ -415,18 +396,18 @@ impl ColumnRows {
     }
 
     /// How many of the rows buffered since the last [`Self::take_rows`] were laid from
-    /// their record and held texts ([`Self::push_holding`]), and given as text
-    /// ([`Self::push_text`]): laid from it, and parsed and pushed; and how many of their
-    /// cells [`Self::push_holding`] laid from a string's own bytes.
-    pub fn laid(&self) -> [usize; 4] {
-        [self.direct, self.laid, self.parsed, self.raw]
+    /// their record and held texts ([`Self::push_holding`]), and parsed from their text
+    /// and pushed ([`Self::push_text`]); and how many of their cells
+    /// [`Self::push_holding`] laid from a string's own bytes.
+    pub fn laid(&self) -> [usize; 3] {
+        [self.direct, self.parsed, self.raw]
     }
 
     /// The buffered rows as a record batch of every column, with the columns they use,
     /// their JSON style and their bytes in the batch, for [`ParquetWriter::write_batch`];
     /// the rows start afresh (no column used, no style).
     pub fn take_rows(&mut self) -> io::Result<RowsBatch> {
-        (self.direct, self.laid, self.parsed, self.raw) = (0, 0, 0, 0);
+        (self.direct, self.parsed, self.raw) = (0, 0, 0);
         let batch = self.take_batch()?;
         let sizes = row_bytes(&batch);
         Ok(RowsBatch {
@@ -1043,8 +1024,7 @@ enum Laid<'a> {
 /// as its own bytes, as they are into a string column. `None`, with
 /// `texts` then holding a part of it, for a value the column does not take so (not a
 /// string for a string column, `null` for a JSON column, any column of another shape).
-/// The one writer of the cells of [`ColumnRows::push_text`] and
-/// [`ColumnRows::push_holding`].
+/// The one writer of the cells of [`ColumnRows::push_holding`].
 fn lay_cell(shape: &Shape, laid: Laid<'_>, texts: &mut Vec<u8>) -> Option<()> {
     match (shape, laid) {
         (Shape::Str | Shape::Text, Laid::Token(token)) => split::unescape_into(token, texts),
@@ -1068,7 +1048,7 @@ fn lay_cell(shape: &Shape, laid: Laid<'_>, texts: &mut Vec<u8>) -> Option<()> {
     }
 }
 
-/// The string array of the `i`-th column (a string or JSON column: [`ColumnRows::lay_text`]
+/// The string array of the `i`-th column (a string or JSON column: [`ColumnRows::push_holding`]
 /// lays no other) of `rows`, some of whose cells are laid texts (in `texts`): the array
 /// [`build_array`] makes of the values the texts stand for.
 fn laid_strings(

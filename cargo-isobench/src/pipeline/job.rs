@@ -54,18 +54,18 @@ pub(super) struct Shared<'a> {
     /// Set once the batches written so far list as many incomplete records as the
     /// run's report keeps: the batches converted after it list none (they are counted).
     pub(super) incomplete_listed: AtomicBool,
-    /// The output's path, under which the tests count the rows laid from text.
+    /// The output's path, under which the tests count the rows laid and parsed.
     #[cfg(test)]
     pub(super) output: Option<std::path::PathBuf>,
 }
 
 /// For each batch of a Parquet output written in a test: the output, how many rows were
 /// laid into its columns from the exported record and its held texts
-/// ([`ColumnRows::push_holding`]), laid from their text ([`ColumnRows::push_text`]),
-/// parsed from it, and pushed as the values exported (nothing held); and how many
-/// cells were laid from a string held as its own bytes (read from Parquet).
+/// ([`ColumnRows::push_holding`]), parsed from their text ([`ColumnRows::push_text`]),
+/// and pushed as the values exported (nothing held); and how many cells were laid from
+/// a string held as its own bytes (read from Parquet).
 #[cfg(test)]
-pub(crate) static LAID: std::sync::Mutex<Vec<(std::path::PathBuf, [usize; 5])>> =
+pub(crate) static LAID: std::sync::Mutex<Vec<(std::path::PathBuf, [usize; 4])>> =
     std::sync::Mutex::new(Vec::new());
 
 /// For each batch converted in a test: the output, and how many of the batch's records
@@ -92,8 +92,8 @@ impl<'a> Shared<'a> {
         let to = find(registry, &plan.to)?;
         // `--set` and enrichment may change any field, held values included; the strict
         // profile's export checks every required field's value. A Parquet output holds
-        // them too: a record with held values is written as text and laid into the
-        // columns from it (see `Job::item`).
+        // them too: a record with held values is laid into the columns from the record
+        // and those values (see `Job::item`).
         let routes = if plan.assignments.is_empty()
             && plan.enrich.is_none()
             && plan.profile() != Profile::Strict
@@ -375,12 +375,12 @@ impl Job<'_> {
         }
         #[cfg(test)]
         if let (Some(rows), Some(output)) = (&self.rows, &shared.output) {
-            let [direct, laid, parsed, raw] = rows.laid();
+            let [direct, parsed, raw] = rows.laid();
             let written = usize::try_from(done.report.written).expect("a batch's records");
-            let pushed = written - direct - laid - parsed;
+            let pushed = written - direct - parsed;
             LAID.lock()
                 .expect("no test panicked holding it")
-                .push((output.clone(), [direct, laid, parsed, pushed, raw]));
+                .push((output.clone(), [direct, parsed, pushed, raw]));
         }
         done.rows = self.rows.as_mut().map(ColumnRows::take_rows);
         done
@@ -675,9 +675,9 @@ impl Job<'_> {
 
 /// Lays `out`, a record exported with the held texts `placed` (placed by `order`), into
 /// the Parquet output's `rows`: straight into the columns, each held text into its own
-/// (a string held as its own bytes as it is), where the text written compact would be
-/// laid from its text; else written as JSON Lines would be, compact, every held text
-/// JSON, and laid into the columns from that text (written in `scratch`, left empty).
+/// (a string held as its own bytes as it is), where each cell can be laid so; else
+/// written as JSON Lines would be, compact, every held text JSON, and parsed from that
+/// text (written in `scratch`, left empty).
 /// `held` and `raw`: the values the reader held, and the record's text. The file's JSON
 /// style is that of the first record written that has a key (`{}` is the same in every
 /// style).

@@ -196,7 +196,7 @@ fn counts(output: &Path) -> (usize, usize, usize) {
         let mine = o == output;
         if mine {
             laid += n[0];
-            raw += n[4];
+            raw += n[3];
         }
         !mine
     });
