@@ -140,6 +140,12 @@ impl Shape {
         }
     }
 
+    /// Whether a column of this shape is a string array: a string column (its cells'
+    /// strings) or a JSON column (its cells' compact JSON text).
+    pub(super) fn holds_text(&self) -> bool {
+        matches!(self, Self::Str | Self::Text | Self::Json)
+    }
+
     /// Whether `value` (not null) can be stored in this shape and read back unchanged.
     pub(super) fn fits(&self, value: &Value) -> bool {
         match (self, value) {
@@ -352,17 +358,36 @@ pub(super) fn written_array<'a, T: ?Sized + 'a>(
     cells: impl ExactSizeIterator<Item = Option<&'a T>>,
     write: impl Fn(&mut Vec<u8>, &T),
 ) -> Result<StringArray, String> {
-    let too_long = || "a string column holds more than 2 GiB of text in one batch".to_owned();
-    let mut offsets = Vec::with_capacity(cells.len() + 1);
-    offsets.push(0i32);
-    let mut valid = Vec::with_capacity(cells.len());
     let mut values = Vec::new();
-    for cell in cells {
-        if let Some(cell) = cell {
-            write(&mut values, cell);
+    let ends: Vec<Option<usize>> = cells
+        .map(|cell| {
+            cell.map(|cell| {
+                write(&mut values, cell);
+                values.len()
+            })
+        })
+        .collect();
+    laid_array(values, ends.into_iter())
+}
+
+/// The string array whose cells are laid one after another in `values`, which holds
+/// nothing else: for each row, where its cell ends in `values`, or `None` for a null.
+/// The array takes `values` as its values buffer, not a copy of it.
+pub(super) fn laid_array(
+    values: Vec<u8>,
+    ends: impl ExactSizeIterator<Item = Option<usize>>,
+) -> Result<StringArray, String> {
+    let too_long = || "a string column holds more than 2 GiB of text in one batch".to_owned();
+    let mut offsets = Vec::with_capacity(ends.len() + 1);
+    offsets.push(0i32);
+    let mut valid = Vec::with_capacity(ends.len());
+    let mut last = 0;
+    for end in ends {
+        if let Some(end) = end {
+            last = end;
         }
-        valid.push(cell.is_some());
-        offsets.push(i32::try_from(values.len()).map_err(|_| too_long())?);
+        valid.push(end.is_some());
+        offsets.push(i32::try_from(last).map_err(|_| too_long())?);
     }
     StringArray::try_new(
         OffsetBuffer::new(ScalarBuffer::from(offsets)),

@@ -29,7 +29,7 @@ use serde_json::{Map, Value};
 use super::compression::ParquetCompression;
 use super::layout::{GROUP_BYTES, GROUP_ROWS};
 use super::row_bytes::{row_bytes, value_bytes};
-use super::schema::{Columns, Shape, build_array, written_array};
+use super::schema::{Columns, Shape, build_array, laid_array, written_array};
 use super::split;
 
 /// Records given to [`ParquetWriter::write`] are laid out in columns this many at a time.
@@ -46,11 +46,14 @@ struct Row {
 /// A buffered cell.
 #[derive(Debug)]
 enum Cell {
-    /// A value, as [`ColumnRows::push`] takes it.
+    /// A value of a column that is neither a string nor a JSON column, as
+    /// [`ColumnRows::push`] takes it.
     Value(Value),
     /// The string of a string column's cell, or the compact JSON text of a JSON
-    /// column's, laid by [`lay_cell`] from the record exported and its held texts
-    /// ([`ColumnRows::push_holding`]): a range of [`ColumnRows::texts`].
+    /// column's: laid by [`ColumnRows::push`] from the value ([`write_cell`]), or by
+    /// [`lay_cell`] from the record exported and its held texts
+    /// ([`ColumnRows::push_holding`]). Its range of the column's own text in
+    /// [`ColumnRows::texts`].
     Text(Range<usize>),
 }
 
@@ -70,9 +73,11 @@ pub struct ColumnRows {
     limits: GroupLimits,
     /// Where each key of the record being pushed goes (kept between records).
     places: Vec<Place>,
-    /// The text of the buffered rows' [`Cell::Text`] cells (UTF-8: every cell is
-    /// checked once more as the arrays are built).
-    texts: Vec<u8>,
+    /// Per declared column, the text of the buffered rows' [`Cell::Text`] cells of that
+    /// column, one after another in row order and nothing else: the values buffer of the
+    /// column's array ([`laid_array`], which checks it is UTF-8 once). Empty for a
+    /// column that is neither a string nor a JSON column.
+    texts: Vec<Vec<u8>>,
     /// How many of the buffered rows [`Self::push_holding`] laid from the record and
     /// its held texts, and [`Self::push_text`] parsed and pushed.
     direct: usize,
@@ -208,13 +213,13 @@ impl ColumnRows {
     fn of(columns: Arc<Columns>) -> Self {
         Self {
             used: vec![false; columns.all.len()],
+            texts: vec![Vec::new(); columns.declared.len()],
             columns,
             style: None,
             rows: Vec::new(),
             bytes: 0,
             limits: GroupLimits::current(),
             places: Vec::new(),
-            texts: Vec::new(),
             direct: 0,
             parsed: 0,
             raw: 0,
@@ -265,13 +270,21 @@ impl ColumnRows {
         let keys = (nulls || !in_order).then(|| record.keys().cloned().collect());
         let mut cells: Vec<Option<Cell>> = (0..declared.len()).map(|_| None).collect();
         let mut extra = Map::new();
+        let texts = &mut self.texts;
         for ((key, value), place) in record.into_iter().zip(&self.places) {
             match *place {
-                Place::Cell(i) => cells[i] = Some(Cell::Value(value)),
+                Place::Cell(i) => {
+                    let shape = &declared[i].1;
+                    cells[i] = Some(if shape.holds_text() {
+                        text_cell(&mut texts[i], |out| write_cell(shape, &value, out))
+                    } else {
+                        Cell::Value(value)
+                    });
+                }
                 Place::TextAndExtra(i) => {
-                    cells[i] = Some(Cell::Value(Value::String(
-                        JsonStyle::Spaced.to_string(&value),
-                    )));
+                    cells[i] = Some(text_cell(&mut texts[i], |out| {
+                        JsonStyle::Spaced.write_value(out, &value);
+                    }));
                     extra.insert(key, value);
                 }
                 Place::Extra => {
@@ -326,9 +339,8 @@ impl ColumnRows {
         held: &[Placed<'_>],
         raw: impl Fn(usize) -> bool,
     ) -> Option<bool> {
-        let mark = self.texts.len();
         let (mut entries, mut raws) = (0, 0);
-        self.lay(|each| {
+        let bytes = self.lay(|each| {
             passthrough::each_entry_holding(record, held, |key, entry| {
                 entries += 1;
                 match entry {
@@ -341,7 +353,7 @@ impl ColumnRows {
                 }
             })
         })?;
-        self.bytes += self.texts.len() - mark;
+        self.bytes += bytes;
         self.direct += 1;
         self.raw += raws;
         Some(entries > 0)
@@ -358,15 +370,15 @@ impl ColumnRows {
     }
 
     /// Lays a row whose entries `walk` gives to the closure it is handed, in order, each
-    /// cell by [`lay_cell`]; `None`, with nothing changed, when `walk` gives `None` or a
-    /// key is undeclared or out of column order, or [`lay_cell`] does not lay a cell.
+    /// cell by [`lay_cell`] into its column's text; the bytes of the cells laid. `None`,
+    /// with nothing changed, when `walk` gives `None` or a key is undeclared or out of
+    /// column order, or [`lay_cell`] does not lay a cell.
     fn lay(
         &mut self,
         walk: impl FnOnce(&mut dyn FnMut(&str, Laid<'_>) -> Option<()>) -> Option<()>,
-    ) -> Option<()> {
+    ) -> Option<usize> {
         let (columns, texts) = (&*self.columns, &mut self.texts);
         let declared = &columns.declared;
-        let mark = texts.len();
         let mut cells: Vec<Option<Cell>> = (0..declared.len()).map(|_| None).collect();
         let mut last = None;
         let laid = walk(&mut |key, laid| {
@@ -375,15 +387,25 @@ impl ColumnRows {
                 return None;
             }
             last = Some(i);
-            let start = texts.len();
-            lay_cell(&declared[i].1, laid, texts)?;
-            cells[i] = Some(Cell::Text(start..texts.len()));
+            let text = &mut texts[i];
+            let start = text.len();
+            if lay_cell(&declared[i].1, laid, text).is_none() {
+                text.truncate(start);
+                return None;
+            }
+            cells[i] = Some(Cell::Text(start..text.len()));
             Some(())
         });
-        if laid.is_none() {
-            self.texts.truncate(mark);
-            return None;
+        let mut bytes = 0;
+        for (text, cell) in texts.iter_mut().zip(&cells) {
+            if let Some(Cell::Text(range)) = cell {
+                bytes += range.len();
+                if laid.is_none() {
+                    text.truncate(range.start);
+                }
+            }
         }
+        laid?;
         for (used, cell) in self.used.iter_mut().zip(&cells) {
             *used |= cell.is_some();
         }
@@ -392,7 +414,7 @@ impl ColumnRows {
             extra: None,
             keys: None,
         });
-        Some(())
+        Some(bytes)
     }
 
     /// How many of the rows buffered since the last [`Self::take_rows`] were laid from
@@ -452,13 +474,9 @@ impl ColumnRows {
         self.bytes = 0;
         let mut arrays: Vec<ArrayRef> = Vec::with_capacity(self.columns.all.len());
         for (i, (_, shape)) in self.columns.declared.iter().enumerate() {
-            let laid = rows
-                .iter()
-                .any(|r| matches!(r.cells[i], Some(Cell::Text(_))));
-            if laid {
-                arrays.push(Arc::new(
-                    laid_strings(shape, &rows, i, &self.texts).map_err(write_error)?,
-                ));
+            if shape.holds_text() {
+                let text = std::mem::take(&mut self.texts[i]);
+                arrays.push(Arc::new(laid_column(&rows, i, text).map_err(write_error)?));
                 continue;
             }
             let cells: Vec<Option<&Value>> = rows
@@ -470,7 +488,6 @@ impl ColumnRows {
                 .collect();
             arrays.push(build_array(shape, &cells).map_err(write_error)?);
         }
-        self.texts.clear();
         let extra = written_array(rows.iter().map(|r| r.extra.as_ref()), |out, map| {
             JsonStyle::Compact.write_object(out, map);
         })
@@ -1018,56 +1035,61 @@ enum Laid<'a> {
     Raw(&'a [u8]),
 }
 
-/// Appends the cell of a column of `shape` for a value given as `laid` to `texts`: a
-/// string column's string, unescaped from its token; a JSON column's compact JSON text
-/// (the text the record's compact text holds, held texts placed in it); a string given
-/// as its own bytes, as they are into a string column. `None`, with
-/// `texts` then holding a part of it, for a value the column does not take so (not a
+/// Appends the cell of a column of `shape` for a value given as `laid` to `out`, the
+/// column's text: a string column's string, unescaped from its token; a JSON column's
+/// compact JSON text (the text the record's compact text holds, held texts placed in
+/// it); a string given as its own bytes, as they are into a string column. `None`, with
+/// `out` then holding a part of it, for a value the column does not take so (not a
 /// string for a string column, `null` for a JSON column, any column of another shape).
 /// The one writer of the cells of [`ColumnRows::push_holding`].
-fn lay_cell(shape: &Shape, laid: Laid<'_>, texts: &mut Vec<u8>) -> Option<()> {
+fn lay_cell(shape: &Shape, laid: Laid<'_>, out: &mut Vec<u8>) -> Option<()> {
     match (shape, laid) {
-        (Shape::Str | Shape::Text, Laid::Token(token)) => split::unescape_into(token, texts),
+        (Shape::Str | Shape::Text, Laid::Token(token)) => split::unescape_into(token, out),
         (Shape::Str | Shape::Text, Laid::Value(Value::String(text), _)) => {
-            texts.extend_from_slice(text.as_bytes());
+            out.extend_from_slice(text.as_bytes());
             Some(())
         }
         (Shape::Str | Shape::Text, Laid::Raw(text)) => {
-            texts.extend_from_slice(text);
+            out.extend_from_slice(text);
             Some(())
         }
         (Shape::Json, Laid::Token(token)) if token != b"null" => {
-            texts.extend_from_slice(token);
+            out.extend_from_slice(token);
             Some(())
         }
         (Shape::Json, Laid::Value(value, inner)) if !value.is_null() => {
-            passthrough::write_value_holding(JsonStyle::Compact, texts, value, inner);
+            passthrough::write_value_holding(JsonStyle::Compact, out, value, inner);
             Some(())
         }
         _ => None,
     }
 }
 
-/// The string array of the `i`-th column (a string or JSON column: [`ColumnRows::push_holding`]
-/// lays no other) of `rows`, some of whose cells are laid texts (in `texts`): the array
-/// [`build_array`] makes of the values the texts stand for.
-fn laid_strings(
-    shape: &Shape,
-    rows: &[Row],
-    i: usize,
-    texts: &[u8],
-) -> Result<StringArray, String> {
-    let json = *shape == Shape::Json;
-    let cells = rows.iter().map(|row| match &row.cells[i] {
-        None | Some(Cell::Value(Value::Null)) => None,
-        Some(Cell::Value(value)) if !json && !value.is_string() => None,
-        cell => cell.as_ref(),
+/// The array of the `i`-th column of `rows`, a string or JSON column, whose cells are
+/// all laid ([`Cell::Text`]) in `text`, the column's text: `text` is its values buffer.
+fn laid_column(rows: &[Row], i: usize, text: Vec<u8>) -> Result<StringArray, String> {
+    let ends = rows.iter().map(|row| match &row.cells[i] {
+        Some(Cell::Text(range)) => Some(range.end),
+        _ => None,
     });
-    written_array(cells, |out, cell| match cell {
-        Cell::Text(range) => out.extend_from_slice(&texts[range.clone()]),
-        Cell::Value(Value::String(text)) if !json => out.extend_from_slice(text.as_bytes()),
-        Cell::Value(value) => JsonStyle::Compact.write_value(out, value),
-    })
+    laid_array(text, ends)
+}
+
+/// A [`Cell::Text`] of the text `write` appends to `text`, a column's text.
+fn text_cell(text: &mut Vec<u8>, write: impl FnOnce(&mut Vec<u8>)) -> Cell {
+    let start = text.len();
+    write(text);
+    Cell::Text(start..text.len())
+}
+
+/// Appends the cell of a string or JSON column of `shape` holding `value`, which fits
+/// the column and is not `null`, to `out`: a string column's string as it is, a JSON
+/// column's value as its compact JSON text. What [`build_array`] makes of the value.
+fn write_cell(shape: &Shape, value: &Value, out: &mut Vec<u8>) {
+    match value {
+        Value::String(text) if *shape != Shape::Json => out.extend_from_slice(text.as_bytes()),
+        value => JsonStyle::Compact.write_value(out, value),
+    }
 }
 
 #[cfg(test)]
@@ -1199,6 +1221,186 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = written_by_parquet_writer(dir.path(), &schema, &records);
         assert!(std::fs::read(&path).unwrap() == written_directly(&schema, &records));
+    }
+
+    mod laid_columns {
+        use proptest::prelude::*;
+
+        use super::*;
+
+        /// A string, a number, a union admitting strings, a JSON column and another
+        /// string, in this column order.
+        fn schema() -> Value {
+            json!({"type": "object", "properties": {
+                "s": {"type": "string"},
+                "n": {"type": "integer"},
+                "t": {"type": ["string", "integer"]},
+                "j": {"type": "object"},
+                "u": {"type": "string"}
+            }})
+        }
+
+        /// Strings rich in what JSON escapes, empty ones, and characters beyond ASCII
+        /// and beyond the BMP.
+        fn text() -> impl Strategy<Value = String> {
+            "[a \"\\\\/\n\t\u{1}\u{1f}\u{7f}\u{80}é中\u{1F600}]{0,10}"
+        }
+
+        /// JSON values of every kind but floats, nested.
+        fn value() -> impl Strategy<Value = Value> {
+            let leaf = prop_oneof![
+                Just(Value::Null),
+                any::<bool>().prop_map(Value::Bool),
+                any::<i64>().prop_map(Value::from),
+                Just(json!(0.25)),
+                text().prop_map(Value::String),
+            ];
+            leaf.prop_recursive(3, 24, 4, |inner| {
+                prop_oneof![
+                    prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                    prop::collection::vec((text(), inner), 0..4)
+                        .prop_map(|entries| Value::Object(entries.into_iter().collect())),
+                ]
+            })
+        }
+
+        /// A string or `null`.
+        fn string_or_null() -> impl Strategy<Value = Value> {
+            prop_oneof![4 => text().prop_map(Value::String), 1 => Just(Value::Null)]
+        }
+
+        /// How an entry of a string or JSON column is given to `push_holding`: in the
+        /// record; held as its JSON text (`json.dumps`'s, escaping all beyond ASCII, for
+        /// a string); held as a string's own bytes.
+        #[derive(Debug, Clone, Copy)]
+        enum Given {
+            InRecord,
+            Token,
+            AsciiToken,
+            Raw,
+        }
+
+        fn given() -> impl Strategy<Value = Given> {
+            prop_oneof![
+                Just(Given::InRecord),
+                Just(Given::Token),
+                Just(Given::AsciiToken),
+                Just(Given::Raw),
+            ]
+        }
+
+        /// A record of [`schema`]'s columns (each may be absent), sometimes with an
+        /// undeclared key last, and how each entry is given.
+        fn record() -> impl Strategy<Value = (Map<String, Value>, Vec<Given>)> {
+            let entries = (
+                prop::option::of(string_or_null()),
+                prop::option::of(any::<i64>().prop_map(Value::from)),
+                prop::option::of(prop_oneof![text().prop_map(Value::String), value()]),
+                prop::option::of(value()),
+                prop::option::of(string_or_null()),
+                prop::option::of(value()),
+            );
+            let given = prop::collection::vec(given(), 6);
+            (entries, given).prop_map(|((s, n, t, j, u, x), given)| {
+                let keys = ["s", "n", "t", "j", "u", "x"];
+                let record = keys
+                    .into_iter()
+                    .zip([s, n, t, j, u, x])
+                    .filter_map(|(key, value)| Some((key.to_owned(), value?)))
+                    .collect();
+                (record, given)
+            })
+        }
+
+        /// `record` pushed as the pipeline pushes a record with held texts: its entries
+        /// of string and JSON columns given as `given` says, by `push_holding`, or its
+        /// whole text when that does not lay it.
+        fn push_held(rows: &mut ColumnRows, record: &Map<String, Value>, given: &[Given]) {
+            let mut kept = Map::new();
+            let mut held: Vec<(Vec<String>, usize, Vec<u8>, bool)> = Vec::new();
+            for (at, ((key, value), given)) in record.iter().zip(given).enumerate() {
+                let text_column = ["s", "t", "j", "u"].contains(&key.as_str());
+                let held_text = match (*given, value) {
+                    _ if !text_column => None,
+                    (Given::InRecord, _) => None,
+                    (Given::Raw, Value::String(text)) if key != "j" => {
+                        Some((text.as_bytes().to_vec(), true))
+                    }
+                    (Given::AsciiToken, Value::String(_)) if key != "j" => {
+                        Some((JsonStyle::CompactAscii.to_string(value).into_bytes(), false))
+                    }
+                    _ => Some((serde_json::to_vec(value).unwrap(), false)),
+                };
+                match held_text {
+                    Some((text, raw)) => held.push((vec![key.clone()], at, text, raw)),
+                    None => {
+                        kept.insert(key.clone(), value.clone());
+                    }
+                }
+            }
+            let placed: Vec<Placed<'_>> = held
+                .iter()
+                .map(|(path, at, text, _)| Placed {
+                    path,
+                    at: *at,
+                    text,
+                })
+                .collect();
+            if rows.push_holding(&kept, &placed, |i| held[i].3).is_none() {
+                rows.push_text(&serde_json::to_string(record).unwrap());
+            }
+        }
+
+        /// The value of a column's cell as the values are built into arrays: for a
+        /// union admitting strings, a value of another type as its `json.dumps` text.
+        fn built_value(shape: &Shape, value: Option<&Value>) -> Option<Value> {
+            match (shape, value?) {
+                (Shape::Text, value) if !value.is_string() && !value.is_null() => {
+                    Some(Value::String(JsonStyle::Spaced.to_string(value)))
+                }
+                (_, value) => Some(value.clone()),
+            }
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(512))]
+
+            /// Cells laid in each column's own text, from the record, from held texts
+            /// (JSON tokens, escaped or not, and strings' own bytes) or from the record's
+            /// text, make the arrays `build_array` makes of the values; and the batch is
+            /// the one of the records pushed as values.
+            #[test]
+            fn laid_cells_make_the_arrays_of_the_values(
+                records in prop::collection::vec(record(), 0..12),
+            ) {
+                let schema = schema();
+                let mut laid = ColumnRows::new(&schema).unwrap();
+                let mut pushed = ColumnRows::new(&schema).unwrap();
+                for (record, given) in &records {
+                    push_held(&mut laid, record, given);
+                    pushed.push(record.clone());
+                }
+                let [direct, parsed, _] = laid.laid();
+                prop_assert_eq!(direct + parsed, records.len());
+                let batch = laid.take_batch().unwrap();
+                let columns = Columns::from_schema(&schema).unwrap();
+                for (i, (name, shape)) in columns.declared.iter().enumerate() {
+                    if !shape.holds_text() {
+                        continue;
+                    }
+                    let values: Vec<Option<Value>> = records
+                        .iter()
+                        .map(|(record, _)| built_value(shape, record.get(name)))
+                        .collect();
+                    let cells: Vec<Option<&Value>> = values.iter().map(Option::as_ref).collect();
+                    let built = build_array(shape, &cells).unwrap();
+                    prop_assert_eq!(batch.column(i).to_data(), built.to_data(), "{}", name);
+                }
+                prop_assert_eq!(&batch, &pushed.take_batch().unwrap());
+                // The texts went into the arrays: the next batch starts empty.
+                prop_assert!(laid.texts.iter().all(Vec::is_empty));
+            }
+        }
     }
 
     #[test]
