@@ -477,9 +477,9 @@ impl Held {
     /// and any beyond ASCII), and nothing is held.
     ///
     /// A list with the separator of `style` is the array as it is; in one with the other
-    /// separator every item is written as the writer writes it (that is what
-    /// [`encoded_list_encoding`] checked), so the array is the same items' texts between
-    /// `style`'s separators.
+    /// separator every item is written as the writer writes it (checked by the same walk
+    /// of the items that writes the array, as [`encoded_list_encoding`] checks it), so
+    /// the array is the same items' texts between `style`'s separators.
     pub fn hold_list_value(
         &mut self,
         route: usize,
@@ -487,22 +487,21 @@ impl Held {
         style: JsonStyle,
         position: usize,
     ) -> bool {
-        let Some(encoding) = encoded_list_encoding(list.as_bytes()) else {
+        let Some((read, encoding)) = list_style(list.as_bytes()) else {
             return false;
         };
         if style.is_ascii() && jsonwrite::has_ascii_escapes(list.as_bytes()) {
             return false;
         }
         let start = self.made.len();
-        let spaced = encoding == Encoding::JsonSpaced;
-        if spaced == style.is_spaced() {
-            self.made.extend_from_slice(list.as_bytes());
+        // One walk of the items checks the list and, with the other separator, writes it.
+        let whole = if read.is_spaced() == style.is_spaced() {
+            let whole = is_list_written_as_is(list.as_bytes(), read);
+            if whole {
+                self.made.extend_from_slice(list.as_bytes());
+            }
+            whole
         } else {
-            let read = if spaced {
-                JsonStyle::Spaced
-            } else {
-                JsonStyle::Compact
-            };
             let (made, separator) = (&mut self.made, item_separator(style));
             made.push(b'[');
             let whole = each_written_item(list.as_bytes(), read, |item| {
@@ -512,7 +511,11 @@ impl Held {
                 made.extend_from_slice(item);
             });
             made.push(b']');
-            debug_assert!(whole, "the encoding was told of the whole list");
+            whole
+        };
+        if !whole {
+            self.made.truncate(start);
+            return false;
         }
         self.keep_made(route, start, position, Some(encoding));
         true
@@ -662,15 +665,22 @@ pub fn transcode_list(token: &[u8], style: JsonStyle, out: &mut Vec<u8>) -> Opti
 /// [`crate::codec::decode_list`] reads back exactly, in this encoding; `None` for any
 /// other list, which decoding reads (or refuses) itself.
 pub fn encoded_list_encoding(list: &[u8]) -> Option<Encoding> {
-    // The separator after the first item tells the style: `["a", "b"]`.
+    let (style, encoding) = list_style(list)?;
+    is_list_written_as_is(list, style).then_some(encoding)
+}
+
+/// The style, and the [`Encoding`], that `list`, the text of a JSON-encoded list, would
+/// be written in if [`is_list_written_as_is`] in that style: the separator after the
+/// first item tells it (`["a", "b"]` is spaced; a list of one item or none, compact).
+/// `None` when `list` does not start as an array.
+fn list_style(list: &[u8]) -> Option<(JsonStyle, Encoding)> {
     let first = list.strip_prefix(b"[")?;
     let spaced = string_length(first).is_some_and(|n| first.get(n..n + 2) == Some(b", "));
-    let (style, encoding) = if spaced {
+    Some(if spaced {
         (JsonStyle::Spaced, Encoding::JsonSpaced)
     } else {
         (JsonStyle::Compact, Encoding::Json)
-    };
-    is_list_written_as_is(list, style).then_some(encoding)
+    })
 }
 
 /// Reads the JSON string `text` starts with as [`transcode_list`] reads a string token,
@@ -1161,6 +1171,81 @@ mod tests {
         );
         assert_eq!(held.text(b"", 1), Some(&br#"["a", "b"]"#[..]));
         assert!(held.any_made() && !held.holds(0));
+    }
+
+    /// Holds `list` as a cell's value for an output in `style`: held exactly when
+    /// [`encoded_list_encoding`] passes it (and an ASCII output has nothing to escape in
+    /// it), as the array the writer writes of its items in `style`, in the encoding
+    /// told; else nothing is held. Whether it was held.
+    fn holds_list_value_as_its_items(list: &str, style: JsonStyle) -> bool {
+        let told = encoded_list_encoding(list.as_bytes())
+            .filter(|_| !(style.is_ascii() && jsonwrite::has_ascii_escapes(list.as_bytes())));
+        let mut held = Held::default();
+        let holds = held.hold_list_value(1, list, style, 3);
+        assert_eq!(holds, told.is_some(), "{list} {style:?}");
+        if holds {
+            let items: Vec<String> = serde_json::from_str(list).expect("a list that passes");
+            let mut array = Vec::new();
+            jsonwrite::strings(&mut array, &items, style.writer());
+            assert_eq!(held.text(b"", 1), Some(&array[..]), "{list} {style:?}");
+            let routes = [Route {
+                key: "k",
+                field: "extensions.fail_to_pass",
+                list: true,
+                encoded: true,
+                path: &[],
+            }; 2];
+            assert_eq!(held.keys(&routes)[0].encoding, told, "{list} {style:?}");
+        } else {
+            assert!(!held.any_made() && !held.holds(1), "{list} {style:?}");
+        }
+        holds
+    }
+
+    const STYLES: [JsonStyle; 4] = [
+        JsonStyle::Compact,
+        JsonStyle::Spaced,
+        JsonStyle::CompactAscii,
+        JsonStyle::SpacedAscii,
+    ];
+
+    #[test]
+    fn a_list_value_is_held_as_the_array_of_its_items() {
+        let mut held = 0;
+        for token in encoded_lists() {
+            let list: String = serde_json::from_str(&token).expect("a JSON string");
+            for style in STYLES {
+                held += usize::from(holds_list_value_as_its_items(&list, style));
+            }
+        }
+        assert!(held >= 40, "{held}");
+    }
+
+    proptest::proptest! {
+        /// Lists written as `json.dumps` writes them, either separator, `ensure_ascii` or
+        /// not, some with a character inserted (a separator cut, an escape the writer does
+        /// not make): held as a value exactly when they pass, as their items' array.
+        #[test]
+        fn list_values_are_held_when_they_pass(
+            items in proptest::collection::vec(
+                proptest::string::string_regex("[a-z \"\\\\/\n\t\u{1}\u{7f}é中]{0,6}").expect("a regex"),
+                0..4,
+            ),
+            spaced in proptest::bool::ANY,
+            ascii in proptest::bool::ANY,
+            inserted in proptest::option::of((proptest::num::usize::ANY, proptest::sample::select(vec![' ', ',', '"', '\\', '/', 'u', '\u{1}']))),
+        ) {
+            let mut list = Vec::new();
+            jsonwrite::strings(&mut list, &items, jsonwrite::Style { spaced, ascii });
+            let mut list = String::from_utf8(list).expect("the writer writes UTF-8");
+            if let Some((at, c)) = inserted {
+                let at = list.char_indices().map(|(i, _)| i).nth(at % list.chars().count()).unwrap_or(0);
+                list.insert(at, c);
+            }
+            for style in STYLES {
+                holds_list_value_as_its_items(&list, style);
+            }
+        }
     }
 
     #[test]
