@@ -25,10 +25,13 @@ use arrow_array::types::{
 };
 use arrow_array::{Array, GenericStringArray, OffsetSizeTrait, RecordBatch, StringViewArray};
 use arrow_buffer::ArrowNativeType;
-use arrow_schema::{DataType, Schema, TimeUnit};
+use arrow_schema::{DataType, FieldRef, Schema, SchemaRef, TimeUnit};
 use isobench_core::codec::JsonStyle;
 use isobench_core::passthrough::Held;
-use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
+use parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
+    ParquetRecordBatchReaderBuilder,
+};
 use serde_json::{Map, Number, Value};
 
 use super::items::{BadInput, Batch, Batching, Item, RawItem, RecordReader, Window};
@@ -175,32 +178,77 @@ fn quiet_contained_panics() {
     });
 }
 
-/// A reader of the Parquet file at `path`, its footer read.
-fn open_builder(path: &Path) -> Result<ParquetRecordBatchReaderBuilder<File>, CliError> {
+/// The Parquet file at `path` and its footer, read (with the Arrow schema the file gives).
+fn open_footer(path: &Path) -> Result<(File, ArrowReaderMetadata), CliError> {
     let file = File::open(path).map_err(|e| CliError::Read {
         path: path.to_owned(),
         source: e,
     })?;
+    let footer = contain(path, || {
+        ArrowReaderMetadata::load(&file, ArrowReaderOptions::new()).map_err(|e| read_error(path, e))
+    })?;
+    Ok((file, footer))
+}
+
+/// The footer `footer` with the file's string columns (`Utf8`, `LargeUtf8`) read as
+/// string views (`Utf8View`): the decoder then points each string at the decompressed
+/// page it is in instead of copying it into the array. Every other column is read as
+/// the file gives it. The footer as it is when no column is a string column, or when
+/// the decoder does not take the views.
+fn reading_views(path: &Path, footer: ArrowReaderMetadata) -> ArrowReaderMetadata {
+    let Some(schema) = viewed(footer.schema()) else {
+        return footer;
+    };
+    let options = ArrowReaderOptions::new().with_schema(schema);
+    let metadata = Arc::clone(footer.metadata());
     contain(path, || {
-        ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| read_error(path, e))
+        ArrowReaderMetadata::try_new(metadata, options).map_err(|e| read_error(path, e))
     })
+    .unwrap_or(footer)
+}
+
+/// `schema` with its top-level `Utf8` and `LargeUtf8` columns made `Utf8View` (names,
+/// nullability and metadata kept), or `None` when it has none.
+fn viewed(schema: &Schema) -> Option<SchemaRef> {
+    let strings =
+        |field: &FieldRef| matches!(field.data_type(), DataType::Utf8 | DataType::LargeUtf8);
+    if !schema.fields().iter().any(strings) {
+        return None;
+    }
+    let fields: Vec<FieldRef> = schema
+        .fields()
+        .iter()
+        .map(|field| {
+            if strings(field) {
+                Arc::new(field.as_ref().clone().with_data_type(DataType::Utf8View))
+            } else {
+                Arc::clone(field)
+            }
+        })
+        .collect();
+    Some(Arc::new(Schema::new_with_metadata(
+        fields,
+        schema.metadata().clone(),
+    )))
 }
 
 /// The number of rows of a Parquet file, from its footer.
 pub fn row_count(path: &Path) -> Result<u64, CliError> {
-    let builder = open_builder(path)?;
-    u64::try_from(builder.metadata().file_metadata().num_rows())
+    let (_, footer) = open_footer(path)?;
+    u64::try_from(footer.metadata().file_metadata().num_rows())
         .map_err(|_| read_error(path, "negative row count"))
 }
 
 impl ParquetRows {
     /// Opens a Parquet file; its columns' types are checked here.
     pub fn open(path: &Path) -> Result<Self, CliError> {
-        let builder = open_builder(path)?;
-        let rows = u64::try_from(builder.metadata().file_metadata().num_rows()).unwrap_or(0);
+        let (file, footer) = open_footer(path)?;
+        let rows = u64::try_from(footer.metadata().file_metadata().num_rows()).unwrap_or(0);
         let size = std::fs::metadata(path).map_or(0, |m| m.len());
         let bytes_per_row = size.checked_div(rows).unwrap_or(0);
-        let plan = BatchRows::new(builder.schema()).map_err(|(column, kind)| {
+        // The columns are judged by the types the file gives them, whatever they are
+        // decoded as.
+        let plan = BatchRows::new(footer.schema()).map_err(|(column, kind)| {
             CliError::Record(
                 format!(
                     "{}: column `{column}` has type {kind}, which has no JSON equivalent",
@@ -209,8 +257,9 @@ impl ParquetRows {
                 Some("convert that column to a string or number type, or drop it, before reading the file".into()),
             )
         })?;
+        let footer = reading_views(path, footer);
         let reader = contain(path, || {
-            builder
+            ParquetRecordBatchReaderBuilder::new_with_metadata(file, footer)
                 .with_batch_size(READ_ROWS)
                 .build()
                 .map_err(|e| read_error(path, e))
@@ -1179,8 +1228,13 @@ mod tests {
         }
 
         fn text() -> impl Strategy<Value = String> {
-            // Empty, ASCII, accented, astral and escaped characters.
-            proptest::string::string_regex("[a-z\u{e9}\u{4e2d}\u{1f600}\"\\\\\n ]{0,6}").unwrap()
+            // Empty, ASCII, accented, astral and escaped characters; strings short enough
+            // to sit inside a string view (12 bytes) and longer ones kept in its buffers.
+            prop_oneof![
+                proptest::string::string_regex("[a-z\u{e9}\u{4e2d}\u{1f600}\"\\\\\n ]{0,6}")
+                    .unwrap(),
+                proptest::string::string_regex("[a-z\u{e9}\u{1f600}\n ]{10,40}").unwrap(),
+            ]
         }
 
         fn row() -> impl Strategy<Value = Row> {
@@ -1408,24 +1462,61 @@ mod tests {
             out
         }
 
+        /// The types of the columns of the first record batch [`ParquetRows`] decodes.
+        fn decoded_types(path: &Path) -> Vec<DataType> {
+            let mut rows = ParquetRows::open(path).unwrap();
+            let batch = rows.next_batch().unwrap().expect("a record batch");
+            batch
+                .columns()
+                .iter()
+                .map(|c| c.data_type().clone())
+                .collect()
+        }
+
+        /// The types of `batch`'s columns, its top-level strings as string views.
+        fn viewed_types(batch: &RecordBatch) -> Vec<DataType> {
+            batch
+                .columns()
+                .iter()
+                .map(|c| match c.data_type() {
+                    DataType::Utf8 | DataType::LargeUtf8 => DataType::Utf8View,
+                    other => other.clone(),
+                })
+                .collect()
+        }
+
         proptest! {
             #![proptest_config(ProptestConfig::with_cases(24))]
             #[test]
             fn both_readers_give_the_rows_of_a_plain_reading(
                 rows in proptest::collection::vec(row(), 0..700),
                 group in 1..400usize,
+                page_rows in 1..100usize,
+                dictionary in any::<bool>(),
+                dictionary_bytes in prop_oneof![Just(64usize), Just(1 << 20)],
                 skip in 0..800u64,
                 take in proptest::option::of(0..800u64),
             ) {
                 let dir = tempfile::tempdir().unwrap();
                 let path = dir.path().join("t.parquet");
-                let props = WriterProperties::builder().set_max_row_group_row_count(Some(group)).build();
+                // Several row groups and pages; dictionary pages, plain pages, and a
+                // dictionary too small for a column's values (its later pages plain).
+                let props = WriterProperties::builder()
+                    .set_max_row_group_row_count(Some(group))
+                    .set_data_page_row_count_limit(page_rows)
+                    .set_write_batch_size(page_rows)
+                    .set_dictionary_enabled(dictionary)
+                    .set_dictionary_page_size_limit(dictionary_bytes)
+                    .build();
                 let batch = table(&rows);
                 let mut writer = ArrowWriter::try_new(File::create(&path).unwrap(), batch.schema(), Some(props)).unwrap();
                 writer.write(&batch).unwrap();
                 writer.close().unwrap();
                 let expected = reference(&path);
                 prop_assert_eq!(expected.len(), rows.len());
+                if !rows.is_empty() {
+                    prop_assert_eq!(decoded_types(&path), viewed_types(&batch));
+                }
                 prop_assert_eq!(&streamed(&path), &expected);
                 prop_assert_eq!(&batched(&path, Window::default()), &expected);
                 let skipped = usize::try_from(skip).unwrap().min(expected.len());
