@@ -177,10 +177,10 @@ pub(super) struct Reject {
     pub(super) verbatim: (&'static str, Value),
 }
 
-/// A record's `instance_id`, when it has a string one.
+/// A record's `instance_id`, when it has a string one (looked for, not hashed, among
+/// the few keys a record read with values held keeps).
 fn instance_id_of(record: &Map<String, Value>) -> Option<String> {
-    record
-        .get("instance_id")
+    isobench_core::codec::get_small(record, "instance_id")
         .and_then(Value::as_str)
         .map(str::to_owned)
 }
