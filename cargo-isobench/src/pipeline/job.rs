@@ -10,7 +10,7 @@ use isobench_core::codec::JsonStyle;
 use isobench_core::contract::Problem;
 use isobench_core::passthrough::{self, Held, Placed, Route};
 use isobench_core::registry::HeldOrder;
-use isobench_core::report::{Covered, NoteKind, Rejection};
+use isobench_core::report::{CoverageCounts, Covered, NoteKind, Rejection};
 use isobench_core::schema::Profile;
 use isobench_core::{Contract, ConversionReport, Notes, RecordError, Registered, Registry};
 use serde_json::{Map, Value};
@@ -153,6 +153,9 @@ pub(super) struct Done {
     pub(super) ends: Vec<usize>,
     /// This batch's counts, merged into the run's report in order.
     pub(super) report: ConversionReport,
+    /// The coverage of the records converted, not yet added to `report` (see
+    /// [`Done::count_coverage`]).
+    pub(super) coverage: CoverageCounts,
     pub(super) rejects: Vec<Reject>,
     pub(super) bytes: u64,
     /// The input the batch comes from (its index).
@@ -167,6 +170,14 @@ pub(super) struct Done {
     /// The error that stopped reading the batch's input (a Parquet file's rows, read
     /// here): the run ends with it once the batches before this one are written.
     pub(super) failed: Option<CliError>,
+}
+
+impl Done {
+    /// Adds the coverage counted of the records converted to the report: once the
+    /// batch is converted, before its report is read.
+    pub(super) fn count_coverage(&mut self) {
+        self.report.add_coverage(&mut self.coverage);
+    }
 }
 
 /// A rejected record, with what the rejects file says of it.
@@ -383,6 +394,7 @@ impl Job<'_> {
                 .push((output.clone(), [direct, parsed, pushed, raw]));
         }
         done.rows = self.rows.as_mut().map(ColumnRows::take_rows);
+        done.count_coverage();
         done
     }
 
@@ -514,8 +526,10 @@ impl Job<'_> {
                 // A batch is written after every batch before it: once those list
                 // enough incomplete records, this one's would be dropped unread.
                 let list = !shared.incomplete_listed.load(Ordering::Relaxed);
+                // Counted per field here, added to the report's coverage per batch.
+                done.coverage.count(&covered);
                 done.report
-                    .record_covered_listing(&covered, &self.notes, file, line, list);
+                    .record_notes_listing(&covered, &self.notes, file, line, list);
                 if let Some(id) = covered.instance_id {
                     done.ids.push((id, line));
                 }
