@@ -355,15 +355,23 @@ impl Job<'_> {
         for item in items {
             let raw = &text[item.range.clone()];
             held.clear();
-            let record = item.parsed.unwrap_or_else(|| {
-                if shared.from.text_import().is_some() {
-                    // The adapter reads the text (a plugin written by hand, sent whole
-                    // records: nothing passes): check it, build nothing.
-                    input::check_record(raw, item.complete).map(|()| Value::Object(Map::new()))
-                } else {
-                    input::parse_record_holding(raw, item.complete, routes, &mut held)
-                }
-            });
+            let (record, escaped) = match item.parsed {
+                Some(parsed) => (parsed, None),
+                // The adapter reads the text (a plugin written by hand, sent whole
+                // records: nothing passes): check it, build nothing.
+                None if shared.from.text_import().is_some() => (
+                    input::check_record(raw, item.complete).map(|()| Value::Object(Map::new())),
+                    None,
+                ),
+                None => input::parse_record_seeing_escapes(raw, item.complete, routes, &mut held),
+            };
+            // The `auto` style: the record's own, as its text shows it (the reader may
+            // have seen its escapes already).
+            let style = match (shared.auto_style, escaped) {
+                (false, _) => style,
+                (true, Some(escaped)) => style.refined_by_read(raw, escaped),
+                (true, None) => style.refined_by(raw),
+            };
             #[cfg(test)]
             {
                 holding += usize::from(record.is_ok() && !held.is_empty());
@@ -400,7 +408,9 @@ impl Job<'_> {
 
     /// Converts one item into `done`; `false` stops the batch (a bad record under
     /// `--on-error fail`).
-    /// `held`: the values the reader held outside its record.
+    /// `held`: the values the reader held outside its record. `style`: the record's
+    /// style, refined by its text in the `auto` style (an item read from no text has
+    /// the batch's).
     pub(super) fn item(
         &mut self,
         file: &str,
@@ -411,11 +421,6 @@ impl Job<'_> {
     ) -> bool {
         let shared = self.shared;
         done.report.read += 1;
-        let style = if shared.auto_style {
-            style.refined_by(item.raw)
-        } else {
-            style
-        };
         let Item {
             line, raw, record, ..
         } = item;
