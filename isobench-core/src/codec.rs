@@ -116,11 +116,29 @@ impl JsonStyle {
     /// not show stays as it is.
     #[must_use]
     pub fn refined_by(self, text: &[u8]) -> Self {
+        self.refined(text, || escapes_beyond_ascii(text))
+    }
+
+    /// [`JsonStyle::refined_by`] of a record's text whose reader looked for its `\uXXXX`
+    /// escapes of characters beyond ASCII ([`escapes_beyond_ascii`]) as it read it:
+    /// `escaped` says whether it holds one. The text is then not searched again.
+    #[must_use]
+    pub fn refined_by_read(self, text: &[u8], escaped: bool) -> Self {
+        self.refined(text, || escaped)
+    }
+
+    /// [`JsonStyle::refined_by`], with `escaped` telling whether `text` holds a `\uXXXX`
+    /// escape of a character beyond ASCII (asked only of a text all ASCII).
+    fn refined(self, text: &[u8], escaped: impl FnOnce() -> bool) -> Self {
         // The text is not validated as UTF-8 again for this: the scan stops at the first
         // separator and looks only at ASCII bytes.
         let spaced = Self::separators_of(text).map_or(self.is_spaced(), Self::is_spaced);
         let base = if spaced { Self::Spaced } else { Self::Compact };
-        base.with_ascii(self.is_ascii()).with_escaping_of(text)
+        let style = base.with_ascii(self.is_ascii());
+        match ascii_escaping_with(text, escaped) {
+            Some(ascii) => style.with_ascii(ascii),
+            None => style,
+        }
     }
 
     /// Guesses the style of a JSON text from its first separator outside strings, and
@@ -233,12 +251,25 @@ impl JsonStyle {
 /// `\uXXXX` escape of one and none unescaped), writes them as they are (`Some(false)`),
 /// or shows neither (`None`).
 fn ascii_escaping(text: &[u8]) -> Option<bool> {
+    ascii_escaping_with(text, || escapes_beyond_ascii(text))
+}
+
+/// [`ascii_escaping`], with `escaped` telling whether `text` holds a `\uXXXX` escape of
+/// a character beyond ASCII (asked only of a text all ASCII).
+fn ascii_escaping_with(text: &[u8], escaped: impl FnOnce() -> bool) -> Option<bool> {
     // Both scans run over every record of a conversion in the `auto` style: `is_ascii`
-    // goes a word at a time, and only `\u` pairs are looked at, not every backslash
-    // (a patch escapes each of its line breaks).
+    // goes a word at a time.
     if !text.is_ascii() {
         return Some(false);
     }
+    escaped().then_some(true)
+}
+
+/// Whether a JSON text (or a part of one made of whole values) holds a `\uXXXX` escape
+/// of a character beyond ASCII (DEL and up), its backslash not itself escaped.
+pub fn escapes_beyond_ascii(text: &[u8]) -> bool {
+    // Only `\u` pairs are looked at, not every backslash (a patch escapes each of its
+    // line breaks).
     for at in memchr::memmem::find_iter(text, b"\\u") {
         // An escape when the backslash is not itself escaped: the run of backslashes
         // ending at it is odd. Runs are disjoint, so the look-back is linear in all.
@@ -255,10 +286,10 @@ fn ascii_escaping(text: &[u8]) -> Option<bool> {
             .and_then(|hex| std::str::from_utf8(hex).ok())
             .and_then(|hex| u16::from_str_radix(hex, 16).ok());
         if escaped.is_some_and(|unit| unit >= 0x7f) {
-            return Some(true);
+            return true;
         }
     }
-    None
+    false
 }
 
 /// A JSON object read into a [`Map`] sized for a record's keys from the start, instead

@@ -244,6 +244,21 @@ impl Covered {
     }
 }
 
+/// How many records had each v1 field, by field: the coverage of many records, counted
+/// without a lookup in [`ConversionReport::coverage`] per field of each record, then
+/// added to it at once ([`ConversionReport::add_coverage`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CoverageCounts([u64; V1_FIELDS.len()]);
+
+impl CoverageCounts {
+    /// Counts the fields a record has.
+    pub fn count(&mut self, covered: &Covered) {
+        for (i, n) in self.0.iter_mut().enumerate() {
+            *n += u64::from(covered.fields >> i & 1);
+        }
+    }
+}
+
 /// Whether a note before the `k`th of `notes` has its kind and field.
 fn noted_before(notes: &Notes, k: usize) -> bool {
     let note = &notes.notes[k];
@@ -291,17 +306,38 @@ impl ConversionReport {
         line: u64,
         list_incomplete: bool,
     ) {
-        for (i, field) in V1_FIELDS.into_iter().enumerate() {
-            if covered.fields & (1 << i) != 0 {
-                // The key is allocated once per conversion, not once per record.
-                match self.coverage.get_mut(field) {
-                    Some(count) => *count += 1,
-                    None => {
-                        self.coverage.insert(field.to_owned(), 1);
-                    }
+        let mut counts = CoverageCounts::default();
+        counts.count(covered);
+        self.add_coverage(&mut counts);
+        self.record_notes_listing(covered, notes, file, line, list_incomplete);
+    }
+
+    /// Adds `counts` to [`ConversionReport::coverage`], and empties them.
+    pub fn add_coverage(&mut self, counts: &mut CoverageCounts) {
+        for (field, n) in V1_FIELDS.into_iter().zip(std::mem::take(&mut counts.0)) {
+            if n == 0 {
+                continue;
+            }
+            // The key is allocated once per conversion, not once per record.
+            match self.coverage.get_mut(field) {
+                Some(count) => *count += n,
+                None => {
+                    self.coverage.insert(field.to_owned(), n);
                 }
             }
         }
+    }
+
+    /// [`ConversionReport::record_covered_listing`] but for the record's coverage, which
+    /// its caller counts in a [`CoverageCounts`] and adds once for many records.
+    pub fn record_notes_listing(
+        &mut self,
+        covered: &Covered,
+        notes: &Notes,
+        file: &str,
+        line: u64,
+        list_incomplete: bool,
+    ) {
         // The fields it lacks, each once, in the order first noted: only listed ones
         // are collected.
         let missing = || {
@@ -406,6 +442,51 @@ impl ConversionReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// Records whose coverage is counted apart and added at once, before or after
+        /// their notes, make the report that counting each record whole makes: coverage,
+        /// tallies, incomplete records and warnings.
+        #[test]
+        fn coverage_counted_apart_adds_up_to_counting_each_record(
+            records in proptest::collection::vec(
+                (0u32..(1 << V1_FIELDS.len()), proptest::collection::vec(0usize..4, 0..4)),
+                0..12,
+            ),
+            added_in_parts in proptest::bool::ANY,
+        ) {
+            let fields = ["repo", "patch", "head_commit"];
+            let noted = |kinds: &[usize]| {
+                let mut notes = Notes::new();
+                for (i, &kind) in kinds.iter().enumerate() {
+                    let field = fields[i % fields.len()];
+                    match kind {
+                        0 => notes.missing(field, "absent"),
+                        1 => notes.dropped(field, "left out"),
+                        2 => notes.warn(field, "odd"),
+                        _ => notes.missing(field, "absent again"),
+                    }
+                }
+                notes
+            };
+            let mut whole = ConversionReport::new("a", "b", "lossless");
+            let mut apart = whole.clone();
+            let mut counts = CoverageCounts::default();
+            for (line, (mask, kinds)) in (1..).zip(&records) {
+                let covered = Covered { fields: *mask, instance_id: Some(format!("i{line}")) };
+                let notes = noted(kinds);
+                whole.record_covered_listing(&covered, &notes, "f", line, true);
+                counts.count(&covered);
+                apart.record_notes_listing(&covered, &notes, "f", line, true);
+                if added_in_parts && line % 3 == 0 {
+                    apart.add_coverage(&mut counts);
+                }
+            }
+            apart.add_coverage(&mut counts);
+            proptest::prop_assert_eq!(&counts, &CoverageCounts::default());
+            proptest::prop_assert_eq!(apart, whole);
+        }
+    }
 
     #[test]
     fn notes_are_tallied_once_per_record_and_kind() {

@@ -22,14 +22,7 @@ impl Timestamp {
         if b.len() < 19 || !matches!(b[10], b'T' | b't' | b' ') {
             return None;
         }
-        let num = |range: std::ops::Range<usize>| -> Option<i64> {
-            let part = text.get(range)?;
-            if part.bytes().all(|c| c.is_ascii_digit()) {
-                part.parse().ok()
-            } else {
-                None
-            }
-        };
+        let num = |range: std::ops::Range<usize>| number(b.get(range)?);
         if b[4] != b'-' || b[7] != b'-' || b[13] != b':' || b[16] != b':' {
             return None;
         }
@@ -159,6 +152,18 @@ pub fn normalize(text: &str) -> (String, Option<Timestamp>) {
     }
 }
 
+/// The number `digits` writes, when it is one or more ASCII digits (at most 18).
+/// Digit by digit, without `str::parse`'s signs and overflow checks, which a timestamp's
+/// fixed-width fields never need: every record of a conversion has a timestamp.
+fn number(digits: &[u8]) -> Option<i64> {
+    if digits.is_empty() {
+        return None;
+    }
+    digits.iter().try_fold(0, |n, &c| {
+        c.is_ascii_digit().then(|| n * 10 + i64::from(c - b'0'))
+    })
+}
+
 fn parse_offset(text: &str) -> Option<i64> {
     let sign = match text.as_bytes().first()? {
         b'+' => 1,
@@ -232,6 +237,25 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// A timestamp's fields are read as `str::parse` reads a run of ASCII digits, and
+        /// refused where it is anything else (a sign, a space, a byte beyond ASCII, an
+        /// empty field).
+        #[test]
+        fn fields_are_read_as_parse_reads_digits(
+            parts in proptest::collection::vec(
+                proptest::sample::select(vec!["0", "7", "9", "+", "-", " ", "a", "é", "\u{661}"]),
+                0..5,
+            )
+        ) {
+            let field = parts.concat();
+            let reference = if !field.is_empty() && field.bytes().all(|c| c.is_ascii_digit()) {
+                field.parse::<i64>().ok()
+            } else {
+                None
+            };
+            proptest::prop_assert_eq!(number(field.as_bytes()), reference);
+        }
+
         /// Every date from before year 0 to past 9999, every second of a day (a leap
         /// second too), every fraction and its digits, in UTC or not.
         #[test]

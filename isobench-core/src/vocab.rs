@@ -101,9 +101,18 @@ pub struct Source {
 impl Source {
     /// A block for a record read by the adapter `format`, with the record's key order.
     pub fn new(format: &str, record: &Map<String, Value>) -> Self {
+        Self::with_room(format, record, 0)
+    }
+
+    /// A block as [`Source::new`] makes it, its key list with room for `more` keys noted
+    /// later (those whose values a conversion holds outside the record), so that noting
+    /// them does not allocate the list again.
+    pub fn with_room(format: &str, record: &Map<String, Value>, more: usize) -> Self {
+        let mut keys = Vec::with_capacity(record.len() + more);
+        keys.extend(record.keys().cloned());
         Self {
             format: format.to_owned(),
-            keys: record.keys().cloned().collect(),
+            keys,
             ..Self::default()
         }
     }

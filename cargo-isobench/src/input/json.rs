@@ -67,6 +67,31 @@ pub fn parse_record_holding(
     routes: Routes<'_>,
     held: &mut Held,
 ) -> Result<Value, BadInput> {
+    parse_holding(text, complete_line, routes, held, &mut None)
+}
+
+/// [`parse_record_holding`], also giving whether the text holds a `\uXXXX` escape of a
+/// character beyond ASCII ([`isobench_core::codec::escapes_beyond_ascii`]) when the
+/// reading told it in passing (the quick reader's does), `None` when it did not.
+pub fn parse_record_seeing_escapes(
+    text: &[u8],
+    complete_line: bool,
+    routes: Routes<'_>,
+    held: &mut Held,
+) -> (Result<Value, BadInput>, Option<bool>) {
+    let mut escaped = None;
+    let record = parse_holding(text, complete_line, routes, held, &mut escaped);
+    (record, escaped)
+}
+
+/// [`parse_record_seeing_escapes`], setting `escaped` when the reading tells it.
+fn parse_holding(
+    text: &[u8],
+    complete_line: bool,
+    routes: Routes<'_>,
+    held: &mut Held,
+    escaped: &mut Option<bool>,
+) -> Result<Value, BadInput> {
     let bad = |message: String, hint: Option<&str>| BadInput {
         message,
         value: None,
@@ -85,7 +110,8 @@ pub fn parse_record_holding(
         }
     };
     if !routes.is_empty() {
-        if let Some(record) = fast::read(checked, routes, held) {
+        if let Some((record, escapes)) = fast::read(checked, routes, held) {
+            *escaped = Some(escapes);
             return Ok(Value::Object(record));
         }
         held.clear();

@@ -30,7 +30,10 @@ use std::path::PathBuf;
 
 pub use array::JsonArray;
 pub use items::{BadInput, Batch, Batching, Item, RawItem, RecordReader, Window};
-pub use json::{MAX_DEPTH, Routes, check_record, parse_record, parse_record_holding, style_of};
+pub use json::{
+    MAX_DEPTH, Routes, check_record, parse_record, parse_record_holding,
+    parse_record_seeing_escapes, style_of,
+};
 pub use layout::Layout;
 pub use lines::{DEFAULT_MAX_RECORD_BYTES, JsonLines, max_record_bytes, set_max_record_bytes};
 #[cfg(feature = "parquet")]

@@ -303,7 +303,8 @@ impl<'r> BatchConverter<'r> {
     }
 
     /// A converted batch of `done`: under `--on-error fail`, the first refusal.
-    fn finish(&self, done: Done, style: JsonStyle) -> Result<ConvertedBatch, CliError> {
+    fn finish(&self, mut done: Done, style: JsonStyle) -> Result<ConvertedBatch, CliError> {
+        done.count_coverage();
         let mut rejects = Vec::with_capacity(done.rejects.len());
         let mut report = done.report;
         for reject in done.rejects {

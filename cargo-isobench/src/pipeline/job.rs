@@ -10,7 +10,7 @@ use isobench_core::codec::JsonStyle;
 use isobench_core::contract::Problem;
 use isobench_core::passthrough::{self, Held, Placed, Route};
 use isobench_core::registry::HeldOrder;
-use isobench_core::report::{Covered, NoteKind, Rejection};
+use isobench_core::report::{CoverageCounts, Covered, NoteKind, Rejection};
 use isobench_core::schema::Profile;
 use isobench_core::{Contract, ConversionReport, Notes, RecordError, Registered, Registry};
 use serde_json::{Map, Value};
@@ -153,6 +153,9 @@ pub(super) struct Done {
     pub(super) ends: Vec<usize>,
     /// This batch's counts, merged into the run's report in order.
     pub(super) report: ConversionReport,
+    /// The coverage of the records converted, not yet added to `report` (see
+    /// [`Done::count_coverage`]).
+    pub(super) coverage: CoverageCounts,
     pub(super) rejects: Vec<Reject>,
     pub(super) bytes: u64,
     /// The input the batch comes from (its index).
@@ -169,6 +172,14 @@ pub(super) struct Done {
     pub(super) failed: Option<CliError>,
 }
 
+impl Done {
+    /// Adds the coverage counted of the records converted to the report: once the
+    /// batch is converted, before its report is read.
+    pub(super) fn count_coverage(&mut self) {
+        self.report.add_coverage(&mut self.coverage);
+    }
+}
+
 /// A rejected record, with what the rejects file says of it.
 #[derive(Debug)]
 pub(super) struct Reject {
@@ -177,10 +188,10 @@ pub(super) struct Reject {
     pub(super) verbatim: (&'static str, Value),
 }
 
-/// A record's `instance_id`, when it has a string one.
+/// A record's `instance_id`, when it has a string one (looked for, not hashed, among
+/// the few keys a record read with values held keeps).
 fn instance_id_of(record: &Map<String, Value>) -> Option<String> {
-    record
-        .get("instance_id")
+    isobench_core::codec::get_small(record, "instance_id")
         .and_then(Value::as_str)
         .map(str::to_owned)
 }
@@ -344,15 +355,23 @@ impl Job<'_> {
         for item in items {
             let raw = &text[item.range.clone()];
             held.clear();
-            let record = item.parsed.unwrap_or_else(|| {
-                if shared.from.text_import().is_some() {
-                    // The adapter reads the text (a plugin written by hand, sent whole
-                    // records: nothing passes): check it, build nothing.
-                    input::check_record(raw, item.complete).map(|()| Value::Object(Map::new()))
-                } else {
-                    input::parse_record_holding(raw, item.complete, routes, &mut held)
-                }
-            });
+            let (record, escaped) = match item.parsed {
+                Some(parsed) => (parsed, None),
+                // The adapter reads the text (a plugin written by hand, sent whole
+                // records: nothing passes): check it, build nothing.
+                None if shared.from.text_import().is_some() => (
+                    input::check_record(raw, item.complete).map(|()| Value::Object(Map::new())),
+                    None,
+                ),
+                None => input::parse_record_seeing_escapes(raw, item.complete, routes, &mut held),
+            };
+            // The `auto` style: the record's own, as its text shows it (the reader may
+            // have seen its escapes already).
+            let style = match (shared.auto_style, escaped) {
+                (false, _) => style,
+                (true, Some(escaped)) => style.refined_by_read(raw, escaped),
+                (true, None) => style.refined_by(raw),
+            };
             #[cfg(test)]
             {
                 holding += usize::from(record.is_ok() && !held.is_empty());
@@ -383,12 +402,15 @@ impl Job<'_> {
                 .push((output.clone(), [direct, parsed, pushed, raw]));
         }
         done.rows = self.rows.as_mut().map(ColumnRows::take_rows);
+        done.count_coverage();
         done
     }
 
     /// Converts one item into `done`; `false` stops the batch (a bad record under
     /// `--on-error fail`).
-    /// `held`: the values the reader held outside its record.
+    /// `held`: the values the reader held outside its record. `style`: the record's
+    /// style, refined by its text in the `auto` style (an item read from no text has
+    /// the batch's).
     pub(super) fn item(
         &mut self,
         file: &str,
@@ -399,11 +421,6 @@ impl Job<'_> {
     ) -> bool {
         let shared = self.shared;
         done.report.read += 1;
-        let style = if shared.auto_style {
-            style.refined_by(item.raw)
-        } else {
-            style
-        };
         let Item {
             line, raw, record, ..
         } = item;
@@ -514,8 +531,10 @@ impl Job<'_> {
                 // A batch is written after every batch before it: once those list
                 // enough incomplete records, this one's would be dropped unread.
                 let list = !shared.incomplete_listed.load(Ordering::Relaxed);
+                // Counted per field here, added to the report's coverage per batch.
+                done.coverage.count(&covered);
                 done.report
-                    .record_covered_listing(&covered, &self.notes, file, line, list);
+                    .record_notes_listing(&covered, &self.notes, file, line, list);
                 if let Some(id) = covered.instance_id {
                     done.ids.push((id, line));
                 }

@@ -145,10 +145,7 @@ impl TableAdapter {
         notes: &mut Notes,
     ) -> Result<CanonicalRecord, RecordError> {
         let held_key = |key: &str| held.iter().find(|h| h.key == key);
-        let mut from = Importer::new(&self.table.name, record, notes);
-        if !held.is_empty() {
-            from.note_held_keys(held);
-        }
+        let mut from = Importer::holding(&self.table.name, record, held, notes);
         if let Some(absent) = self
             .table
             .fields

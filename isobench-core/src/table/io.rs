@@ -30,25 +30,43 @@ pub struct Importer<'f, 'n> {
 impl<'f, 'n> Importer<'f, 'n> {
     /// Starts reading `record`, a record of `format`.
     pub fn new(format: &'f str, record: Map<String, Value>, notes: &'n mut Notes) -> Self {
-        let source = Source::new(format, &record);
-        Self {
-            format,
-            record,
-            source,
-            notes,
-        }
+        Self::holding(format, record, &[], notes)
     }
 
     /// Notes, for the round trip, the keys of the record whose values a conversion
     /// holds outside it ([`crate::passthrough::Held`]), where each stood among the
     /// record's keys.
     pub fn note_held_keys(&mut self, held: &[HeldKey<'_>]) {
-        let mut held: Vec<&HeldKey<'_>> = held.iter().collect();
-        held.sort_by_key(|h| h.position);
-        for h in held {
-            let at = h.position.min(self.source.keys.len());
-            self.source.keys.insert(at, h.key.to_owned());
+        let keys = &mut self.source.keys;
+        let note = |h: &HeldKey<'_>| keys.insert(h.position.min(keys.len()), h.key.to_owned());
+        // A reader holds the values in the order of the routes, which is the records' own
+        // key order in the common case: sorted then without a list of their own.
+        if held.is_sorted_by_key(|h| h.position) {
+            held.iter().for_each(note);
+        } else {
+            let mut sorted: Vec<&HeldKey<'_>> = held.iter().collect();
+            sorted.sort_by_key(|h| h.position);
+            sorted.into_iter().for_each(note);
         }
+    }
+
+    /// An importer of `record` as [`Importer::new`] makes it, with the keys of `held`
+    /// noted ([`Importer::note_held_keys`]) in a key list made with room for them.
+    pub fn holding(
+        format: &'f str,
+        record: Map<String, Value>,
+        held: &[HeldKey<'_>],
+        notes: &'n mut Notes,
+    ) -> Self {
+        let source = Source::with_room(format, &record, held.len());
+        let mut importer = Self {
+            format,
+            record,
+            source,
+            notes,
+        };
+        importer.note_held_keys(held);
+        importer
     }
 
     /// Resumes reading where another importer stopped: `record` holds the keys it left
@@ -400,5 +418,51 @@ impl Exporter<'_, '_, '_> {
             names.keys().all(|name| items.contains(name.as_str()))
         })
         .map(|(key, _)| key)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The held keys noted as first written: sorted by position in a list of their own,
+    /// then each inserted, into a key list made for the record's keys alone.
+    fn noted_by_sorting(record: &Map<String, Value>, held: &[HeldKey<'_>]) -> Vec<String> {
+        let mut keys: Vec<String> = record.keys().cloned().collect();
+        let mut sorted: Vec<&HeldKey<'_>> = held.iter().collect();
+        sorted.sort_by_key(|h| h.position);
+        for h in sorted {
+            keys.insert(h.position.min(keys.len()), h.key.to_owned());
+        }
+        keys
+    }
+
+    proptest! {
+        /// Held keys given in position order or not, at positions within the key list
+        /// and past it, repeated or not, are noted where sorting them first puts them.
+        #[test]
+        fn held_keys_are_noted_where_sorting_them_puts_them(
+            present in 0usize..8,
+            positions in prop::collection::vec(0usize..12, 0..7),
+            sorted in any::<bool>(),
+        ) {
+            let record: Map<String, Value> =
+                (0..present).map(|i| (format!("k{i}"), Value::from(i))).collect();
+            let names: Vec<String> = (0..positions.len()).map(|i| format!("held{i}")).collect();
+            let mut positions = positions;
+            if sorted {
+                positions.sort_unstable();
+            }
+            let held: Vec<HeldKey<'_>> = names
+                .iter()
+                .zip(&positions)
+                .map(|(key, &position)| HeldKey { key, position, encoding: None })
+                .collect();
+            let mut notes = Notes::new();
+            let importer = Importer::holding("f", record.clone(), &held, &mut notes);
+            let (_, source) = importer.into_parts();
+            prop_assert_eq!(source.keys, noted_by_sorting(&record, &held));
+        }
     }
 }

@@ -9,6 +9,7 @@
 //! make. The full reader then reads the line again and gives the record, or the error,
 //! it always gives; so a record read here is the record the full reader would read.
 
+use isobench_core::codec;
 use isobench_core::passthrough::{self, Held, Route};
 use serde::de::DeserializeSeed;
 use serde_json::{Map, Value};
@@ -18,9 +19,20 @@ use super::routes::Routes;
 use super::scan::{object, value_end};
 
 /// The record `text` (UTF-8, one line) holds, read as [`super::parse_record_holding`]
-/// reads it, without the keys whose values `held` is given; `None` when this reader
-/// cannot tell (see the module's documentation), with `held` in any state.
-pub(super) fn read(text: &str, routes: Routes<'_>, held: &mut Held) -> Option<Map<String, Value>> {
+/// reads it, without the keys whose values `held` is given, and whether `text` holds a
+/// `\uXXXX` escape of a character beyond ASCII ([`codec::escapes_beyond_ascii`]); `None`
+/// when this reader cannot tell (see the module's documentation), with `held` in any
+/// state.
+///
+/// Only the values read here are searched for such escapes: a held value has none (a
+/// string is held only when its escapes are those [`passthrough::written_string_length`]
+/// accepts, of no character beyond ASCII; a list's items likewise), and no key holds a
+/// backslash (an escaped key is left to the full reader).
+pub(super) fn read(
+    text: &str,
+    routes: Routes<'_>,
+    held: &mut Held,
+) -> Option<(Map<String, Value>, bool)> {
     // Room for the keys of a benchmark record that are not held: grown one by one, the
     // map's entries and index were allocated again three or four times per record.
     // Nine entries (104 bytes each) stay under 1,032 bytes, the largest block glibc's
@@ -28,6 +40,7 @@ pub(super) fn read(text: &str, routes: Routes<'_>, held: &mut Held) -> Option<Ma
     // sorting of the blocks freed by the record before made it the costliest malloc.
     let mut map = Map::with_capacity(9);
     let mut position = 0;
+    let mut escaped = false;
     object(text, |key, at| {
         let route = routes.get(key);
         // A key given twice: the full reader tells it.
@@ -37,11 +50,18 @@ pub(super) fn read(text: &str, routes: Routes<'_>, held: &mut Held) -> Option<Ma
         let (value, end) = value(text, at, route, routes, held, position)?;
         position += 1;
         match value {
-            Some(value) => map.insert(key.to_owned(), value).is_none().then_some(end),
-            None => (!map.contains_key(key)).then_some(end),
+            Some(value) => {
+                let read = &text.as_bytes()[at..end];
+                escaped = escaped
+                    || memchr::memchr(b'\\', read).is_some() && codec::escapes_beyond_ascii(read);
+                map.insert(key.to_owned(), value).is_none().then_some(end)
+            }
+            // A held key read before as a value: looked for among the few keys read so
+            // far, not hashed (a record's held keys were each hashed for this alone).
+            None => codec::get_small(&map, key).is_none().then_some(end),
         }
     })?;
-    Some(map)
+    Some((map, escaped))
 }
 
 /// The value starting at `at` of `text` under the key of `route` (when it has one,
@@ -201,9 +221,14 @@ mod tests {
                     style,
                 };
                 let mut texts = Held::default();
-                let Some(record) = read(line, routes, &mut texts) else {
+                let Some((record, escaped)) = read(line, routes, &mut texts) else {
                     continue;
                 };
+                assert_eq!(
+                    escaped,
+                    codec::escapes_beyond_ascii(line.as_bytes()),
+                    "{line}"
+                );
                 fast += 1;
                 let (value, full_texts) = full(line, routes).expect("the full reader reads it too");
                 assert_eq!(Value::Object(record), value, "{line}");
@@ -214,8 +239,29 @@ mod tests {
         assert!(fast >= 16, "{fast}");
     }
 
-    /// A record with every kind of value, passed and not.
-    const BASE: &str = r#"{"patch": "diff\n+\"x\" \\ \t\u0001 é", "text": "t", "tests": "[\"a\", \"b::c\"]", "more": ["c", "d"], "n": -1.5e3, "o": {"k": [true, null, {"j": "v"}]}, "s": "plain"}"#;
+    /// A routed key given twice, held once and read as a value once (either way round)
+    /// or held twice, among other keys or not: left to the full reader, which refuses it.
+    #[test]
+    fn a_held_key_given_twice_is_left_to_the_full_reader() {
+        let keys = keys(&OUT);
+        let routes = Routes {
+            routes: &keys,
+            style: JsonStyle::Compact,
+        };
+        for line in [
+            r#"{"patch": 7, "patch": "p"}"#,
+            r#"{"patch": "p", "patch": 7}"#,
+            r#"{"a": 1, "b": 2, "patch": "p", "c": 3, "patch": "q"}"#,
+            r#"{"tests": ["a"], "n": null, "tests": "[\"a\"]"}"#,
+        ] {
+            assert!(read(line, routes, &mut Held::default()).is_none(), "{line}");
+            assert!(full(line, routes).is_err(), "{line}");
+        }
+    }
+
+    /// A record with every kind of value, passed and not, and a `\u` escape of a character
+    /// beyond ASCII in one not passed.
+    const BASE: &str = r#"{"patch": "diff\n+\"x\" \\ \t\u0001 é", "text": "t", "tests": "[\"a\", \"b::c\"]", "more": ["c", "d"], "n": -1.5e3, "o": {"k": [true, null, {"j": "v"}]}, "s": "plain", "e": "caf\u00e9 \\u00e9"}"#;
 
     proptest::proptest! {
         /// Whatever a line becomes once bytes of it are replaced, inserted or removed,
@@ -241,7 +287,8 @@ mod tests {
             let style = if spaced { JsonStyle::Spaced } else { JsonStyle::Compact };
             let routes = Routes { routes: &keys, style };
             let mut texts = Held::default();
-            if let Some(record) = read(line, routes, &mut texts) {
+            if let Some((record, escaped)) = read(line, routes, &mut texts) {
+                proptest::prop_assert_eq!(escaped, codec::escapes_beyond_ascii(line.as_bytes()));
                 let (value, full_texts) = full(line, routes).expect("the full reader reads it too");
                 proptest::prop_assert_eq!(Value::Object(record), value);
                 proptest::prop_assert_eq!(texts, full_texts);
