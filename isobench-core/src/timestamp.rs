@@ -152,15 +152,16 @@ pub fn normalize(text: &str) -> (String, Option<Timestamp>) {
     }
 }
 
-/// The number `digits` writes, when it is one or more ASCII digits (at most 18).
-/// Digit by digit, without `str::parse`'s signs and overflow checks, which a timestamp's
-/// fixed-width fields never need: every record of a conversion has a timestamp.
+/// The number `digits` writes, when it is one or more ASCII digits and fits an `i64`:
+/// what `str::parse` reads of such a run, digit by digit without its handling of signs
+/// (every record of a conversion has a timestamp, of a few fixed-width fields).
 fn number(digits: &[u8]) -> Option<i64> {
     if digits.is_empty() {
         return None;
     }
-    digits.iter().try_fold(0, |n, &c| {
-        c.is_ascii_digit().then(|| n * 10 + i64::from(c - b'0'))
+    digits.iter().try_fold(0i64, |n, &c| {
+        let digit = c.is_ascii_digit().then(|| i64::from(c - b'0'))?;
+        n.checked_mul(10)?.checked_add(digit)
     })
 }
 
@@ -239,12 +240,12 @@ mod tests {
     proptest::proptest! {
         /// A timestamp's fields are read as `str::parse` reads a run of ASCII digits, and
         /// refused where it is anything else (a sign, a space, a byte beyond ASCII, an
-        /// empty field).
+        /// empty field) or too large for an `i64`.
         #[test]
         fn fields_are_read_as_parse_reads_digits(
             parts in proptest::collection::vec(
-                proptest::sample::select(vec!["0", "7", "9", "+", "-", " ", "a", "é", "\u{661}"]),
-                0..5,
+                proptest::sample::select(vec!["0", "7", "9", "99999", "+", "-", " ", "a", "é", "\u{661}"]),
+                0..6,
             )
         ) {
             let field = parts.concat();
