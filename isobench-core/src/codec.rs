@@ -105,10 +105,12 @@ impl JsonStyle {
     /// reads the same either way).
     #[must_use]
     pub fn with_escaping_of(self, text: &[u8]) -> Self {
-        match ascii_escaping(text) {
-            Some(ascii) => self.with_ascii(ascii),
-            None => self,
-        }
+        self.with_ascii_if(ascii_escaping(text))
+    }
+
+    /// This style escaping all beyond ASCII or not as `ascii` says, as it is for `None`.
+    fn with_ascii_if(self, ascii: Option<bool>) -> Self {
+        ascii.map_or(self, |ascii| self.with_ascii(ascii))
     }
 
     /// This style refined by what a record's text shows: its separators, when it has
@@ -134,11 +136,8 @@ impl JsonStyle {
         // separator and looks only at ASCII bytes.
         let spaced = Self::separators_of(text).map_or(self.is_spaced(), Self::is_spaced);
         let base = if spaced { Self::Spaced } else { Self::Compact };
-        let style = base.with_ascii(self.is_ascii());
-        match ascii_escaping_with(text, escaped) {
-            Some(ascii) => style.with_ascii(ascii),
-            None => style,
-        }
+        base.with_ascii(self.is_ascii())
+            .with_ascii_if(ascii_escaping_with(text, escaped))
     }
 
     /// Guesses the style of a JSON text from its first separator outside strings, and
