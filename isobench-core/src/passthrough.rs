@@ -1202,6 +1202,14 @@ mod tests {
         holds
     }
 
+    /// `items` as a list written as `json.dumps` writes it, with either separator,
+    /// `ensure_ascii` or not.
+    fn written_list(items: &[String], spaced: bool, ascii: bool) -> String {
+        let mut list = Vec::new();
+        jsonwrite::strings(&mut list, items, jsonwrite::Style { spaced, ascii });
+        String::from_utf8(list).expect("the writer writes UTF-8")
+    }
+
     const STYLES: [JsonStyle; 4] = [
         JsonStyle::Compact,
         JsonStyle::Spaced,
@@ -1235,9 +1243,7 @@ mod tests {
             ascii in proptest::bool::ANY,
             inserted in proptest::option::of((proptest::num::usize::ANY, proptest::sample::select(vec![' ', ',', '"', '\\', '/', 'u', '\u{1}']))),
         ) {
-            let mut list = Vec::new();
-            jsonwrite::strings(&mut list, &items, jsonwrite::Style { spaced, ascii });
-            let mut list = String::from_utf8(list).expect("the writer writes UTF-8");
+            let mut list = written_list(&items, spaced, ascii);
             if let Some((at, c)) = inserted {
                 let at = list.char_indices().map(|(i, _)| i).nth(at % list.chars().count()).unwrap_or(0);
                 list.insert(at, c);
@@ -1283,9 +1289,7 @@ mod tests {
             spaced in proptest::bool::ANY,
             ascii in proptest::bool::ANY,
         ) {
-            let mut list = Vec::new();
-            crate::jsonwrite::strings(&mut list, &items, crate::jsonwrite::Style { spaced, ascii });
-            let list = String::from_utf8(list).expect("the writer writes UTF-8");
+            let list = written_list(&items, spaced, ascii);
             let token = serde_json::to_string(&list).expect("in memory");
             let transcoded = transcodes_as_decoded(&token);
             let written_as_is = !ascii || items.iter().all(|i| !i.bytes().any(|b| b >= 0x7f));
@@ -1333,9 +1337,7 @@ mod tests {
             )), 0..3),
             after in proptest::sample::select(vec!["", ", \"k\": 1}", "\"", "]\"", "\\\""]),
         ) {
-            let mut list = Vec::new();
-            crate::jsonwrite::strings(&mut list, &items, crate::jsonwrite::Style { spaced, ascii });
-            let list = String::from_utf8(list).expect("the writer writes UTF-8");
+            let list = written_list(&items, spaced, ascii);
             let mut text = serde_json::to_string(&list).expect("in memory").into_bytes();
             for (at, how, byte) in edits {
                 let at = at % (text.len() + 1);
