@@ -502,11 +502,11 @@ impl Held {
             }
             whole
         } else {
-            let (made, separator) = (&mut self.made, item_separator(style));
+            let made = &mut self.made;
             made.push(b'[');
             let whole = each_written_item(list.as_bytes(), read, |item| {
                 if made.len() > start + 1 {
-                    made.extend_from_slice(separator);
+                    push_separator(made, style);
                 }
                 made.extend_from_slice(item);
             });
@@ -722,7 +722,7 @@ pub fn transcode_list_at(
             if *spaced.get_or_insert(found) != found {
                 return None;
             }
-            out.extend_from_slice(item_separator(style));
+            push_separator(out, style);
         }
         first = false;
         let [b'\\', b'"', item @ ..] = rest else {
@@ -807,6 +807,15 @@ fn each_written_item(token: &[u8], style: JsonStyle, mut each: impl FnMut(&[u8])
 /// What the writer puts between the items of an array in `style`.
 fn item_separator(style: JsonStyle) -> &'static [u8] {
     if style.is_spaced() { b", " } else { b"," }
+}
+
+/// Writes [`item_separator`] for `style` onto `out`, a byte at a time: once per item of
+/// a list, where a copy call for one or two bytes costs more than the bytes.
+fn push_separator(out: &mut Vec<u8>, style: JsonStyle) {
+    out.push(b',');
+    if style.is_spaced() {
+        out.push(b' ');
+    }
 }
 
 /// The length of the JSON string `text` starts with, quotes included, found without
