@@ -8,37 +8,14 @@
 //! line finds.
 #![no_main]
 
+mod routes;
+
 use cargo_isobench::input::{self, Routes};
 use isobench_core::codec::{self, JsonStyle};
-use isobench_core::passthrough::{Held, Route};
+use isobench_core::passthrough::Held;
 use libfuzzer_sys::fuzz_target;
+use routes::ROUTES;
 use serde_json::Value;
-
-/// Routes of the two kinds a conversion holds: a string, and a list that may come as a
-/// string holding a JSON-encoded list.
-const ROUTES: [Route<'static>; 2] = [
-    Route {
-        key: "patch",
-        field: "patch",
-        list: false,
-        encoded: false,
-        path: &[],
-    },
-    Route {
-        key: "FAIL_TO_PASS",
-        field: "extensions.fail_to_pass",
-        list: true,
-        encoded: true,
-        path: &[],
-    },
-];
-
-const STYLES: [JsonStyle; 4] = [
-    JsonStyle::Compact,
-    JsonStyle::Spaced,
-    JsonStyle::CompactAscii,
-    JsonStyle::SpacedAscii,
-];
 
 /// The value a held text stands for: the string or the list of strings it is the JSON
 /// text of.
@@ -48,7 +25,7 @@ fn held_value(text: &[u8]) -> Value {
 
 fuzz_target!(|line: &[u8]| {
     let whole = input::parse_record(line, true);
-    for style in STYLES {
+    for style in JsonStyle::ALL {
         let routes = Routes {
             routes: &ROUTES,
             style,

@@ -9,10 +9,13 @@
 //! values held too, and a string held as its bytes is the string read whole.
 #![no_main]
 
+mod routes;
+
 use cargo_isobench::input::{self, Input, Routes, Window};
 use isobench_core::codec::JsonStyle;
-use isobench_core::passthrough::{Held, Route};
+use isobench_core::passthrough::Held;
 use libfuzzer_sys::fuzz_target;
+use routes::ROUTES;
 
 /// What a reader saw of one row: its number and its record or error text.
 type Seen = (u64, Result<serde_json::Value, String>);
@@ -26,25 +29,6 @@ fn streamed(source: &Input) -> Result<Vec<Seen>, String> {
     .map_err(|e| e.to_string())?;
     Ok(seen)
 }
-
-/// Routes of the two kinds a conversion holds: a string, and a list that may come as a
-/// string holding a JSON-encoded list.
-const ROUTES: [Route<'static>; 2] = [
-    Route {
-        key: "patch",
-        field: "patch",
-        list: false,
-        encoded: false,
-        path: &[],
-    },
-    Route {
-        key: "FAIL_TO_PASS",
-        field: "extensions.fail_to_pass",
-        list: true,
-        encoded: true,
-        path: &[],
-    },
-];
 
 fn batched(source: &Input) -> Result<Vec<Seen>, String> {
     let mut seen = Vec::new();

@@ -1219,19 +1219,12 @@ mod tests {
         String::from_utf8(list).expect("the writer writes UTF-8")
     }
 
-    const STYLES: [JsonStyle; 4] = [
-        JsonStyle::Compact,
-        JsonStyle::Spaced,
-        JsonStyle::CompactAscii,
-        JsonStyle::SpacedAscii,
-    ];
-
     #[test]
     fn a_list_value_is_held_as_the_array_of_its_items() {
         let mut held = 0;
         for token in encoded_lists() {
             let list: String = serde_json::from_str(&token).expect("a JSON string");
-            for style in STYLES {
+            for style in JsonStyle::ALL {
                 held += usize::from(holds_list_value_as_its_items(&list, style));
             }
         }
@@ -1257,7 +1250,7 @@ mod tests {
                 let at = list.char_indices().map(|(i, _)| i).nth(at % list.chars().count()).unwrap_or(0);
                 list.insert(at, c);
             }
-            for style in STYLES {
+            for style in JsonStyle::ALL {
                 holds_list_value_as_its_items(&list, style);
             }
         }
