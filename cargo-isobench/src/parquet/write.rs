@@ -476,6 +476,10 @@ impl ColumnRows {
         for (i, (_, shape)) in self.columns.declared.iter().enumerate() {
             if shape.holds_text() {
                 let text = std::mem::take(&mut self.texts[i]);
+                // The next batch's text starts with room for this one's: grown from
+                // nothing, it would be copied at every doubling (its pages are touched
+                // only as it fills).
+                self.texts[i].reserve(text.len());
                 arrays.push(Arc::new(laid_column(&rows, i, text).map_err(write_error)?));
                 continue;
             }
