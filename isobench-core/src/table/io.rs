@@ -16,12 +16,20 @@ fn pointer(key: &str) -> String {
     format!("/{}", pointer_token(key))
 }
 
+/// The entries of a record an [`Importer`] has not taken yet, in the record's order, each
+/// key once (as the record's map had them).
+///
+/// A list, not a map: an import takes most of a record's keys one by one, and taking an
+/// entry found by looking through a few keys costs less than removing it from a hashed
+/// map, which hashes the key and then renumbers every entry after it.
+type Entries = Vec<(String, Value)>;
+
 /// Reads a foreign record field by field. What is left at the end is kept verbatim in
 /// `extensions.source.extra`.
 #[derive(Debug)]
 pub struct Importer<'f, 'n> {
     format: &'f str,
-    record: Map<String, Value>,
+    record: Entries,
     source: Source,
     /// Where warnings and drops are noted.
     pub notes: &'n mut Notes,
@@ -58,7 +66,8 @@ impl<'f, 'n> Importer<'f, 'n> {
         held: &[HeldKey<'_>],
         notes: &'n mut Notes,
     ) -> Self {
-        let source = Source::with_room(format, &record, held.len());
+        let record: Entries = record.into_iter().collect();
+        let source = Source::with_room(format, record.iter().map(|(key, _)| key), held.len());
         let mut importer = Self {
             format,
             record,
@@ -81,7 +90,7 @@ impl<'f, 'n> Importer<'f, 'n> {
     ) -> Self {
         Self {
             format,
-            record,
+            record: record.into_iter().collect(),
             source,
             notes,
         }
@@ -89,7 +98,7 @@ impl<'f, 'n> Importer<'f, 'n> {
 
     /// The keys not taken yet, and what was noted for the round trip.
     pub fn into_parts(self) -> (Map<String, Value>, Source) {
-        (self.record, self.source)
+        (self.record.into_iter().collect(), self.source)
     }
 
     /// Takes in what a [resumed](Importer::resume) importer did elsewhere: the keys it
@@ -100,46 +109,52 @@ impl<'f, 'n> Importer<'f, 'n> {
         encodings: Map<String, Value>,
         raw: Map<String, Value>,
     ) {
-        for key in taken {
-            self.record.shift_remove(key);
-        }
+        self.record.retain(|(key, _)| !taken.contains(key));
         self.source.encodings.extend(encodings);
         self.source.raw.extend(raw);
     }
 
+    /// Where `key` stands among the entries not taken yet.
+    fn position(&self, key: &str) -> Option<usize> {
+        self.record.iter().position(|(k, _)| k == key)
+    }
+
     /// Whether the record has `key`.
     pub fn has(&self, key: &str) -> bool {
-        codec::get_small(&self.record, key).is_some()
+        self.position(key).is_some()
     }
 
     /// The keys not taken yet, in the record's order.
     pub fn keys(&self) -> impl Iterator<Item = &str> {
-        self.record.keys().map(String::as_str)
+        self.record.iter().map(|(key, _)| key.as_str())
     }
 
     /// The value of `key`, left where it is.
     pub fn peek(&self, key: &str) -> Option<&Value> {
-        codec::get_small(&self.record, key)
+        self.position(key).map(|i| &self.record[i].1)
     }
 
     /// Takes a value of any type.
     pub fn value(&mut self, key: &str) -> Option<Value> {
-        codec::take_small(&mut self.record, key)
+        self.position(key).map(|i| self.record.remove(i).1)
     }
 
     /// Takes an optional string.
     pub fn string(&mut self, key: &str) -> Result<Option<String>, RecordError> {
-        codec::take_string(&mut self.record, key)
+        self.value(key)
+            .map(|value| codec::string_of(key, value))
+            .transpose()
     }
 
     /// Takes a string the format requires.
     pub fn required_string(&mut self, key: &str) -> Result<String, RecordError> {
-        codec::require_string(&mut self.record, key, self.format)
+        self.string(key)?
+            .ok_or_else(|| codec::missing_string(key, self.format))
     }
 
     /// Takes an optional list of strings in any encoding, remembering the encoding.
     pub fn list(&mut self, key: &str) -> Result<Option<Vec<String>>, RecordError> {
-        let Some(value) = codec::take_small(&mut self.record, key) else {
+        let Some(value) = self.value(key) else {
             return Ok(None);
         };
         let DecodedList {
@@ -161,7 +176,7 @@ impl<'f, 'n> Importer<'f, 'n> {
 
     /// Takes an optional JSON value that may be stored as a JSON-encoded string.
     pub fn json(&mut self, key: &str) -> Result<Option<Value>, RecordError> {
-        let Some(value) = codec::take_small(&mut self.record, key) else {
+        let Some(value) = self.value(key) else {
             return Ok(None);
         };
         let (decoded, encoding, reproducible) = codec::decode_json(&value, &pointer(key))?;
@@ -233,7 +248,7 @@ impl<'f, 'n> Importer<'f, 'n> {
 
     /// Stores the remaining fields and the source block into `record.extensions`.
     pub fn finish(mut self, record: &mut CanonicalRecord) {
-        self.source.extra = std::mem::take(&mut self.record);
+        self.source.extra = self.record.into_iter().collect();
         record
             .extensions
             .insert(vocab::SOURCE.to_owned(), self.source.into_value());
@@ -438,7 +453,107 @@ mod tests {
         keys
     }
 
+    /// A value of any JSON type a record field holds, lists of strings among them.
+    fn field_value() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            "[a-c\"]{0,3}".prop_map(Value::from),
+            any::<i32>().prop_map(Value::from),
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            prop::collection::vec("[a-c]{0,2}", 0..3).prop_map(Value::from),
+            prop::collection::vec("[a-c]{0,2}", 0..3)
+                .prop_map(|items| Value::from(serde_json::to_string(&items).expect("in memory"))),
+        ]
+    }
+
+    /// One way to read a field, named by a number: see [`read_both_ways`].
+    const READS: u8 = 7;
+
+    /// Reads `key` the `read`th way from `importer`, and from `record` as the importer
+    /// read it when it kept the record as a map (taking a key out of it); each read
+    /// described, to compare.
+    fn read_both_ways(
+        importer: &mut Importer<'_, '_>,
+        record: &mut Map<String, Value>,
+        read: u8,
+        key: &str,
+    ) -> (String, String) {
+        let reads = match read {
+            0 => (
+                importer.has(key).to_string(),
+                codec::get_small(record, key).is_some().to_string(),
+            ),
+            1 => (
+                format!("{:?}", importer.peek(key)),
+                format!("{:?}", codec::get_small(record, key)),
+            ),
+            2 => (
+                format!("{:?}", importer.value(key)),
+                format!("{:?}", codec::take_small(record, key)),
+            ),
+            3 => (
+                format!("{:?}", importer.string(key)),
+                format!("{:?}", codec::take_string(record, key)),
+            ),
+            4 => (
+                format!("{:?}", importer.required_string(key)),
+                format!("{:?}", codec::require_string(record, key, "f")),
+            ),
+            5 => (
+                format!("{:?}", importer.list(key)),
+                format!(
+                    "{:?}",
+                    codec::take_small(record, key)
+                        .map(|value| codec::decode_list(&value, &pointer(key)).map(|d| d.items))
+                        .transpose()
+                ),
+            ),
+            _ => (
+                format!("{:?}", importer.json(key).map(|v| v.is_some())),
+                format!(
+                    "{:?}",
+                    codec::take_small(record, key)
+                        .map(|value| codec::decode_json(&value, &pointer(key)).map(|_| ()))
+                        .transpose()
+                        .map(|v| v.is_some())
+                ),
+            ),
+        };
+        let keys: Vec<&str> = importer.keys().collect();
+        let left: Vec<&str> = record.keys().map(String::as_str).collect();
+        (
+            format!("{} {keys:?}", reads.0),
+            format!("{} {left:?}", reads.1),
+        )
+    }
+
     proptest! {
+        /// Reading a record's fields in any order and any way, through the importer's
+        /// list of entries, finds, takes and leaves what taking keys out of the record's
+        /// map does: the same values and errors, the same keys left in the same order,
+        /// the same fields kept verbatim, and the same key list noted.
+        #[test]
+        fn taking_from_the_entries_is_taking_from_the_map(
+            entries in prop::collection::vec(("[a-e]{1,2}", field_value()), 0..20),
+            reads in prop::collection::vec((0..READS, "[a-e]{1,2}"), 0..30),
+        ) {
+            let record: Map<String, Value> = entries.into_iter().collect();
+            let mut notes = Notes::new();
+            let mut importer = Importer::new("f", record.clone(), &mut notes);
+            let mut left = record.clone();
+            for (read, key) in &reads {
+                let (by_entries, by_map) = read_both_ways(&mut importer, &mut left, *read, key);
+                prop_assert_eq!(by_entries, by_map);
+            }
+            let mut c = CanonicalRecord::default();
+            importer.finish(&mut c);
+            let mut expected = Source::new("f", &record);
+            let source = Source::of_format(&c.extensions, "f").expect("a source block");
+            expected.extra = left;
+            prop_assert_eq!(source.keys, expected.keys);
+            prop_assert_eq!(source.extra, expected.extra);
+        }
+
         /// Held keys given in position order or not, at positions within the key list
         /// and past it, repeated or not, are noted where sorting them first puts them.
         #[test]
