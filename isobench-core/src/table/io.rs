@@ -16,13 +16,14 @@ fn pointer(key: &str) -> String {
     format!("/{}", pointer_token(key))
 }
 
-/// The entries of a record an [`Importer`] has not taken yet, in the record's order, each
-/// key once (as the record's map had them).
+/// A record's entries as an [`Importer`] reads them: each key of the record once, in the
+/// record's order, with its value until the value is taken.
 ///
-/// A list, not a map: an import takes most of a record's keys one by one, and taking an
-/// entry found by looking through a few keys costs less than removing it from a hashed
-/// map, which hashes the key and then renumbers every entry after it.
-type Entries = Vec<(String, Value)>;
+/// A list, not a map: an import takes most of a record's keys one by one, and marking
+/// an entry found by looking through a few keys costs less than removing it from a
+/// hashed map, which hashes the key and then renumbers every entry after it. The keys
+/// stay, to be moved into the source's key list at the end rather than copied there.
+type Entries = Vec<(String, Option<Value>)>;
 
 /// Reads a foreign record field by field. What is left at the end is kept verbatim in
 /// `extensions.source.extra`.
@@ -30,6 +31,13 @@ type Entries = Vec<(String, Value)>;
 pub struct Importer<'f, 'n> {
     format: &'f str,
     record: Entries,
+    /// Whether the source's key list is made of the keys of `record` at the end: true
+    /// for an importer that starts from a whole record; a resumed one's list came with
+    /// its source.
+    keys_of_record: bool,
+    /// The keys noted by [`Importer::note_held_keys`], each with the position to insert
+    /// it at, in the order to insert them: put into the source's key list at the end.
+    noted: Vec<(usize, String)>,
     source: Source,
     /// Where warnings and drops are noted.
     pub notes: &'n mut Notes,
@@ -45,8 +53,9 @@ impl<'f, 'n> Importer<'f, 'n> {
     /// holds outside it ([`crate::passthrough::Held`]), where each stood among the
     /// record's keys.
     pub fn note_held_keys(&mut self, held: &[HeldKey<'_>]) {
-        let keys = &mut self.source.keys;
-        let note = |h: &HeldKey<'_>| keys.insert(h.position.min(keys.len()), h.key.to_owned());
+        self.noted.reserve(held.len());
+        let noted = &mut self.noted;
+        let mut note = |h: &HeldKey<'_>| noted.push((h.position, h.key.to_owned()));
         // A reader holds the values in the order of the routes, which is the records' own
         // key order in the common case: sorted then without a list of their own.
         if held.is_sorted_by_key(|h| h.position) {
@@ -54,7 +63,7 @@ impl<'f, 'n> Importer<'f, 'n> {
         } else {
             let mut sorted: Vec<&HeldKey<'_>> = held.iter().collect();
             sorted.sort_by_key(|h| h.position);
-            sorted.into_iter().for_each(note);
+            sorted.into_iter().for_each(&mut note);
         }
     }
 
@@ -66,12 +75,18 @@ impl<'f, 'n> Importer<'f, 'n> {
         held: &[HeldKey<'_>],
         notes: &'n mut Notes,
     ) -> Self {
-        let record: Entries = record.into_iter().collect();
-        let source = Source::with_room(format, record.iter().map(|(key, _)| key), held.len());
         let mut importer = Self {
             format,
-            record,
-            source,
+            record: record
+                .into_iter()
+                .map(|(key, value)| (key, Some(value)))
+                .collect(),
+            keys_of_record: true,
+            noted: Vec::new(),
+            source: Source {
+                format: format.to_owned(),
+                ..Source::default()
+            },
             notes,
         };
         importer.note_held_keys(held);
@@ -90,7 +105,12 @@ impl<'f, 'n> Importer<'f, 'n> {
     ) -> Self {
         Self {
             format,
-            record: record.into_iter().collect(),
+            record: record
+                .into_iter()
+                .map(|(key, value)| (key, Some(value)))
+                .collect(),
+            keys_of_record: false,
+            noted: Vec::new(),
             source,
             notes,
         }
@@ -98,7 +118,7 @@ impl<'f, 'n> Importer<'f, 'n> {
 
     /// The keys not taken yet, and what was noted for the round trip.
     pub fn into_parts(self) -> (Map<String, Value>, Source) {
-        (self.record.into_iter().collect(), self.source)
+        self.into_left()
     }
 
     /// Takes in what a [resumed](Importer::resume) importer did elsewhere: the keys it
@@ -109,34 +129,45 @@ impl<'f, 'n> Importer<'f, 'n> {
         encodings: Map<String, Value>,
         raw: Map<String, Value>,
     ) {
-        self.record.retain(|(key, _)| !taken.contains(key));
+        for (key, value) in &mut self.record {
+            if taken.contains(key) {
+                *value = None;
+            }
+        }
         self.source.encodings.extend(encodings);
         self.source.raw.extend(raw);
     }
 
-    /// Where `key` stands among the entries not taken yet.
-    fn position(&self, key: &str) -> Option<usize> {
-        self.record.iter().position(|(k, _)| k == key)
+    /// The value of `key`, not taken yet, where the record keeps it.
+    fn entry(&mut self, key: &str) -> Option<&mut Option<Value>> {
+        self.record
+            .iter_mut()
+            .find_map(|(k, value)| (value.is_some() && k == key).then_some(value))
     }
 
     /// Whether the record has `key`.
     pub fn has(&self, key: &str) -> bool {
-        self.position(key).is_some()
+        self.peek(key).is_some()
     }
 
     /// The keys not taken yet, in the record's order.
     pub fn keys(&self) -> impl Iterator<Item = &str> {
-        self.record.iter().map(|(key, _)| key.as_str())
+        self.record
+            .iter()
+            .filter(|(_, value)| value.is_some())
+            .map(|(key, _)| key.as_str())
     }
 
     /// The value of `key`, left where it is.
     pub fn peek(&self, key: &str) -> Option<&Value> {
-        self.position(key).map(|i| &self.record[i].1)
+        self.record
+            .iter()
+            .find_map(|(k, value)| value.as_ref().filter(|_| k == key))
     }
 
     /// Takes a value of any type.
     pub fn value(&mut self, key: &str) -> Option<Value> {
-        self.position(key).map(|i| self.record.remove(i).1)
+        self.entry(key)?.take()
     }
 
     /// Takes an optional string.
@@ -247,11 +278,45 @@ impl<'f, 'n> Importer<'f, 'n> {
     }
 
     /// Stores the remaining fields and the source block into `record.extensions`.
-    pub fn finish(mut self, record: &mut CanonicalRecord) {
-        self.source.extra = self.record.into_iter().collect();
+    pub fn finish(self, record: &mut CanonicalRecord) {
+        let (extra, mut source) = self.into_left();
+        source.extra = extra;
         record
             .extensions
-            .insert(vocab::SOURCE.to_owned(), self.source.into_value());
+            .insert(vocab::SOURCE.to_owned(), source.into_value());
+    }
+
+    /// The entries not taken, and the source with its key list made (when the importer
+    /// makes it of the record's keys) and the noted keys put in it.
+    fn into_left(self) -> (Map<String, Value>, Source) {
+        let Self {
+            record,
+            keys_of_record,
+            noted,
+            mut source,
+            ..
+        } = self;
+        let mut left = Map::new();
+        if keys_of_record {
+            source.keys = Vec::with_capacity(record.len() + noted.len());
+            for (key, value) in record {
+                if let Some(value) = value {
+                    left.insert(key.clone(), value);
+                }
+                source.keys.push(key);
+            }
+        } else {
+            left.extend(
+                record
+                    .into_iter()
+                    .filter_map(|(key, value)| Some((key, value?))),
+            );
+        }
+        let keys = &mut source.keys;
+        for (position, key) in noted {
+            keys.insert(position.min(keys.len()), key);
+        }
+        (left, source)
     }
 }
 
@@ -531,15 +596,21 @@ mod tests {
         /// Reading a record's fields in any order and any way, through the importer's
         /// list of entries, finds, takes and leaves what taking keys out of the record's
         /// map does: the same values and errors, the same keys left in the same order,
-        /// the same fields kept verbatim, and the same key list noted.
+        /// the same fields kept verbatim, and the same key list noted, with the held
+        /// keys (which no read finds) where sorting them puts them.
         #[test]
         fn taking_from_the_entries_is_taking_from_the_map(
             entries in prop::collection::vec(("[a-e]{1,2}", field_value()), 0..20),
-            reads in prop::collection::vec((0..READS, "[a-e]{1,2}"), 0..30),
+            reads in prop::collection::vec((0..READS, "[a-f]{1,2}"), 0..30),
+            held in prop::collection::vec(("[a-f]{1,2}", 0usize..24), 0..5),
         ) {
             let record: Map<String, Value> = entries.into_iter().collect();
+            let held: Vec<HeldKey<'_>> = held
+                .iter()
+                .map(|(key, position)| HeldKey { key, position: *position, encoding: None })
+                .collect();
             let mut notes = Notes::new();
-            let mut importer = Importer::new("f", record.clone(), &mut notes);
+            let mut importer = Importer::holding("f", record.clone(), &held, &mut notes);
             let mut left = record.clone();
             for (read, key) in &reads {
                 let (by_entries, by_map) = read_both_ways(&mut importer, &mut left, *read, key);
@@ -547,11 +618,9 @@ mod tests {
             }
             let mut c = CanonicalRecord::default();
             importer.finish(&mut c);
-            let mut expected = Source::new("f", &record);
             let source = Source::of_format(&c.extensions, "f").expect("a source block");
-            expected.extra = left;
-            prop_assert_eq!(source.keys, expected.keys);
-            prop_assert_eq!(source.extra, expected.extra);
+            prop_assert_eq!(source.keys, noted_by_sorting(&record, &held));
+            prop_assert_eq!(source.extra, left);
         }
 
         /// Held keys given in position order or not, at positions within the key list
