@@ -5,7 +5,7 @@ use isobench_core::contract::{Contract, Kind, Requirement};
 use isobench_core::passthrough::{BULK_FIELDS, Place};
 use isobench_core::record::V1_FIELDS;
 use isobench_core::registry::{AdapterRegistration, Registered};
-use isobench_core::validate::{Problem, semantic_problems};
+use isobench_core::validate::{Problem, record_semantic_problems, semantic_problems};
 use isobench_core::vocab;
 use isobench_core::{CanonicalRecord, Notes, Profile, RecordError};
 use serde_json::{Map, Value};
@@ -111,7 +111,9 @@ impl ViewAdapter for Canonical {
         match options.profile {
             Profile::Lossless => {
                 note_incomplete(&c, notes);
-                checked(c.into_value(), Profile::Lossless)
+                // Checked before the record is JSON, where its fields are read directly.
+                let semantic = record_semantic_problems(&c).into_iter().next();
+                schema_checked(c.into_value(), Profile::Lossless, semantic)
             }
             Profile::Strict => self.export(&c, options, notes),
         }
@@ -157,13 +159,24 @@ fn strict_value(c: &CanonicalRecord, notes: &mut Notes) -> Result<Value, RecordE
 /// `value` as the object to write, once the profile's schema and the semantic checks
 /// accept it.
 fn checked(value: Value, profile: Profile) -> Result<Map<String, Value>, RecordError> {
+    let semantic = semantic_problems(&value).into_iter().next();
+    schema_checked(value, profile, semantic)
+}
+
+/// `value` as the object to write, once the profile's schema accepts it and `semantic`,
+/// the first problem the semantic checks find in it, is none.
+fn schema_checked(
+    value: Value,
+    profile: Profile,
+    semantic: Option<Problem>,
+) -> Result<Map<String, Value>, RecordError> {
     let validator = profile.validator();
     if !validator.is_valid(&value)
         && let Some(problem) = validator.problems(&value).into_iter().next()
     {
         return Err(to_error(problem, profile));
     }
-    if let Some(problem) = semantic_problems(&value).into_iter().next() {
+    if let Some(problem) = semantic {
         return Err(to_error(problem, profile));
     }
     match value {

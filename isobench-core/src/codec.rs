@@ -709,10 +709,17 @@ pub fn take_string(
     record: &mut Map<String, Value>,
     key: &str,
 ) -> Result<Option<String>, RecordError> {
-    match take_small(record, key) {
-        None => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s)),
-        Some(other) => Err(RecordError::wrong_type(
+    take_small(record, key)
+        .map(|value| string_of(key, value))
+        .transpose()
+}
+
+/// The text of `value`, the value of the string field `key` taken out of a record: an
+/// error naming the field when it is not a string.
+pub fn string_of(key: &str, value: Value) -> Result<String, RecordError> {
+    match value {
+        Value::String(s) => Ok(s),
+        other => Err(RecordError::wrong_type(
             format!("/{}", crate::error::pointer_token(key)),
             "a string",
             &other,
@@ -726,12 +733,16 @@ pub fn require_string(
     key: &str,
     format: &str,
 ) -> Result<String, RecordError> {
-    take_string(record, key)?.ok_or_else(|| {
-        RecordError::missing(
-            format!("/{}", crate::error::pointer_token(key)),
-            format!("required field `{key}` is missing (a {format} record has it)"),
-        )
-    })
+    take_string(record, key)?.ok_or_else(|| missing_string(key, format))
+}
+
+/// The error for a string field `key` that a record of `format` lacks, though the format
+/// requires it.
+pub fn missing_string(key: &str, format: &str) -> RecordError {
+    RecordError::missing(
+        format!("/{}", crate::error::pointer_token(key)),
+        format!("required field `{key}` is missing (a {format} record has it)"),
+    )
 }
 
 #[cfg(test)]

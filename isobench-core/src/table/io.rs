@@ -16,12 +16,28 @@ fn pointer(key: &str) -> String {
     format!("/{}", pointer_token(key))
 }
 
+/// A record's entries as an [`Importer`] reads them: each key of the record once, in the
+/// record's order, with its value until the value is taken.
+///
+/// A list, not a map: an import takes most of a record's keys one by one, and marking
+/// an entry found by looking through a few keys costs less than removing it from a
+/// hashed map, which hashes the key and then renumbers every entry after it. The keys
+/// stay, to be moved into the source's key list at the end rather than copied there.
+type Entries = Vec<(String, Option<Value>)>;
+
 /// Reads a foreign record field by field. What is left at the end is kept verbatim in
 /// `extensions.source.extra`.
 #[derive(Debug)]
 pub struct Importer<'f, 'n> {
     format: &'f str,
-    record: Map<String, Value>,
+    record: Entries,
+    /// Whether the source's key list is made of the keys of `record` at the end: true
+    /// for an importer that starts from a whole record; a resumed one's list came with
+    /// its source.
+    keys_of_record: bool,
+    /// The keys noted by [`Importer::note_held_keys`], each with the position to insert
+    /// it at, in the order to insert them: put into the source's key list at the end.
+    noted: Vec<(usize, String)>,
     source: Source,
     /// Where warnings and drops are noted.
     pub notes: &'n mut Notes,
@@ -37,8 +53,9 @@ impl<'f, 'n> Importer<'f, 'n> {
     /// holds outside it ([`crate::passthrough::Held`]), where each stood among the
     /// record's keys.
     pub fn note_held_keys(&mut self, held: &[HeldKey<'_>]) {
-        let keys = &mut self.source.keys;
-        let note = |h: &HeldKey<'_>| keys.insert(h.position.min(keys.len()), h.key.to_owned());
+        self.noted.reserve(held.len());
+        let noted = &mut self.noted;
+        let mut note = |h: &HeldKey<'_>| noted.push((h.position, h.key.to_owned()));
         // A reader holds the values in the order of the routes, which is the records' own
         // key order in the common case: sorted then without a list of their own.
         if held.is_sorted_by_key(|h| h.position) {
@@ -46,7 +63,7 @@ impl<'f, 'n> Importer<'f, 'n> {
         } else {
             let mut sorted: Vec<&HeldKey<'_>> = held.iter().collect();
             sorted.sort_by_key(|h| h.position);
-            sorted.into_iter().for_each(note);
+            sorted.into_iter().for_each(&mut note);
         }
     }
 
@@ -58,11 +75,18 @@ impl<'f, 'n> Importer<'f, 'n> {
         held: &[HeldKey<'_>],
         notes: &'n mut Notes,
     ) -> Self {
-        let source = Source::with_room(format, &record, held.len());
         let mut importer = Self {
             format,
-            record,
-            source,
+            record: record
+                .into_iter()
+                .map(|(key, value)| (key, Some(value)))
+                .collect(),
+            keys_of_record: true,
+            noted: Vec::new(),
+            source: Source {
+                format: format.to_owned(),
+                ..Source::default()
+            },
             notes,
         };
         importer.note_held_keys(held);
@@ -81,7 +105,12 @@ impl<'f, 'n> Importer<'f, 'n> {
     ) -> Self {
         Self {
             format,
-            record,
+            record: record
+                .into_iter()
+                .map(|(key, value)| (key, Some(value)))
+                .collect(),
+            keys_of_record: false,
+            noted: Vec::new(),
             source,
             notes,
         }
@@ -89,7 +118,7 @@ impl<'f, 'n> Importer<'f, 'n> {
 
     /// The keys not taken yet, and what was noted for the round trip.
     pub fn into_parts(self) -> (Map<String, Value>, Source) {
-        (self.record, self.source)
+        self.into_left()
     }
 
     /// Takes in what a [resumed](Importer::resume) importer did elsewhere: the keys it
@@ -100,46 +129,63 @@ impl<'f, 'n> Importer<'f, 'n> {
         encodings: Map<String, Value>,
         raw: Map<String, Value>,
     ) {
-        for key in taken {
-            self.record.shift_remove(key);
+        for (key, value) in &mut self.record {
+            if taken.contains(key) {
+                *value = None;
+            }
         }
         self.source.encodings.extend(encodings);
         self.source.raw.extend(raw);
     }
 
+    /// The value of `key`, not taken yet, where the record keeps it.
+    fn entry(&mut self, key: &str) -> Option<&mut Option<Value>> {
+        self.record
+            .iter_mut()
+            .find_map(|(k, value)| (value.is_some() && k == key).then_some(value))
+    }
+
     /// Whether the record has `key`.
     pub fn has(&self, key: &str) -> bool {
-        codec::get_small(&self.record, key).is_some()
+        self.peek(key).is_some()
     }
 
     /// The keys not taken yet, in the record's order.
     pub fn keys(&self) -> impl Iterator<Item = &str> {
-        self.record.keys().map(String::as_str)
+        self.record
+            .iter()
+            .filter(|(_, value)| value.is_some())
+            .map(|(key, _)| key.as_str())
     }
 
     /// The value of `key`, left where it is.
     pub fn peek(&self, key: &str) -> Option<&Value> {
-        codec::get_small(&self.record, key)
+        self.record
+            .iter()
+            .find_map(|(k, value)| value.as_ref().filter(|_| k == key))
     }
 
     /// Takes a value of any type.
     pub fn value(&mut self, key: &str) -> Option<Value> {
-        codec::take_small(&mut self.record, key)
+        self.entry(key)?.take()
     }
 
     /// Takes an optional string.
     pub fn string(&mut self, key: &str) -> Result<Option<String>, RecordError> {
-        codec::take_string(&mut self.record, key)
+        self.value(key)
+            .map(|value| codec::string_of(key, value))
+            .transpose()
     }
 
     /// Takes a string the format requires.
     pub fn required_string(&mut self, key: &str) -> Result<String, RecordError> {
-        codec::require_string(&mut self.record, key, self.format)
+        self.string(key)?
+            .ok_or_else(|| codec::missing_string(key, self.format))
     }
 
     /// Takes an optional list of strings in any encoding, remembering the encoding.
     pub fn list(&mut self, key: &str) -> Result<Option<Vec<String>>, RecordError> {
-        let Some(value) = codec::take_small(&mut self.record, key) else {
+        let Some(value) = self.value(key) else {
             return Ok(None);
         };
         let DecodedList {
@@ -161,7 +207,7 @@ impl<'f, 'n> Importer<'f, 'n> {
 
     /// Takes an optional JSON value that may be stored as a JSON-encoded string.
     pub fn json(&mut self, key: &str) -> Result<Option<Value>, RecordError> {
-        let Some(value) = codec::take_small(&mut self.record, key) else {
+        let Some(value) = self.value(key) else {
             return Ok(None);
         };
         let (decoded, encoding, reproducible) = codec::decode_json(&value, &pointer(key))?;
@@ -232,11 +278,45 @@ impl<'f, 'n> Importer<'f, 'n> {
     }
 
     /// Stores the remaining fields and the source block into `record.extensions`.
-    pub fn finish(mut self, record: &mut CanonicalRecord) {
-        self.source.extra = std::mem::take(&mut self.record);
+    pub fn finish(self, record: &mut CanonicalRecord) {
+        let (extra, mut source) = self.into_left();
+        source.extra = extra;
         record
             .extensions
-            .insert(vocab::SOURCE.to_owned(), self.source.into_value());
+            .insert(vocab::SOURCE.to_owned(), source.into_value());
+    }
+
+    /// The entries not taken, and the source with its key list made (when the importer
+    /// makes it of the record's keys) and the noted keys put in it.
+    fn into_left(self) -> (Map<String, Value>, Source) {
+        let Self {
+            record,
+            keys_of_record,
+            noted,
+            mut source,
+            ..
+        } = self;
+        let mut left = Map::new();
+        if keys_of_record {
+            source.keys = Vec::with_capacity(record.len() + noted.len());
+            for (key, value) in record {
+                if let Some(value) = value {
+                    left.insert(key.clone(), value);
+                }
+                source.keys.push(key);
+            }
+        } else {
+            left.extend(
+                record
+                    .into_iter()
+                    .filter_map(|(key, value)| Some((key, value?))),
+            );
+        }
+        let keys = &mut source.keys;
+        for (position, key) in noted {
+            keys.insert(position.min(keys.len()), key);
+        }
+        (left, source)
     }
 }
 
@@ -438,7 +518,111 @@ mod tests {
         keys
     }
 
+    /// A value of any JSON type a record field holds, lists of strings among them.
+    fn field_value() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            "[a-c\"]{0,3}".prop_map(Value::from),
+            any::<i32>().prop_map(Value::from),
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            prop::collection::vec("[a-c]{0,2}", 0..3).prop_map(Value::from),
+            prop::collection::vec("[a-c]{0,2}", 0..3)
+                .prop_map(|items| Value::from(serde_json::to_string(&items).expect("in memory"))),
+        ]
+    }
+
+    /// One way to read a field, named by a number: see [`read_both_ways`].
+    const READS: u8 = 7;
+
+    /// Reads `key` the `read`th way from `importer`, and from `record` as the importer
+    /// read it when it kept the record as a map (taking a key out of it); each read
+    /// described, to compare.
+    fn read_both_ways(
+        importer: &mut Importer<'_, '_>,
+        record: &mut Map<String, Value>,
+        read: u8,
+        key: &str,
+    ) -> (String, String) {
+        let reads = match read {
+            0 => (
+                importer.has(key).to_string(),
+                codec::get_small(record, key).is_some().to_string(),
+            ),
+            1 => (
+                format!("{:?}", importer.peek(key)),
+                format!("{:?}", codec::get_small(record, key)),
+            ),
+            2 => (
+                format!("{:?}", importer.value(key)),
+                format!("{:?}", codec::take_small(record, key)),
+            ),
+            3 => (
+                format!("{:?}", importer.string(key)),
+                format!("{:?}", codec::take_string(record, key)),
+            ),
+            4 => (
+                format!("{:?}", importer.required_string(key)),
+                format!("{:?}", codec::require_string(record, key, "f")),
+            ),
+            5 => (
+                format!("{:?}", importer.list(key)),
+                format!(
+                    "{:?}",
+                    codec::take_small(record, key)
+                        .map(|value| codec::decode_list(&value, &pointer(key)).map(|d| d.items))
+                        .transpose()
+                ),
+            ),
+            _ => (
+                format!("{:?}", importer.json(key).map(|v| v.is_some())),
+                format!(
+                    "{:?}",
+                    codec::take_small(record, key)
+                        .map(|value| codec::decode_json(&value, &pointer(key)).map(|_| ()))
+                        .transpose()
+                        .map(|v| v.is_some())
+                ),
+            ),
+        };
+        let keys: Vec<&str> = importer.keys().collect();
+        let left: Vec<&str> = record.keys().map(String::as_str).collect();
+        (
+            format!("{} {keys:?}", reads.0),
+            format!("{} {left:?}", reads.1),
+        )
+    }
+
     proptest! {
+        /// Reading a record's fields in any order and any way, through the importer's
+        /// list of entries, finds, takes and leaves what taking keys out of the record's
+        /// map does: the same values and errors, the same keys left in the same order,
+        /// the same fields kept verbatim, and the same key list noted, with the held
+        /// keys (which no read finds) where sorting them puts them.
+        #[test]
+        fn taking_from_the_entries_is_taking_from_the_map(
+            entries in prop::collection::vec(("[a-e]{1,2}", field_value()), 0..20),
+            reads in prop::collection::vec((0..READS, "[a-f]{1,2}"), 0..30),
+            held in prop::collection::vec(("[a-f]{1,2}", 0usize..24), 0..5),
+        ) {
+            let record: Map<String, Value> = entries.into_iter().collect();
+            let held: Vec<HeldKey<'_>> = held
+                .iter()
+                .map(|(key, position)| HeldKey { key, position: *position, encoding: None })
+                .collect();
+            let mut notes = Notes::new();
+            let mut importer = Importer::holding("f", record.clone(), &held, &mut notes);
+            let mut left = record.clone();
+            for (read, key) in &reads {
+                let (by_entries, by_map) = read_both_ways(&mut importer, &mut left, *read, key);
+                prop_assert_eq!(by_entries, by_map);
+            }
+            let mut c = CanonicalRecord::default();
+            importer.finish(&mut c);
+            let source = Source::of_format(&c.extensions, "f").expect("a source block");
+            prop_assert_eq!(source.keys, noted_by_sorting(&record, &held));
+            prop_assert_eq!(source.extra, left);
+        }
+
         /// Held keys given in position order or not, at positions within the key list
         /// and past it, repeated or not, are noted where sorting them first puts them.
         #[test]
