@@ -219,7 +219,7 @@ fn needs_escape(byte: u8) -> bool {
 /// The offset of the first byte of `bytes` that needs an escape.
 ///
 /// Sixteen bytes a step with SSE2 (part of every x86-64 processor): one compare each
-/// for `"`, `\\` and the control characters, one branch for the block. Where the runs
+/// for `"`, `\` and the control characters, one branch for the block. Where the runs
 /// between escapes are some thirty bytes long (a patch, an issue text), that is two
 /// steps an escape. A tail shorter than a block is searched as the last sixteen bytes,
 /// overlapping bytes already searched (which flag nothing), or, in a text shorter than

@@ -101,22 +101,9 @@ pub struct Source {
 impl Source {
     /// A block for a record read by the adapter `format`, with the record's key order.
     pub fn new(format: &str, record: &Map<String, Value>) -> Self {
-        Self::with_room(format, record.keys(), 0)
-    }
-
-    /// A block as [`Source::new`] makes it for a record of the keys `record_keys`, its
-    /// key list with room for `more` keys noted later (those whose values a conversion
-    /// holds outside the record), so that noting them does not allocate the list again.
-    pub fn with_room<'k>(
-        format: &str,
-        record_keys: impl ExactSizeIterator<Item = &'k String>,
-        more: usize,
-    ) -> Self {
-        let mut keys = Vec::with_capacity(record_keys.len() + more);
-        keys.extend(record_keys.cloned());
         Self {
             format: format.to_owned(),
-            keys,
+            keys: record.keys().cloned().collect(),
             ..Self::default()
         }
     }
