@@ -68,26 +68,20 @@ impl<'f, 'n> Importer<'f, 'n> {
     }
 
     /// An importer of `record` as [`Importer::new`] makes it, with the keys of `held`
-    /// noted ([`Importer::note_held_keys`]) in a key list made with room for them.
+    /// noted ([`Importer::note_held_keys`]), to be put in the key list at the end.
     pub fn holding(
         format: &'f str,
         record: Map<String, Value>,
         held: &[HeldKey<'_>],
         notes: &'n mut Notes,
     ) -> Self {
+        let source = Source {
+            format: format.to_owned(),
+            ..Source::default()
+        };
         let mut importer = Self {
-            format,
-            record: record
-                .into_iter()
-                .map(|(key, value)| (key, Some(value)))
-                .collect(),
             keys_of_record: true,
-            noted: Vec::new(),
-            source: Source {
-                format: format.to_owned(),
-                ..Source::default()
-            },
-            notes,
+            ..Self::resume(format, record, source, notes)
         };
         importer.note_held_keys(held);
         importer
@@ -114,11 +108,6 @@ impl<'f, 'n> Importer<'f, 'n> {
             source,
             notes,
         }
-    }
-
-    /// The keys not taken yet, and what was noted for the round trip.
-    pub fn into_parts(self) -> (Map<String, Value>, Source) {
-        self.into_left()
     }
 
     /// Takes in what a [resumed](Importer::resume) importer did elsewhere: the keys it
@@ -279,16 +268,17 @@ impl<'f, 'n> Importer<'f, 'n> {
 
     /// Stores the remaining fields and the source block into `record.extensions`.
     pub fn finish(self, record: &mut CanonicalRecord) {
-        let (extra, mut source) = self.into_left();
+        let (extra, mut source) = self.into_parts();
         source.extra = extra;
         record
             .extensions
             .insert(vocab::SOURCE.to_owned(), source.into_value());
     }
 
-    /// The entries not taken, and the source with its key list made (when the importer
-    /// makes it of the record's keys) and the noted keys put in it.
-    fn into_left(self) -> (Map<String, Value>, Source) {
+    /// The keys not taken yet, and what was noted for the round trip: the source with
+    /// its key list made (when the importer makes it of the record's keys) and the noted
+    /// keys put in it.
+    pub fn into_parts(self) -> (Map<String, Value>, Source) {
         let Self {
             record,
             keys_of_record,
