@@ -5,6 +5,7 @@ use isobench_core::contract::{Contract, Kind, Requirement};
 use isobench_core::passthrough::{BULK_FIELDS, Place};
 use isobench_core::record::V1_FIELDS;
 use isobench_core::registry::{AdapterRegistration, Registered};
+use isobench_core::schema::lossless_accepts;
 use isobench_core::validate::{Problem, record_semantic_problems, semantic_problems};
 use isobench_core::vocab;
 use isobench_core::{CanonicalRecord, Notes, Profile, RecordError};
@@ -75,8 +76,7 @@ impl ViewAdapter for Canonical {
         _notes: &mut Notes,
     ) -> Result<CanonicalRecord, RecordError> {
         let value = Value::Object(record);
-        let problems = Profile::Lossless.validator().problems(&value);
-        if let Some(problem) = problems.into_iter().next() {
+        if let Some(problem) = schema_problem(&value, Profile::Lossless) {
             return Err(to_error(problem, Profile::Lossless));
         }
         if let Some(problem) = semantic_problems(&value).into_iter().next() {
@@ -170,10 +170,7 @@ fn schema_checked(
     profile: Profile,
     semantic: Option<Problem>,
 ) -> Result<Map<String, Value>, RecordError> {
-    let validator = profile.validator();
-    if !validator.is_valid(&value)
-        && let Some(problem) = validator.problems(&value).into_iter().next()
-    {
+    if let Some(problem) = schema_problem(&value, profile) {
         return Err(to_error(problem, profile));
     }
     if let Some(problem) = semantic {
@@ -183,6 +180,20 @@ fn schema_checked(
         Value::Object(map) => Ok(map),
         _ => unreachable!("a canonical record serialises to an object"),
     }
+}
+
+/// The first place where `value` breaks the profile's schema, if any. The lossless
+/// schema is read from the value directly ([`lossless_accepts`]), and the compiled
+/// validator only asked where the record it refuses breaks it.
+fn schema_problem(value: &Value, profile: Profile) -> Option<Problem> {
+    if profile == Profile::Lossless && lossless_accepts(value) {
+        return None;
+    }
+    let validator = profile.validator();
+    if validator.is_valid(value) {
+        return None;
+    }
+    validator.problems(value).into_iter().next()
 }
 
 /// The canonical format as the host holds it: every bulk field is written as it is,

@@ -129,3 +129,376 @@ impl SchemaValidator {
         self.0.is_valid(instance)
     }
 }
+
+/// Whether the lossless profile's schema ([`CANONICAL_V1_LOSSLESS`]) accepts `instance`,
+/// read from the value itself rather than by the compiled validator: every keyword of
+/// that schema (the fields' types, `minItems`, the required keys, the closed objects,
+/// the vocabulary of `extensions` and its `source` block) checked in one walk over the
+/// entries, nothing hashed or allocated. An export checks each record it writes, and
+/// asks the validator only of a record refused here, for its problems.
+pub fn lossless_accepts(instance: &Value) -> bool {
+    let Value::Object(record) = instance else {
+        return false;
+    };
+    // The required keys are counted as the walk meets them (a map's keys are
+    // distinct), not looked up by their hash.
+    let mut required = 0;
+    let entries = record.iter().all(|(key, value)| match key.as_str() {
+        "repo" | "instance_id" => {
+            required += 1;
+            value.is_string()
+        }
+        "created_at" | "base_commit" | "head_commit" | "patch" | "test_patch" | "version"
+        | "api" | "gt_commit_message" | "notes" => value.is_string(),
+        "patch_functions" | "test_functions" | "setup_commands" | "install_commands" => {
+            strings(value, 0)
+        }
+        "efficiency_test" => strings(value, 1),
+        "problem_statement_oracle" | "problem_statement_realistic" => true,
+        "duration_changes" => {
+            non_empty(value).is_some_and(|timings| timings.iter().all(timing_accepted))
+        }
+        "human_performance" => value.is_number(),
+        "extensions" => value
+            .as_object()
+            .is_some_and(|extensions| extensions.iter().all(extension_accepted)),
+        _ => false,
+    });
+    entries && required == 2
+}
+
+/// Whether `value` is an array of at least `least` strings.
+fn strings(value: &Value, least: usize) -> bool {
+    value
+        .as_array()
+        .is_some_and(|items| items.len() >= least && items.iter().all(Value::is_string))
+}
+
+/// The items of `value` when it is an array of at least one.
+fn non_empty(value: &Value) -> Option<&Vec<Value>> {
+    value.as_array().filter(|items| !items.is_empty())
+}
+
+/// Whether one item of `duration_changes` is what the lossless schema allows: an object
+/// of exactly `base` and `head`, each at least one number.
+fn timing_accepted(timing: &Value) -> bool {
+    let numbers = |value: &Value| non_empty(value).is_some_and(|n| n.iter().all(Value::is_number));
+    // Two distinct keys, each `base` or `head`: both of them.
+    timing.as_object().is_some_and(|pair| {
+        pair.len() == 2
+            && pair
+                .iter()
+                .all(|(key, value)| matches!(key.as_str(), "base" | "head") && numbers(value))
+    })
+}
+
+/// Whether an entry of `extensions` is what the lossless schema allows: the shared
+/// vocabulary's types, and any value for another key.
+fn extension_accepted((key, value): (&String, &Value)) -> bool {
+    match key.as_str() {
+        "problem_statement"
+        | "hints_text"
+        | "environment_setup_commit"
+        | "difficulty"
+        | "image_name"
+        | "eval_script"
+        | "log_parser"
+        | "eval_type"
+        | "mirror_repo"
+        | "mirror_base_commit"
+        | "python_version"
+        | "prob_script"
+        | "gt_diff"
+        | "arch"
+        | "instance_image_tag"
+        | "base_commit_unresolved"
+        | "upstream_version" => value.is_string(),
+        "fail_to_pass" | "pass_to_pass" => strings(value, 0),
+        "patch_functions_by_file" => value
+            .as_object()
+            .is_some_and(|files| files.values().all(|functions| strings(functions, 0))),
+        "efficiency_test_kind" => {
+            matches!(value.as_str(), Some("pytest_nodeid" | "python_script"))
+        }
+        "source" => value.as_object().is_some_and(source_accepted),
+        _ => true,
+    }
+}
+
+/// Whether the `source` block of `extensions` is what the lossless schema allows: a
+/// string `format`, and the types of its other known parts.
+fn source_accepted(block: &serde_json::Map<String, Value>) -> bool {
+    let mut format = false;
+    let parts = block.iter().all(|(part, value)| match part.as_str() {
+        "format" => {
+            format = true;
+            value.is_string()
+        }
+        "keys" => strings(value, 0),
+        "encodings" => value
+            .as_object()
+            .is_some_and(|encodings| encodings.values().all(Value::is_string)),
+        "raw" | "extra" => value.is_object(),
+        _ => true,
+    });
+    parts && format
+}
+
+#[cfg(all(test, feature = "schema-validation"))]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    /// The top-level keys the generated records take: every property of the lossless
+    /// schema, and one it does not know.
+    const RECORD_KEYS: [&str; 22] = [
+        "repo",
+        "instance_id",
+        "created_at",
+        "base_commit",
+        "head_commit",
+        "patch",
+        "test_patch",
+        "patch_functions",
+        "test_functions",
+        "efficiency_test",
+        "problem_statement_oracle",
+        "problem_statement_realistic",
+        "duration_changes",
+        "human_performance",
+        "version",
+        "setup_commands",
+        "install_commands",
+        "api",
+        "gt_commit_message",
+        "notes",
+        "extensions",
+        "unknown",
+    ];
+
+    /// The keys of the generated `extensions`: the shared vocabulary, `source`, and one
+    /// of no vocabulary.
+    fn extension_keys() -> Vec<&'static str> {
+        let mut keys = crate::vocab::SHARED_KEYS.to_vec();
+        keys.extend(["source", "other"]);
+        keys
+    }
+
+    /// The keys of the generated `source` blocks.
+    const SOURCE_KEYS: [&str; 6] = ["format", "keys", "encodings", "raw", "extra", "other"];
+
+    /// A value of a shape some keyword of the schema takes or refuses: strings (the
+    /// enum's among them), numbers, arrays of strings or of numbers (empty or not, some
+    /// mixed), objects, null and booleans.
+    fn any_value() -> BoxedStrategy<Value> {
+        let leaf = prop_oneof![
+            prop::sample::select(vec!["a", "", "pytest_nodeid", "python_script"])
+                .prop_map(Value::from),
+            any::<i32>().prop_map(Value::from),
+            (-1e3f64..1e3).prop_map(Value::from),
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::vec("[a-c]{0,2}", 0..4).prop_map(Value::from),
+                prop::collection::vec(any::<i16>(), 0..3).prop_map(Value::from),
+                prop::collection::vec(("[a-c]", inner), 0..4)
+                    .prop_map(|entries| Value::Object(entries.into_iter().collect())),
+            ]
+        })
+        .boxed()
+    }
+
+    /// A value for `key` (of the record, of `extensions` or of its `source`): mostly one
+    /// of the type the schema asks there, so that a record often breaks it in one place
+    /// or none, else of any shape.
+    fn near(key: &'static str) -> BoxedStrategy<Value> {
+        let strings = || prop::collection::vec("[a-c]{0,2}", 0..3).prop_map(Value::from);
+        let typical = match key {
+            "patch_functions" | "test_functions" | "efficiency_test" | "setup_commands"
+            | "install_commands" | "fail_to_pass" | "pass_to_pass" | "keys" => strings().boxed(),
+            "duration_changes" => prop::collection::vec(timing(), 0..3)
+                .prop_map(Value::Array)
+                .boxed(),
+            "human_performance" => (-1e3f64..1e3).prop_map(Value::from).boxed(),
+            "efficiency_test_kind" => {
+                prop::sample::select(vec!["pytest_nodeid", "python_script", "other"])
+                    .prop_map(Value::from)
+                    .boxed()
+            }
+            "patch_functions_by_file" => {
+                let list = prop_oneof![4 => strings(), 1 => any_value()];
+                prop::collection::vec(("[a-c]", list), 0..3)
+                    .prop_map(|files| Value::Object(files.into_iter().collect()))
+                    .boxed()
+            }
+            "encodings" => {
+                let encoding = prop_oneof![4 => "[a-c]".prop_map(Value::from), 1 => any_value()];
+                prop::collection::vec(("[a-c]", encoding), 0..3)
+                    .prop_map(|parts| Value::Object(parts.into_iter().collect()))
+                    .boxed()
+            }
+            "extensions" => object_of(extension_keys()),
+            "source" => object_of(SOURCE_KEYS.to_vec()),
+            "raw"
+            | "extra"
+            | "problem_statement_oracle"
+            | "problem_statement_realistic"
+            | "test_functions_raw"
+            | "other"
+            | "unknown" => any_value(),
+            _ => "[a-c]{0,2}".prop_map(Value::from).boxed(),
+        };
+        prop_oneof![4 => typical, 1 => any_value()].boxed()
+    }
+
+    /// An item of `duration_changes`: mostly `base` and `head` of numbers, sometimes
+    /// without one, with another key, empty, or of strings.
+    fn timing() -> impl Strategy<Value = Value> {
+        let numbers = || prop::collection::vec(any::<i16>(), 0..3);
+        (numbers(), numbers(), 0u8..8).prop_map(|(base, head, shape)| {
+            let mut pair = json!({"base": base, "head": head});
+            let entries = pair.as_object_mut().expect("an object");
+            match shape {
+                0 => drop(entries.remove("head")),
+                1 => drop(entries.insert("other".into(), json!([1]))),
+                2 => drop(entries.insert("base".into(), json!(["1"]))),
+                _ => {}
+            }
+            pair
+        })
+    }
+
+    /// An object of some of `keys`, each with a value [near](near) what the schema asks.
+    fn object_of(keys: Vec<&'static str>) -> BoxedStrategy<Value> {
+        prop::collection::vec(prop::sample::select(keys), 0..8)
+            .prop_flat_map(|keys| {
+                keys.into_iter()
+                    .map(|key| near(key).prop_map(move |value| (key.to_owned(), value)))
+                    .collect::<Vec<_>>()
+            })
+            .prop_map(|entries| Value::Object(entries.into_iter().collect()))
+            .boxed()
+    }
+
+    /// A record near the lossless schema's edges: any of its keys, mostly with a value
+    /// of its type, `extensions` of the vocabulary's keys and a `source` block likewise,
+    /// `repo` and `instance_id` mostly there.
+    fn record() -> impl Strategy<Value = Value> {
+        (object_of(RECORD_KEYS.to_vec()), 0u8..8).prop_map(|(mut record, ids)| {
+            let entries = record.as_object_mut().expect("an object");
+            if ids != 0 {
+                entries.insert("repo".into(), "o/r".into());
+            }
+            if ids != 1 {
+                entries.insert("instance_id".into(), "o__r-1".into());
+            }
+            record
+        })
+    }
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4096))]
+
+        /// The walk accepts exactly the records the compiled lossless schema accepts.
+        #[test]
+        fn lossless_accepts_what_the_schema_accepts(record in record()) {
+            let validator = Profile::Lossless.validator();
+            prop_assert_eq!(lossless_accepts(&record), validator.is_valid(&record), "{}", record);
+        }
+    }
+
+    /// Records of every key the schema names, each valid and then made invalid one way,
+    /// are judged as the compiled schema judges them; and the schema names no key the
+    /// walk does not know.
+    #[test]
+    fn lossless_accepts_each_edge_as_the_schema_does() {
+        let valid = json!({
+            "repo": "o/r", "instance_id": "o__r-1", "created_at": "2024-01-01T00:00:00Z",
+            "base_commit": "a", "head_commit": "b", "patch": "p", "test_patch": "t",
+            "patch_functions": ["f"], "test_functions": [], "efficiency_test": ["e"],
+            "problem_statement_oracle": {"x": 1}, "problem_statement_realistic": null,
+            "duration_changes": [{"base": [1], "head": [2.5]}], "human_performance": 1.5,
+            "version": "1", "setup_commands": ["s"], "install_commands": [],
+            "api": "a", "gt_commit_message": "m", "notes": "n",
+            "extensions": {
+                "problem_statement": "p", "hints_text": "h", "fail_to_pass": ["t"],
+                "pass_to_pass": [],
+                "patch_functions_by_file": {"f.py": ["g"]}, "test_functions_raw": 3,
+                "efficiency_test_kind": "python_script", "anything": [1, {}],
+                "source": {"format": "f", "keys": ["a"], "encodings": {"a": "json"},
+                           "raw": {"a": 1}, "extra": {}, "more": 1}
+            }
+        });
+        let validator = Profile::Lossless.validator();
+        assert!(validator.is_valid(&valid) && lossless_accepts(&valid));
+        let breaks: [(&str, Value); 16] = [
+            ("/repo", json!(1)),
+            ("/efficiency_test", json!([])),
+            ("/patch_functions", json!([1])),
+            ("/duration_changes", json!([])),
+            ("/duration_changes/0/base", json!([])),
+            ("/duration_changes/0/head", json!(["1"])),
+            ("/human_performance", json!("1")),
+            ("/extensions/hints_text", json!(null)),
+            ("/extensions/fail_to_pass", json!("t")),
+            ("/extensions/patch_functions_by_file/f.py", json!("g")),
+            ("/extensions/efficiency_test_kind", json!("other")),
+            ("/extensions/source/format", json!(1)),
+            ("/extensions/source/keys", json!([1])),
+            ("/extensions/source/encodings/a", json!(["json"])),
+            ("/extensions/source/raw", json!([])),
+            ("/extensions/source/extra", json!("x")),
+        ];
+        for (pointer, value) in breaks {
+            let mut record = valid.clone();
+            *record.pointer_mut(pointer).expect("a key of the record") = value;
+            assert!(!validator.is_valid(&record), "{pointer}");
+            assert!(!lossless_accepts(&record), "{pointer}");
+        }
+        for key in [
+            "repo",
+            "instance_id",
+            "extensions/source/format",
+            "duration_changes/0/head",
+        ] {
+            let mut record = valid.clone();
+            let (parent, last) = key.rsplit_once('/').unwrap_or(("", key));
+            let parent = record
+                .pointer_mut(&if parent.is_empty() {
+                    String::new()
+                } else {
+                    format!("/{parent}")
+                })
+                .and_then(Value::as_object_mut)
+                .expect("an object");
+            parent.remove(last);
+            assert!(!validator.is_valid(&record), "{key}");
+            assert!(!lossless_accepts(&record), "{key}");
+        }
+        let known = |object: &Value| -> Vec<String> {
+            object["properties"]
+                .as_object()
+                .expect("properties")
+                .keys()
+                .cloned()
+                .collect()
+        };
+        let schema = Profile::Lossless.schema();
+        let mut record_keys = known(schema);
+        record_keys.push("unknown".into());
+        assert_eq!(record_keys, RECORD_KEYS);
+        let extensions = &schema["properties"]["extensions"];
+        let mut vocabulary = known(extensions);
+        vocabulary.push("other".into());
+        let mut expected: Vec<String> = extension_keys().into_iter().map(String::from).collect();
+        vocabulary.sort();
+        expected.sort();
+        assert_eq!(vocabulary, expected);
+        let mut parts = known(&extensions["properties"]["source"]);
+        parts.push("other".into());
+        assert_eq!(parts, SOURCE_KEYS);
+    }
+}
