@@ -157,15 +157,21 @@ impl Registered {
         out: &Map<String, Value>,
         held: &[(Route<'t>, &'t [u8])],
     ) -> Vec<Placed<'t>> {
-        let top: Vec<usize> = (0..held.len())
-            .filter(|&i| held[i].0.path.len() == 1)
+        // The held texts at the top of the record, by index into `held`.
+        let top = || (0..held.len()).filter(|&i| held[i].0.path.len() == 1);
+        let mut placed: Vec<Placed<'t>> = held
+            .iter()
+            .map(|&(route, text)| Placed {
+                path: route.path,
+                at: 0,
+                text,
+            })
             .collect();
-        let mut at = vec![0; held.len()];
         if let Some(table) = &self.table {
-            let keys: Vec<&str> = top.iter().map(|&i| held[i].0.path[0].as_str()).collect();
+            let keys: Vec<&str> = top().map(|i| held[i].0.path[0].as_str()).collect();
             let source_keys = order.source_keys.as_deref();
-            for (&i, index) in top.iter().zip(table.held_indices(source_keys, out, &keys)) {
-                at[i] = index;
+            for (i, index) in top().zip(table.held_indices(source_keys, out, &keys)) {
+                placed[i].at = index;
             }
         } else {
             let rank = |key: &str| {
@@ -176,10 +182,10 @@ impl Registered {
             };
             let indices = passthrough::indices(
                 out.keys().map(|k| rank(k)),
-                top.iter().map(|&i| rank(&held[i].0.path[0])),
+                top().map(|i| rank(&held[i].0.path[0])),
             );
-            for (&i, index) in top.iter().zip(indices) {
-                at[i] = index;
+            for (i, index) in top().zip(indices) {
+                placed[i].at = index;
             }
             let fields = &order.fields;
             for (i, (route, _)) in held.iter().enumerate() {
@@ -188,19 +194,12 @@ impl Registered {
                 };
                 let extension = |h: &HeldField| h.field.starts_with("extensions.");
                 if route.path.len() == 2 && extension(&fields[position]) {
-                    at[i] = fields[position].at
+                    placed[i].at = fields[position].at
                         + fields[..position].iter().filter(|h| extension(h)).count();
                 }
             }
         }
-        held.iter()
-            .zip(at)
-            .map(|((route, text), at)| Placed {
-                path: route.path,
-                at,
-                text,
-            })
-            .collect()
+        placed
     }
 }
 
