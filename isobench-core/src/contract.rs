@@ -25,6 +25,8 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
+use crate::codec;
+
 /// The JSON shape a consumer needs a value in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -409,8 +411,10 @@ pub const PER_RECORD_FACTS: [&str; 19] = [
 /// The value at `key` (`/`-separated for nested objects).
 fn lookup<'v>(record: &'v Map<String, Value>, key: &str) -> Option<&'v Value> {
     let mut parts = key.split('/');
-    let first = record.get(parts.next()?)?;
-    parts.try_fold(first, |value, part| value.as_object()?.get(part))
+    let first = codec::get_small(record, parts.next()?)?;
+    parts.try_fold(first, |value, part| {
+        codec::get_small(value.as_object()?, part)
+    })
 }
 
 /// Whether a decoded JSON value is empty (`null`, `""`, `[]`, `{}`).
