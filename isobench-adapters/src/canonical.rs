@@ -123,7 +123,7 @@ impl ViewAdapter for Canonical {
 /// Counts the v1 fields the record lacks (the lossless profile leaves them out, never
 /// invents them, and says so).
 fn note_incomplete(c: &CanonicalRecord, notes: &mut Notes) {
-    for field in c.missing_required() {
+    for field in c.lacking_required() {
         notes.missing(
             field,
             "canonical v1 requires it and the source has none: left out (lossless profile)",

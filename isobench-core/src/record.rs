@@ -389,14 +389,15 @@ impl CanonicalRecord {
     /// Notes that the source has `field`, whose value is held outside the record: for
     /// an extension, where it stands among the record's extensions so far.
     pub fn hold(&mut self, field: &str) {
-        let at = if field.starts_with("extensions.") {
-            self.extensions.len()
+        // An extension is no v1 field: its name is not looked for among them.
+        let (field, at) = if field.starts_with("extensions.") {
+            (held_name(field), self.extensions.len())
         } else {
-            0
-        };
-        let field = match V1_FIELDS.iter().find(|f| **f == field) {
-            Some(name) => Cow::Borrowed(*name),
-            None => held_name(field),
+            let field = match V1_FIELDS.iter().find(|f| **f == field) {
+                Some(name) => Cow::Borrowed(*name),
+                None => held_name(field),
+            };
+            (field, 0)
         };
         self.held.push(HeldField { field, at });
     }
@@ -470,14 +471,19 @@ impl CanonicalRecord {
 
     /// The required v1 fields this record lacks, in schema order.
     pub fn missing_required(&self) -> Vec<&'static str> {
+        self.lacking_required().collect()
+    }
+
+    /// The required v1 fields this record lacks, in schema order, one by one: what
+    /// [`CanonicalRecord::missing_required`] lists, without the list.
+    pub fn lacking_required(&self) -> impl Iterator<Item = &'static str> + use<> {
         // `V1_REQUIRED` is in schema order (checked where `REQUIRED_BITS` is made).
         let lacking = !self.fields_present() & REQUIRED_BITS;
         V1_FIELDS
             .into_iter()
             .enumerate()
-            .filter(|&(i, _)| lacking & (1 << i) != 0)
+            .filter(move |&(i, _)| lacking & (1 << i) != 0)
             .map(|(_, field)| field)
-            .collect()
     }
 
     /// An extension value, if present.
