@@ -155,6 +155,8 @@ impl TableAdapter {
             return Err(from.missing(&absent.key));
         }
         let mut c = CanonicalRecord::default();
+        // Room for every held field at once, rather than grown as they are held.
+        c.held.reserve_exact(held.len());
         for field in self.table.fields.iter().filter(|f| !f.hook) {
             if let Some(h) = held_key(&field.key) {
                 if let Some(encoding) = h.encoding {
