@@ -118,26 +118,34 @@ impl JsonStyle {
     /// not show stays as it is.
     #[must_use]
     pub fn refined_by(self, text: &[u8]) -> Self {
-        self.refined(text, || escapes_beyond_ascii(text))
+        self.refined(text, || ascii_escaping(text))
     }
 
     /// [`JsonStyle::refined_by`] of a record's text whose reader looked for its `\uXXXX`
     /// escapes of characters beyond ASCII ([`escapes_beyond_ascii`]) as it read it:
-    /// `escaped` says whether it holds one. The text is then not searched again.
+    /// `escaped` says whether it holds one. The text is then not searched again, and
+    /// not read at all for its escaping when that could not change this style's: a text
+    /// with no such escape, refining a style that writes characters beyond ASCII as they
+    /// are, leaves that as it is whatever its bytes.
     #[must_use]
     pub fn refined_by_read(self, text: &[u8], escaped: bool) -> Self {
-        self.refined(text, || escaped)
+        self.refined(text, || {
+            if escaped || self.is_ascii() {
+                ascii_escaping_with(text, || escaped)
+            } else {
+                None
+            }
+        })
     }
 
-    /// [`JsonStyle::refined_by`], with `escaped` telling whether `text` holds a `\uXXXX`
-    /// escape of a character beyond ASCII (asked only of a text all ASCII).
-    fn refined(self, text: &[u8], escaped: impl FnOnce() -> bool) -> Self {
+    /// [`JsonStyle::refined_by`], with `ascii` giving what `text` tells of the escaping
+    /// ([`ascii_escaping`]), or `None` where it tells nothing this style does not say.
+    fn refined(self, text: &[u8], ascii: impl FnOnce() -> Option<bool>) -> Self {
         // The text is not validated as UTF-8 again for this: the scan stops at the first
         // separator and looks only at ASCII bytes.
         let spaced = Self::separators_of(text).map_or(self.is_spaced(), Self::is_spaced);
         let base = if spaced { Self::Spaced } else { Self::Compact };
-        base.with_ascii(self.is_ascii())
-            .with_ascii_if(ascii_escaping_with(text, escaped))
+        base.with_ascii(self.is_ascii()).with_ascii_if(ascii())
     }
 
     /// Guesses the style of a JSON text from its first separator outside strings, and

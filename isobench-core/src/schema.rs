@@ -4,6 +4,10 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
+mod walk;
+
+pub use walk::Walk;
+
 /// The published canonical v1 JSON Schema, verbatim.
 pub const CANONICAL_V1: &str = include_str!("../schemas/canonical.v1.schema.json");
 
@@ -61,6 +65,18 @@ impl Profile {
             Self::Lossless => (&LOSSLESS, CANONICAL_V1_LOSSLESS),
         };
         cell.get_or_init(|| serde_json::from_str(text).expect("the embedded schema is valid JSON"))
+    }
+
+    /// The profile's schema as a [`Walk`], when it is made of the plain keywords a walk
+    /// checks (both embedded schemas are): the quick way to tell that a record is valid.
+    pub fn walk(self) -> Option<&'static Walk> {
+        static STRICT: OnceLock<Option<Walk>> = OnceLock::new();
+        static LOSSLESS: OnceLock<Option<Walk>> = OnceLock::new();
+        let cell = match self {
+            Self::Strict => &STRICT,
+            Self::Lossless => &LOSSLESS,
+        };
+        cell.get_or_init(|| Walk::compile(self.schema())).as_ref()
     }
 
     /// The profile's compiled validator.

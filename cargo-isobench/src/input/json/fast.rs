@@ -98,6 +98,14 @@ fn value(
             return Some((None, at + length));
         }
     }
+    // A string of no escape (nor control character, which the check refuses): the
+    // parser would copy its text as it is.
+    if let Some(length) = passthrough::written_string_length(&bytes[at..])
+        && memchr::memchr(b'\\', &bytes[at..at + length]).is_none()
+    {
+        let string = text[at + 1..at + length - 1].to_owned();
+        return Some((Some(Value::String(string)), at + length));
+    }
     let end = value_end(bytes, at)?;
     // An array of strings the writer writes as it is: valid, as the check accepts no
     // string that is not, so held without the parser.
