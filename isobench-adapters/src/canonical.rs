@@ -5,7 +5,6 @@ use isobench_core::contract::{Contract, Kind, Requirement};
 use isobench_core::passthrough::{BULK_FIELDS, Place};
 use isobench_core::record::V1_FIELDS;
 use isobench_core::registry::{AdapterRegistration, Registered};
-use isobench_core::schema::lossless_accepts;
 use isobench_core::validate::{Problem, record_semantic_problems, semantic_problems};
 use isobench_core::vocab;
 use isobench_core::{CanonicalRecord, Notes, Profile, RecordError};
@@ -182,11 +181,11 @@ fn schema_checked(
     }
 }
 
-/// The first place where `value` breaks the profile's schema, if any. The lossless
-/// schema is read from the value directly ([`lossless_accepts`]), and the compiled
-/// validator only asked where the record it refuses breaks it.
+/// The first place where `value` breaks the profile's schema, if any. The schema's walk
+/// ([`Profile::walk`]) tells a record it accepts, and the compiled validator is asked
+/// only where a record the walk refuses breaks it.
 fn schema_problem(value: &Value, profile: Profile) -> Option<Problem> {
-    if profile == Profile::Lossless && lossless_accepts(value) {
+    if profile.walk().is_some_and(|walk| walk.accepts(value)) {
         return None;
     }
     let validator = profile.validator();

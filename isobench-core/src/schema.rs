@@ -146,125 +146,19 @@ impl SchemaValidator {
     }
 }
 
-/// Whether the lossless profile's schema ([`CANONICAL_V1_LOSSLESS`]) accepts `instance`,
-/// read from the value itself rather than by the compiled validator: every keyword of
-/// that schema (the fields' types, `minItems`, the required keys, the closed objects,
-/// the vocabulary of `extensions` and its `source` block) checked in one walk over the
-/// entries, nothing hashed or allocated. An export checks each record it writes, and
-/// asks the validator only of a record refused here, for its problems.
-pub fn lossless_accepts(instance: &Value) -> bool {
-    let Value::Object(record) = instance else {
-        return false;
-    };
-    // The required keys are counted as the walk meets them (a map's keys are
-    // distinct), not looked up by their hash.
-    let mut required = 0;
-    let entries = record.iter().all(|(key, value)| match key.as_str() {
-        "repo" | "instance_id" => {
-            required += 1;
-            value.is_string()
-        }
-        "created_at" | "base_commit" | "head_commit" | "patch" | "test_patch" | "version"
-        | "api" | "gt_commit_message" | "notes" => value.is_string(),
-        "patch_functions" | "test_functions" | "setup_commands" | "install_commands" => {
-            strings(value, 0)
-        }
-        "efficiency_test" => strings(value, 1),
-        "problem_statement_oracle" | "problem_statement_realistic" => true,
-        "duration_changes" => {
-            non_empty(value).is_some_and(|timings| timings.iter().all(timing_accepted))
-        }
-        "human_performance" => value.is_number(),
-        "extensions" => value
-            .as_object()
-            .is_some_and(|extensions| extensions.iter().all(extension_accepted)),
-        _ => false,
-    });
-    entries && required == 2
-}
-
-/// Whether `value` is an array of at least `least` strings.
-fn strings(value: &Value, least: usize) -> bool {
-    value
-        .as_array()
-        .is_some_and(|items| items.len() >= least && items.iter().all(Value::is_string))
-}
-
-/// The items of `value` when it is an array of at least one.
-fn non_empty(value: &Value) -> Option<&Vec<Value>> {
-    value.as_array().filter(|items| !items.is_empty())
-}
-
-/// Whether one item of `duration_changes` is what the lossless schema allows: an object
-/// of exactly `base` and `head`, each at least one number.
-fn timing_accepted(timing: &Value) -> bool {
-    let numbers = |value: &Value| non_empty(value).is_some_and(|n| n.iter().all(Value::is_number));
-    // Two distinct keys, each `base` or `head`: both of them.
-    timing.as_object().is_some_and(|pair| {
-        pair.len() == 2
-            && pair
-                .iter()
-                .all(|(key, value)| matches!(key.as_str(), "base" | "head") && numbers(value))
-    })
-}
-
-/// Whether an entry of `extensions` is what the lossless schema allows: the shared
-/// vocabulary's types, and any value for another key.
-fn extension_accepted((key, value): (&String, &Value)) -> bool {
-    match key.as_str() {
-        "problem_statement"
-        | "hints_text"
-        | "environment_setup_commit"
-        | "difficulty"
-        | "image_name"
-        | "eval_script"
-        | "log_parser"
-        | "eval_type"
-        | "mirror_repo"
-        | "mirror_base_commit"
-        | "python_version"
-        | "prob_script"
-        | "gt_diff"
-        | "arch"
-        | "instance_image_tag"
-        | "base_commit_unresolved"
-        | "upstream_version" => value.is_string(),
-        "fail_to_pass" | "pass_to_pass" => strings(value, 0),
-        "patch_functions_by_file" => value
-            .as_object()
-            .is_some_and(|files| files.values().all(|functions| strings(functions, 0))),
-        "efficiency_test_kind" => {
-            matches!(value.as_str(), Some("pytest_nodeid" | "python_script"))
-        }
-        "source" => value.as_object().is_some_and(source_accepted),
-        _ => true,
-    }
-}
-
-/// Whether the `source` block of `extensions` is what the lossless schema allows: a
-/// string `format`, and the types of its other known parts.
-fn source_accepted(block: &serde_json::Map<String, Value>) -> bool {
-    let mut format = false;
-    let parts = block.iter().all(|(part, value)| match part.as_str() {
-        "format" => {
-            format = true;
-            value.is_string()
-        }
-        "keys" => strings(value, 0),
-        "encodings" => value
-            .as_object()
-            .is_some_and(|encodings| encodings.values().all(Value::is_string)),
-        "raw" | "extra" => value.is_object(),
-        _ => true,
-    });
-    parts && format
-}
-
 #[cfg(all(test, feature = "schema-validation"))]
 mod tests {
     use super::*;
     use proptest::prelude::*;
     use serde_json::json;
+
+    /// Whether the lossless profile's walk accepts `record`.
+    fn walked(record: &Value) -> bool {
+        Profile::Lossless
+            .walk()
+            .expect("the lossless schema is walked")
+            .accepts(record)
+    }
 
     /// The top-level keys the generated records take: every property of the lossless
     /// schema, and one it does not know.
@@ -418,19 +312,21 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(4096))]
 
-        /// The walk accepts exactly the records the compiled lossless schema accepts.
+        /// Each profile's walk accepts exactly the records its compiled schema accepts.
         #[test]
-        fn lossless_accepts_what_the_schema_accepts(record in record()) {
-            let validator = Profile::Lossless.validator();
-            prop_assert_eq!(lossless_accepts(&record), validator.is_valid(&record), "{}", record);
+        fn the_walks_accept_what_the_schemas_accept(record in record()) {
+            for profile in [Profile::Lossless, Profile::Strict] {
+                let walk = profile.walk().expect("both schemas are walked");
+                prop_assert_eq!(walk.accepts(&record), profile.validator().is_valid(&record), "{} {}", profile, record);
+            }
         }
     }
 
     /// Records of every key the schema names, each valid and then made invalid one way,
-    /// are judged as the compiled schema judges them; and the schema names no key the
-    /// walk does not know.
+    /// are judged by the walk as the compiled schema judges them; and the records
+    /// generated above take every key the schema names.
     #[test]
-    fn lossless_accepts_each_edge_as_the_schema_does() {
+    fn the_lossless_walk_judges_each_edge_as_the_schema_does() {
         let valid = json!({
             "repo": "o/r", "instance_id": "o__r-1", "created_at": "2024-01-01T00:00:00Z",
             "base_commit": "a", "head_commit": "b", "patch": "p", "test_patch": "t",
@@ -449,7 +345,7 @@ mod tests {
             }
         });
         let validator = Profile::Lossless.validator();
-        assert!(validator.is_valid(&valid) && lossless_accepts(&valid));
+        assert!(validator.is_valid(&valid) && walked(&valid));
         let breaks: [(&str, Value); 16] = [
             ("/repo", json!(1)),
             ("/efficiency_test", json!([])),
@@ -472,7 +368,7 @@ mod tests {
             let mut record = valid.clone();
             *record.pointer_mut(pointer).expect("a key of the record") = value;
             assert!(!validator.is_valid(&record), "{pointer}");
-            assert!(!lossless_accepts(&record), "{pointer}");
+            assert!(!walked(&record), "{pointer}");
         }
         for key in [
             "repo",
@@ -492,7 +388,7 @@ mod tests {
                 .expect("an object");
             parent.remove(last);
             assert!(!validator.is_valid(&record), "{key}");
-            assert!(!lossless_accepts(&record), "{key}");
+            assert!(!walked(&record), "{key}");
         }
         let known = |object: &Value| -> Vec<String> {
             object["properties"]
