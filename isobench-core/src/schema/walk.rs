@@ -38,8 +38,13 @@ pub struct Walk {
     min_items: usize,
     /// `properties`, in the schema's order, each with whether `required` names it.
     properties: Vec<Property>,
+    /// How many of `properties` are required.
+    required_properties: usize,
     /// The keys `required` names that `properties` does not.
     required_elsewhere: Vec<String>,
+    /// Whether the schema says nothing but `type` (or nothing at all): most of a
+    /// record's values, checked without a call of their own.
+    kind_only: bool,
     /// `additionalProperties`: what a key `properties` does not name may hold.
     additional: Additional,
 }
@@ -152,15 +157,28 @@ impl Walk {
         }
         for key in required {
             match walk.properties.iter_mut().find(|p| p.key == key) {
-                Some(property) => property.required = true,
+                Some(property) if !property.required => {
+                    property.required = true;
+                    walk.required_properties += 1;
+                }
+                Some(_) => {}
                 None => walk.required_elsewhere.push(key.to_owned()),
             }
         }
+        walk.kind_only = walk.allowed.is_none()
+            && walk.items.is_none()
+            && walk.min_items == 0
+            && walk.properties.is_empty()
+            && walk.required_elsewhere.is_empty()
+            && matches!(walk.additional, Additional::Any);
         Some(walk)
     }
 
     /// Whether the schema accepts `value`.
     pub fn accepts(&self, value: &Value) -> bool {
+        if self.kind_only {
+            return self.kind.is_none_or(|kind| kind.of(value));
+        }
         if self.kind.is_some_and(|kind| !kind.of(value)) {
             return false;
         }
@@ -175,10 +193,20 @@ impl Walk {
                     && self
                         .items
                         .as_deref()
-                        .is_none_or(|walk| items.iter().all(|item| walk.accepts(item)))
+                        .is_none_or(|walk| items.iter().all(|item| walk.admits(item)))
             }
             Value::Object(entries) => self.accepts_entries(entries),
             _ => true,
+        }
+    }
+
+    /// [`Walk::accepts`], with a value whose schema says only its type checked in place.
+    #[inline]
+    fn admits(&self, value: &Value) -> bool {
+        if self.kind_only {
+            self.kind.is_none_or(|kind| kind.of(value))
+        } else {
+            self.accepts(value)
         }
     }
 
@@ -195,12 +223,12 @@ impl Walk {
                     let property = &self.properties[index];
                     required += usize::from(property.required);
                     next = index + 1;
-                    property.walk.accepts(value)
+                    property.walk.admits(value)
                 }
                 None => match &self.additional {
                     Additional::Any => true,
                     Additional::Nothing => false,
-                    Additional::Each(walk) => walk.accepts(value),
+                    Additional::Each(walk) => walk.admits(value),
                 },
             };
             if !walked {
@@ -208,7 +236,7 @@ impl Walk {
             }
         }
         // An object's keys are distinct: as many required properties met as there are.
-        required == self.properties.iter().filter(|p| p.required).count()
+        required == self.required_properties
             && self
                 .required_elsewhere
                 .iter()
