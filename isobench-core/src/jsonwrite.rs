@@ -218,10 +218,10 @@ fn needs_escape(byte: u8) -> bool {
 
 /// The offset of the first byte of `bytes` that needs an escape.
 ///
-/// Sixteen bytes a step with SSE2 (part of every x86-64 processor): one compare each
-/// for `"`, `\` and the control characters, one branch for the block. Where the runs
-/// between escapes are some thirty bytes long (a patch, an issue text), that is two
-/// steps an escape. A tail shorter than a block is searched as the last sixteen bytes,
+/// Sixteen bytes a step with SSE2 (part of every x86-64 processor): one compare for
+/// `\`, one for `"` and the control characters together, one branch for the block.
+/// Where the runs between escapes are some thirty bytes long (a patch, an issue text),
+/// that is two steps an escape. A tail shorter than a block is searched as the last sixteen bytes,
 /// overlapping bytes already searched (which flag nothing), or, in a text shorter than
 /// a block, padded with spaces. Inlined into its callers: it is called once per escape
 /// found; `#[inline]` alone left it out of line (measured: 5% fewer instructions in the
@@ -260,15 +260,153 @@ pub(crate) fn next_escape(bytes: &[u8]) -> Option<usize> {
 #[inline(always)]
 fn escape_flags(block: &[u8; 16]) -> u32 {
     use safe_arch::{
-        bitor_m128i, cmp_eq_mask_i8_m128i, load_unaligned_m128i, m128i, min_u8_m128i,
+        bitor_m128i, bitxor_m128i, cmp_eq_mask_i8_m128i, load_unaligned_m128i, m128i, min_u8_m128i,
         move_mask_i8_m128i,
     };
     let bytes = load_unaligned_m128i(block);
-    let quotes = cmp_eq_mask_i8_m128i(bytes, m128i::from([b'"'; 16]));
     let backslashes = cmp_eq_mask_i8_m128i(bytes, m128i::from([b'\\'; 16]));
-    // A byte below 0x20 is its own unsigned minimum with 0x1f.
-    let controls = cmp_eq_mask_i8_m128i(min_u8_m128i(bytes, m128i::from([0x1f_u8; 16])), bytes);
-    move_mask_i8_m128i(bitor_m128i(bitor_m128i(quotes, backslashes), controls)).cast_unsigned()
+    // With bit 1 flipped, `"` (0x22) is 0x20 and the bytes below 0x20 stay below it,
+    // the only bytes at most 0x20: their own unsigned minimum with 0x20. One compare
+    // finds both.
+    let flipped = bitxor_m128i(bytes, m128i::from([0x02_u8; 16]));
+    let quotes_and_controls =
+        cmp_eq_mask_i8_m128i(min_u8_m128i(flipped, m128i::from([0x20_u8; 16])), flipped);
+    move_mask_i8_m128i(bitor_m128i(quotes_and_controls, backslashes)).cast_unsigned()
+}
+
+/// The bytes of a text that need an escape (`"`, `\`, control characters), found 64 at a
+/// time: one block's flags are kept as the bits of a `u64` and walked bit by bit, so
+/// that a text with an escape every few dozen bytes (a patch's line breaks) is not
+/// searched again from scratch after each one.
+pub(crate) struct Escapes<'a> {
+    /// The text searched.
+    bytes: &'a [u8],
+    /// Where the block whose flags are held starts.
+    start: usize,
+    /// Where that block ends (`start + 64`; may lie past the text's end, whose bytes
+    /// flag nothing); `0` before the first block.
+    end: usize,
+    /// One bit for each byte of the block at or past the last position asked for that
+    /// needs an escape, the lowest for the block's first byte.
+    flags: u64,
+}
+
+impl<'a> Escapes<'a> {
+    /// A search over `bytes`, no block read yet.
+    pub(crate) fn new(bytes: &'a [u8]) -> Self {
+        Self {
+            bytes,
+            start: 0,
+            end: 0,
+            flags: 0,
+        }
+    }
+
+    /// The offset of the first byte at `from` or past it that needs an escape, as
+    /// [`next_escape`] finds it in `bytes[from..]` (plus `from`); `None` when there is
+    /// none. The block already read answers while `from` lies in it (a search that goes
+    /// back before it reads again).
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    pub(crate) fn next(&mut self, from: usize) -> Option<usize> {
+        if (self.start..self.end).contains(&from) {
+            // `from - start` is below 64: the bits of the bytes before `from` go.
+            self.flags &= u64::MAX << (from - self.start);
+        } else {
+            self.read(from)?;
+        }
+        loop {
+            if self.flags != 0 {
+                return Some(self.start + self.flags.trailing_zeros() as usize);
+            }
+            self.read(self.end)?;
+        }
+    }
+
+    /// Reads the flags of the 64 bytes from `from` on; `None` when `from` is at or past
+    /// the text's end. Inlined into [`Self::next`], so that the search's state stays in
+    /// registers; the rarer tail of a text is read by [`last_block_flags`].
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn read(&mut self, from: usize) -> Option<()> {
+        let (start, flags) = match self.bytes.get(from..from + 64) {
+            Some(block) => (from, block_flags(block.try_into().expect("64 bytes"))),
+            None => last_block_flags(self.bytes, from)?,
+        };
+        self.start = start;
+        self.end = start + 64;
+        self.flags = flags;
+        Some(())
+    }
+}
+
+/// Where the block read for a search from `from` starts, when fewer than 64 bytes of
+/// `bytes` are left there, and the flags of its bytes at `from` or past it: the last 64
+/// bytes of the text (flags of the bytes before `from` cleared), or the whole text
+/// padded with spaces when it is shorter than a block. `None` when `from` is at or
+/// past the text's end.
+#[inline(never)]
+fn last_block_flags(bytes: &[u8], from: usize) -> Option<(usize, u64)> {
+    let len = bytes.len();
+    if from >= len {
+        return None;
+    }
+    let (start, flags) = if let Some(start) = len.checked_sub(64) {
+        (
+            start,
+            block_flags(bytes[start..].try_into().expect("64 bytes")),
+        )
+    } else {
+        let mut padded = [b' '; 64];
+        padded[..len].copy_from_slice(bytes);
+        (0, block_flags(&padded))
+    };
+    // `from` lies in the block: `from - start` is below 64.
+    Some((start, flags & (u64::MAX << (from - start))))
+}
+
+/// One bit for each byte of `block` that needs an escape, the lowest for its first:
+/// four sixteen-byte steps of [`escape_flags`].
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[allow(clippy::inline_always)]
+#[inline(always)]
+fn block_flags(block: &[u8; 64]) -> u64 {
+    let mut flags = 0;
+    for (i, sixteen) in block.chunks_exact(16).enumerate() {
+        flags |= u64::from(escape_flags(sixteen.try_into().expect("sixteen bytes"))) << (16 * i);
+    }
+    flags
+}
+
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+use block_flags_by_words as block_flags;
+
+/// [`block_flags`] eight bytes at a time, without vector instructions: every flag
+/// exact (no borrow crosses a byte), the high bits of a word gathered into eight bits
+/// by one multiplication.
+#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
+fn block_flags_by_words(block: &[u8; 64]) -> u64 {
+    const LOWS: u64 = u64::from_ne_bytes([0x7f; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    // Times this, bit 8k of a word lands on bit 56 + k: no two on one bit, no carry.
+    const GATHER: u64 = 0x0102_0408_1020_4080;
+    // The high bit of each byte of `word` at least `bound` (below 0x80) or at least
+    // 0x80: adding `0x80 - bound` to the low seven bits carries into the eighth only
+    // from within the byte.
+    let at_least = |word: u64, bound: u8| {
+        ((word & LOWS).wrapping_add(u64::from_ne_bytes([0x80 - bound; 8])) | word) & HIGHS
+    };
+    // The high bit of each zero byte of `word`.
+    let zeros = |word: u64| !at_least(word, 1) & HIGHS;
+    let mut flags = 0;
+    for (i, eight) in block.chunks_exact(8).enumerate() {
+        let word = u64::from_le_bytes(eight.try_into().expect("eight bytes"));
+        let found = (!at_least(word, 0x20) & HIGHS)
+            | zeros(word ^ u64::from_ne_bytes([b'"'; 8]))
+            | zeros(word ^ u64::from_ne_bytes([b'\\'; 8]));
+        flags |= ((found >> 7).wrapping_mul(GATHER) >> 56) << (8 * i);
+    }
+    flags
 }
 
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
@@ -495,6 +633,55 @@ mod tests {
             let expected = bytes.iter().position(|&b| needs_escape(b));
             proptest::prop_assert_eq!(next_escape(bytes), expected, "{:?}", bytes);
             proptest::prop_assert_eq!(next_escape_by_words(bytes), expected, "{:?}", bytes);
+        }
+
+        /// The 64-byte search, asked from a rising sequence of positions (each step
+        /// within a block, past it, or past the text's end), finds what a byte-at-a-time
+        /// search from each position finds, in texts shorter than a block, of several
+        /// blocks and with a tail.
+        #[test]
+        fn the_block_search_agrees_with_a_byte_at_a_time_search(
+            bytes in proptest::collection::vec(
+                proptest::prop_oneof![
+                    6 => proptest::sample::select(b"abc xyz".to_vec()),
+                    1 => proptest::sample::select(
+                        b"\"\\!#[]] \x00\x01\x1f\x7f\x80\x9f\xa2\xdc\xff".to_vec()
+                    ),
+                ],
+                0..300,
+            ),
+            steps in proptest::collection::vec(0..90usize, 1..12),
+        ) {
+            let mut escapes = Escapes::new(&bytes);
+            let mut from = 0;
+            for step in steps {
+                let expected = bytes
+                    .get(from..)
+                    .and_then(|rest| rest.iter().position(|&b| needs_escape(b)))
+                    .map(|i| from + i);
+                proptest::prop_assert_eq!(escapes.next(from), expected, "{} {:?}", from, bytes);
+                from += step;
+            }
+        }
+
+        /// Both ways of flagging a block flag exactly the bytes that need an escape.
+        #[test]
+        fn block_flags_are_exact(
+            block in proptest::array::uniform32(proptest::num::u8::ANY),
+            other in proptest::array::uniform32(proptest::sample::select(
+                b"\"\\ !#[]]\x00\x01\x1f\x20\x7f\x80\x9f\xa2\xdc\xff".to_vec()
+            )),
+        ) {
+            let mut bytes = [0u8; 64];
+            bytes[..32].copy_from_slice(&block);
+            bytes[32..].copy_from_slice(&other);
+            let expected = bytes
+                .iter()
+                .enumerate()
+                .filter(|&(_, &b)| needs_escape(b))
+                .fold(0u64, |flags, (i, _)| flags | 1 << i);
+            proptest::prop_assert_eq!(block_flags(&bytes), expected);
+            proptest::prop_assert_eq!(block_flags_by_words(&bytes), expected);
         }
     }
 }

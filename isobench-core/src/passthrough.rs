@@ -849,16 +849,17 @@ pub fn is_written_as_is(token: &[u8]) -> bool {
 
 /// The length, quotes included, of the JSON string `text` starts with, when the writer
 /// writes it as it is ([`is_written_as_is`]); `None` when it would not, or when `text`
-/// does not start with a string. One pass, eight bytes at a time between escapes. Of
+/// does not start with a string. One pass, 64 bytes a step ([`jsonwrite::Escapes`]). Of
 /// UTF-8 text not known to be valid JSON, a length still says the string is valid.
 pub fn written_string_length(text: &[u8]) -> Option<usize> {
     if text.first() != Some(&b'"') {
         return None;
     }
+    let mut escapes = jsonwrite::Escapes::new(text);
     let mut at = 1;
     loop {
-        at += jsonwrite::next_escape(&text[at..])?;
-        match text[at..] {
+        at = escapes.next(at)?;
+        match *text.get(at..)? {
             [b'"', ..] => return Some(at + 1),
             [b'\\', b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't', ..] => at += 2,
             [b'\\', b'u', b'0', b'0', high, low, ..] if is_written_control(high, low) => at += 6,
@@ -880,6 +881,7 @@ fn is_written_control(high: u8, low: u8) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::strategy::Strategy as _;
 
     /// The rule the fast check must agree with: decode, encode, compare.
     fn round_trips(token: &[u8]) -> bool {
@@ -1359,6 +1361,79 @@ mod tests {
                     String::from_utf8_lossy(&text)
                 );
             }
+        }
+    }
+
+    /// [`written_string_length`]'s rule a byte at a time: the reference for the
+    /// 64-byte search.
+    fn written_string_length_by_bytes(text: &[u8]) -> Option<usize> {
+        if text.first() != Some(&b'"') {
+            return None;
+        }
+        let mut at = 1;
+        loop {
+            match *text.get(at..)? {
+                [b'"', ..] => return Some(at + 1),
+                [b'\\', b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't', ..] => at += 2,
+                [b'\\', b'u', b'0', b'0', high, low, ..] if is_written_control(high, low) => {
+                    at += 6;
+                }
+                [byte, ..] if byte >= 0x20 && byte != b'\\' => at += 1,
+                _ => return None,
+            }
+        }
+    }
+
+    /// Pieces of a string's text: runs of plain bytes long enough to cross 16- and
+    /// 64-byte blocks, quotes, runs of backslashes of every length, every escape the
+    /// writer makes and some it does not, control bytes and multi-byte UTF-8.
+    fn string_pieces() -> impl proptest::strategy::Strategy<Value = Vec<Vec<u8>>> {
+        use proptest::prelude::{Just, prop_oneof};
+        let piece = prop_oneof![
+            4 => (1..70usize, proptest::sample::select(b"ax /]".to_vec()))
+                .prop_map(|(n, b)| vec![b; n]),
+            1 => Just(b"\"".to_vec()),
+            2 => (1..8usize).prop_map(|n| vec![b'\\'; n]),
+            3 => proptest::sample::select(vec![
+                "\\\"", "\\\\", "\\b", "\\f", "\\n", "\\r", "\\t", "\\/", "\\u0000",
+                "\\u001f", "\\u001F", "\\u0008", "\\u000a", "\\u0041", "\\u00", "\\x",
+            ])
+            .prop_map(|e| e.as_bytes().to_vec()),
+            1 => proptest::sample::select(vec![0x00_u8, 0x01, 0x0a, 0x1f, 0x7f])
+                .prop_map(|b| vec![b]),
+            1 => proptest::sample::select(vec!["é", "中", "\u{10ffff}", "\u{2028}"])
+                .prop_map(|c| c.as_bytes().to_vec()),
+        ];
+        proptest::collection::vec(piece, 0..24)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
+
+        /// A string's text after 0 to 70 filler bytes (every alignment against the
+        /// 16- and 64-byte blocks), made of [`string_pieces`], then maybe a closing
+        /// quote and more text: the 64-byte search gives the length the byte-at-a-time
+        /// rule gives, or `None` where it does.
+        #[test]
+        fn the_written_length_agrees_with_a_byte_at_a_time_reading(
+            filler in 0..70usize,
+            pieces in string_pieces(),
+            close in proptest::bool::ANY,
+            after in proptest::sample::select(vec!["", "\"", ", \"k\": \"v\\n\"}", "\\\""]),
+        ) {
+            let mut text = vec![b'"'];
+            text.resize(1 + filler, b'f');
+            text.extend(pieces.concat());
+            if close {
+                text.push(b'"');
+            }
+            text.extend_from_slice(after.as_bytes());
+            proptest::prop_assert_eq!(
+                written_string_length(&text),
+                written_string_length_by_bytes(&text),
+                "{}",
+                String::from_utf8_lossy(&text)
+            );
         }
     }
 
