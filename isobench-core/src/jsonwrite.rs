@@ -610,6 +610,24 @@ mod tests {
         both(&Value::String(text));
     }
 
+    /// Texts for the searches, shorter than `longest`: plain bytes `plain` times in
+    /// `plain + 1`, else bytes that need an escape, their neighbours (`!`, `#`, `[`,
+    /// `]`, the space, 0x1f's 0x20 and 0x9f) and high bytes.
+    fn search_text(
+        plain: u32,
+        longest: usize,
+    ) -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        proptest::collection::vec(
+            proptest::prop_oneof![
+                plain => proptest::sample::select(b"abc xyz".to_vec()),
+                1 => proptest::sample::select(
+                    b"\"\\!#[]] \x00\x01\x1f\x7f\x80\x9f\xa2\xdc\xff".to_vec()
+                ),
+            ],
+            0..longest,
+        )
+    }
+
     proptest::proptest! {
         /// The block-at-a-time and word-at-a-time searches find what a byte-at-a-time
         /// search finds, at every length and offset (several blocks, a tail, a text
@@ -618,15 +636,7 @@ mod tests {
         /// high bytes.
         #[test]
         fn the_escape_search_agrees_with_a_byte_at_a_time_search(
-            bytes in proptest::collection::vec(
-                proptest::prop_oneof![
-                    4 => proptest::sample::select(b"abc xyz".to_vec()),
-                    1 => proptest::sample::select(
-                        b"\"\\!#[]] \x00\x01\x1f\x7f\x80\x9f\xa2\xdc\xff".to_vec()
-                    ),
-                ],
-                0..100,
-            ),
+            bytes in search_text(4, 100),
             start in 0..20usize,
         ) {
             let bytes = &bytes[start.min(bytes.len())..];
@@ -641,15 +651,7 @@ mod tests {
         /// blocks and with a tail.
         #[test]
         fn the_block_search_agrees_with_a_byte_at_a_time_search(
-            bytes in proptest::collection::vec(
-                proptest::prop_oneof![
-                    6 => proptest::sample::select(b"abc xyz".to_vec()),
-                    1 => proptest::sample::select(
-                        b"\"\\!#[]] \x00\x01\x1f\x7f\x80\x9f\xa2\xdc\xff".to_vec()
-                    ),
-                ],
-                0..300,
-            ),
+            bytes in search_text(6, 300),
             steps in proptest::collection::vec(0..90usize, 1..12),
         ) {
             let mut escapes = Escapes::new(&bytes);
