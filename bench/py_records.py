@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """`isobench.convert_records` of one or more builds of the package against the plain
 Python comprehension doing the same mapping (`py_convert.convert`), on the same rows of
-a JSON Lines file of SWE-bench rows in Hugging Face's layout (`make_input.py`), each run
-in a process of its own, interleaved (A, B, C, A, B, C, ...) so that they share the
-machine's load.
+a JSON Lines file of SWE-bench rows in Hugging Face's layout (`make_distinct.py` or
+`make_input.py`), each run in a process of its own, interleaved (A, B, C, A, B, C, ...)
+so that they share the machine's load.
 
 Each process reads the rows into dicts (not timed), then converts them all, keeping the
 output (a list); CPU s is the conversion's (`time.process_time`), peak RSS the whole

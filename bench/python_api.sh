@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The Python package against the command line, `datasets.map` and a plain Python mapping
-# (bench/python_api.py), on SWE-bench rows in Hugging Face's layout: the real Verified rows
-# repeated with unique ids (make_input.py), written by pyarrow as 13 string columns, the
-# test lists as JSON text, as Hugging Face publishes them.
+# (bench/python_api.py), on the rows bench/parquet_vs.py times: distinct SWE-bench rows made
+# from the real ones (make_distinct.py, seed 31), written by pyarrow in Hugging Face's layout
+# (13 string columns, the test lists as JSON text). The two scripts share the generated
+# files when given the same BENCH_DIR.
 #
 #   bench/python_api.sh                  # 1000 MB of rows, 3 rounds
 #   SIZE=200 RUNS=5 bench/python_api.sh
@@ -13,11 +14,20 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(dirname "$here")"
-real="$repo/../shared/data/real/swebench-verified/swebench_verified_test.jsonl"
+real_dir="$repo/../shared/data/real"
+real=(
+  "$real_dir/swebench-verified/swebench_verified_test.jsonl"
+  "$real_dir/swebench-lite/swebench_lite_test.jsonl"
+  "$real_dir/swebench-full/sweagent_fixture_debug_20240322.jsonl"
+  "$real_dir/swebench-full/sweagent_fixture_swe-bench-dev-easy.jsonl"
+  "$real_dir/swebench-full/sweagent_fixture_swe-bench-lite-test.jsonl"
+)
 work="${BENCH_DIR:-$here/work}"
 size="${SIZE:-1000}"
 mkdir -p "$work"
-[ -f "$real" ] || { echo "the real SWE-bench Verified records are not at $real" >&2; exit 1; }
+for f in "${real[@]}"; do
+  [ -f "$f" ] || { echo "the real SWE-bench records are not at $f" >&2; exit 1; }
+done
 
 venv="$here/.venv-python"
 if [ ! -x "$venv/bin/python" ]; then
@@ -29,9 +39,9 @@ MATURIN_PEP517_ARGS="--profile release" "$venv/bin/pip" install --quiet "$repo/p
 (cd "$repo" && cargo build --release --quiet -p cargo-isobench --bin cargo-isobench)
 bin="${CARGO_TARGET_DIR:-$repo/target}/release/cargo-isobench"
 
-jsonl="$work/hf-${size}mb.jsonl"
-parquet="$work/hf-${size}mb.parquet"
-[ -f "$jsonl" ] || python3 "$here/make_input.py" "$real" "$jsonl" "$size"
+jsonl="$work/hf-distinct-${size}mb-seed31.jsonl"
+parquet="$work/hf-distinct-${size}mb-seed31.parquet"
+[ -f "$jsonl" ] || python3 "$here/make_distinct.py" "${real[@]}" "$jsonl" "$size" --seed 31
 [ -f "$parquet" ] || "$venv/bin/python" "$here/hf_parquet.py" "$jsonl" "$parquet"
 
 "$venv/bin/python" "$here/python_api.py" --bin "$bin" --parquet "$parquet" --jsonl "$jsonl" \
