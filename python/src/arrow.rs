@@ -27,6 +27,9 @@ use crate::errors::to_py;
 
 const STREAM: &CStr = c"arrow_array_stream";
 
+/// The name of a converted stream in messages and rejects, where a file's would be.
+const ARROW: &str = "<arrow>";
+
 /// Takes the stream out of an `arrow_array_stream` capsule (what `__arrow_c_stream__`
 /// returns).
 pub fn import_stream(capsule: &Bound<'_, PyAny>) -> PyResult<ArrowArrayStreamReader> {
@@ -132,7 +135,7 @@ pub struct ArrowConverter {
 #[derive(Debug)]
 struct Converting {
     reader: ArrowArrayStreamReader,
-    rows_plan: BatchRows,
+    rows_plan: Arc<BatchRows>,
     converter: BatchConverter<'static>,
     /// The rows converted and not yet taken as a batch; which columns they used.
     rows: ColumnRows,
@@ -158,16 +161,13 @@ impl Converting {
         };
         let batch =
             batch.map_err(|e| CliError::Record(format!("reading the Arrow stream: {e}"), None))?;
-        let rows = (0..batch.num_rows())
-            .map(|i| self.rows_plan.row_at(&batch, i).map(Value::Object))
-            .collect();
-        drop(batch);
-        // The records go from the converter into the output's columns as exported (no
-        // JSON text between), cut into batches where a row group is full.
+        // The rows go from the converter into the output's columns as `convert` lays a
+        // Parquet file's rows (the values that only pass held, not made into values),
+        // cut into batches where a row group is full.
         let (pending, any_rows) = (&mut self.pending, &mut self.any_rows);
-        let converted = self.converter.records_into_rows(
-            rows,
-            self.rows_plan.style(),
+        let converted = self.converter.arrow_into_rows(
+            &self.rows_plan,
+            batch,
             &mut self.rows,
             &mut |rows| {
                 *any_rows = true;
@@ -205,7 +205,7 @@ impl Converting {
             self.step()?;
         }
         let mut every = ColumnRows::new(self.json_schema).map_err(|e| CliError::Write {
-            path: "<arrow>".into(),
+            path: ARROW.into(),
             source: std::io::Error::other(e),
         })?;
         every.note_style(self.style.unwrap_or_default());
@@ -225,7 +225,7 @@ impl Converting {
             .map(|batch| {
                 RecordBatch::try_new(schema, batch.columns().to_vec()).map_err(|e| {
                     CliError::Write {
-                        path: "<arrow>".into(),
+                        path: ARROW.into(),
                         source: std::io::Error::other(format!("Arrow: {e}")),
                     }
                 })
@@ -236,7 +236,7 @@ impl Converting {
 
 fn write_error(e: std::io::Error) -> CliError {
     CliError::Write {
-        path: "<arrow>".into(),
+        path: ARROW.into(),
         source: e,
     }
 }
@@ -266,7 +266,7 @@ impl ArrowConverter {
         let reader = import_stream(stream)?;
         let rows_plan = BatchRows::new(&reader.schema())
             .map_err(|(column, kind)| to_py(unreadable_column(&column, &kind)))?;
-        let converter = BatchConverter::new(registry, &plan, "<arrow>").map_err(to_py)?;
+        let converter = BatchConverter::new(registry, &plan, ARROW).map_err(to_py)?;
         let target = cargo_isobench::find(registry, &plan.to).map_err(to_py)?;
         let json_schema = target.schema(isobench_core::Profile::Lossless);
         let rows = ColumnRows::new(json_schema)
@@ -274,7 +274,7 @@ impl ArrowConverter {
         Ok(Self {
             state: Box::new(Converting {
                 reader,
-                rows_plan,
+                rows_plan: Arc::new(rows_plan),
                 converter,
                 rows,
                 json_schema,

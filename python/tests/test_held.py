@@ -6,11 +6,13 @@ records read as JSON Lines: values, their types, key order, refusals and rejects
 import json
 import random
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 import isobench
 from conftest import REAL, SAMPLES, read_jsonl
-from test_direct import cli_records, typed, without_file
+from test_direct import cli_records, counted_reader, typed, without_file
 
 PIECES = [
     "", " ", "\n", "plain", "diff --git a/x b/x\n+y\n", "é 中", "\U0001F600\U0001F9EA", "tab\there",
@@ -276,3 +278,56 @@ def as_read(told):
             return (kind, [read(v) for v in value])
         return typed
     return {k: read(v) if k == "record" else v for k, v in told.items()}
+
+
+def arrow_row(rng, template, n):
+    """A SWE-bench row as Hugging Face publishes them, every value a string or null, from
+    `template`: odd strings, test lists in every encoding (and texts that are none),
+    nulls, now and then no `version` (refused)."""
+    row = dict(template)
+    row["instance_id"] = f"{template['instance_id']}-gen{n}"
+    for key in STRINGS["swe-bench"]:
+        row[key] = None if rng.random() < 0.05 else odd_string(rng)
+    for key in LISTS["swe-bench"]:
+        value = odd_list(rng)
+        if value is not None and not isinstance(value, str):
+            value = json.dumps(value, ensure_ascii=False)
+        row[key] = None if value is None else str(value)
+    if rng.random() < 0.05:
+        row["version"] = None
+    return row
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("to", ["canonical", "swe-bench"])
+def test_generated_rows_give_the_cli_table(cli, templates, tmp_path, to, seed):
+    """`convert_arrow`, of a table and of a stream of a few rows a batch, holds the values
+    that only pass as the command line holds a Parquet file's: the rows give the file
+    the command line writes of the same rows, and the same rejects."""
+    rng = random.Random(f"arrow-{to}-{seed}")
+    rows = [arrow_row(rng, rng.choice(templates["swe-bench"]), n) for n in range(150)]
+    schema = pa.schema([(key, pa.string()) for key in rows[0]])
+    table = pa.Table.from_pylist(rows, schema=schema)
+    source = tmp_path / "in.parquet"
+    pq.write_table(table, source, row_group_size=40)
+    parquet = tmp_path / "cli.parquet"
+    rejects = tmp_path / "cli.rejects.jsonl"
+    cli("convert", "--from", "swe-bench", "--to", to, "-i", source, "-o", parquet,
+        "--on-error", "skip", "--rejects", rejects, "--overwrite")
+    theirs = pq.read_table(parquet)
+    their_rejects = [told(r) for r in read_jsonl(rejects)]
+    assert theirs.num_rows >= 30 and their_rejects, (theirs.num_rows, len(their_rejects))
+
+    rejected = []
+    ours = isobench.convert_arrow(table, from_="swe-bench", to=to, on_error="skip",
+                                  rejects=rejected)
+    assert ours.schema == theirs.schema and ours.schema.metadata == theirs.schema.metadata
+    assert ours.equals(theirs)
+    assert [told(r) for r in rejected] == their_rejects
+
+    rejected = []
+    streamed = isobench.convert_arrow(counted_reader(table, 7, []), from_="swe-bench", to=to,
+                                      on_error="skip", rejects=rejected).read_all()
+    assert streamed.select(theirs.column_names).replace_schema_metadata(None).equals(
+        theirs.replace_schema_metadata(None))
+    assert [told(r) for r in rejected] == their_rejects

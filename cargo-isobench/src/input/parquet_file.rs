@@ -642,6 +642,17 @@ pub struct ArrowRows {
 }
 
 impl ArrowRows {
+    /// Every row of `batch` (one of a stream, say), read as `plan` says; `name` is the
+    /// input's name in the error a malformed batch gives.
+    pub fn of_batch(name: &str, plan: Arc<BatchRows>, batch: RecordBatch) -> Self {
+        Self {
+            path: Arc::from(Path::new(name)),
+            plan,
+            rows: (0..batch.num_rows()).map(|i| (0, i)).collect(),
+            parts: vec![batch],
+        }
+    }
+
     /// Reads the rows of these record batches, for `routes`.
     pub fn reading<'a>(&'a self, routes: Routes<'a>) -> ArrowReading<'a> {
         let cells = self.parts.iter().map(BatchRows::cells).collect();

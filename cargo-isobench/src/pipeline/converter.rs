@@ -1,6 +1,11 @@
 //! Converting records held in memory, batch by batch, for callers that hold them (the
 //! Python bindings).
 
+#[cfg(feature = "parquet")]
+use std::sync::Arc;
+
+#[cfg(feature = "parquet")]
+use arrow_array::RecordBatch;
 use isobench_core::codec::JsonStyle;
 use isobench_core::passthrough::{Held, Route};
 use isobench_core::{ConversionReport, Notes, Registry};
@@ -11,6 +16,8 @@ use super::job::{Done, Job, Shared, Work, first_style, rejection_line};
 use super::plan::ConvertPlan;
 use crate::cli::OnError;
 use crate::errors::CliError;
+#[cfg(feature = "parquet")]
+use crate::input::parquet_file::{ArrowRows, BatchRows};
 use crate::input::{self, Batch, Item};
 use crate::mine::enrich::Enricher;
 #[cfg(feature = "parquet")]
@@ -236,23 +243,39 @@ impl<'r> BatchConverter<'r> {
         Ok(HoldingBatch { batch, records })
     }
 
-    /// Converts records read otherwise, as [`BatchConverter::records`] does, into `rows`
-    /// (the output's columns, as `convert` lays out a Parquet output's records) instead
-    /// of JSON text; `full` is called with the rows each time they make a row group, to
-    /// take them. The batch returned has the report and the rejects (no `out`).
+    /// Converts the rows of a record batch, read as `plan` reads them, into `rows` (the
+    /// output's columns), as `convert` converts a Parquet file's rows into a Parquet
+    /// output: the values that only pass are held and laid into their columns, not made
+    /// into values. Rows are numbered on. `full` is called with the rows each time they
+    /// make a row group, to take them. The batch returned has the report and the
+    /// rejects (no `out`).
     #[cfg(feature = "parquet")]
-    pub fn records_into_rows(
+    pub fn arrow_into_rows(
         &mut self,
-        records: Vec<Result<Value, input::BadInput>>,
-        style: Option<JsonStyle>,
+        plan: &Arc<BatchRows>,
+        batch: RecordBatch,
         rows: &mut ColumnRows,
         full: &mut dyn FnMut(&mut ColumnRows) -> Result<(), CliError>,
     ) -> Result<ConvertedBatch, CliError> {
-        // As [`first_style`] tells it of a batch of these records.
-        let style = *self.style.get_or_insert(match records.first() {
-            Some(Ok(_)) => style.unwrap_or_default(),
-            _ => JsonStyle::default(),
-        });
+        let items = (0..batch.num_rows())
+            .map(|_| {
+                self.line += 1;
+                input::RawItem {
+                    line: self.line,
+                    range: 0..0,
+                    complete: true,
+                    parsed: None,
+                }
+            })
+            .collect();
+        let arrow = ArrowRows::of_batch(&self.shared.files[0], Arc::clone(plan), batch);
+        let batch = Batch {
+            items,
+            array_style: plan.style(),
+            arrow: Some(arrow),
+            ..Batch::default()
+        };
+        let style = *self.style.get_or_insert_with(|| first_style(&batch));
         let mut job = Job {
             shared: &self.shared,
             notes: std::mem::take(&mut self.notes),
@@ -260,28 +283,21 @@ impl<'r> BatchConverter<'r> {
             rows: Some(std::mem::replace(rows, rows.empty_like())),
         };
         let mut done = Done::default();
-        let file = self.shared.files[0].as_str();
-        let empty = Held::default();
         let mut taken = Ok(());
-        for record in records {
-            self.line += 1;
-            let item = Item {
-                line: self.line,
-                raw: &[],
-                record,
-            };
-            let go = job.item(file, item, &empty, style, &mut done);
+        let arrow = batch.arrow.as_ref().expect("given above");
+        job.arrow_items(arrow, &batch.items, style, &mut done, &mut |job| {
             let rows = job.rows.as_mut().expect("given above");
             if rows.group_full() {
                 taken = full(rows);
             }
-            if !go || taken.is_err() {
-                break;
-            }
-        }
+            taken.is_ok()
+        });
         *rows = job.rows.take().expect("given above");
         (self.notes, self.enricher) = (job.notes, job.enricher);
         taken?;
+        if let Some(failed) = done.failed.take() {
+            return Err(failed);
+        }
         self.finish(done, style)
     }
 

@@ -22,6 +22,8 @@ use crate::assign::{self, Assignment, Phase};
 use crate::cli::OnError;
 use crate::errors::CliError;
 use crate::formats::{find, formats_accepting};
+#[cfg(feature = "parquet")]
+use crate::input::parquet_file::ArrowRows;
 use crate::input::{self, Batch, Item, Routes};
 use crate::mine::enrich::{EnrichConfig, Enricher};
 use crate::parquet::{ColumnRows, RowsBatch};
@@ -170,6 +172,9 @@ pub(super) struct Done {
     /// The error that stopped reading the batch's input (a Parquet file's rows, read
     /// here): the run ends with it once the batches before this one are written.
     pub(super) failed: Option<CliError>,
+    /// How many of the batch's records were read with values held.
+    #[cfg(test)]
+    pub(super) holding: usize,
 }
 
 impl Done {
@@ -254,7 +259,7 @@ pub(super) struct Job<'a> {
     pub(super) rows: Option<ColumnRows>,
 }
 
-impl Job<'_> {
+impl<'a> Job<'a> {
     /// Converts a batch, in order; under `--on-error fail` it stops at the first bad
     /// record.
     pub(super) fn batch(&mut self, work: Work) -> Done {
@@ -279,75 +284,13 @@ impl Job<'_> {
             ..Done::default()
         };
         let file = shared.files[source].as_str();
-        // Held texts go into Parquet columns from records written compact (the text
-        // JSON columns hold); into JSON Lines, in the output's style.
-        let routes = Routes {
-            routes: &shared.routes,
-            style: if self.rows.is_some() {
-                JsonStyle::Compact
-            } else {
-                style
-            },
-        };
+        let routes = self.routes(style);
         let mut held = Held::default();
-        #[cfg(test)]
-        let mut holding = 0;
         // Rows of a Parquet file, read here with the values that pass held; nothing is
         // left for the loop below.
         #[cfg(feature = "parquet")]
         let items = if let Some(arrow) = &arrow {
-            let reading = arrow.reading(routes);
-            // Into a Parquet output, a string a string column takes whole is held as its
-            // own bytes and laid as it is.
-            let reading = match &self.rows {
-                Some(rows) => {
-                    let raw = (shared.routes.iter())
-                        .map(|route| match route.path {
-                            [key] => rows.lays_string(key),
-                            _ => false,
-                        })
-                        .collect();
-                    reading.holding_raw_strings(raw)
-                }
-                None => reading,
-            };
-            for (k, item) in items.into_iter().enumerate() {
-                let record = match reading.holding(k, &mut held) {
-                    Ok(record) => record,
-                    Err(e) => {
-                        done.failed = Some(e);
-                        break;
-                    }
-                };
-                let holds = record.is_ok() && !held.is_empty();
-                #[cfg(test)]
-                {
-                    holding += usize::from(holds);
-                }
-                let rejected = done.rejects.len();
-                let item = |record| Item {
-                    line: item.line,
-                    raw: &[],
-                    record,
-                };
-                let mut go = self.item(file, item(record), &held, style, &mut done);
-                if holds && done.rejects.len() > rejected {
-                    // Refused: told of the row as it is, not of what was left of it.
-                    done.rejects.pop();
-                    done.report.read -= 1;
-                    let record = match reading.whole(k) {
-                        Ok(record) => record,
-                        Err(e) => {
-                            done.failed = Some(e);
-                            break;
-                        }
-                    };
-                    go = self.item(file, item(record), &Held::default(), style, &mut done);
-                }
-                if !go {
-                    break;
-                }
-            }
+            self.arrow_items(arrow, &items, style, &mut done, &mut |_| true);
             Vec::new()
         } else {
             items
@@ -374,7 +317,7 @@ impl Job<'_> {
             };
             #[cfg(test)]
             {
-                holding += usize::from(record.is_ok() && !held.is_empty());
+                done.holding += usize::from(record.is_ok() && !held.is_empty());
             }
             let item = Item {
                 line: item.line,
@@ -390,7 +333,7 @@ impl Job<'_> {
         if let Some(output) = &shared.output {
             HELD.lock()
                 .expect("no test panicked holding it")
-                .push((output.clone(), holding));
+                .push((output.clone(), done.holding));
         }
         #[cfg(test)]
         if let (Some(rows), Some(output)) = (&self.rows, &shared.output) {
@@ -404,6 +347,92 @@ impl Job<'_> {
         done.rows = self.rows.as_mut().map(ColumnRows::take_rows);
         done.count_coverage();
         done
+    }
+
+    /// How the reader holds the values that pass: held texts go into Parquet columns
+    /// from records written compact (the text JSON columns hold); into JSON Lines, in
+    /// the output's style.
+    fn routes(&self, style: JsonStyle) -> Routes<'a> {
+        Routes {
+            routes: &self.shared.routes,
+            style: if self.rows.is_some() {
+                JsonStyle::Compact
+            } else {
+                style
+            },
+        }
+    }
+
+    /// Converts the rows `arrow` holds, the items of a Parquet batch (`items` numbers
+    /// them), into `done`: each read with the values that pass held, and read again
+    /// whole when it is refused so, to be told of as it is. `after` is called after each
+    /// row (to take the rows of a full row group, say). The rows stop at a bad record
+    /// under `--on-error fail`, where `after` says so, and at a row that cannot be read
+    /// (`done.failed`).
+    #[cfg(feature = "parquet")]
+    pub(super) fn arrow_items(
+        &mut self,
+        arrow: &ArrowRows,
+        items: &[input::RawItem],
+        style: JsonStyle,
+        done: &mut Done,
+        after: &mut dyn FnMut(&mut Self) -> bool,
+    ) {
+        let shared = self.shared;
+        let file = shared.files[done.source].as_str();
+        let reading = arrow.reading(self.routes(style));
+        // Into a Parquet output, a string a string column takes whole is held as its
+        // own bytes and laid as it is.
+        let reading = match &self.rows {
+            Some(rows) => {
+                let raw = (shared.routes.iter())
+                    .map(|route| match route.path {
+                        [key] => rows.lays_string(key),
+                        _ => false,
+                    })
+                    .collect();
+                reading.holding_raw_strings(raw)
+            }
+            None => reading,
+        };
+        let mut held = Held::default();
+        for (k, item) in items.iter().enumerate() {
+            let record = match reading.holding(k, &mut held) {
+                Ok(record) => record,
+                Err(e) => {
+                    done.failed = Some(e);
+                    break;
+                }
+            };
+            let holds = record.is_ok() && !held.is_empty();
+            #[cfg(test)]
+            {
+                done.holding += usize::from(holds);
+            }
+            let rejected = done.rejects.len();
+            let item = |record| Item {
+                line: item.line,
+                raw: &[],
+                record,
+            };
+            let mut go = self.item(file, item(record), &held, style, done);
+            if holds && done.rejects.len() > rejected {
+                // Refused: told of the row as it is, not of what was left of it.
+                done.rejects.pop();
+                done.report.read -= 1;
+                let record = match reading.whole(k) {
+                    Ok(record) => record,
+                    Err(e) => {
+                        done.failed = Some(e);
+                        break;
+                    }
+                };
+                go = self.item(file, item(record), &Held::default(), style, done);
+            }
+            if !after(self) || !go {
+                break;
+            }
+        }
     }
 
     /// Converts one item into `done`; `false` stops the batch (a bad record under
