@@ -133,7 +133,7 @@ def job_ray(src, dest):
     ray.shutdown()
     print(f"ray: {rows} rows, {cpu[0]:.2f} CPU s in Ray tasks cold, {cpu[1]:.2f} warm (read and convert)",
           file=sys.stderr)
-    print(json.dumps({"rows": rows, "task_cpu_cold": cpu[0], "task_cpu": cpu[1]}))
+    print(json.dumps({"rows": rows, "cold": cpu[0], "warm": cpu[1]}))
     return rows
 
 
@@ -263,8 +263,7 @@ def main():
         cli_rate = [rows / r[0] for r in figures["cli"]]
         ray = [json.loads(r[3].strip().splitlines()[-1]) for r in figures["ray"]]
         for start in ("cold", "warm"):
-            key = "task_cpu_cold" if start == "cold" else "task_cpu"
-            ray_rate = [r["rows"] / r[key] for r in ray]
+            ray_rate = [r["rows"] / r[start] for r in ray]
             print(f"rows per CPU-second: cli {fmt(cli_rate, 0)}, ray tasks ({start}) {fmt(ray_rate, 0)}; "
                   f"ratio cli/ray {fmt([c / r for c, r in zip(cli_rate, ray_rate)], 2)}")
     if "records" in wanted:
