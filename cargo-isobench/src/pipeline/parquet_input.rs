@@ -12,13 +12,19 @@ use std::sync::Arc;
 use arrow_array::{ArrayRef, LargeStringArray, RecordBatch, StringArray, StringViewArray};
 use arrow_schema::{DataType, Field, Schema};
 use isobench_core::codec::JsonStyle;
+use isobench_core::{Profile, Registry};
 use parquet::arrow::ArrowWriter;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::file::properties::WriterProperties;
 use proptest::prelude::*;
 use serde_json::Value;
 
+use super::BatchConverter;
 use super::job::{HELD, LAID, WHOLE};
-use crate::parquet::STYLE_KEY;
+use super::plan::ConvertRequest;
+use crate::cli::{ConvertOptions, OnError};
+use crate::input::parquet_file::BatchRows;
+use crate::parquet::{ColumnRows, STYLE_KEY};
 
 /// The columns of a SWE-bench file in Hugging Face's layout, in its order.
 const COLUMNS: [&str; 12] = [
@@ -132,6 +138,23 @@ fn write_input(
     group: usize,
     style: Option<&str>,
 ) {
+    let batch = batch_of(rows, kinds, style);
+    let props = WriterProperties::builder()
+        .set_max_row_group_row_count(Some(group))
+        .build();
+    let mut writer = ArrowWriter::try_new(
+        File::create(path).expect("created"),
+        batch.schema(),
+        Some(props),
+    )
+    .expect("a writer");
+    writer.write(&batch).expect("written");
+    writer.close().expect("closed");
+}
+
+/// `rows` as a record batch of the columns in that order, of the string type `kinds`
+/// gives each, with `style` in its metadata as [`write_input`] writes it.
+fn batch_of(rows: &[Vec<Option<String>>], kinds: &[Kind], style: Option<&str>) -> RecordBatch {
     let (fields, columns): (Vec<Field>, Vec<ArrayRef>) = COLUMNS
         .iter()
         .zip(kinds)
@@ -151,18 +174,7 @@ fn write_input(
         .into_iter()
         .collect();
     let schema = Schema::new(fields).with_metadata(metadata);
-    let batch = RecordBatch::try_new(Arc::new(schema), columns).expect("a batch");
-    let props = WriterProperties::builder()
-        .set_max_row_group_row_count(Some(group))
-        .build();
-    let mut writer = ArrowWriter::try_new(
-        File::create(path).expect("created"),
-        batch.schema(),
-        Some(props),
-    )
-    .expect("a writer");
-    writer.write(&batch).expect("written");
-    writer.close().expect("closed");
+    RecordBatch::try_new(Arc::new(schema), columns).expect("a batch")
 }
 
 /// Runs `convert --from swe-bench --to TO` with `options`; its exit code.
@@ -312,6 +324,100 @@ proptest! {
     }
 }
 
+/// What [`in_memory`] gives: the output batches (every column of the target's), the
+/// rejects lines, and the counters of [`ColumnRows::laid`] (taking a batch keeps them).
+type InMemory = (Vec<RecordBatch>, Vec<Value>, [usize; 3]);
+
+/// `batch` converted from SWE-bench to `to` under `--on-error skip` as the Python
+/// package's Arrow conversion converts it: `each` rows at a time through
+/// [`BatchConverter::arrow_into_rows`], into the columns of a Parquet output, the rows
+/// taken as a batch when they make a row group and after each call. `name`: the
+/// input's name in the rejects lines.
+fn in_memory(batch: &RecordBatch, to: &str, name: &str, each: usize) -> InMemory {
+    isobench_adapters::link();
+    let registry = Registry::builtin();
+    let mut options = ConvertOptions::default();
+    options.outcome.on_error = OnError::Skip;
+    let plan = ConvertRequest::new("swe-bench", to, options)
+        .plan_records(&registry)
+        .expect("a plan");
+    let mut converter = BatchConverter::new(&registry, &plan, name).expect("a converter");
+    let target = crate::find(&registry, to).expect("a built-in format");
+    let mut rows = ColumnRows::new(target.schema(Profile::Lossless)).expect("its columns");
+    let reading = Arc::new(BatchRows::new(&batch.schema()).expect("string columns"));
+    let (mut out, mut rejects) = (Vec::new(), Vec::new());
+    for start in (0..batch.num_rows()).step_by(each) {
+        let part = batch.slice(start, each.min(batch.num_rows() - start));
+        let done = converter
+            .arrow_into_rows(&reading, part, &mut rows, &mut |rows| {
+                out.push(rows.take_batch().expect("a batch"));
+                Ok(())
+            })
+            .expect("converted");
+        if !rows.is_empty() {
+            out.push(rows.take_batch().expect("a batch"));
+        }
+        rejects.extend(done.rejects.into_iter().map(Value::Object));
+    }
+    (out, rejects, rows.laid())
+}
+
+/// Each row of `batches`, as the one-row slices of its columns named `names`.
+fn cells(batches: &[RecordBatch], names: &[String]) -> Vec<Vec<ArrayRef>> {
+    let row = |batch: &RecordBatch, i: usize| -> Vec<ArrayRef> {
+        (names.iter())
+            .map(|name| batch.column_by_name(name).expect("a column").slice(i, 1))
+            .collect()
+    };
+    (batches.iter())
+        .flat_map(|batch| (0..batch.num_rows()).map(move |i| row(batch, i)))
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// Record batches converted in memory, a few rows a call (as the Python package's
+    /// Arrow conversion converts a stream), give the rows and the rejects the command
+    /// line gives of the same rows in a Parquet file, and are laid into the columns
+    /// with their values held: strings that only pass as their own bytes.
+    #[test]
+    fn record_batches_converted_in_memory_give_the_rows_of_the_file(
+        rows in prop::collection::vec(row(), 0..24),
+        kinds in prop::collection::vec(prop::sample::select(vec![Kind::Utf8, Kind::Large, Kind::View]), 12),
+        each in 1usize..9,
+    ) {
+        let mut rows = rows;
+        rows.extend((0..2).map(plain_row));
+        let dir = tempfile::tempdir().expect("a directory");
+        let input = dir.path().join("in.parquet");
+        write_input(&input, &rows, &kinds, 30, None);
+        let name = input.to_str().expect("a UTF-8 path");
+        let batch = batch_of(&rows, &kinds, None);
+        for to in ["swe-bench", "canonical"] {
+            let output = dir.path().join(format!("{to}.parquet"));
+            // Exit 1 when some row was rejected; the rows that pass are written.
+            let (code, _, rejects, _) = outcome(&input, to, &output, &["--on-error", "skip"], false);
+            prop_assert!(code <= 1, "exit {} into {}", code, to);
+            let theirs: Vec<RecordBatch> = ParquetRecordBatchReaderBuilder::try_new(File::open(&output).expect("written"))
+                .expect("a Parquet file")
+                .build()
+                .expect("a reader")
+                .collect::<Result<_, _>>()
+                .expect("read");
+            let their_rejects: Vec<Value> = String::from_utf8(rejects).expect("UTF-8")
+                .lines()
+                .map(|line| serde_json::from_str(line).expect("a JSON line"))
+                .collect();
+            let (ours, our_rejects, [direct, _, raw]) = in_memory(&batch, to, name, each);
+            let names: Vec<String> = theirs[0].schema().fields().iter().map(|f| f.name().clone()).collect();
+            prop_assert_eq!(cells(&ours, &names), cells(&theirs, &names), "into {}", to);
+            prop_assert_eq!(our_rejects, their_rejects, "into {}", to);
+            prop_assert!(direct >= 2 && raw >= 2, "laid {}, raw {}, into {}", direct, raw, to);
+        }
+    }
+}
+
 /// A bad record under `--on-error fail` stops the run at the same row, with the same
 /// message, with values held as without.
 #[test]
@@ -354,7 +460,7 @@ fn a_row_not_laid_straight_has_its_strings_written_as_json() {
     write_input(&input, &rows, &[Kind::Utf8; 12], 2, None);
     // The same rows with a column of another name after the others.
     let file = File::open(&input).expect("written");
-    let batch = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+    let batch = ParquetRecordBatchReaderBuilder::try_new(file)
         .expect("a Parquet file")
         .build()
         .expect("a reader")
