@@ -847,6 +847,19 @@ pub fn is_written_as_is(token: &[u8]) -> bool {
     written_string_length(token) == Some(token.len())
 }
 
+/// The length, quotes included, of the JSON string `text` starts with when it holds no
+/// escape nor control character, so that the text between its quotes is the string
+/// itself; `None` otherwise, or when `text` does not start with a string. What
+/// [`written_string_length`] gives of a string without `\`, found by one search for
+/// the first byte that needs an escape.
+pub fn plain_string_length(text: &[u8]) -> Option<usize> {
+    if text.first() != Some(&b'"') {
+        return None;
+    }
+    let end = 1 + jsonwrite::next_escape(&text[1..])?;
+    (text[end] == b'"').then_some(end + 1)
+}
+
 /// The length, quotes included, of the JSON string `text` starts with, when the writer
 /// writes it as it is ([`is_written_as_is`]); `None` when it would not, or when `text`
 /// does not start with a string. One pass, 64 bytes a step ([`jsonwrite::Escapes`]). Of
@@ -1434,6 +1447,10 @@ mod tests {
                 "{}",
                 String::from_utf8_lossy(&text)
             );
+            // The same string when it holds no escape.
+            let plain = written_string_length_by_bytes(&text)
+                .filter(|&length| !text[..length].contains(&b'\\'));
+            proptest::prop_assert_eq!(plain_string_length(&text), plain);
         }
     }
 

@@ -98,11 +98,9 @@ fn value(
             return Some((None, at + length));
         }
     }
-    // A string of no escape (nor control character, which the check refuses): the
-    // parser would copy its text as it is.
-    if let Some(length) = passthrough::written_string_length(&bytes[at..])
-        && memchr::memchr(b'\\', &bytes[at..at + length]).is_none()
-    {
+    // A string of no escape nor control character: the parser would copy its text as
+    // it is.
+    if let Some(length) = passthrough::plain_string_length(&bytes[at..]) {
         let string = text[at + 1..at + length - 1].to_owned();
         return Some((Some(Value::String(string)), at + length));
     }
