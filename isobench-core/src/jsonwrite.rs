@@ -221,11 +221,11 @@ fn needs_escape(byte: u8) -> bool {
 /// Sixteen bytes a step with SSE2 (part of every x86-64 processor): one compare for
 /// `\`, one for `"` and the control characters together, one branch for the block.
 /// Where the runs between escapes are some thirty bytes long (a patch, an issue text),
-/// that is two steps an escape. A tail shorter than a block is searched as the last sixteen bytes,
-/// overlapping bytes already searched (which flag nothing), or, in a text shorter than
-/// a block, padded with spaces. Inlined into its callers: it is called once per escape
-/// found; `#[inline]` alone left it out of line (measured: 5% fewer instructions in the
-/// searches inlined).
+/// that is two steps an escape. A tail shorter than a block is searched as the last
+/// sixteen bytes, overlapping bytes already searched (which flag nothing), or, in a text
+/// shorter than a block, padded with spaces. Inlined into its callers: it is called once
+/// per escape found; `#[inline]` alone left it out of line (measured: 5% fewer
+/// instructions in the searches inlined).
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[allow(clippy::inline_always)]
 #[inline(always)]
