@@ -35,7 +35,7 @@ if [ ! -x "$venv/bin/python" ]; then
   # aiohttp: Ray Data imports fsspec's HTTP filesystem, which needs it.
   "$venv/bin/pip" install --quiet pyarrow datasets "ray[data]" aiohttp
 fi
-MATURIN_PEP517_ARGS="--profile release" "$venv/bin/pip" install --quiet "$repo/python"
+"$venv/bin/pip" install --quiet "$repo/python"
 (cd "$repo" && cargo build --release --quiet -p cargo-isobench --bin cargo-isobench)
 bin="${CARGO_TARGET_DIR:-$repo/target}/release/cargo-isobench"
 

@@ -52,6 +52,16 @@ __all__ = [
     "validate",
 ]
 
+#: The package's version: the workspace's, which the wheel's metadata carries too.
+__version__: str = _isobench.__version__
+
+
+def __dir__() -> List[str]:
+    """`dir(isobench)`: what the package offers (`__all__`, the version, and the modules
+    for `datasets` and Ray), not the names its own code imports."""
+    return sorted([*__all__, "__version__", "datasets", "ray"])
+
+
 PathLike = Union[str, "os.PathLike[str]"]
 Rejects = Union[PathLike, List[Dict[str, Any]], None]
 

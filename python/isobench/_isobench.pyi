@@ -1,5 +1,7 @@
 from typing import Any, Dict, List, Optional, Tuple
 
+__version__: str
+
 class IsobenchError(Exception):
     hint: Optional[str]
     exit_code: int

@@ -420,6 +420,7 @@ fn arrow_lines<'py>(py: Python<'py>, stream: &Bound<'py, PyAny>) -> PyResult<Bou
 
 #[pymodule]
 fn _isobench(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(adapters, m)?)?;
     m.add_function(wrap_pyfunction!(load_plugin, m)?)?;
     m.add_function(wrap_pyfunction!(load_adapter, m)?)?;

@@ -70,3 +70,24 @@ def test_a_bad_choice_or_name_is_refused(tmp_path):
         isobench._isobench.convert("swe-bench", "canonical", {"shards": "1/2"})
     with pytest.raises(TypeError):
         isobench.convert(source, from_="swe-bench", to="canonical", limit="many")
+
+
+def test_the_version_is_the_workspace_s_and_the_wheel_s():
+    import importlib.metadata
+    import pathlib
+    import re
+
+    manifest = pathlib.Path(__file__).resolve().parents[2] / "Cargo.toml"
+    workspace = re.search(r'^version = "([^"]+)"', manifest.read_text(), re.M).group(1)
+    assert isobench.__version__ == workspace
+    assert importlib.metadata.version("isobench") == workspace
+
+
+def test_dir_lists_what_the_package_offers_and_nothing_it_imports():
+    names = dir(isobench)
+    assert "__version__" in names and "convert" in names and "datasets" in names
+    for private in ("gc", "json", "os", "Any", "Union", "_isobench", "PathLike"):
+        assert private not in names
+    for name in names:
+        if name not in ("datasets", "ray"):
+            assert hasattr(isobench, name), name

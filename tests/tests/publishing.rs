@@ -148,3 +148,121 @@ fn published_crates_carry_licences_a_readme_and_no_test_reading_the_repository()
         }
     }
 }
+
+/// `[package.metadata.binstall]`'s template with the values `cargo binstall` gives it.
+fn expand(template: &str, values: &[(&str, &str)]) -> String {
+    let mut out = template.to_owned();
+    for (name, value) in values {
+        out = out.replace(&format!("{{ {name} }}"), value);
+    }
+    assert!(!out.contains('{'), "a placeholder left in {out:?}");
+    out
+}
+
+/// The targets the release workflow builds binaries for: its `binaries` job's matrix.
+fn release_targets() -> Vec<String> {
+    let workflow =
+        std::fs::read_to_string(Path::new(WORKSPACE).join(".github/workflows/release.yml"))
+            .unwrap();
+    let job = &workflow[workflow.find("\n  binaries:").expect("a binaries job")..];
+    let job = &job[..job[1..].find("\n  wheels:").expect("the job after it")];
+    job.lines()
+        .filter_map(|line| line.trim().strip_prefix("- { target: "))
+        .map(|rest| rest.split(',').next().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn cargo_binstall_finds_the_binary_the_release_workflow_packs() {
+    let meta = metadata();
+    let cli = published(&meta)
+        .into_iter()
+        .find(|p| p["name"] == "cargo-isobench")
+        .unwrap();
+    let binstall = &cli["metadata"]["binstall"];
+    let (pkg_url, bin_dir) = (
+        binstall["pkg-url"].as_str().unwrap(),
+        binstall["bin-dir"].as_str().unwrap(),
+    );
+    let version = cli["version"].as_str().unwrap();
+    let repo = cli["repository"].as_str().unwrap();
+
+    let targets = release_targets();
+    assert!(targets.len() >= 5, "{targets:?}");
+    let format = |target: &str| {
+        binstall["overrides"][target]["pkg-fmt"]
+            .as_str()
+            .unwrap_or(binstall["pkg-fmt"].as_str().unwrap())
+            .to_owned()
+    };
+    for target in &targets {
+        // The script names a Windows archive `.zip`, every other `.tgz`.
+        let wanted = if target.contains("windows") { "zip" } else { "tgz" };
+        assert_eq!(format(target), wanted, "{target}");
+    }
+
+    // The host's own binary, packed as the workflow packs it, then looked up as binstall
+    // looks it up.
+    let host = String::from_utf8(cargo(&["--version", "--verbose"]).stdout).unwrap();
+    let host = host
+        .lines()
+        .find_map(|l| l.strip_prefix("host: "))
+        .unwrap()
+        .to_owned();
+    if !targets.contains(&host) {
+        eprintln!("skipped the packing check: the release builds no binary for {host}");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let binary = dir.path().join("built");
+    std::fs::write(&binary, b"a binary").unwrap();
+    let out = dir.path().join("dist");
+    let status = Command::new("bash")
+        .arg(Path::new(WORKSPACE).join(".github/scripts/package-binary.sh"))
+        .arg(&host)
+        .arg(&binary)
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let values = [
+        ("repo", repo),
+        ("version", version),
+        ("name", "cargo-isobench"),
+        ("target", host.as_str()),
+        ("archive-suffix", ".tgz"),
+        ("bin", "cargo-isobench"),
+        ("binary-ext", ""),
+    ];
+    let url = expand(pkg_url, &values);
+    let expected_prefix = format!("{repo}/releases/download/v{version}/");
+    let archive = url.strip_prefix(&expected_prefix).expect("a release asset");
+    let packed: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(packed, [archive]);
+    let listing = Command::new("tar")
+        .arg("-tzf")
+        .arg(out.join(archive))
+        .output()
+        .unwrap();
+    assert!(listing.status.success());
+    let listing = String::from_utf8(listing.stdout).unwrap();
+    let bin = expand(bin_dir, &values);
+    assert!(
+        listing.lines().any(|l| l == bin),
+        "{bin} is not in the archive: {listing}"
+    );
+    let unpacked = dir.path().join("unpacked");
+    std::fs::create_dir(&unpacked).unwrap();
+    let status = Command::new("tar")
+        .arg("-xzf")
+        .arg(out.join(archive))
+        .arg("-C")
+        .arg(&unpacked)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(std::fs::read(unpacked.join(&bin)).unwrap(), b"a binary");
+}
