@@ -5,12 +5,57 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde::Deserialize;
 
+/// What `--version` prints after the name: the package's version, and the commit and its
+/// date when built from a git checkout of this repository (see `build.rs`).
+pub const VERSION: &str = env!("ISOBENCH_VERSION");
+
+/// A format's name, as `--from`, `--to` and `--format` take it: any name (a declared
+/// table's or a plugin's format is known only once it is loaded, and a name no adapter has
+/// is the session's error, with the names it has), with the built-in formats' names (and
+/// `auto` where the flag takes it) as the values shell completions offer.
+#[derive(Clone, Copy, Debug)]
+pub struct FormatName {
+    auto: bool,
+}
+
+impl FormatName {
+    /// A flag that takes `auto` too.
+    const OR_AUTO: Self = Self { auto: true };
+    /// A flag that needs a format.
+    const ONLY: Self = Self { auto: false };
+}
+
+impl clap::builder::TypedValueParser for FormatName {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        command: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        clap::builder::StringValueParser::new().parse_ref(command, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        let auto = self
+            .auto
+            .then(|| clap::builder::PossibleValue::new("auto").help("told from the records"));
+        let builtin = isobench_adapters::BUILTIN
+            .iter()
+            .map(|name| clap::builder::PossibleValue::new(*name));
+        Some(Box::new(auto.into_iter().chain(builtin)))
+    }
+}
+
 // The outer `cargo` layer: cargo runs a subcommand as `cargo-isobench isobench ...`.
 // `run` adds the `isobench` when the binary is run directly, so this layer's own help and
 // version are never what a user sees.
 /// Convert coding-agent benchmark datasets through the ISO-Bench canonical schema.
 #[derive(Debug, Parser)]
-#[command(name = "cargo", bin_name = "cargo", version, styles = clap::builder::Styles::plain())]
+#[command(name = "cargo", bin_name = "cargo", version = VERSION, styles = clap::builder::Styles::plain())]
 pub enum Cargo {
     /// Convert coding-agent benchmark datasets through the ISO-Bench canonical schema.
     Isobench(Isobench),
@@ -20,7 +65,7 @@ pub enum Cargo {
 /// GSO, ...) through the ISO-Bench canonical schema, losslessly where the target can hold
 /// the data, and saying exactly what it could not carry where it cannot.
 #[derive(Debug, Args)]
-#[command(version, after_help = EXIT_CODES)]
+#[command(version = VERSION, after_help = EXIT_CODES)]
 pub struct Isobench {
     /// Read this configuration instead of the nearest `isobench.toml`.
     #[arg(long, global = true, value_name = "PATH")]
@@ -123,13 +168,13 @@ pub struct DiffArgs {
     #[arg(value_name = "B")]
     pub b: PathBuf,
     /// Format of both datasets, or `auto`: told from each one's first records.
-    #[arg(long, value_name = "FMT", default_value = "auto")]
+    #[arg(long, value_name = "FMT", default_value = "auto", value_parser = FormatName::OR_AUTO, hide_possible_values = true)]
     pub from: String,
     /// Format of A, instead of `--from`.
-    #[arg(long, value_name = "FMT")]
+    #[arg(long, value_name = "FMT", value_parser = FormatName::OR_AUTO, hide_possible_values = true)]
     pub from_a: Option<String>,
     /// Format of B, instead of `--from`.
-    #[arg(long, value_name = "FMT")]
+    #[arg(long, value_name = "FMT", value_parser = FormatName::OR_AUTO, hide_possible_values = true)]
     pub from_b: Option<String>,
     /// Leave a canonical field out of the comparison (`version`, `extensions.source`, or
     /// `extensions` for every extension); repeatable.
@@ -220,10 +265,10 @@ pub enum StyleArg {
 pub struct ConvertArgs {
     /// Format of the input records, or `auto`: told from the first records' fields (an error
     /// names the candidates when several fit).
-    #[arg(long, value_name = "FMT")]
+    #[arg(long, value_name = "FMT", default_value = "auto", value_parser = FormatName::OR_AUTO, hide_possible_values = true)]
     pub from: String,
     /// Format to write.
-    #[arg(long, value_name = "FMT")]
+    #[arg(long, value_name = "FMT", value_parser = FormatName::ONLY, hide_possible_values = true)]
     pub to: String,
     /// Everything else a conversion takes, as a library caller gives it too.
     #[command(flatten)]
@@ -344,7 +389,7 @@ pub struct EnvArgs {
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
     /// Format the records should follow.
-    #[arg(long, value_name = "FMT")]
+    #[arg(long, value_name = "FMT", value_parser = FormatName::ONLY, hide_possible_values = true)]
     pub format: String,
     /// Canonical profile (for `--format canonical`).
     #[arg(long, value_enum, default_value = "lossless")]
@@ -369,7 +414,7 @@ pub struct AdaptersArgs {
 #[derive(Debug, Args)]
 pub struct SchemaArgs {
     /// The format.
-    #[arg(value_name = "FMT")]
+    #[arg(value_name = "FMT", value_parser = FormatName::ONLY, hide_possible_values = true)]
     pub format: String,
     /// Canonical profile (for `canonical`).
     #[arg(long, value_enum, default_value = "lossless")]
@@ -435,7 +480,7 @@ pub struct MineArgs {
 #[derive(Debug, Args)]
 pub struct EnrichArgs {
     /// Format of the input records (they are written as canonical, lossless).
-    #[arg(long, value_name = "FMT", default_value = "canonical")]
+    #[arg(long, value_name = "FMT", default_value = "canonical", value_parser = FormatName::ONLY, hide_possible_values = true)]
     pub from: String,
     /// Input file (`-` for stdin). Repeatable; default stdin.
     #[arg(short, long = "input", value_name = "PATH")]

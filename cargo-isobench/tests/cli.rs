@@ -68,9 +68,20 @@ fn the_binary_run_directly_shows_its_own_help_and_version() {
     for args in [&["--version"][..], &["-V"], &["isobench", "--version"]] {
         let out = direct(args);
         assert_eq!(out.status.code(), Some(0));
+        // The version, then the commit of this checkout and its date.
+        let head = std::process::Command::new("git")
+            .args(["log", "-1", "--format=%h %cs", "--abbrev=12", "HEAD"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .unwrap();
+        let head = String::from_utf8(head.stdout).unwrap();
         assert_eq!(
             String::from_utf8_lossy(&out.stdout),
-            format!("cargo-isobench {}\n", env!("CARGO_PKG_VERSION")),
+            format!(
+                "cargo-isobench {} ({})\n",
+                env!("CARGO_PKG_VERSION"),
+                head.trim()
+            ),
             "{args:?}"
         );
     }
@@ -133,6 +144,26 @@ fn a_successful_conversion_prints_records_and_a_summary() {
     );
     let _filters = context.insta_settings().bind_to_scope();
     insta::assert_snapshot!("convert_summary", stderr(&out));
+}
+
+/// `--from` may be left out: the format is told from the records, as `--from auto` does.
+#[test]
+fn convert_without_from_tells_the_format_from_the_records() {
+    let context = TestContext::new();
+    context.copy(sample(), "sample.jsonl");
+    let convert = |from: &[&str]| {
+        let out = context.run(["convert"].iter().chain(from).chain(&[
+            "--to",
+            "canonical",
+            "-i",
+            "sample.jsonl",
+        ]));
+        assert_eq!(out.status.code(), Some(0), "{from:?}: {}", stderr(&out));
+        out.stdout
+    };
+    let told = convert(&[]);
+    assert_eq!(told, convert(&["--from", "swe-bench"]));
+    assert_eq!(json_lines(&told).len(), 3);
 }
 
 #[test]

@@ -91,6 +91,21 @@ fn the_bash_script_parses_and_completes_every_command() {
             .lines()
             .any(|w| w == "--from-a")
     );
+    // Format names after the flags that take one: the built-in formats, `auto` where the
+    // flag takes it.
+    let formats = complete("cargo-isobench convert --from ");
+    let formats: Vec<&str> = formats.lines().collect();
+    for name in ["auto", "canonical", "swe-bench", "swe-smith", "gso"] {
+        assert!(formats.contains(&name), "{name}: {formats:?}");
+    }
+    let targets = complete("cargo-isobench convert --to swe-");
+    let targets: Vec<&str> = targets.lines().collect();
+    assert_eq!(targets, ["swe-bench", "swe-perf", "swe-smith"]);
+    assert!(
+        complete("cargo-isobench validate --format min")
+            .lines()
+            .eq(["minisandbox"])
+    );
     let registered = Command::new("bash")
         .arg("-c")
         .arg(format!(

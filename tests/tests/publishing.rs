@@ -197,7 +197,11 @@ fn cargo_binstall_finds_the_binary_the_release_workflow_packs() {
     };
     for target in &targets {
         // The script names a Windows archive `.zip`, every other `.tgz`.
-        let wanted = if target.contains("windows") { "zip" } else { "tgz" };
+        let wanted = if target.contains("windows") {
+            "zip"
+        } else {
+            "tgz"
+        };
         assert_eq!(format(target), wanted, "{target}");
     }
 
