@@ -108,7 +108,7 @@ impl Config {
         let Some(path) = path else {
             return Ok(Self::default());
         };
-        let text = std::fs::read_to_string(&path).map_err(|e| CliError::Read {
+        let text = crate::small_file::read_to_string(&path).map_err(|e| CliError::Read {
             path: path.clone(),
             source: e,
         })?;

@@ -21,6 +21,7 @@ pub mod parquet;
 pub mod pipeline;
 pub mod plugin;
 pub mod session;
+pub mod small_file;
 pub mod validate;
 
 use std::ffi::OsString;

@@ -99,7 +99,7 @@ impl HfInput {
         let snapshots = dir.join("snapshots");
         let ref_file = dir.join("refs").join(revision);
         let commit = if ref_file.is_file() {
-            std::fs::read_to_string(&ref_file)
+            crate::small_file::read_to_string(&ref_file)
                 .map_err(|e| CliError::Read {
                     path: ref_file.clone(),
                     source: e,

@@ -37,7 +37,9 @@ use serde_json::{Map, Number, Value};
 use super::items::{BadInput, Batch, Batching, Item, RawItem, RecordReader, Window};
 use super::json::Routes;
 use crate::errors::CliError;
-use crate::parquet::{ENCODING_KEY, EXTRA_COLUMN, KEYS_COLUMN, LAYOUT_KEY, READ_ROWS, STYLE_KEY};
+use crate::parquet::{
+    ENCODING_KEY, EXTRA_COLUMN, KEYS_COLUMN, LAYOUT_KEY, READ_ROWS, STYLE_KEY, bounds,
+};
 
 /// Rows per batch handed to the conversion pipeline.
 const PIPELINE_ROWS: usize = 64;
@@ -184,6 +186,8 @@ fn open_footer(path: &Path) -> Result<(File, ArrowReaderMetadata), CliError> {
         path: path.to_owned(),
         source: e,
     })?;
+    let limits = bounds::Limits::for_record_bytes(super::max_record_bytes());
+    bounds::check(&file, limits).map_err(|e| read_error(path, e))?;
     let footer = contain(path, || {
         ArrowReaderMetadata::load(&file, ArrowReaderOptions::new()).map_err(|e| read_error(path, e))
     })?;
@@ -396,8 +400,12 @@ fn decode(path: &Path, mut reader: ParquetRecordBatchReader, send: &SyncSender<D
         });
         let message = match next {
             Ok(Some(batch)) => {
+                let first = row + 1;
                 row += batch.num_rows() as u64;
-                Some(Ok(batch))
+                match bounds::check_rows(&batch, first, super::max_record_bytes()) {
+                    Ok(()) => Some(Ok(batch)),
+                    Err(e) => Some(Err(read_error(path, e))),
+                }
             }
             Ok(None) => None,
             Err(e) => Some(Err(e)),

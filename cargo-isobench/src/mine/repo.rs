@@ -166,7 +166,7 @@ impl Repo {
     /// Whether `oid` is listed in the clone's `shallow` file.
     fn is_shallow_boundary(&self, oid: Oid) -> bool {
         let file = self.git.path().join("shallow");
-        std::fs::read_to_string(file)
+        crate::small_file::read_to_string(&file)
             .is_ok_and(|text| text.lines().any(|l| l.trim() == oid.to_string()))
     }
 

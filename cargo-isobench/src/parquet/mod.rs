@@ -1,5 +1,6 @@
 //! Parquet: the layout this tool writes, and the writer. Reading, in batches of
-//! [`READ_ROWS`] rows, is `crate::input::parquet_file`'s.
+//! [`READ_ROWS`] rows, is `crate::input::parquet_file`'s; what a file read may claim
+//! (counts in its footer, sizes of its pages) is checked first by [`bounds`].
 //!
 //! **Writing.** The columns are declared from the target format's JSON Schema, not inferred
 //! from the data: `string` is `Utf8`, `integer` `Int64`, `number` `Float64`, `boolean`
@@ -41,6 +42,8 @@
 
 #[cfg(not(feature = "parquet"))]
 mod absent;
+#[cfg(feature = "parquet")]
+pub mod bounds;
 mod compression;
 mod layout;
 #[cfg(feature = "parquet")]

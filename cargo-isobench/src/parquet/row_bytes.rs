@@ -11,6 +11,7 @@
 
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, OffsetSizeTrait, RecordBatch};
+use arrow_buffer::ArrowNativeType;
 use arrow_schema::DataType;
 use serde_json::Value;
 
@@ -54,8 +55,41 @@ fn add_cells(array: &dyn Array, sizes: &mut [usize]) {
         DataType::LargeBinary => {
             add_offsets(array.as_binary::<i64>().value_offsets(), &valid, sizes);
         }
+        DataType::Utf8View => add_view_lengths(array.as_string_view().views(), &valid, sizes),
+        DataType::BinaryView => add_view_lengths(array.as_binary_view().views(), &valid, sizes),
         DataType::List(_) => add_list(array.as_list::<i32>(), &valid, sizes),
         DataType::LargeList(_) => add_list(array.as_list::<i64>(), &valid, sizes),
+        DataType::Map(..) => {
+            let map = array.as_map();
+            let ranges = map.value_offsets().windows(2);
+            add_items(
+                map.entries(),
+                ranges.map(|e| (e[0].as_usize(), e[1].as_usize())),
+                &valid,
+                sizes,
+            );
+        }
+        DataType::FixedSizeList(_, n) => {
+            let n = usize::try_from(*n).unwrap_or(0);
+            let list = array.as_fixed_size_list();
+            let ranges = (0..list.len()).map(|i| (i * n, i * n + n));
+            add_items(list.values().as_ref(), ranges, &valid, sizes);
+        }
+        DataType::Dictionary(..) => {
+            let dictionary = array.as_any_dictionary();
+            let values = dictionary.values();
+            let mut each = vec![0; values.len()];
+            add_cells(values.as_ref(), &mut each);
+            for (i, (size, key)) in sizes
+                .iter_mut()
+                .zip(dictionary.normalized_keys())
+                .enumerate()
+            {
+                if valid(i) {
+                    *size += each.get(key).copied().unwrap_or(0);
+                }
+            }
+        }
         DataType::Struct(_) => {
             let mut fields = vec![0; sizes.len()];
             for child in array.as_struct().columns() {
@@ -94,15 +128,39 @@ fn add_offsets<O: OffsetSizeTrait>(
     }
 }
 
+/// Adds each valid view's length (a view's low 32 bits).
+fn add_view_lengths(views: &[u128], valid: &impl Fn(usize) -> bool, sizes: &mut [usize]) {
+    for (i, (size, view)) in sizes.iter_mut().zip(views).enumerate() {
+        if valid(i) {
+            *size += (*view as u32) as usize;
+        }
+    }
+}
+
 /// Adds each valid list's items' bytes.
 fn add_list<O: OffsetSizeTrait>(
     list: &arrow_array::GenericListArray<O>,
     valid: &impl Fn(usize) -> bool,
     sizes: &mut [usize],
 ) {
-    let values = list.values();
+    let ranges = list.value_offsets().windows(2);
+    add_items(
+        list.values().as_ref(),
+        ranges.map(|e| (e[0].as_usize(), e[1].as_usize())),
+        valid,
+        sizes,
+    );
+}
+
+/// Adds to each valid row the bytes of the items of `values` in its range (start, end).
+fn add_items(
+    values: &dyn Array,
+    ranges: impl Iterator<Item = (usize, usize)>,
+    valid: &impl Fn(usize) -> bool,
+    sizes: &mut [usize],
+) {
     let mut items = vec![0; values.len()];
-    add_cells(values.as_ref(), &mut items);
+    add_cells(values, &mut items);
     // Sums of the items' bytes up to each item, to take each list's in one subtraction.
     let mut upto = Vec::with_capacity(items.len() + 1);
     upto.push(0);
@@ -111,13 +169,9 @@ fn add_list<O: OffsetSizeTrait>(
         sum += item;
         upto.push(sum);
     }
-    for (i, (size, ends)) in sizes
-        .iter_mut()
-        .zip(list.value_offsets().windows(2))
-        .enumerate()
-    {
+    for (i, (size, (start, end))) in sizes.iter_mut().zip(ranges).enumerate() {
         if valid(i) {
-            *size += upto[ends[1].as_usize()] - upto[ends[0].as_usize()];
+            *size += upto[end] - upto[start];
         }
     }
 }

@@ -79,7 +79,7 @@ fn workspace_sdk(dir: &Path) -> Option<String> {
     for ancestor in dir.ancestors().skip(1) {
         up.push_str("../");
         let manifest = ancestor.join("plugins/sdk/Cargo.toml");
-        if std::fs::read_to_string(&manifest)
+        if crate::small_file::read_to_string(&manifest)
             .is_ok_and(|text| text.contains("name = \"isobench-plugin-sdk\""))
         {
             return Some(format!("{up}plugins/sdk"));
@@ -107,7 +107,7 @@ fn lexically_normal(path: &Path) -> PathBuf {
 /// Whether a cargo workspace root lies above `dir`.
 fn under_a_workspace(dir: &Path) -> bool {
     dir.ancestors().skip(1).any(|d| {
-        std::fs::read_to_string(d.join("Cargo.toml"))
+        crate::small_file::read_to_string(&d.join("Cargo.toml"))
             .is_ok_and(|text| text.lines().any(|l| l.trim() == "[workspace]"))
     })
 }

@@ -87,7 +87,7 @@ impl Store {
         let Some(file) = Self::file() else {
             return Ok(Self::default());
         };
-        let bytes = match std::fs::read(&file) {
+        let bytes = match crate::small_file::read(&file) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Self::default()),
             Err(source) => return Err(CliError::Read { path: file, source }),

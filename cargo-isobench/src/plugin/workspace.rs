@@ -116,7 +116,7 @@ pub fn target_indexes(cwd: &Path) -> Vec<Skipped> {
     let mut found = Vec::new();
     for dir in cwd.ancestors().filter(|d| d.join("Cargo.toml").is_file()) {
         let index = target_index(&dir.join("target"));
-        let Ok(bytes) = std::fs::read(&index) else {
+        let Ok(bytes) = crate::small_file::read(&index) else {
             continue;
         };
         // `{workspace root: {package name: library path}}`
