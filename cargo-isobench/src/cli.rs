@@ -445,6 +445,11 @@ pub struct MineArgs {
     /// files, nothing else, no `index` lines).
     #[arg(long, value_name = "NAME", default_value = "default")]
     pub preset: String,
+    /// Hunk headers by git's built-in language drivers (`python` for `.py`, `golang`,
+    /// `rust`, `ruby`) for files whose `.gitattributes` name no driver, as GitHub writes
+    /// them. `--preset swe-bench` turns it on.
+    #[arg(long)]
+    pub language_drivers: bool,
     /// Keep only commits whose non-test part is not empty.
     #[arg(long)]
     pub only_source: bool,

@@ -70,7 +70,13 @@ pub fn run_mine(session: &Session, args: &MineArgs) -> Result<i32, CliError> {
     let base = args
         .base
         .as_deref()
-        .map(|rev| repo.commit(rev).map(|c| c.id()))
+        .map(|rev| {
+            if rev.eq_ignore_ascii_case(commit::EMPTY_TREE) {
+                Ok(commit::empty_tree())
+            } else {
+                repo.commit(rev).map(|c| c.id())
+            }
+        })
         .transpose()?;
     for rev in &args.head {
         tasks.push(Task {
@@ -79,6 +85,9 @@ pub fn run_mine(session: &Session, args: &MineArgs) -> Result<i32, CliError> {
         });
     }
     for range in &args.range {
+        if range.contains("...") {
+            return Err(MineError::SymmetricRange(range.clone()).into());
+        }
         let Some((from, to)) = range.split_once("..") else {
             return Err(MineError::Range(range.clone()).into());
         };
@@ -123,6 +132,7 @@ pub fn run_mine(session: &Session, args: &MineArgs) -> Result<i32, CliError> {
             code_and_tests: args.code_and_tests,
         },
         pull_heads: commit::pull_heads(&repo),
+        language_drivers: args.language_drivers || args.preset == "swe-bench",
     };
     let renamed_ids = unique_ids(&repo, &settings, &tasks, &mainline)?;
     let output = args.output.as_deref().filter(|p| p.as_os_str() != "-");
@@ -140,10 +150,19 @@ pub fn run_mine(session: &Session, args: &MineArgs) -> Result<i32, CliError> {
         stats.take(outcome, single, &mut writer)
     });
     if let Err(e) = result {
-        eprintln!(
-            "stopped after {} record(s): nothing was written",
-            stats.written
-        );
+        // A reader that stopped reading (`| head`) is not a failure to report.
+        let closed = matches!(&e, CliError::Write { source, .. } if source.kind() == std::io::ErrorKind::BrokenPipe);
+        if closed {
+            return Err(e);
+        }
+        if stats.written == 0 {
+            eprintln!("stopped before the first record: nothing was written");
+        } else {
+            eprintln!(
+                "stopped after {} record(s): those were written, the rest was not",
+                stats.written
+            );
+        }
         return Err(e);
     }
     let skipped = stats.skipped.values().sum::<usize>();
@@ -165,8 +184,16 @@ pub fn run_mine(session: &Session, args: &MineArgs) -> Result<i32, CliError> {
         ));
     }
     writer.finish()?;
+    let not_utf8 = if stats.not_utf8 > 0 {
+        format!(
+            "\n  {} file(s) left out of their records: their diff is not UTF-8 (`extensions.mining.not_utf8`)",
+            stats.not_utf8
+        )
+    } else {
+        String::new()
+    };
     eprintln!(
-        "mined {} commit(s): {} record(s) written, {skipped} skipped{reasons}",
+        "mined {} commit(s): {} record(s) written, {skipped} skipped{reasons}{not_utf8}",
         tasks.len(),
         stats.written,
     );
@@ -319,12 +346,32 @@ fn mine_parallel(
 #[derive(Debug, Default)]
 struct Stats {
     written: usize,
+    /// Files left out of records because their diff is not UTF-8.
+    not_utf8: usize,
     skipped: BTreeMap<String, usize>,
     /// Head commit to (its record's id, the id it would have had).
     renamed_ids: HashMap<Oid, (String, String)>,
 }
 
 impl Stats {
+    /// One line on stderr for each file a record left out because its diff is not UTF-8.
+    fn note_not_utf8(&mut self, record: &isobench_core::CanonicalRecord) {
+        let Some(Value::Array(files)) = record.ext("mining").and_then(|m| m.get("not_utf8")) else {
+            return;
+        };
+        let mut err = std::io::stderr().lock();
+        for file in files {
+            self.not_utf8 += 1;
+            let _ = writeln!(
+                err,
+                "note: {}: `{}` left out: {}",
+                record.instance_id.as_deref().unwrap_or_default(),
+                file.get("path").and_then(Value::as_str).unwrap_or_default(),
+                commit::NOT_UTF8_REASON
+            );
+        }
+    }
+
     fn take(
         &mut self,
         mined: Mined,
@@ -351,6 +398,7 @@ impl Stats {
                 if single {
                     describe(&record);
                 }
+                self.note_not_utf8(&record);
                 let Value::Object(map) = record.to_value() else {
                     unreachable!("a record serialises to an object")
                 };

@@ -32,6 +32,9 @@ pub enum MineError {
     /// A `--range` that is not `A..B`.
     #[error("`--range {0}` is not `A..B`")]
     Range(String),
+    /// A `--range A...B`: the commits of either side but not both.
+    #[error("`--range {0}` is a symmetric difference (`...`), which `mine` does not take")]
+    SymmetricRange(String),
     /// An unknown `--preset`.
     #[error("unknown `--preset {given}`")]
     Preset {
@@ -56,6 +59,9 @@ impl AreaError for MineError {
                 "a range's commits are each mined against their first parent"
             }
             Self::RepoName(_) | Self::Range(_) => return None,
+            Self::SymmetricRange(_) => {
+                "give `A..B`: the commits reachable from `B` and not from `A`"
+            }
             Self::UnknownOwnerName(_) => "give it with `--repo-name OWNER/NAME`",
             Self::Preset { names, .. } => {
                 return Some(format!("the presets are `{}`", names.join("`, `")));

@@ -48,6 +48,8 @@ pub struct MineSettings {
     pub env: Option<EnvSpec>,
     /// Filters.
     pub filters: Filters,
+    /// Whether files no attribute gives a diff driver take their language's built-in one.
+    pub language_drivers: bool,
     /// The heads of the repository's `refs/pull/N/head` references, when it has any: a
     /// pull-request number a subject names is kept only when it is one of them.
     pub pull_heads: Option<HashMap<u64, Oid>>,
@@ -129,6 +131,10 @@ struct Section {
     rule: Option<String>,
     /// Left out of both parts by the preset.
     left_out: bool,
+    /// Left out because its diff is not UTF-8 (a record's strings cannot carry it).
+    not_utf8: bool,
+    /// Where its text starts in the part it goes to.
+    start: usize,
     /// Whether its diff goes to `test_patch`.
     is_test: bool,
     binary: bool,
@@ -155,6 +161,7 @@ fn split_diff(diff: &TreeDiff<'_>, preset: &SplitPreset) -> Result<Parts, RepoEr
     diff.print(|file, line| {
         let origin = line.origin;
         if origin == 'F' {
+            parts.close_section();
             let mut section = Section {
                 path: file
                     .new_path
@@ -174,6 +181,11 @@ fn split_diff(diff: &TreeDiff<'_>, preset: &SplitPreset) -> Result<Parts, RepoEr
                 Placement::Source => {}
                 Placement::LeftOut => section.left_out = true,
             }
+            section.start = if section.is_test {
+                parts.test_patch.len()
+            } else {
+                parts.patch.len()
+            };
             parts.sections.push(section);
         }
         let Some(section) = parts.sections.last_mut() else {
@@ -189,10 +201,16 @@ fn split_diff(diff: &TreeDiff<'_>, preset: &SplitPreset) -> Result<Parts, RepoEr
         };
         match origin {
             'F' if !preset.index_lines => {
-                let header = String::from_utf8_lossy(line.content);
-                let mut kept = String::with_capacity(header.len());
-                push_without_index_lines(&mut kept, &header);
-                out.extend_from_slice(kept.as_bytes());
+                // A header that is not UTF-8 is kept as it is, for the file to be taken
+                // out when its section closes.
+                match std::str::from_utf8(line.content) {
+                    Ok(header) => {
+                        let mut kept = String::with_capacity(header.len());
+                        push_without_index_lines(&mut kept, header);
+                        out.extend_from_slice(kept.as_bytes());
+                    }
+                    Err(_) => out.extend_from_slice(line.content),
+                }
                 return;
             }
             'H' => {
@@ -217,12 +235,39 @@ fn split_diff(diff: &TreeDiff<'_>, preset: &SplitPreset) -> Result<Parts, RepoEr
         }
         out.extend_from_slice(line.content);
     })?;
+    parts.close_section();
     Ok(parts)
 }
 
+impl Parts {
+    /// Takes the text of the last file out again when it is not UTF-8: a patch that
+    /// carried it with its bytes replaced would not apply.
+    fn close_section(&mut self) {
+        let Some(section) = self.sections.last_mut() else {
+            return;
+        };
+        if section.left_out {
+            return;
+        }
+        let out = if section.is_test {
+            &mut self.test_patch
+        } else {
+            &mut self.patch
+        };
+        if simdutf8::basic::from_utf8(&out[section.start..]).is_err() {
+            out.truncate(section.start);
+            section.not_utf8 = true;
+        }
+    }
+}
+
+/// The text of a part: every file whose diff is not UTF-8 was taken out of it.
 fn into_text(bytes: Vec<u8>) -> String {
     String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
+
+/// Why a file whose diff is not UTF-8 is not in the record.
+pub const NOT_UTF8_REASON: &str = "its diff is not UTF-8 text, which a record's string cannot carry byte for byte; the file is left out so that the patch applies";
 
 /// The functions a file's change touches: parsed when its language has a grammar, else
 /// from its hunk headers.
@@ -257,7 +302,19 @@ fn touched(repo: &Repo, finder: &mut FunctionFinder, section: &Section) -> Vec<T
     finder.touched(lang, old_side, new_side, &section.hunks)
 }
 
-/// Mines `head` against `base` (its first parent when `None`).
+/// Why a commit that changes no file is skipped.
+pub const EMPTY_COMMIT: &str = "an empty commit (it changes no file against its base)";
+
+/// The id of the empty tree, the base `--base` takes for a root commit.
+pub fn empty_tree() -> Oid {
+    Oid::from_str(EMPTY_TREE).expect("the empty tree's id is hexadecimal")
+}
+
+/// The id of the empty tree, as `git hash-object -t tree /dev/null` gives it.
+pub const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+
+/// Mines `head` against `base` (its first parent when `None`; the empty tree when it is
+/// [`empty_tree`]).
 pub fn mine(
     repo: &Repo,
     finder: &mut FunctionFinder,
@@ -266,13 +323,20 @@ pub fn mine(
     base: Option<Oid>,
 ) -> Result<Mined, RepoError> {
     let head = repo.find(head)?;
+    // `None`: the empty tree, the base of a root commit.
     let base = match base {
-        Some(oid) => repo.find(oid)?,
-        None => repo.first_parent(&head)?,
+        Some(oid) if oid == empty_tree() => None,
+        Some(oid) => Some(repo.find(oid)?),
+        None => Some(repo.first_parent(&head)?),
     };
     let head_tree = head.tree().map_err(|e| repo.err(e))?;
-    let base_tree = base.tree().map_err(|e| repo.err(e))?;
-    let git_diff = repo.diff_trees(Some(&base_tree), &head_tree)?;
+    let base_tree = match &base {
+        Some(commit) => Some(commit.tree().map_err(|e| repo.err(e))?),
+        None => None,
+    };
+    let git_diff = repo
+        .diff_trees(base_tree.as_ref(), &head_tree)?
+        .with_language_drivers(settings.language_drivers);
     let files = git_diff.files();
     let skip = |reason: String| {
         Ok(Mined::Skipped {
@@ -280,6 +344,9 @@ pub fn mine(
             reason,
         })
     };
+    if files == 0 {
+        return skip(EMPTY_COMMIT.into());
+    }
     if let Some(max) = settings.filters.max_files
         && files > max
     {
@@ -317,9 +384,17 @@ pub fn mine(
     let mut methods = Map::new();
     let mut test_files = Map::new();
     let mut left_out = Vec::new();
+    let mut not_utf8 = Vec::new();
     for section in &parts.sections {
         if section.left_out {
             left_out.push(Value::from(section.path.clone()));
+            continue;
+        }
+        if section.not_utf8 {
+            let mut entry = Map::new();
+            entry.insert("path".into(), section.path.clone().into());
+            entry.insert("reason".into(), NOT_UTF8_REASON.into());
+            not_utf8.push(Value::Object(entry));
             continue;
         }
         test_files.insert(
@@ -356,7 +431,11 @@ pub fn mine(
         repo: Some(settings.repo_name.clone()),
         instance_id: Some(instance_id(&settings.repo_name, pr, &head_sha)),
         created_at: Some(created_at),
-        base_commit: Some(base.id().to_string()),
+        base_commit: Some(
+            base.as_ref()
+                .map_or_else(empty_tree, git2::Commit::id)
+                .to_string(),
+        ),
         head_commit: Some(head_sha),
         patch: Some(into_text(parts.patch)),
         test_patch: Some(into_text(parts.test_patch)),
@@ -380,21 +459,21 @@ pub fn mine(
         mining.insert("preset".into(), settings.preset.name.into());
         mining.insert("left_out".into(), left_out.into());
     }
+    if !not_utf8.is_empty() {
+        mining.insert("not_utf8".into(), not_utf8.into());
+    }
     mining.insert("functions".into(), methods.into());
     mining.insert("pr_number".into(), pr.map_or(Value::Null, Value::from));
     if let Some(why) = pr_rejected {
         mining.insert("pr_number_rejected".into(), why.into());
     }
     mining.insert("created_at_local".into(), created_at_local.into());
-    mining.insert(
-        "base".into(),
-        if head.parent_id(0).ok() == Some(base.id()) {
-            "first parent"
-        } else {
-            "given"
-        }
-        .into(),
-    );
+    let base_kind = match &base {
+        None => "empty tree",
+        Some(base) if head.parent_id(0).ok() == Some(base.id()) => "first parent",
+        Some(_) => "given",
+    };
+    mining.insert("base".into(), base_kind.into());
     mining.insert("merge".into(), (head.parent_count() > 1).into());
     record.set_ext("mining", mining);
     Ok(Mined::Record(Box::new(record)))

@@ -2,8 +2,10 @@
 //! records from their repositories and timing logs, and the `--repos` enrichment of
 //! `convert`. The commands that run them are in [`crate::commands`].
 
+mod attributes;
 pub mod commit;
 pub mod enrich;
+pub mod funcname;
 pub mod functions;
 pub mod heads;
 mod python_defs;

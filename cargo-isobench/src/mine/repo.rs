@@ -9,6 +9,8 @@ use std::fmt::Write as _;
 
 use git2::{Commit, Delta, Diff, DiffFormat, DiffOptions, Oid, Patch, Repository, Tree};
 
+use super::attributes::{Attributes, DiffAttr};
+use super::funcname::{ContextFinder, Driver, Patterns, hunk_header};
 use super::renames;
 use crate::errors::AreaError;
 
@@ -71,7 +73,9 @@ impl AreaError for RepoError {
             Self::Shallow { .. } => {
                 Some("deepen the clone: `git fetch --unshallow` (or `--deepen N`)")
             }
-            Self::RootCommit { .. } => Some("give the base with `--base REV`"),
+            Self::RootCommit { .. } => Some(
+                "mine it against the empty tree: `--base 4b825dc642cb6eb9a060e54bf8d69288fbee4904`",
+            ),
             Self::Git { .. } => None,
         };
         hint.map(str::to_owned)
@@ -173,11 +177,11 @@ impl Repo {
     /// The diff from `old` (the empty tree when `None`) to `new` as `git diff -M` finds
     /// it: renames paired by git's rules (see [`super::renames`]), hunks placed by the indent
     /// heuristic.
-    pub fn diff_trees(
-        &self,
-        old: Option<&Tree<'_>>,
-        new: &Tree<'_>,
-    ) -> Result<TreeDiff<'_>, RepoError> {
+    pub fn diff_trees<'r>(
+        &'r self,
+        old: Option<&Tree<'r>>,
+        new: &Tree<'r>,
+    ) -> Result<TreeDiff<'r>, RepoError> {
         let diff = self
             .git
             .diff_tree_to_tree(old, Some(new), Some(&mut diff_options()))
@@ -234,6 +238,8 @@ impl Repo {
             diff,
             roles,
             renamed,
+            new_tree: new.clone(),
+            language_drivers: false,
         })
     }
 
@@ -319,6 +325,118 @@ pub struct TreeDiff<'r> {
     diff: Diff<'r>,
     roles: Vec<Role>,
     renamed: Vec<Rename>,
+    /// The tree whose `.gitattributes` files choose each file's diff driver.
+    new_tree: Tree<'r>,
+    /// Whether a file no attribute gives a driver takes its language's built-in one.
+    language_drivers: bool,
+}
+
+/// The diff drivers of one printing of a diff: the attributes of the new tree, the
+/// drivers they name (built in, or `diff.NAME.xfuncname` in the repository's
+/// configuration), and whether a file's language picks one when no attribute does.
+struct Drivers<'r> {
+    attributes: Attributes<'r>,
+    config: Option<git2::Config>,
+    named: HashMap<String, Driver>,
+    language_drivers: bool,
+}
+
+impl<'r> Drivers<'r> {
+    fn new(repo: &'r Repo, tree: Tree<'r>, language_drivers: bool) -> Self {
+        Self {
+            attributes: Attributes::new(&repo.git, tree),
+            config: repo.git.config().ok().and_then(|mut c| c.snapshot().ok()),
+            named: HashMap::new(),
+            language_drivers,
+        }
+    }
+
+    /// The driver of a file diffed from `old` to `new`, or `None` when its attributes
+    /// make it binary (`-diff`, `binary`). As git does, the old path's driver is taken
+    /// when it has patterns, else the new path's.
+    fn of(&mut self, old: Option<&str>, new: Option<&str>) -> Option<Driver> {
+        let mut chosen = Driver::Default;
+        for path in [new, old].into_iter().flatten() {
+            let driver = self.of_path(path)?;
+            if matches!(driver, Driver::Patterns(_)) || matches!(chosen, Driver::Default) {
+                chosen = driver;
+            }
+        }
+        Some(chosen)
+    }
+
+    fn of_path(&mut self, path: &str) -> Option<Driver> {
+        let name = match self.attributes.diff(path) {
+            DiffAttr::Unset => return None,
+            DiffAttr::Set => return Some(Driver::Default),
+            DiffAttr::Driver(name) => name,
+            DiffAttr::Unspecified => match Driver::language_of(path) {
+                Some(name) if self.language_drivers => name.to_owned(),
+                _ => return Some(Driver::Default),
+            },
+        };
+        if let Some(driver) = self.named.get(&name) {
+            return Some(driver.clone());
+        }
+        let configured = self
+            .config
+            .as_ref()
+            .and_then(|c| c.get_string(&format!("diff.{name}.xfuncname")).ok())
+            .and_then(|pattern| Patterns::new(&pattern).ok());
+        let driver = match configured {
+            Some(patterns) => Driver::Patterns(std::sync::Arc::new(patterns)),
+            None => Driver::built_in(&name).unwrap_or(Driver::Default),
+        };
+        self.named.insert(name, driver.clone());
+        Some(driver)
+    }
+}
+
+/// The hunk headers of the file being printed: its driver and its old blob, read when
+/// its first hunk comes.
+struct FileContext<'r> {
+    driver: Driver,
+    old_blob: Option<Oid>,
+    finder: Option<ContextFinder<BlobBytes<'r>>>,
+}
+
+/// A blob's bytes.
+struct BlobBytes<'r>(Option<git2::Blob<'r>>);
+
+impl AsRef<[u8]> for BlobBytes<'_> {
+    fn as_ref(&self) -> &[u8] {
+        self.0.as_ref().map_or(&[], git2::Blob::content)
+    }
+}
+
+impl<'r> FileContext<'r> {
+    fn new(driver: Driver, old_blob: Option<Oid>) -> Self {
+        Self {
+            driver,
+            old_blob,
+            finder: None,
+        }
+    }
+
+    /// git's header for the hunk libgit2 wrote as `line`.
+    fn header(
+        &mut self,
+        repo: &'r Repo,
+        line: &[u8],
+        old_start: usize,
+        old_lines: usize,
+    ) -> Vec<u8> {
+        let ranges_end = line
+            .get(2..)
+            .and_then(|rest| memchr::memmem::find(rest, b"@@"))
+            .map_or(line.len(), |i| i + 4);
+        let finder = self.finder.get_or_insert_with(|| {
+            let blob = self.old_blob.and_then(|oid| repo.git.find_blob(oid).ok());
+            ContextFinder::new(self.driver.clone(), BlobBytes(blob))
+        });
+        let context = finder.next(old_start, old_lines);
+        hunk_header(&line[..ranges_end], context)
+    }
 }
 
 /// A file of a diff as the printer reports it.
@@ -382,11 +500,23 @@ impl TreeDiff<'_> {
         })
     }
 
-    /// Writes the diff's lines, file by file, as `git diff -M` does.
+    /// Chooses built-in language drivers by extension for the files no attribute gives a
+    /// driver (`--language-drivers`).
+    #[must_use]
+    pub fn with_language_drivers(mut self, on: bool) -> Self {
+        self.language_drivers = on;
+        self
+    }
+
+    /// Writes the diff's lines, file by file, as `git diff -M` does, with the hunk headers
+    /// and binary files the attributes of the new tree give.
     pub fn print(&self, mut visit: impl FnMut(&FileHead, &Line<'_>)) -> Result<(), RepoError> {
         let repo = self.repo;
+        let mut drivers = Drivers::new(repo, self.new_tree.clone(), self.language_drivers);
         let mut index: Option<usize> = None;
         let mut head = FileHead::default();
+        let mut context: Option<FileContext<'_>> = None;
+        let mut skip_lines = false;
         let mut failed = None;
         self.diff
             .print(DiffFormat::Patch, |delta, hunk, line| {
@@ -400,7 +530,8 @@ impl TreeDiff<'_> {
                     Role::RenamedAway => return true,
                     Role::RenameTo(r) => {
                         if origin == 'F'
-                            && let Err(e) = self.print_rename(self.renamed[r], &mut visit)
+                            && let Err(e) =
+                                self.print_rename(self.renamed[r], &mut drivers, &mut visit)
                         {
                             failed = Some(e);
                             return false;
@@ -426,25 +557,43 @@ impl TreeDiff<'_> {
                             .flatten(),
                         binary: delta.flags().is_binary(),
                     };
+                    let driver = drivers.of(
+                        path_of(&delta.old_file()).as_deref(),
+                        path_of(&delta.new_file()).as_deref(),
+                    );
                     let empty = match status {
                         Delta::Added => delta.new_file().id().to_string() == EMPTY_BLOB,
                         Delta::Deleted => delta.old_file().id().to_string() == EMPTY_BLOB,
                         _ => false,
                     };
-                    if empty {
-                        // git writes no `---`/`+++` lines for a file with no hunk.
-                        let text: Vec<u8> = line
-                            .content()
-                            .split_inclusive(|&b| b == b'\n')
-                            .filter(|l| !l.starts_with(b"--- ") && !l.starts_with(b"+++ "))
-                            .flatten()
-                            .copied()
-                            .collect();
-                        visit(&head, &plain('F', &text));
-                        return true;
-                    }
+                    let text = file_header(line.content(), empty, driver.is_none());
+                    // Made binary here: libgit2's hunks of it are not written.
+                    skip_lines = text.binary;
+                    head.binary |= text.binary;
+                    context = driver
+                        .filter(|_| !head.binary)
+                        .map(|d| FileContext::new(d, head.old_blob));
+                    visit(&head, &plain('F', &text.bytes));
+                    return true;
                 }
-                emit(&head, hunk.as_ref(), &line, &mut visit);
+                if skip_lines {
+                    return true;
+                }
+                if origin == 'H'
+                    && let (Some(h), Some(file)) = (hunk.as_ref(), context.as_mut())
+                {
+                    let header = file.header(
+                        repo,
+                        line.content(),
+                        h.old_start() as usize,
+                        h.old_lines() as usize,
+                    );
+                    let mut converted = convert(Some(h), &line);
+                    converted.content = &header;
+                    visit(&head, &converted);
+                    return true;
+                }
+                visit(&head, &convert(hunk.as_ref(), &line));
                 true
             })
             .map_err(|e| failed.take().unwrap_or_else(|| repo.err(e)))?;
@@ -475,6 +624,7 @@ impl TreeDiff<'_> {
     fn print_rename(
         &self,
         rename: Rename,
+        drivers: &mut Drivers<'_>,
         visit: &mut impl FnMut(&FileHead, &Line<'_>),
     ) -> Result<(), RepoError> {
         let repo = self.repo;
@@ -486,15 +636,23 @@ impl TreeDiff<'_> {
         let (old, new) = (src.old_file(), dst.new_file());
         let old_path = path_of(&old).unwrap_or_default();
         let new_path = path_of(&new).unwrap_or_default();
+        let old_raw = old.path_bytes().unwrap_or_default();
+        let new_raw = new.path_bytes().unwrap_or_default();
         let (old_mode, new_mode) = (u32::from(old.mode()), u32::from(new.mode()));
-        let mut header = format!("diff --git a/{old_path} b/{new_path}\n");
+        let mut header = format!(
+            "diff --git {} {}\n",
+            quote_path("a/", old_raw),
+            quote_path("b/", new_raw)
+        );
         if old_mode != new_mode {
             let _ = write!(header, "old mode {old_mode:o}\nnew mode {new_mode:o}\n");
         }
         let _ = write!(
             header,
-            "similarity index {}%\nrename from {old_path}\nrename to {new_path}\n",
-            renames::percent(rename.score)
+            "similarity index {}%\nrename from {}\nrename to {}\n",
+            renames::percent(rename.score),
+            quote_path("", old_raw),
+            quote_path("", new_raw)
         );
         let mut head = FileHead {
             old_path: Some(old_path.clone()),
@@ -523,20 +681,132 @@ impl TreeDiff<'_> {
             Some(&mut diff_options()),
         )
         .map_err(|e| repo.err(e))?;
-        head.binary = patch.delta().flags().is_binary();
-        if !head.binary {
-            let _ = write!(header, "--- a/{old_path}\n+++ b/{new_path}\n");
+        let driver = drivers.of(Some(&old_path), Some(&new_path));
+        head.binary = patch.delta().flags().is_binary() || driver.is_none();
+        let (a, b) = (quote_path("a/", old_raw), quote_path("b/", new_raw));
+        if head.binary {
+            if !patch.delta().flags().is_binary() {
+                let _ = writeln!(header, "Binary files {a} and {b} differ");
+                visit(&head, &plain('F', header.as_bytes()));
+                return Ok(());
+            }
+        } else {
+            let _ = write!(
+                header,
+                "--- {a}{}\n+++ {b}{}\n",
+                tab_after(&a),
+                tab_after(&b)
+            );
         }
         visit(&head, &plain('F', header.as_bytes()));
+        let mut context = driver.map(|d| FileContext::new(d, Some(old.id())));
         patch
             .print(&mut |_, hunk, line| {
-                if line.origin() != 'F' {
-                    emit(&head, hunk.as_ref(), &line, visit);
+                match (line.origin(), hunk.as_ref(), context.as_mut()) {
+                    ('F', ..) => {}
+                    ('H', Some(h), Some(file)) => {
+                        let text = file.header(
+                            repo,
+                            line.content(),
+                            h.old_start() as usize,
+                            h.old_lines() as usize,
+                        );
+                        let mut converted = convert(Some(h), &line);
+                        converted.content = &text;
+                        visit(&head, &converted);
+                    }
+                    _ => visit(&head, &convert(hunk.as_ref(), &line)),
                 }
                 true
             })
             .map_err(|e| repo.err(e))
     }
+}
+
+/// A file's header as git writes it, from libgit2's.
+struct FileHeaderText {
+    bytes: Vec<u8>,
+    /// Made binary here: the attributes say so and libgit2 wrote a text header.
+    binary: bool,
+}
+
+/// git's header from libgit2's `text`: no `---`/`+++` lines for an `empty` file (git
+/// writes none for a file with no hunk); a tab after a name holding a blank, as git
+/// writes; and for a file its attributes make binary, `Binary files A and B differ` in
+/// place of the `---`/`+++` lines.
+fn file_header(text: &[u8], empty: bool, attr_binary: bool) -> FileHeaderText {
+    let mut bytes = Vec::with_capacity(text.len() + 2);
+    let (mut old_name, mut new_name) = (None, None);
+    for line in text.split_inclusive(|&b| b == b'\n') {
+        let body = line.strip_suffix(b"\n").unwrap_or(line);
+        let name = body
+            .strip_prefix(b"--- ")
+            .map(|n| (true, n))
+            .or_else(|| body.strip_prefix(b"+++ ").map(|n| (false, n)));
+        let Some((is_old, name)) = name else {
+            bytes.extend_from_slice(line);
+            continue;
+        };
+        if is_old {
+            old_name = Some(name);
+        } else {
+            new_name = Some(name);
+        }
+        if empty || attr_binary {
+            continue;
+        }
+        bytes.extend_from_slice(body);
+        if name.contains(&b' ') {
+            bytes.push(b'\t');
+        }
+        bytes.push(b'\n');
+    }
+    let binary = attr_binary && !empty && old_name.is_some() && new_name.is_some();
+    if let (true, Some(a), Some(b)) = (binary, old_name, new_name) {
+        bytes.extend_from_slice(b"Binary files ");
+        bytes.extend_from_slice(a);
+        bytes.extend_from_slice(b" and ");
+        bytes.extend_from_slice(b);
+        bytes.extend_from_slice(b" differ\n");
+    }
+    FileHeaderText { bytes, binary }
+}
+
+/// The tab git writes after a `---`/`+++` name that holds a blank.
+fn tab_after(name: &str) -> &'static str {
+    if name.contains(' ') { "\t" } else { "" }
+}
+
+/// `prefix` and `path` as git writes a name in a header: in double quotes, with C escapes
+/// and octal bytes, when the path holds a control character, `"`, `\\` or a byte that is
+/// not ASCII (`core.quotePath`'s default).
+fn quote_path(prefix: &str, path: &[u8]) -> String {
+    let needs = path
+        .iter()
+        .any(|&b| b < 0x20 || b >= 0x7f || b == b'"' || b == b'\\');
+    if !needs {
+        return format!("{prefix}{}", String::from_utf8_lossy(path));
+    }
+    let mut out = format!("\"{prefix}");
+    for &b in path {
+        match b {
+            0x07 => out.push_str("\\a"),
+            0x08 => out.push_str("\\b"),
+            b'\t' => out.push_str("\\t"),
+            b'\n' => out.push_str("\\n"),
+            0x0b => out.push_str("\\v"),
+            0x0c => out.push_str("\\f"),
+            b'\r' => out.push_str("\\r"),
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b if b < 0x20 || b >= 0x7f => {
+                let _ = write!(out, "\\{b:03o}");
+            }
+            b => out.push(char::from(b)),
+        }
+    }
+    out.push('"');
+    out
 }
 
 fn plain(origin: char, content: &[u8]) -> Line<'_> {
@@ -547,34 +817,6 @@ fn plain(origin: char, content: &[u8]) -> Line<'_> {
         old_lineno: None,
         new_lineno: None,
     }
-}
-
-/// Hands libgit2's `line` to `visit`, a hunk header as git writes it: git trims the
-/// trailing white space of the function context (after cutting it to 80 bytes), libgit2
-/// keeps it.
-fn emit(
-    head: &FileHead,
-    hunk: Option<&git2::DiffHunk<'_>>,
-    line: &git2::DiffLine<'_>,
-    visit: &mut impl FnMut(&FileHead, &Line<'_>),
-) {
-    let mut converted = convert(hunk, line);
-    let content = converted.content;
-    if converted.origin == 'H'
-        && let Some(body) = content.strip_suffix(b"\n")
-        && body.last().is_some_and(|&b| b == b' ' || b == b'\t')
-    {
-        let end = body
-            .iter()
-            .rposition(|&b| b != b' ' && b != b'\t')
-            .map_or(0, |i| i + 1);
-        let mut trimmed = body[..end].to_vec();
-        trimmed.push(b'\n');
-        converted.content = &trimmed;
-        visit(head, &converted);
-        return;
-    }
-    visit(head, &converted);
 }
 
 fn convert<'a>(hunk: Option<&git2::DiffHunk<'_>>, line: &'a git2::DiffLine<'_>) -> Line<'a> {

@@ -1,0 +1,467 @@
+//! Mined diffs against the `git` command, byte for byte and hunk headers included, on a
+//! history built with `git` itself: Latin-1 and UTF-16 files, a name that is not UTF-8,
+//! names with blanks, `.gitattributes` that name drivers (built in and configured), make a
+//! text file binary and change from commit to commit, a function line cut at 80 bytes
+//! inside a character, a Latin-1 function line, a binary file, renames, an empty commit
+//! and a root commit. The repository is mined bare, so that nothing but the commit's own
+//! `.gitattributes` can say what git says.
+//!
+//! Every file diff git writes for a commit (`git --attr-source=COMMIT show -M`) is in the
+//! record byte for byte, or the record names it in `extensions.mining.not_utf8`; and every
+//! record's `patch` and `test_patch` apply at its base (`git apply --check --cached`).
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+use common::{TestContext, stderr};
+
+fn git_command(dir: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new("git");
+    command
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "A U Thor")
+        .env("GIT_AUTHOR_EMAIL", "author@example.org")
+        .env("GIT_COMMITTER_NAME", "C O Mitter")
+        .env("GIT_COMMITTER_EMAIL", "committer@example.org")
+        .env("GIT_AUTHOR_DATE", "2020-01-01T00:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2020-01-01T00:00:00Z")
+        .args([
+            "-c",
+            "init.defaultBranch=main",
+            "-c",
+            "commit.gpgsign=false",
+            "-c",
+            "core.quotePath=true",
+        ])
+        .args(args);
+    command
+}
+
+/// `git` with no user or system configuration, a fixed identity and clock: its stdout.
+fn git(dir: &Path, args: &[&str]) -> Vec<u8> {
+    let out = git_command(dir, args).output().expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+fn git_text(dir: &Path, args: &[&str]) -> String {
+    String::from_utf8(git(dir, args)).expect("UTF-8 output")
+}
+
+fn write(dir: &Path, path: &[u8], content: &[u8]) {
+    use std::os::unix::ffi::OsStrExt;
+    let path = dir.join(std::ffi::OsStr::from_bytes(path));
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, content).unwrap();
+}
+
+fn remove(dir: &Path, path: &[u8]) {
+    use std::os::unix::ffi::OsStrExt;
+    std::fs::remove_file(dir.join(std::ffi::OsStr::from_bytes(path))).unwrap();
+}
+
+fn commit(dir: &Path, subject: &str) {
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "--allow-empty", "-m", subject]);
+}
+
+/// A Python module whose changed lines lie under classes and methods.
+fn module(version: usize) -> Vec<u8> {
+    let mut out = String::from("import os\n\n\nclass Outer:\n    \"\"\"Doc.\"\"\"\n\n");
+    for m in 0..4 {
+        out.push_str(&format!("    async def method_{m}(self, x):\n"));
+        for l in 0..8 {
+            let value = if l == 5 && (m + version) % 2 == 0 {
+                version
+            } else {
+                l
+            };
+            out.push_str(&format!("        v{l} = x + {value}\n"));
+        }
+        out.push_str("        return v0\n\n");
+    }
+    out.push_str("\ndef helper():\n    return 1\n");
+    out.into_bytes()
+}
+
+/// Lines under a function line of 78 `y`s, a blank and `é` (its second byte is the 81st).
+fn cut_file(last: &str) -> Vec<u8> {
+    let mut out = "y".repeat(78).into_bytes();
+    out.extend_from_slice(" \u{e9}tail\n1\n2\n3\n4\n5\n6\n".as_bytes());
+    out.extend_from_slice(last.as_bytes());
+    out.push(b'\n');
+    out
+}
+
+/// A Latin-1 function line far above a change, so that only the hunk header holds it.
+fn latin1_above(last: &str) -> Vec<u8> {
+    let mut out = b"caf\xe9 section\n".to_vec();
+    for i in 0..10 {
+        out.extend_from_slice(format!("{i}\n").as_bytes());
+    }
+    out.extend_from_slice(last.as_bytes());
+    out.push(b'\n');
+    out
+}
+
+fn utf16(text: &str) -> Vec<u8> {
+    let mut out = vec![0xff, 0xfe];
+    for unit in text.encode_utf16() {
+        out.extend_from_slice(&unit.to_le_bytes());
+    }
+    out
+}
+
+const NON_UTF8_NAME: &[u8] = b"data/r\xe9sum\xe9.txt";
+
+/// Builds the history in `dir`; returns the root commit.
+fn build(dir: &Path) -> String {
+    std::fs::create_dir_all(dir).unwrap();
+    git(dir, &["init", "-q"]);
+    write(
+        dir,
+        b".gitattributes",
+        b"*.py diff=python\n*.dat binary\nconf/*.ini diff=ini\n\"with quote/*.txt\" diff\n",
+    );
+    write(dir, b"pkg/mod.py", &module(0));
+    write(dir, b"pkg/sub dir/with space.py", &module(0));
+    write(dir, b"notes/latin1.txt", b"caf\xe9\nna\xefve\nend\n");
+    write(dir, b"notes/utf16.txt", &utf16("hello\nworld\n"));
+    write(dir, NON_UTF8_NAME, b"one\ntwo\n");
+    write(dir, b"notes/cut.txt", &cut_file("7"));
+    write(dir, b"notes/above.txt", &latin1_above("x"));
+    write(dir, b"table.dat", b"a,b\n1,2\n");
+    write(
+        dir,
+        b"conf/app.ini",
+        b"[server]\nhost=a\nport=1\nx=1\ny=2\nz=3\nw=4\n",
+    );
+    write(
+        dir,
+        b"main.go",
+        b"package main\n\nfunc run(x int) int {\n\ta := 1\n\tb := 2\n\tc := 3\n\treturn a\n}\n",
+    );
+    write(dir, b"blob.bin", b"\x00\x01binary\x00\n");
+    commit(dir, "Initial layout");
+    let root = git_text(dir, &["rev-parse", "HEAD"]).trim().to_owned();
+
+    write(dir, b"pkg/mod.py", &module(1));
+    write(dir, b"pkg/sub dir/with space.py", &module(1));
+    write(dir, b"notes/latin1.txt", b"caf\xe9\nna\xefve!\nend\n");
+    write(dir, b"notes/utf16.txt", &utf16("hello\nthere\n"));
+    write(dir, NON_UTF8_NAME, b"one\nthree\n");
+    write(dir, b"notes/cut.txt", &cut_file("8"));
+    write(dir, b"notes/above.txt", &latin1_above("y"));
+    write(dir, b"table.dat", b"a,b\n1,3\n");
+    write(
+        dir,
+        b"conf/app.ini",
+        b"[server]\nhost=a\nport=1\nx=1\ny=2\nz=3\nw=5\n",
+    );
+    write(
+        dir,
+        b"main.go",
+        b"package main\n\nfunc run(x int) int {\n\ta := 1\n\tb := 2\n\tc := 4\n\treturn a\n}\n",
+    );
+    write(dir, b"blob.bin", b"\x00\x02binary\x00\n");
+    commit(dir, "Change every kind of file");
+
+    // The attributes change: `.dat` files are text again, `.py` files lose their driver.
+    write(dir, b".gitattributes", b"*.ini diff=ini\n");
+    write(dir, b"pkg/mod.py", &module(2));
+    write(dir, b"table.dat", b"a,b\n1,4\n");
+    commit(dir, "Attributes change");
+
+    commit(dir, "Nothing changes");
+
+    // Renames: a name that is not UTF-8 to another, a name with blanks, a Latin-1 file
+    // added and one deleted.
+    remove(dir, NON_UTF8_NAME);
+    write(dir, b"data/n\xe9w name.txt", b"one\nthree\nfour\n");
+    remove(dir, b"pkg/sub dir/with space.py");
+    write(dir, b"pkg/other dir/moved.py", &module(1));
+    write(dir, b"notes/added-latin1.txt", b"\xe0 la carte\n");
+    remove(dir, b"notes/latin1.txt");
+    commit(dir, "Renames and Latin-1 files");
+    root
+}
+
+/// A diff's file sections, keyed by their `diff --git` line.
+fn file_diffs(text: &[u8]) -> BTreeMap<Vec<u8>, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    let mut key: Option<Vec<u8>> = None;
+    for line in text.split_inclusive(|&b| b == b'\n') {
+        if line.starts_with(b"diff --git ") {
+            key = Some(line.to_vec());
+            files.insert(line.to_vec(), Vec::new());
+        }
+        if let Some(k) = &key {
+            files.get_mut(k).unwrap().extend_from_slice(line);
+        }
+    }
+    files
+}
+
+/// Checks that `patch` applies at `base`, its binary files (written without their data,
+/// as `git log -p` writes them) aside.
+fn applies(dir: &Path, base: &str, patch: &[u8], what: &str) {
+    let text: Vec<u8> = file_diffs(patch)
+        .into_values()
+        .filter(|f| !f.windows(13).any(|w| w == b"\nBinary files"))
+        .flatten()
+        .collect();
+    if text.is_empty() {
+        return;
+    }
+    let index = dir.join("apply-check.index");
+    let index_str = index.to_str().unwrap();
+    let mut read = git_command(dir, &["read-tree", base]);
+    read.env("GIT_INDEX_FILE", index_str);
+    assert!(read.status().unwrap().success());
+    let mut apply = git_command(dir, &["apply", "--check", "--cached", "-"]);
+    let mut child = apply
+        .env("GIT_INDEX_FILE", index_str)
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&text).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{what} does not apply at {base}: {}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&text)
+    );
+}
+
+/// Mines `args` from the bare clone and holds every record against git.
+fn hold_against_git(
+    context: &TestContext,
+    bare: &Path,
+    args: &[&str],
+    attributes_file: Option<&Path>,
+) -> Vec<Value> {
+    let mut command = vec![
+        "mine",
+        "--repo",
+        bare.to_str().unwrap(),
+        "--repo-name",
+        "octo/bytes",
+    ];
+    command.extend_from_slice(args);
+    let out = context.run_direct(&command);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let records: Vec<Value> = out
+        .stdout
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect();
+    let mut compared = 0;
+    for record in &records {
+        let sha = record["head_commit"].as_str().unwrap();
+        let base = record["base_commit"].as_str().unwrap();
+        let attr_source = format!("--attr-source={sha}");
+        let mut show = vec![
+            attr_source.as_str(),
+            "-c",
+            "diff.ini.xfuncname=^\\[(.*)\\]$",
+        ];
+        let attributes = attributes_file.map(|p| format!("core.attributesFile={}", p.display()));
+        if let Some(a) = &attributes {
+            show.extend(["-c", a.as_str()]);
+        }
+        show.extend(["diff", "-M", "--no-color", base, sha]);
+        let theirs = file_diffs(&git(bare, &show));
+        let patch = record["patch"].as_str().unwrap();
+        let test_patch = record["test_patch"].as_str().unwrap();
+        let ours = file_diffs(format!("{patch}{test_patch}").as_bytes());
+        let left_out: Vec<&str> = record["extensions"]["mining"]["not_utf8"]
+            .as_array()
+            .map(|a| a.iter().map(|f| f["path"].as_str().unwrap()).collect())
+            .unwrap_or_default();
+        for (key, diff) in &theirs {
+            match ours.get(key) {
+                Some(mine) => {
+                    assert_eq!(
+                        String::from_utf8_lossy(mine),
+                        String::from_utf8_lossy(diff),
+                        "{sha} {}",
+                        String::from_utf8_lossy(key)
+                    );
+                    assert_eq!(mine, diff);
+                    compared += 1;
+                }
+                None => {
+                    assert!(
+                        std::str::from_utf8(diff).is_err(),
+                        "{sha}: git's diff of {} is UTF-8 and missing from the record",
+                        String::from_utf8_lossy(key)
+                    );
+                    let named = left_out
+                        .iter()
+                        .any(|p| String::from_utf8_lossy(key).contains(p));
+                    assert!(named, "{sha}: {left_out:?} names {key:?}");
+                }
+            }
+        }
+        assert!(
+            ours.keys().all(|k| theirs.contains_key(k)),
+            "{sha}: the record has a file git does not write"
+        );
+        applies(bare, base, format!("{patch}{test_patch}").as_bytes(), sha);
+    }
+    assert!(compared >= 10, "{compared} file diffs compared");
+    records
+}
+
+fn bare_clone(context: &TestContext) -> (std::path::PathBuf, String) {
+    let dir = context.path("history");
+    let root = build(&dir);
+    let bare = context.path("history.git");
+    git(
+        context.path("").as_path(),
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            dir.to_str().unwrap(),
+            bare.to_str().unwrap(),
+        ],
+    );
+    git(&bare, &["config", "diff.ini.xfuncname", "^\\[(.*)\\]$"]);
+    (bare, root)
+}
+
+#[test]
+fn every_mined_file_diff_equals_git_byte_for_byte_or_says_why_not() {
+    let context = TestContext::new();
+    let (bare, root) = bare_clone(&context);
+    let range = format!("{root}..main");
+    let records = hold_against_git(&context, &bare, &["--range", &range], None);
+    // The empty commit is skipped; the other three are records.
+    assert_eq!(records.len(), 3);
+    let all: String = records
+        .iter()
+        .map(|r| {
+            format!(
+                "{}{}",
+                r["patch"].as_str().unwrap(),
+                r["test_patch"].as_str().unwrap()
+            )
+        })
+        .collect();
+    // What the history is meant to hold, as git writes it.
+    let cut = format!(" @@ {} \n", "y".repeat(78));
+    assert!(all.contains(&cut), "the blank before a cut character stays");
+    assert!(all.contains(" @@ caf\n"), "a Latin-1 context is cut");
+    assert!(
+        all.contains("@@ -4,4 +4,4 @@ server\n"),
+        "a configured driver"
+    );
+    assert!(
+        all.contains(" async def method_0(self, x):\n"),
+        "python's driver"
+    );
+    assert!(all.contains("Binary files a/table.dat and b/table.dat differ\n"));
+    assert!(all.contains("+++ b/pkg/sub dir/with space.py\t\n"));
+    assert!(all.contains("rename from \"data/r\\351sum\\351.txt\"\n"));
+    let not_utf8: Vec<&str> = records
+        .iter()
+        .flat_map(|r| {
+            r["extensions"]["mining"]["not_utf8"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .map(|f| {
+            if f["path"] == "notes/latin1.txt" {
+                "latin1"
+            } else {
+                "other"
+            }
+        })
+        .collect();
+    assert_eq!(not_utf8.iter().filter(|p| **p == "latin1").count(), 2);
+}
+
+#[test]
+fn language_drivers_equal_git_with_the_same_attributes() {
+    let context = TestContext::new();
+    let (bare, root) = bare_clone(&context);
+    let attributes = context.path("language.attributes");
+    std::fs::write(&attributes, "*.py diff=python\n*.go diff=golang\n").unwrap();
+    let range = format!("{root}..main");
+    let records = hold_against_git(
+        &context,
+        &bare,
+        &["--range", &range, "--language-drivers"],
+        Some(&attributes),
+    );
+    let changed = records[1]["patch"].as_str().unwrap();
+    // The commit's attributes dropped `*.py diff=python`: the language's driver stands in.
+    assert!(changed.contains(" async def method_"), "{changed}");
+}
+
+#[test]
+fn a_root_commit_is_mined_against_the_empty_tree() {
+    let context = TestContext::new();
+    let (bare, root) = bare_clone(&context);
+    let out = context.run_direct([
+        "mine",
+        "--repo",
+        bare.to_str().unwrap(),
+        "--repo-name",
+        "octo/bytes",
+        "--head",
+        &root,
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("--base 4b825dc642cb6eb9a060e54bf8d69288fbee4904"),
+        "{}",
+        stderr(&out)
+    );
+    let records = hold_against_git(
+        &context,
+        &bare,
+        &[
+            "--head",
+            &root,
+            "--base",
+            "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+        ],
+        None,
+    );
+    assert_eq!(records[0]["extensions"]["mining"]["base"], "empty tree");
+}
+
+#[test]
+fn an_empty_commit_is_skipped_with_its_reason() {
+    let context = TestContext::new();
+    let (bare, _) = bare_clone(&context);
+    let out = context.run_direct([
+        "mine",
+        "--repo",
+        bare.to_str().unwrap(),
+        "--repo-name",
+        "octo/bytes",
+        "--head",
+        "main~1",
+    ]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("an empty commit"), "{}", stderr(&out));
+}
