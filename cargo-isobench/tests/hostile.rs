@@ -653,3 +653,42 @@ fn the_system_s_links_to_the_process_s_streams_are_still_written_through() {
         assert_eq!(String::from_utf8_lossy(&run.stdout), GOOD, "{dest}");
     }
 }
+
+/// A relative state directory would be found in the checkout a command runs in, so that
+/// a checkout carrying `state/trust.json` would trust its own configuration.
+#[test]
+fn a_relative_state_directory_is_refused_so_a_checkout_cannot_trust_itself() {
+    let context = TestContext::new();
+    context.write("isobench.toml", PROGRAM_CONFIG);
+    marker_script(context.dir(), "checkout-ran");
+    // The checkout's own trust records, trusting its own configuration.
+    let planted = context
+        .command()
+        .env("ISOBENCH_STATE_DIR", context.path("state"))
+        .arg("trust")
+        .output()
+        .unwrap();
+    assert_eq!(planted.status.code(), Some(0), "{}", stderr(&planted));
+    fs::remove_file(context.path("plugins/checkout-ran")).ok();
+    for (name, value) in [("ISOBENCH_STATE_DIR", "state"), ("HOME", ".")] {
+        let mut command = context.command();
+        if name == "HOME" {
+            command
+                .env_remove("ISOBENCH_STATE_DIR")
+                .env_remove("XDG_DATA_HOME")
+                .env("HOME", value);
+            fs::create_dir_all(context.path(".local/share")).unwrap();
+            fs::rename(context.path("state"), context.path(".local/share/isobench")).unwrap();
+        } else {
+            command.env(name, value);
+        }
+        let run = command.arg("adapters").output().unwrap();
+        let err = stderr(&run);
+        assert!(
+            !context.path("plugins/checkout-ran").exists(),
+            "{name}={value}: the checkout's program ran: {err}"
+        );
+        assert_ne!(run.status.code(), Some(0), "{err}");
+        assert!(err.contains("is a relative path"), "{err}");
+    }
+}
