@@ -692,3 +692,61 @@ fn a_relative_state_directory_is_refused_so_a_checkout_cannot_trust_itself() {
         assert!(err.contains("is a relative path"), "{err}");
     }
 }
+
+/// A record's `repo` and `instance_id` name places under `--repos DIR` and `--timings DIR`:
+/// a name that would leave the directory (absolute, `..`) is the record's error, and
+/// nothing outside the directory is read.
+#[test]
+fn record_fields_used_as_paths_never_leave_their_directory() {
+    let context = TestContext::new();
+    fs::create_dir_all(context.path("repos")).unwrap();
+    fs::create_dir_all(context.path("timings")).unwrap();
+    fs::create_dir_all(context.path("outside/o")).unwrap();
+    let outside = context.path("outside").canonicalize().unwrap();
+    let cases = [
+        (
+            "--repos",
+            "repos",
+            "../outside".to_owned(),
+            "a-1".to_owned(),
+            "is not a plain `OWNER/NAME` repository name",
+        ),
+        (
+            "--repos",
+            "repos",
+            format!("{}/o", outside.display()),
+            "a-2".to_owned(),
+            "is not a plain `OWNER/NAME` repository name",
+        ),
+        (
+            "--timings",
+            "timings",
+            "o/r".to_owned(),
+            "../outside".to_owned(),
+            "is not a plain name",
+        ),
+        (
+            "--timings",
+            "timings",
+            "o/r".to_owned(),
+            outside.display().to_string(),
+            "is not a plain name",
+        ),
+    ];
+    for (flag, dir, repo, id, says) in cases {
+        let record = serde_json::json!({"instance_id": id, "repo": repo});
+        context.write("in.jsonl", format!("{record}\n"));
+        let out = context.run([
+            "enrich",
+            "-i",
+            "in.jsonl",
+            flag,
+            dir,
+            "-o",
+            "out.jsonl",
+            "--overwrite",
+        ]);
+        let err = stderr(&out);
+        assert!(err.contains(says), "{flag} {record}: {err}");
+    }
+}
