@@ -506,3 +506,41 @@ fn a_program_plugin_writing_no_line_end_breaks_the_protocol() {
         "{err}"
     );
 }
+
+/// `--jobs` starts that many workers, each with buffers of its own: an enormous number is
+/// refused as the argument it is, not attempted.
+#[test]
+fn an_enormous_number_of_jobs_is_refused_as_an_argument() {
+    let context = TestContext::new();
+    context.write("good.jsonl", GOOD);
+    for command in [
+        vec![
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            "canonical",
+            "-i",
+            "good.jsonl",
+            "-o",
+            "out.jsonl",
+        ],
+        vec!["mine", "--repo", "."],
+    ] {
+        let mut args = command.clone();
+        args.extend(["--jobs", "10000000"]);
+        let out = run_limited(&context, &args);
+        let err = stderr(&out);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {:?}\n{err}",
+            out.status
+        );
+        assert!(
+            err.contains("expected a number of threads from 1 to 256"),
+            "{err}"
+        );
+    }
+    assert!(!context.path("out.jsonl").exists());
+}
