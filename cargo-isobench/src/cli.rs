@@ -333,8 +333,9 @@ pub struct ConvertOptions {
     #[arg(long, value_enum, default_value = "auto")]
     #[serde(deserialize_with = "crate::keywords::value_enum")]
     pub json_style: StyleArg,
-    /// Threads converting records (the output keeps the input order). Default: one per core.
-    #[arg(long, value_name = "N")]
+    /// Threads converting records (the output keeps the input order), 1 to 256. Default:
+    /// one per core.
+    #[arg(long, value_name = "N", value_parser = jobs)]
     pub jobs: Option<usize>,
     /// Convert only part K of N of the inputs (contiguous, near-equal ranges of records in
     /// input order), so that N runs on N machines, concatenated in order, give the whole.
@@ -476,8 +477,9 @@ pub struct MineArgs {
     /// Replace the output if it exists.
     #[arg(long)]
     pub overwrite: bool,
-    /// Threads mining commits (the output keeps the commit order). Default: one per core.
-    #[arg(long, value_name = "N")]
+    /// Threads mining commits (the output keeps the commit order), 1 to 256. Default: one
+    /// per core.
+    #[arg(long, value_name = "N", value_parser = jobs)]
     pub jobs: Option<usize>,
 }
 
@@ -589,4 +591,16 @@ pub struct PluginNewArgs {
     /// crate published on crates.io.
     #[arg(long, value_name = "DIR")]
     pub sdk_path: Option<PathBuf>,
+}
+
+/// The most threads `--jobs` may ask for: each holds buffers of its own, and more threads
+/// than this gain nothing on any machine the tool runs on.
+pub const MAX_JOBS: usize = 256;
+
+/// `--jobs N`: 1 to [`MAX_JOBS`].
+fn jobs(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n @ 1..=MAX_JOBS) => Ok(n),
+        _ => Err(format!("expected a number of threads from 1 to {MAX_JOBS}")),
+    }
 }

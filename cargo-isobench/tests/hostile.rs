@@ -653,3 +653,100 @@ fn the_system_s_links_to_the_process_s_streams_are_still_written_through() {
         assert_eq!(String::from_utf8_lossy(&run.stdout), GOOD, "{dest}");
     }
 }
+
+/// A relative state directory would be found in the checkout a command runs in, so that
+/// a checkout carrying `state/trust.json` would trust its own configuration.
+#[test]
+fn a_relative_state_directory_is_refused_so_a_checkout_cannot_trust_itself() {
+    let context = TestContext::new();
+    context.write("isobench.toml", PROGRAM_CONFIG);
+    marker_script(context.dir(), "checkout-ran");
+    // The checkout's own trust records, trusting its own configuration.
+    let planted = context
+        .command()
+        .env("ISOBENCH_STATE_DIR", context.path("state"))
+        .arg("trust")
+        .output()
+        .unwrap();
+    assert_eq!(planted.status.code(), Some(0), "{}", stderr(&planted));
+    fs::remove_file(context.path("plugins/checkout-ran")).ok();
+    for (name, value) in [("ISOBENCH_STATE_DIR", "state"), ("HOME", ".")] {
+        let mut command = context.command();
+        if name == "HOME" {
+            command
+                .env_remove("ISOBENCH_STATE_DIR")
+                .env_remove("XDG_DATA_HOME")
+                .env("HOME", value);
+            fs::create_dir_all(context.path(".local/share")).unwrap();
+            fs::rename(context.path("state"), context.path(".local/share/isobench")).unwrap();
+        } else {
+            command.env(name, value);
+        }
+        let run = command.arg("adapters").output().unwrap();
+        let err = stderr(&run);
+        assert!(
+            !context.path("plugins/checkout-ran").exists(),
+            "{name}={value}: the checkout's program ran: {err}"
+        );
+        assert_ne!(run.status.code(), Some(0), "{err}");
+        assert!(err.contains("is a relative path"), "{err}");
+    }
+}
+
+/// A record's `repo` and `instance_id` name places under `--repos DIR` and `--timings DIR`:
+/// a name that would leave the directory (absolute, `..`) is the record's error, and
+/// nothing outside the directory is read.
+#[test]
+fn record_fields_used_as_paths_never_leave_their_directory() {
+    let context = TestContext::new();
+    fs::create_dir_all(context.path("repos")).unwrap();
+    fs::create_dir_all(context.path("timings")).unwrap();
+    fs::create_dir_all(context.path("outside/o")).unwrap();
+    let outside = context.path("outside").canonicalize().unwrap();
+    let cases = [
+        (
+            "--repos",
+            "repos",
+            "../outside".to_owned(),
+            "a-1".to_owned(),
+            "is not a plain `OWNER/NAME` repository name",
+        ),
+        (
+            "--repos",
+            "repos",
+            format!("{}/o", outside.display()),
+            "a-2".to_owned(),
+            "is not a plain `OWNER/NAME` repository name",
+        ),
+        (
+            "--timings",
+            "timings",
+            "o/r".to_owned(),
+            "../outside".to_owned(),
+            "is not a plain name",
+        ),
+        (
+            "--timings",
+            "timings",
+            "o/r".to_owned(),
+            outside.display().to_string(),
+            "is not a plain name",
+        ),
+    ];
+    for (flag, dir, repo, id, says) in cases {
+        let record = serde_json::json!({"instance_id": id, "repo": repo});
+        context.write("in.jsonl", format!("{record}\n"));
+        let out = context.run([
+            "enrich",
+            "-i",
+            "in.jsonl",
+            flag,
+            dir,
+            "-o",
+            "out.jsonl",
+            "--overwrite",
+        ]);
+        let err = stderr(&out);
+        assert!(err.contains(says), "{flag} {record}: {err}");
+    }
+}

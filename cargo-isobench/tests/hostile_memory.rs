@@ -486,3 +486,61 @@ fn run_within(mut command: std::process::Command, limit: Duration) -> Option<Out
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// A program plugin that writes its stdout without a line end: a line longer than the
+/// protocol allows is a protocol break, not a line to hold until memory runs out.
+#[test]
+fn a_program_plugin_writing_no_line_end_breaks_the_protocol() {
+    let context = TestContext::new();
+    context.write(
+        "isobench.toml",
+        "[[plugins]]\ncommand = [\"sh\", \"-c\", \"cat /dev/zero\"]\n",
+    );
+    let trusted = context.run(["trust"]);
+    assert!(trusted.status.success(), "{}", stderr(&trusted));
+    let out = run_limited(&context, &["--max-record-bytes", "1M", "adapters"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{:?}\n{err}", out.status);
+    assert!(
+        err.contains("a line longer than 2097152 bytes, more than the protocol allows"),
+        "{err}"
+    );
+}
+
+/// `--jobs` starts that many workers, each with buffers of its own: an enormous number is
+/// refused as the argument it is, not attempted.
+#[test]
+fn an_enormous_number_of_jobs_is_refused_as_an_argument() {
+    let context = TestContext::new();
+    context.write("good.jsonl", GOOD);
+    for command in [
+        vec![
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            "canonical",
+            "-i",
+            "good.jsonl",
+            "-o",
+            "out.jsonl",
+        ],
+        vec!["mine", "--repo", "."],
+    ] {
+        let mut args = command.clone();
+        args.extend(["--jobs", "10000000"]);
+        let out = run_limited(&context, &args);
+        let err = stderr(&out);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {:?}\n{err}",
+            out.status
+        );
+        assert!(
+            err.contains("expected a number of threads from 1 to 256"),
+            "{err}"
+        );
+    }
+    assert!(!context.path("out.jsonl").exists());
+}

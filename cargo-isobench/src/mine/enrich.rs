@@ -151,6 +151,16 @@ impl Enricher {
                 "the record names no repository, so none can be looked up",
             ));
         }
+        if let Some(name) = names.iter().find(|n| !plain_path(n, 2)) {
+            return Err(record_error(
+                "/repo",
+                format!(
+                    "`{}` is not a plain `OWNER/NAME` repository name, so it is not looked up as a path",
+                    name.escape_debug()
+                ),
+                "a repository name is two components of a path, neither empty, `.` nor `..`",
+            ));
+        }
         let mut tried = Vec::new();
         let mut found = None;
         for name in &names {
@@ -239,6 +249,16 @@ impl Enricher {
                 "timing logs are matched by instance_id and the record has none",
             ));
         };
+        if !plain_path(&id, 1) {
+            return Err(record_error(
+                "/instance_id",
+                format!(
+                    "`{}` is not a plain name, so its timing logs are not looked up as a path",
+                    id.escape_debug()
+                ),
+                "timing logs are found at `--timings DIR/INSTANCE_ID`, an id that is one component of a path",
+            ));
+        }
         let place = dir.join(&id);
         if !place.is_dir() {
             notes.warn(
@@ -508,4 +528,13 @@ fn fix_reaches(
     let mut index = repo.git.apply_to_tree(&bug.tree()?, &diff, None)?;
     let tree = index.write_tree_to(&repo.git)?;
     Ok(tree == clean.tree_id())
+}
+
+/// Whether `name` is `components` plain components of a relative path joined by `/`: none
+/// empty, `.` or `..`, and no backslash or NUL anywhere, so that joined to a directory it
+/// stays inside it.
+fn plain_path(name: &str, components: usize) -> bool {
+    !name.contains(['\\', '\0'])
+        && name.split('/').count() == components
+        && name.split('/').all(|c| !matches!(c, "" | "." | ".."))
 }

@@ -65,7 +65,9 @@ pub enum BoundsError {
     #[error("{0}")]
     Io(#[from] io::Error),
     /// The footer's length, as the file's last eight bytes give it, does not fit the file.
-    #[error("the footer claims {claimed} bytes, more than the {size}-byte file can hold")]
+    #[error(
+        "the file is malformed: its footer claims {claimed} bytes, more than the {size}-byte file can hold"
+    )]
     FooterLength {
         /// The length claimed.
         claimed: u64,
@@ -73,7 +75,7 @@ pub enum BoundsError {
         size: u64,
     },
     /// The footer's bytes break the structure at byte `at` of the footer.
-    #[error("the footer is malformed at its byte {at}: {what}")]
+    #[error("the file is malformed: its footer, at its byte {at}: {what}")]
     Footer {
         /// Where, from the footer's first byte.
         at: usize,
@@ -81,7 +83,7 @@ pub enum BoundsError {
         what: String,
     },
     /// A column chunk or one of its pages does not keep the bounds.
-    #[error("row group {group}, column {column}, {what}")]
+    #[error("the file is malformed at row group {group}, column {column}: {what}")]
     Chunk {
         /// The row group (0-based, as the footer lists them).
         group: usize,

@@ -242,9 +242,12 @@ impl ConvertPlan {
         }
     }
 
-    /// Threads converting records (at least 1; `--jobs`, else one per core).
+    /// Threads converting records (1 to [`crate::cli::MAX_JOBS`]; `--jobs`, else one per core).
     pub fn jobs(&self) -> usize {
-        self.options.jobs.unwrap_or_else(default_jobs).max(1)
+        self.options
+            .jobs
+            .unwrap_or_else(default_jobs)
+            .clamp(1, crate::cli::MAX_JOBS)
     }
 }
 

@@ -36,7 +36,7 @@
 //! is not an answer, or does not answer within the timeout is reported, and a hung one is
 //! killed: the host never waits forever.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::Mutex;
@@ -107,6 +107,43 @@ pub fn start_in(
     Ok(table.into())
 }
 
+/// The most bytes one line of a program's output may take: an answer holds one record
+/// (`--max-record-bytes`), and its notes and envelope get 1 MiB more.
+fn answer_bytes() -> u64 {
+    crate::input::max_record_bytes().saturating_add(1 << 20)
+}
+
+/// The next line of `output` without its line ending, `None` at its end; a line longer than
+/// `most` bytes (without its ending) is a protocol break, found once `most + 1` bytes are
+/// read, and so is a line that is not UTF-8.
+fn answer_line(output: &mut impl BufRead, most: u64) -> io::Result<Option<String>> {
+    let mut line = Vec::new();
+    if output
+        .take(most.saturating_add(1))
+        .read_until(b'\n', &mut line)?
+        == 0
+    {
+        return Ok(None);
+    }
+    if line.last() == Some(&b'\n') {
+        line.pop();
+        if line.last() == Some(&b'\r') {
+            line.pop();
+        }
+    }
+    if line.len() as u64 > most {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "a line longer than {most} bytes, more than the protocol allows (one record, `--max-record-bytes`, and 1 MiB)"
+            ),
+        ));
+    }
+    String::from_utf8(line)
+        .map(Some)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.utf8_error()))
+}
+
 /// Starts `command` and reads its manifest: the adapter, and its table and whether it
 /// has hooks, if it is declared by one.
 fn handshake(
@@ -138,8 +175,15 @@ fn handshake(
     let stdout = child.stdout.take().expect("stdout was piped");
     let stdin = child.stdin.take();
     let (send, lines) = channel();
+    let most = answer_bytes();
     std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
+        let mut stdout = BufReader::new(stdout);
+        loop {
+            let line = match answer_line(&mut stdout, most) {
+                Ok(Some(line)) => Ok(line),
+                Ok(None) => break,
+                Err(e) => Err(e),
+            };
             let end = line.is_err();
             if send.send(line).is_err() || end {
                 break;
@@ -393,5 +437,28 @@ impl ViewAdapter for ProgramAdapter {
         let converted = self.converted(answer)?;
         wire::notes_from_wire(converted.notes, notes);
         check_export(&self.info, Some(&self.validator), converted.record)
+    }
+}
+
+#[cfg(test)]
+mod line_tests {
+    use super::answer_line;
+
+    #[test]
+    fn lines_up_to_the_bound_are_read_and_a_longer_one_is_refused() {
+        let mut output: &[u8] = b"abc\r\nabcd\nabcde\nlast";
+        assert_eq!(answer_line(&mut output, 4).unwrap().as_deref(), Some("abc"));
+        assert_eq!(
+            answer_line(&mut output, 4).unwrap().as_deref(),
+            Some("abcd")
+        );
+        let err = answer_line(&mut output, 4).unwrap_err();
+        assert!(err.to_string().contains("longer than 4 bytes"), "{err}");
+        let mut output: &[u8] = b"last";
+        assert_eq!(
+            answer_line(&mut output, 4).unwrap().as_deref(),
+            Some("last")
+        );
+        assert_eq!(answer_line(&mut output, 4).unwrap(), None);
     }
 }

@@ -78,13 +78,23 @@ pub enum ConfigTrust {
 
 impl Store {
     /// Where the store is kept.
-    pub fn file() -> Option<PathBuf> {
-        state_dir().map(|dir| dir.join(STATE_FILE))
+    ///
+    /// A relative state directory (a relative `$ISOBENCH_STATE_DIR` or `$HOME`) is refused:
+    /// it would be found inside whatever directory the command runs in, so that a checkout
+    /// could bring its own trust records and trust itself.
+    pub fn file() -> Result<Option<PathBuf>, TrustError> {
+        match state_dir() {
+            Some(dir) if dir.is_relative() => Err(TrustError::RelativeStateDir {
+                dir,
+                env: STATE_DIR_ENV,
+            }),
+            dir => Ok(dir.map(|dir| dir.join(STATE_FILE))),
+        }
     }
 
     /// Reads the store (empty when it was never written, or no state directory is known).
     pub fn load() -> Result<Self, CliError> {
-        let Some(file) = Self::file() else {
+        let Some(file) = Self::file()? else {
             return Ok(Self::default());
         };
         let bytes = match crate::small_file::read(&file) {
@@ -104,7 +114,7 @@ impl Store {
     /// Writes the store (to a temporary file first, then renamed over the old one; see
     /// [`crate::output_file`]).
     pub fn save(&self) -> Result<(), CliError> {
-        let file = Self::file().ok_or(TrustError::NoStateDir { env: STATE_DIR_ENV })?;
+        let file = Self::file()?.ok_or(TrustError::NoStateDir { env: STATE_DIR_ENV })?;
         let write_error = |source| CliError::Write {
             path: file.clone(),
             source,
@@ -336,6 +346,17 @@ pub enum TrustError {
         /// The environment variable that names one.
         env: &'static str,
     },
+    /// The state directory is a relative path.
+    #[error(
+        "the state directory `{}` is a relative path, which would make trust records of whatever directory a command runs in",
+        dir.display()
+    )]
+    RelativeStateDir {
+        /// The directory.
+        dir: PathBuf,
+        /// The environment variable that names one.
+        env: &'static str,
+    },
     /// No configuration file in a directory or above it.
     #[error("no `{file_name}` in `{}` or above", dir.display())]
     NoConfig {
@@ -351,6 +372,9 @@ impl AreaError for TrustError {
         Some(match self {
             Self::InvalidStore { .. } => "the file is written by `cargo isobench trust` and `cargo isobench plugin build`: move it away, then trust and build again what you use".into(),
             Self::NoStateDir { env } => format!("set `{env}` to a directory of your own"),
+            Self::RelativeStateDir { env, .. } => {
+                format!("set `{env}` (or `HOME`) to an absolute path")
+            }
             Self::NoConfig { .. } => "name it: `cargo isobench trust PATH`".into(),
         })
     }
