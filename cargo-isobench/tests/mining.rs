@@ -1719,11 +1719,29 @@ fn the_swe_bench_preset_rebuilds_every_real_swe_bench_split() {
     let mut identical = 0;
     let mut differences = Vec::new();
     let preset = isobench_core::testfiles::SplitPreset::swe_bench();
+    // `ISOBENCH_MORE_SWE_BENCH`: more published records (JSONL) to hold the preset to, such
+    // as the whole SWE-bench Verified file (`bench/RESULTS.md` says how it was run).
+    let more = std::env::var_os("ISOBENCH_MORE_SWE_BENCH").map(|path| {
+        let text = std::fs::read_to_string(&path).expect("ISOBENCH_MORE_SWE_BENCH is readable");
+        text.lines()
+            .map(|l| serde_json::from_str::<Value>(l).expect("a JSON record"))
+            .collect::<Vec<_>>()
+    });
+    let mut sets = Vec::new();
     for file in isobench_tests::SWE_BENCH_FILES {
         let Some(records) = isobench_tests::read_jsonl(file) else {
             return;
         };
-        for (_, record) in records {
+        sets.push(
+            records
+                .into_iter()
+                .map(|(_, r)| Value::Object(r))
+                .collect::<Vec<_>>(),
+        );
+    }
+    sets.extend(more);
+    for records in sets {
+        for record in records {
             let patch = record["patch"].as_str().unwrap();
             let test_patch = record["test_patch"].as_str().unwrap();
             // The union of both diffs is what the pull request changed (as far as the
