@@ -1573,8 +1573,10 @@ fn javascript_functions_classes_and_describe_it_tests() {
         .replace("a + b", "b + a")
         .replace("x * 2", "x + x")
         .replace("return a;", "return a + 0;");
-    let test_base = "const { sum } = require('./sum');\n\ndescribe('sum', () => {\n  it('adds', () => {\n    expect(sum(1, 2)).toBe(3);\n  });\n  it('is stable', () => {\n    expect(sum(0, 0)).toBe(0);\n  });\n});\n";
-    let test_head = test_base.replace("sum(1, 2)).toBe(3)", "sum(2, 2)).toBe(4)");
+    let test_base = "const { sum } = require('./sum');\n\ndescribe('sum', () => {\n  it('adds', () => {\n    expect(sum(1, 2)).toBe(3);\n  });\n  it('is stable', () => {\n    expect(sum(0, 0)).toBe(0);\n  });\n  it(`\"quoted\" ends`, () => {\n    expect(sum(5, 5)).toBe(10);\n  });\n});\n";
+    let test_head = test_base
+        .replace("sum(1, 2)).toBe(3)", "sum(2, 2)).toBe(4)")
+        .replace("sum(5, 5)).toBe(10)", "sum(5, 6)).toBe(11)");
     let r = mine_change(
         &[("lib/sum.js", base), ("lib/sum.test.js", test_base)],
         &[("lib/sum.js", &head), ("lib/sum.test.js", &test_head)],
@@ -1589,7 +1591,14 @@ fn javascript_functions_classes_and_describe_it_tests() {
             "lib/sum.js::Calc.add"
         ])
     );
-    assert_eq!(r["test_functions"], json!(["lib/sum.test.js::sum.adds"]));
+    // A title that begins and ends with a quote keeps both.
+    assert_eq!(
+        r["test_functions"],
+        json!([
+            "lib/sum.test.js::sum.adds",
+            "lib/sum.test.js::sum.\"quoted\" ends"
+        ])
+    );
     assert_eq!(
         r["extensions"]["mining"]["functions"]["lib/sum.js::sum"],
         "javascript-ast"
