@@ -465,3 +465,73 @@ fn an_empty_commit_is_skipped_with_its_reason() {
     assert!(!out.status.success());
     assert!(stderr(&out).contains("an empty commit"), "{}", stderr(&out));
 }
+
+/// A SWE-bench record of `octo/tags` with `instance_id` and `base_commit`.
+fn swe_bench_row(instance_id: &str, base: &str) -> String {
+    let sample = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../examples/data/swe-bench-verified.sample.jsonl"),
+    )
+    .unwrap();
+    let mut row: serde_json::Map<String, Value> =
+        serde_json::from_str(sample.lines().next().unwrap()).unwrap();
+    row.insert("repo".into(), "octo/tags".into());
+    row.insert("instance_id".into(), instance_id.into());
+    row.insert("base_commit".into(), base.into());
+    Value::Object(row).to_string()
+}
+
+#[test]
+fn a_head_reachable_only_from_a_tag_is_found_and_an_id_without_a_number_is_warned_about() {
+    let context = TestContext::new();
+    let dir = context.path("repos/octo/tags");
+    std::fs::create_dir_all(&dir).unwrap();
+    git(&dir, &["init", "-q"]);
+    write(&dir, b"a.py", b"x = 1\n");
+    commit(&dir, "Start");
+    let base = git_text(&dir, &["rev-parse", "HEAD"]).trim().to_owned();
+    git(&dir, &["checkout", "-q", "-b", "release"]);
+    write(&dir, b"a.py", b"x = 2\n");
+    commit(&dir, "Fix x (#7)");
+    let fix = git_text(&dir, &["rev-parse", "HEAD"]).trim().to_owned();
+    git(&dir, &["tag", "-a", "-m", "1.0.1", "v1.0.1"]);
+    git(&dir, &["checkout", "-q", "main"]);
+    git(&dir, &["branch", "-q", "-D", "release"]);
+    let input = context.path("sb.jsonl");
+    std::fs::write(
+        &input,
+        format!(
+            "{}\n{}\n",
+            swe_bench_row("octo__tags-7", &base),
+            swe_bench_row("octo__tags-fix", &base)
+        ),
+    )
+    .unwrap();
+    let report = context.path("report.json");
+    let out = context.run_direct([
+        "convert",
+        "--from",
+        "swe-bench",
+        "--to",
+        "canonical",
+        "-i",
+        input.to_str().unwrap(),
+        "--repos",
+        context.path("repos").to_str().unwrap(),
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let records: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(records[0]["head_commit"], fix.as_str());
+    assert!(records[1].get("head_commit").is_none());
+    let report = std::fs::read_to_string(report).unwrap();
+    assert!(
+        report.contains("the instance_id `octo__tags-fix` does not end in a pull-request number"),
+        "{report}"
+    );
+}

@@ -1573,8 +1573,10 @@ fn javascript_functions_classes_and_describe_it_tests() {
         .replace("a + b", "b + a")
         .replace("x * 2", "x + x")
         .replace("return a;", "return a + 0;");
-    let test_base = "const { sum } = require('./sum');\n\ndescribe('sum', () => {\n  it('adds', () => {\n    expect(sum(1, 2)).toBe(3);\n  });\n  it('is stable', () => {\n    expect(sum(0, 0)).toBe(0);\n  });\n});\n";
-    let test_head = test_base.replace("sum(1, 2)).toBe(3)", "sum(2, 2)).toBe(4)");
+    let test_base = "const { sum } = require('./sum');\n\ndescribe('sum', () => {\n  it('adds', () => {\n    expect(sum(1, 2)).toBe(3);\n  });\n  it('is stable', () => {\n    expect(sum(0, 0)).toBe(0);\n  });\n  it(`\"quoted\" ends`, () => {\n    expect(sum(5, 5)).toBe(10);\n  });\n});\n";
+    let test_head = test_base
+        .replace("sum(1, 2)).toBe(3)", "sum(2, 2)).toBe(4)")
+        .replace("sum(5, 5)).toBe(10)", "sum(5, 6)).toBe(11)");
     let r = mine_change(
         &[("lib/sum.js", base), ("lib/sum.test.js", test_base)],
         &[("lib/sum.js", &head), ("lib/sum.test.js", &test_head)],
@@ -1589,7 +1591,14 @@ fn javascript_functions_classes_and_describe_it_tests() {
             "lib/sum.js::Calc.add"
         ])
     );
-    assert_eq!(r["test_functions"], json!(["lib/sum.test.js::sum.adds"]));
+    // A title that begins and ends with a quote keeps both.
+    assert_eq!(
+        r["test_functions"],
+        json!([
+            "lib/sum.test.js::sum.adds",
+            "lib/sum.test.js::sum.\"quoted\" ends"
+        ])
+    );
     assert_eq!(
         r["extensions"]["mining"]["functions"]["lib/sum.js::sum"],
         "javascript-ast"
@@ -1719,11 +1728,29 @@ fn the_swe_bench_preset_rebuilds_every_real_swe_bench_split() {
     let mut identical = 0;
     let mut differences = Vec::new();
     let preset = isobench_core::testfiles::SplitPreset::swe_bench();
+    // `ISOBENCH_MORE_SWE_BENCH`: more published records (JSONL) to hold the preset to, such
+    // as the whole SWE-bench Verified file (`bench/RESULTS.md` says how it was run).
+    let more = std::env::var_os("ISOBENCH_MORE_SWE_BENCH").map(|path| {
+        let text = std::fs::read_to_string(&path).expect("ISOBENCH_MORE_SWE_BENCH is readable");
+        text.lines()
+            .map(|l| serde_json::from_str::<Value>(l).expect("a JSON record"))
+            .collect::<Vec<_>>()
+    });
+    let mut sets = Vec::new();
     for file in isobench_tests::SWE_BENCH_FILES {
         let Some(records) = isobench_tests::read_jsonl(file) else {
             return;
         };
-        for (_, record) in records {
+        sets.push(
+            records
+                .into_iter()
+                .map(|(_, r)| Value::Object(r))
+                .collect::<Vec<_>>(),
+        );
+    }
+    sets.extend(more);
+    for records in sets {
+        for record in records {
             let patch = record["patch"].as_str().unwrap();
             let test_patch = record["test_patch"].as_str().unwrap();
             // The union of both diffs is what the pull request changed (as far as the

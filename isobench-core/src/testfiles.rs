@@ -214,6 +214,10 @@ pub struct SplitPreset {
     /// The extensions (without the dot) a non-test file must have to be kept in `patch`;
     /// `None` keeps every file.
     pub source_extensions: Option<&'static [&'static str]>,
+    /// File names kept in `patch` whatever their extension (with `source_extensions`):
+    /// `setup.cfg`, whose change to a dependency belongs to the fix. Their headers keep
+    /// their `index` lines, as the published record holding one does.
+    pub source_names: &'static [&'static str],
     /// Whether `index <old>..<new>` header lines are kept.
     pub index_lines: bool,
 }
@@ -228,19 +232,22 @@ impl SplitPreset {
             name: "default",
             rules,
             source_extensions: None,
+            source_names: &[],
             index_lines: true,
         }
     }
 
     /// SWE-bench's published choices: its test files (a directory `tests`, `test`, `testing` or
     /// `e2e`; a file `test_*.py`, `*_test.py`, `conftest.py`, `tests.py`) in `test_patch`
-    /// whatever their type, the other `.py` files in `patch`, every other file (docs,
-    /// changelogs, `AUTHORS`, configuration) left out, and no `index` lines.
+    /// whatever their type, the other `.py` files and `setup.cfg` (where a fix adds the
+    /// dependency it needs) in `patch`, every other file (docs, changelogs, `AUTHORS`, other
+    /// configuration) left out, and no `index` lines.
     pub fn swe_bench() -> Self {
         Self {
             name: "swe-bench",
             rules: TestFileRules::from_patterns(&SWE_BENCH).expect("the SWE-bench rules are valid"),
             source_extensions: Some(&["py"]),
+            source_names: &["setup.cfg"],
             index_lines: false,
         }
     }
@@ -270,14 +277,22 @@ impl SplitPreset {
         };
         let kept = paths.into_iter().flatten().any(|p| {
             let name = p.rsplit('/').next().unwrap_or(p);
-            name.rsplit_once('.')
-                .is_some_and(|(stem, ext)| !stem.is_empty() && extensions.contains(&ext))
+            self.source_names.contains(&name)
+                || name
+                    .rsplit_once('.')
+                    .is_some_and(|(stem, ext)| !stem.is_empty() && extensions.contains(&ext))
         });
         if kept {
             Placement::Source
         } else {
             Placement::LeftOut
         }
+    }
+
+    /// Whether the header of the file at `path` keeps its `index` lines.
+    pub fn index_lines_of(&self, path: &str) -> bool {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        self.index_lines || self.source_names.contains(&name)
     }
 
     /// Splits a whole-commit diff.
@@ -291,6 +306,7 @@ impl SplitPreset {
         };
         for file in &parsed.files {
             let path = file.path().unwrap_or_default().to_owned();
+            let index_lines = self.index_lines_of(&path);
             let part = match self.place(file.old_path.as_deref(), file.new_path.as_deref()) {
                 Placement::LeftOut => {
                     split.left_out.push(path);
@@ -305,7 +321,7 @@ impl SplitPreset {
                     &mut split.patch
                 }
             };
-            if self.index_lines {
+            if index_lines {
                 part.push_str(file.text());
             } else {
                 push_without_index_lines(part, file.text());
@@ -445,6 +461,11 @@ mod tests {
         assert_eq!(place("AUTHORS"), "left out");
         assert_eq!(place("docs/conf.py"), "patch");
         assert_eq!(place(".py"), "left out");
+        // A fix that adds the dependency it needs (pylint-dev__pylint-4661).
+        assert_eq!(place("setup.cfg"), "patch");
+        assert_eq!(place("tests/setup.cfg"), "dir:tests");
+        assert_eq!(place("setup.cfg.in"), "left out");
+        assert!(preset.index_lines_of("setup.cfg") && !preset.index_lines_of("a.py"));
         let source = "diff --git a/lib/a.py b/lib/a.py\nindex 1111111..2222222 100644\n--- a/lib/a.py\n+++ b/lib/a.py\n@@ -1 +1 @@\n-index x\n+index y\n";
         let docs = "diff --git a/AUTHORS b/AUTHORS\nindex 3333333..4444444 100644\n--- a/AUTHORS\n+++ b/AUTHORS\n@@ -1 +1,2 @@\n Ada\n+Bob\n";
         let split = preset.split(&format!("{docs}{source}")).unwrap();

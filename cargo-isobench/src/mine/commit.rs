@@ -200,7 +200,7 @@ fn split_diff(diff: &TreeDiff<'_>, preset: &SplitPreset) -> Result<Parts, RepoEr
             &mut parts.patch
         };
         match origin {
-            'F' if !preset.index_lines => {
+            'F' if !preset.index_lines_of(&section.path) => {
                 // A header that is not UTF-8 is kept as it is, for the file to be taken
                 // out when its section closes.
                 match std::str::from_utf8(line.content) {

@@ -234,6 +234,14 @@ impl Enricher {
                 .choose(&entry.repo, n, base)
                 .map_err(|e| repo_error(&e))?;
             head_from_choice(&entry.repo, index, n, choice, record, notes);
+        } else if record.head_commit.is_none()
+            && let Some(id) = record.instance_id.as_deref()
+        {
+            let detail = format!(
+                "the instance_id `{id}` does not end in a pull-request number (`OWNER__REPO-N`): no head commit can be looked up"
+            );
+            notes.warn("head_commit", detail.clone());
+            notes.missing("head_commit", detail);
         }
         Ok(())
     }

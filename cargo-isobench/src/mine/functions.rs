@@ -793,8 +793,10 @@ fn js_test_call(call: Node<'_>, source: &[u8]) -> Role {
         .and_then(|a| a.named_child(0))
         .filter(|a| matches!(a.kind(), "string" | "template_string"))
         .map(|a| {
-            text(a, source)
-                .trim_matches(|c| c == '"' || c == '\'' || c == '`')
+            // One delimiter off each end: a title may begin or end with a quote.
+            let t = text(a, source);
+            t.get(1..t.len().saturating_sub(1))
+                .unwrap_or_default()
                 .to_owned()
         })
     else {

@@ -10,7 +10,7 @@ use git2::{Oid, Sort};
 
 use super::repo::{Repo, RepoError};
 
-/// Every commit naming a pull request, on any branch, and the first-parent history of the
+/// Every commit naming a pull request, on any branch or tag, and the first-parent history of the
 /// default branch. Built once per repository.
 #[derive(Debug, Default)]
 pub struct PrIndex {
@@ -48,7 +48,7 @@ pub enum HeadChoice {
 }
 
 impl PrIndex {
-    /// Walks every branch (local and remote) once.
+    /// Walks every branch (local and remote) and tag once.
     pub fn build(repo: &Repo) -> Result<Self, RepoError> {
         let git = &repo.git;
         let mut walk = git.revwalk().map_err(|e| repo.err(e))?;
@@ -58,6 +58,9 @@ impl PrIndex {
         }
         walk.push_glob("refs/heads/*").map_err(|e| repo.err(e))?;
         walk.push_glob("refs/remotes/*").map_err(|e| repo.err(e))?;
+        // A merge on a release branch that was deleted once tagged is reachable only from
+        // the tag.
+        walk.push_glob("refs/tags/*").map_err(|e| repo.err(e))?;
         let mut by_number: HashMap<u64, Vec<Oid>> = HashMap::new();
         for oid in walk {
             let oid = oid.map_err(|e| repo.err(e))?;
