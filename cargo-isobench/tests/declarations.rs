@@ -272,8 +272,12 @@ fn swe_bench_5x_fields_go_together() {
     // With the whole group the row carries its own environment.
     for (key, value) in [
         ("image", "swebench/x:latest"),
-        ("log_parser", "pytest"),
+        ("log_parser", "parse_log_pytest"),
         ("eval_type", "pass_and_fail"),
+        (
+            "eval_script",
+            "#!/bin/bash\necho '>>>>> Start Test Output'\npytest\necho '>>>>> End Test Output'",
+        ),
     ] {
         row.insert(key.into(), value.into());
     }

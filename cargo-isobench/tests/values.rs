@@ -205,3 +205,97 @@ fn the_rejects_file_keeps_a_malformed_line_as_it_was() {
         .collect();
     assert_eq!(raws, [bad[0], bad[1], bad[2], "{\"a\":   "]);
 }
+
+#[test]
+fn swe_bench_5x_values_are_those_swebench_5_accepts() {
+    let context = TestContext::new();
+    let script =
+        "#!/bin/bash\necho '>>>>> Start Test Output'\npytest\necho '>>>>> End Test Output'\n";
+    let row = |eval_type: &str, log_parser: &str, script: &str| {
+        let mut row = swe_bench_row("a-1", Some("abc"));
+        row["repo"] = json!("octo/unknown");
+        row["image"] = json!("swebench/x:latest");
+        row["eval_type"] = json!(eval_type);
+        row["log_parser"] = json!(log_parser);
+        row["eval_script"] = json!(script);
+        row
+    };
+    for (name, record, said, hint) in [
+        (
+            "eval_type",
+            row("pytest", "parse_log_pytest", script),
+            "`/eval_type`: `eval_type` `pytest` is not one SWE-bench 5.x knows",
+            "swebench 5 takes `pass_and_fail`, `fail_only`",
+        ),
+        (
+            "log_parser",
+            row("pass_and_fail", "pytest", script),
+            "`/log_parser`: `log_parser` `pytest` is not a parser SWE-bench 5.x has",
+            "`parse_log_pytest`",
+        ),
+        (
+            "eval_script",
+            row("pass_and_fail", "parse_log_pytest", "#!/bin/bash\npytest\n"),
+            "never prints `>>>>> Start Test Output` or `>>>>> End Test Output`",
+            "an `eval_script` echoes `>>>>> Start Test Output`",
+        ),
+    ] {
+        context.write(format!("{name}.jsonl"), lines(&[record]));
+        for from in ["swe-bench", "canonical"] {
+            let input = if from == "canonical" {
+                // The same row, through canonical.
+                convert(
+                    &context,
+                    &[
+                        "--from",
+                        "swe-bench",
+                        "--to",
+                        "canonical",
+                        "-i",
+                        &format!("{name}.jsonl"),
+                        "-o",
+                        "c.jsonl",
+                    ],
+                );
+                "c.jsonl".to_owned()
+            } else {
+                format!("{name}.jsonl")
+            };
+            let out = context.run([
+                "convert",
+                "--from",
+                from,
+                "--to",
+                "swe-bench",
+                "-i",
+                &input,
+                "--allow-incomplete",
+            ]);
+            assert_eq!(
+                out.status.code(),
+                Some(1),
+                "{name} from {from}: {}",
+                stderr(&out)
+            );
+            let err = stderr(&out);
+            assert!(
+                err.contains(said) && err.contains(hint),
+                "{name} from {from}: {err}"
+            );
+        }
+    }
+    context.write(
+        "good.jsonl",
+        lines(&[row("fail_only", "parse_log_jest", script)]),
+    );
+    let out = context.run([
+        "convert",
+        "--from",
+        "swe-bench",
+        "--to",
+        "swe-bench",
+        "-i",
+        "good.jsonl",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
