@@ -1,5 +1,7 @@
-//! `--set FIELD=VALUE`: a canonical field given to every record before export, either a
-//! fixed value or a per-record template.
+//! `--set FIELD=VALUE` and `--replace FIELD=VALUE`: a canonical field given to every
+//! record before export, either a fixed value or a per-record template. `--set` fills the
+//! field only where the record has no value for it; `--replace` writes it over the record's
+//! own value, which the report counts and `extensions.source.replaced` keeps.
 //!
 //! A VALUE that parses as JSON is that JSON value (`--set efficiency_test='["t.py"]'`);
 //! anything else is a string. A string may hold template fields, filled from each record:
@@ -16,8 +18,10 @@
 
 use std::fmt::Write as _;
 
-use isobench_core::record::{V1_FIELDS, V1_LIST_FIELDS, V1_STRING_FIELDS};
-use isobench_core::{CanonicalRecord, Notes, RecordError};
+use isobench_core::record::V1_FIELDS;
+use isobench_core::schema::Profile;
+use isobench_core::table::{FieldType, Table};
+use isobench_core::{CanonicalRecord, Notes, RecordError, vocab};
 use serde_json::{Map, Value};
 
 use crate::errors::{AreaError, CliError};
@@ -35,11 +39,31 @@ const TEMPLATE_FIELDS: [&str; 9] = [
     "api",
 ];
 
-/// One `--set FIELD=VALUE`.
+/// One `--set FIELD=VALUE` or `--replace FIELD=VALUE`.
 #[derive(Debug, Clone)]
 pub struct Assignment {
     field: String,
     value: Assigned,
+    flag: Flag,
+}
+
+/// The flag an assignment was given with: what it does to a value the record holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flag {
+    /// `--set`: fills the field where the record has no value, keeps the value it has.
+    Set,
+    /// `--replace`: writes the field over the record's value, keeping the old one in
+    /// `extensions.source.replaced`.
+    Replace,
+}
+
+impl std::fmt::Display for Flag {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Set => "--set",
+            Self::Replace => "--replace",
+        })
+    }
 }
 
 /// What an assignment gives.
@@ -62,98 +86,209 @@ enum Part {
     },
 }
 
-/// Reads every `--set`.
-pub fn parse_all(sets: &[String]) -> Result<Vec<Assignment>, CliError> {
-    Ok(sets
-        .iter()
-        .map(|set| parse(set))
-        .collect::<Result<_, _>>()?)
+/// Reads every `--set` and `--replace`; a field given twice is refused. A value is read
+/// as the type its field is declared with: by the canonical schema (a v1 field, a key of
+/// the shared vocabulary), else by the first of `tables` (the target's, the source's)
+/// that maps a key to it; an undeclared field takes JSON, else text.
+pub fn parse_all(
+    sets: &[String],
+    replaces: &[String],
+    tables: &[&Table],
+) -> Result<Vec<Assignment>, CliError> {
+    let given =
+        (sets.iter().map(|s| (Flag::Set, s))).chain(replaces.iter().map(|s| (Flag::Replace, s)));
+    let mut assignments: Vec<Assignment> = Vec::new();
+    for (flag, set) in given {
+        let assignment = parse(flag, set, tables)?;
+        if let Some(first) = assignments.iter().find(|a| a.field == assignment.field) {
+            return Err(AssignError::Twice {
+                field: assignment.field,
+                first: first.flag,
+                second: flag,
+            }
+            .into());
+        }
+        assignments.push(assignment);
+    }
+    Ok(assignments)
 }
 
-fn parse(set: &str) -> Result<Assignment, AssignError> {
-    let (field, value) = set
-        .split_once('=')
-        .ok_or_else(|| AssignError::NoEquals(set.to_owned()))?;
+fn parse(flag: Flag, set: &str, tables: &[&Table]) -> Result<Assignment, AssignError> {
+    let (field, value) = set.split_once('=').ok_or_else(|| AssignError::NoEquals {
+        flag,
+        set: set.to_owned(),
+    })?;
     let known = V1_FIELDS.contains(&field) && field != "extensions"
         || field
             .strip_prefix("extensions.")
             .is_some_and(|k| !k.is_empty() && k != "source");
     if !known {
-        return Err(AssignError::UnknownField(field.to_owned()));
+        return Err(AssignError::UnknownField {
+            flag,
+            field: field.to_owned(),
+        });
     }
-    let parsed = serde_json::from_str(value);
-    if let Some((wanted, example, fits)) = shape(field) {
-        let given = parsed
-            .as_ref()
-            .ok()
-            .filter(|v| !matches!(v, Value::String(_)) || V1_STRING_FIELDS.contains(&field));
-        let fits = match given {
-            Some(v) => fits(v),
-            // Text: a string, which only a string field takes.
-            None => V1_STRING_FIELDS.contains(&field),
-        };
-        if !fits {
-            return Err(AssignError::WrongShape {
-                field: field.to_owned(),
-                value: value.to_owned(),
-                wanted,
-                example,
-            });
-        }
-    }
-    let value = match parsed {
-        Ok(Value::String(text)) => template(&text, set)?,
-        // A v1 string field takes `--set version=0.1` as the text it is.
-        Ok(Value::Number(_) | Value::Bool(_)) if V1_STRING_FIELDS.contains(&field) => {
-            template(value, set)?
-        }
-        Ok(json) => Assigned::Fixed(json),
-        Err(_) => template(value, set)?,
+    let parsed = serde_json::from_str::<Value>(value).ok();
+    let value = match declared(field, tables) {
+        // Text, or a JSON string; a number or `true` is its text (`--set version=0.10`).
+        Some(Wanted::Text) => match parsed {
+            Some(Value::String(text)) => template(&text, flag, set)?,
+            Some(Value::Array(_) | Value::Object(_) | Value::Null) => {
+                return Err(wrong_shape(flag, field, value, Wanted::Text));
+            }
+            _ => template(value, flag, set)?,
+        },
+        Some(wanted) => match parsed {
+            Some(json) if wanted.fits(&json) => Assigned::Fixed(json),
+            _ => return Err(wrong_shape(flag, field, value, wanted)),
+        },
+        None => match parsed {
+            Some(Value::String(text)) => template(&text, flag, set)?,
+            Some(json) => Assigned::Fixed(json),
+            None => template(value, flag, set)?,
+        },
     };
     Ok(Assignment {
         field: field.to_owned(),
         value,
+        flag,
     })
 }
 
-/// What a canonical field holds, when it is known: how to say it, an example, and the
-/// test of a value given as JSON.
-type Shape = (&'static str, &'static str, fn(&Value) -> bool);
-
-fn shape(field: &str) -> Option<Shape> {
-    fn strings(v: &Value) -> bool {
-        v.as_array()
-            .is_some_and(|items| items.iter().all(Value::is_string))
-    }
-    fn text(v: &Value) -> bool {
-        // A number or `true` is taken as its text (`--set version=0.10`).
-        matches!(v, Value::String(_) | Value::Number(_) | Value::Bool(_))
-    }
-    let list = (
-        "a JSON list of strings",
-        "[\"tests/test_a.py::test_b\"]",
-        strings as fn(&Value) -> bool,
-    );
-    if V1_LIST_FIELDS.contains(&field) || isobench_core::passthrough::is_list_field(field) {
-        return Some(list);
-    }
-    if V1_STRING_FIELDS.contains(&field) {
-        return Some(("a string", "text", text));
-    }
-    match field {
-        "human_performance" => Some(("a JSON number", "1.5", Value::is_number)),
-        "duration_changes" => Some((
-            "a JSON list of timings",
-            "[{\"base\": [1.0], \"head\": [0.5]}]",
-            Value::is_array,
-        )),
-        _ => None,
+fn wrong_shape(flag: Flag, field: &str, value: &str, wanted: Wanted) -> AssignError {
+    let (said, example) = wanted.described(field);
+    AssignError::WrongShape {
+        flag,
+        field: field.to_owned(),
+        value: value.to_owned(),
+        wanted: said,
+        example,
     }
 }
 
+/// The type a field is declared with, as an assignment reads its value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wanted {
+    /// A string: text, or a JSON string.
+    Text,
+    /// A JSON list of strings.
+    Strings,
+    /// A JSON list of integers.
+    Integers,
+    /// A JSON list of objects.
+    Objects,
+    /// A JSON integer.
+    Integer,
+    /// A JSON number.
+    Number,
+    /// `true` or `false`.
+    Boolean,
+    /// A JSON object.
+    Object,
+    /// `null`.
+    Null,
+}
+
+impl Wanted {
+    fn fits(self, value: &Value) -> bool {
+        let all =
+            |test: fn(&Value) -> bool| value.as_array().is_some_and(|items| items.iter().all(test));
+        match self {
+            Self::Text => value.is_string(),
+            Self::Strings => all(Value::is_string),
+            Self::Integers => all(is_integer),
+            Self::Objects => all(Value::is_object),
+            Self::Integer => is_integer(value),
+            Self::Number => value.is_number(),
+            Self::Boolean => value.is_boolean(),
+            Self::Object => value.is_object(),
+            Self::Null => value.is_null(),
+        }
+    }
+
+    /// How to say it, and an example of a value that fits.
+    fn described(self, field: &str) -> (&'static str, &'static str) {
+        match self {
+            Self::Text => ("a string", "text"),
+            Self::Strings => ("a JSON list of strings", "[\"tests/test_a.py::test_b\"]"),
+            Self::Integers => ("a JSON list of integers", "[1, 2]"),
+            Self::Objects if field == "duration_changes" => (
+                "a JSON list of timings",
+                "[{\"base\": [1.0], \"head\": [0.5]}]",
+            ),
+            Self::Objects => ("a JSON list of objects", "[{\"key\": 1}]"),
+            Self::Integer => ("a JSON integer", "12"),
+            Self::Number => ("a JSON number", "1.5"),
+            Self::Boolean => ("`true` or `false`", "true"),
+            Self::Object => ("a JSON object", "{\"key\": 1}"),
+            Self::Null => ("`null`", "null"),
+        }
+    }
+
+    /// The type a JSON Schema gives, when it is one of these.
+    fn of_schema(schema: &Value) -> Option<Self> {
+        Some(match schema.get("type")?.as_str()? {
+            "string" => Self::Text,
+            "integer" => Self::Integer,
+            "number" => Self::Number,
+            "boolean" => Self::Boolean,
+            "object" => Self::Object,
+            "array" => match schema.pointer("/items/type").and_then(Value::as_str)? {
+                "string" => Self::Strings,
+                "integer" => Self::Integers,
+                "object" => Self::Objects,
+                _ => return None,
+            },
+            _ => return None,
+        })
+    }
+
+    /// The type a table declares.
+    fn of_table(kind: FieldType) -> Option<Self> {
+        Some(match kind {
+            FieldType::String | FieldType::Timestamp => Self::Text,
+            FieldType::List => Self::Strings,
+            FieldType::Integer => Self::Integer,
+            FieldType::IntegerList => Self::Integers,
+            FieldType::Number => Self::Number,
+            FieldType::Boolean => Self::Boolean,
+            FieldType::Null => Self::Null,
+            // Any JSON value; a type added later is read as undeclared.
+            _ => return None,
+        })
+    }
+}
+
+fn is_integer(value: &Value) -> bool {
+    value.as_number().is_some_and(|n| n.is_i64() || n.is_u64())
+}
+
+/// The type `field` is declared with: by the canonical schema, else by the first of
+/// `tables` mapping a key to it.
+fn declared(field: &str, tables: &[&Table]) -> Option<Wanted> {
+    let properties = |schema: &'static Value| schema.get("properties");
+    let schema = properties(Profile::Lossless.schema());
+    let at = match field.strip_prefix("extensions.") {
+        Some(key) => schema
+            .and_then(|p| p.get("extensions"))
+            .and_then(properties)
+            .and_then(|p| p.get(key)),
+        None => schema.and_then(|p| p.get(field)),
+    };
+    if let Some(schema) = at {
+        return Wanted::of_schema(schema);
+    }
+    tables
+        .iter()
+        .flat_map(|t| t.fields.iter())
+        .find(|f| f.to.as_deref() == Some(field))
+        .and_then(|f| Wanted::of_table(f.kind))
+}
+
 /// A string value: fixed when it holds no template field.
-fn template(text: &str, set: &str) -> Result<Assigned, AssignError> {
+fn template(text: &str, flag: Flag, set: &str) -> Result<Assigned, AssignError> {
     let bad = |fault| AssignError::Template {
+        flag,
         set: set.to_owned(),
         fault,
         fields: &TEMPLATE_FIELDS,
@@ -216,9 +351,10 @@ fn template(text: &str, set: &str) -> Result<Assigned, AssignError> {
     Ok(Assigned::Template(parts))
 }
 
-/// The value of template field `name` for `record`.
+/// The value of template field `name` for `record`; `{owner}` and `{name}` only from a
+/// `repo` of the form `owner/name`.
 fn template_field<'r>(record: &'r CanonicalRecord, name: &str) -> Option<&'r str> {
-    let repo = || record.repo.as_deref()?.split_once('/');
+    let repo = || owner_and_name(record.repo.as_deref()?);
     match name {
         "instance_id" => record.instance_id.as_deref(),
         "repo" => record.repo.as_deref(),
@@ -231,6 +367,22 @@ fn template_field<'r>(record: &'r CanonicalRecord, name: &str) -> Option<&'r str
         "api" => record.api.as_deref(),
         _ => unreachable!("template fields are checked when parsed"),
     }
+}
+
+/// The two halves of a repository named `owner/name`: two non-empty names of the letters,
+/// digits, `-`, `_` and `.` a hosting service allows, neither `.` nor `..`. A URL, a path
+/// or a bare name is none.
+fn owner_and_name(repo: &str) -> Option<(&str, &str)> {
+    let (owner, name) = repo.split_once('/')?;
+    let plain = |part: &str| {
+        !part.is_empty()
+            && part != "."
+            && part != ".."
+            && part
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+    };
+    (plain(owner) && plain(name)).then_some((owner, name))
 }
 
 impl Assignment {
@@ -251,18 +403,22 @@ impl Assignment {
                         } else {
                             name
                         };
-                        let missing = RecordError::missing(
-                            format!("/{field}"),
-                            format!(
-                                "`--set {}` uses `{{{name}}}`, but the record has no `{field}`{}",
-                                self.field,
-                                if field == "repo" {
-                                    " of the form `owner/name`"
-                                } else {
-                                    ""
-                                }
+                        let uses = format!("`{} {}` uses `{{{name}}}`", self.flag, self.field);
+                        let missing = match record.repo.as_deref() {
+                            Some(repo) if field == "repo" => RecordError::invalid(
+                                "/repo",
+                                format!(
+                                    "{uses}, but the record's `repo` `{repo}` is not of the form `owner/name`"
+                                ),
+                            )
+                            .with_hint(
+                                "give `repo` as `owner/name` (`--replace repo=...`), or write the template without `{owner}` and `{name}`",
                             ),
-                        );
+                            _ => RecordError::missing(
+                                format!("/{field}"),
+                                format!("{uses}, but the record has no `{field}`"),
+                            ),
+                        };
                         match field {
                             "head_commit" | "created_at" => missing.with_hint(format!(
                                 "`--repos DIR` (or a `[repos]` table in `isobench.toml`) derives `{field}` with git \
@@ -286,12 +442,13 @@ impl Assignment {
         Ok(Value::String(out))
     }
 
-    /// How the value was set, for the report.
-    fn rule(&self) -> String {
+    /// How the value was given, for the report: `done` is what the assignment did to the
+    /// record (`set`, `replaced`).
+    fn rule(&self, done: &str) -> String {
         match &self.value {
-            Assigned::Fixed(_) => "set with `--set`".to_owned(),
+            Assigned::Fixed(_) => format!("{done} with `{}`", self.flag),
             Assigned::Template(parts) => {
-                let mut text = String::from("set with `--set` from the template `");
+                let mut text = format!("{done} with `{}` from the template `", self.flag);
                 for part in parts {
                     match part {
                         Part::Text(t) => text.push_str(&t.replace('{', "{{").replace('}', "}}")),
@@ -325,11 +482,15 @@ pub enum Phase {
     Templates,
 }
 
-/// Gives the value of every assignment of `phase` to `record`.
+/// Gives the value of every assignment of `phase` to `record`: a `--set` where the
+/// record has no value (absent or `null`), a `--replace` everywhere, the value it replaces
+/// kept in `extensions.source.replaced` (a block naming `format` made for a record without
+/// one) and the replacement noted.
 pub fn apply(
     record: CanonicalRecord,
     sets: &[Assignment],
     phase: Phase,
+    format: &str,
     notes: &mut Notes,
 ) -> Result<CanonicalRecord, RecordError> {
     let sets: Vec<&Assignment> = sets
@@ -346,16 +507,23 @@ pub fn apply(
         .collect::<Result<Vec<_>, _>>()?;
     let mut value = record.into_value();
     for (set, given) in sets.iter().zip(values) {
-        match set.field.strip_prefix("extensions.") {
+        let slot = match set.field.strip_prefix("extensions.") {
             Some(key) => {
                 if !value["extensions"].is_object() {
                     value["extensions"] = Value::Object(Map::new());
                 }
-                value["extensions"][key] = given;
+                &mut value["extensions"][key]
             }
-            None => value[&set.field] = given,
+            None => &mut value[&set.field],
+        };
+        if slot.is_null() {
+            *slot = given;
+            notes.defaulted(&set.field, set.rule("set"));
+        } else if set.flag == Flag::Replace && *slot != given {
+            let old = std::mem::replace(slot, given);
+            keep_replaced(&mut value, &set.field, old, format);
+            notes.replaced(&set.field, set.rule("replaced"));
         }
-        notes.defaulted(&set.field, set.rule());
     }
     serde_json::from_value(value).map_err(|e| {
         RecordError::invalid("", format!("a `--set` value has the wrong type: {e}")).with_hint(
@@ -364,19 +532,49 @@ pub fn apply(
     })
 }
 
-/// A `--set FIELD=VALUE` that cannot be read.
+/// Keeps `old`, the value `field` held before a `--replace`, in the record's
+/// `extensions.source.replaced`.
+fn keep_replaced(record: &mut Value, field: &str, old: Value, format: &str) {
+    let extensions = &mut record["extensions"];
+    if !extensions.is_object() {
+        *extensions = Value::Object(Map::new());
+    }
+    let source = &mut extensions[vocab::SOURCE];
+    if !source.is_object() {
+        *source = serde_json::json!({ "format": format });
+    }
+    let replaced = &mut source[vocab::REPLACED];
+    if !replaced.is_object() {
+        *replaced = Value::Object(Map::new());
+    }
+    replaced[field] = old;
+}
+
+/// A `--set FIELD=VALUE` or `--replace FIELD=VALUE` that cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum AssignError {
     /// No `=` in the assignment.
-    #[error("`--set {0}` has no `=`")]
-    NoEquals(String),
+    #[error("`{flag} {set}` has no `=`")]
+    NoEquals {
+        /// The flag it was given with.
+        flag: Flag,
+        /// The assignment as given.
+        set: String,
+    },
     /// A field that is neither canonical nor `extensions.KEY`.
-    #[error("`--set`: `{0}` is not a canonical field")]
-    UnknownField(String),
+    #[error("`{flag}`: `{field}` is not a canonical field")]
+    UnknownField {
+        /// The flag it was given with.
+        flag: Flag,
+        /// The field as given.
+        field: String,
+    },
     /// A value whose template cannot be read.
-    #[error("`--set {set}`: {fault}")]
+    #[error("`{flag} {set}`: {fault}")]
     Template {
+        /// The flag it was given with.
+        flag: Flag,
         /// The assignment as given.
         set: String,
         /// What is wrong with its template.
@@ -385,8 +583,10 @@ pub enum AssignError {
         fields: &'static [&'static str],
     },
     /// A value of another shape than the field holds (`foo` for a test list).
-    #[error("`--set {field}={value}`: `{value}` is not {wanted}, which `{field}` holds")]
+    #[error("`{flag} {field}={value}`: `{value}` is not {wanted}, which `{field}` holds")]
     WrongShape {
+        /// The flag it was given with.
+        flag: Flag,
         /// The field.
         field: String,
         /// The value as given.
@@ -395,6 +595,16 @@ pub enum AssignError {
         wanted: &'static str,
         /// An example of a value of that shape.
         example: &'static str,
+    },
+    /// The same field given twice (with `--set`, `--replace` or both).
+    #[error("`{field}` is given twice, with `{first}` and `{second}`")]
+    Twice {
+        /// The field.
+        field: String,
+        /// The flag of the first assignment.
+        first: Flag,
+        /// The flag of the second.
+        second: Flag,
     },
 }
 
@@ -424,11 +634,17 @@ pub enum TemplateFault {
 impl AreaError for AssignError {
     fn hint(&self) -> Option<String> {
         Some(match self {
-            Self::NoEquals(_) => "write `--set FIELD=VALUE`".into(),
-            Self::UnknownField(_) => "use a canonical v1 field name (`head_commit`) or `extensions.KEY` (`extensions.image_name`)".into(),
-            Self::WrongShape { field, example, .. } => {
-                format!("give it as JSON, quoted for the shell: `--set {field}='{example}'`")
+            Self::NoEquals { flag, .. } => format!("write `{flag} FIELD=VALUE`"),
+            Self::UnknownField { .. } => "use a canonical v1 field name (`head_commit`) or `extensions.KEY` (`extensions.image_name`)".into(),
+            Self::WrongShape {
+                flag,
+                field,
+                example,
+                ..
+            } => {
+                format!("give it as JSON, quoted for the shell: `{flag} {field}='{example}'`")
             }
+            Self::Twice { .. } => "give each field once: `--set` fills it where a record has no value, `--replace` writes it over the record's value".into(),
             Self::Template { fields, .. } => {
                 let names: Vec<String> = fields.iter().map(|p| format!("`{{{p}}}`")).collect();
                 format!(
@@ -442,6 +658,9 @@ impl AreaError for AssignError {
 
 #[cfg(test)]
 mod tests {
+    use isobench_core::report::NoteKind;
+    use isobench_core::table::Field;
+
     use super::*;
 
     fn record() -> CanonicalRecord {
@@ -454,9 +673,82 @@ mod tests {
     }
 
     fn set_one(set: &str) -> Result<CanonicalRecord, RecordError> {
-        let sets = parse_all(&[set.to_owned()]).expect("parses");
-        let c = apply(record(), &sets, Phase::Fixed, &mut Notes::new())?;
-        apply(c, &sets, Phase::Templates, &mut Notes::new())
+        assign_one(Flag::Set, set, record(), &mut Notes::new())
+    }
+
+    fn assign_one(
+        flag: Flag,
+        set: &str,
+        record: CanonicalRecord,
+        notes: &mut Notes,
+    ) -> Result<CanonicalRecord, RecordError> {
+        let given = [set.to_owned()];
+        let sets = match flag {
+            Flag::Set => parse_all(&given, &[], &[]),
+            Flag::Replace => parse_all(&[], &given, &[]),
+        }
+        .expect("parses");
+        let c = apply(record, &sets, Phase::Fixed, "f", notes)?;
+        apply(c, &sets, Phase::Templates, "f", notes)
+    }
+
+    #[test]
+    fn set_fills_only_a_field_the_record_has_no_value_for() {
+        for set in ["version=9", "version={instance_id}"] {
+            let mut notes = Notes::new();
+            let held = CanonicalRecord {
+                version: Some("1.0".into()),
+                ..record()
+            };
+            let c = assign_one(Flag::Set, set, held, &mut notes).unwrap();
+            assert_eq!(c.version.as_deref(), Some("1.0"), "{set}");
+            assert!(notes.is_empty(), "{set}: {notes:?}");
+            let c = assign_one(Flag::Set, set, record(), &mut notes).unwrap();
+            assert!(c.version.is_some(), "{set}");
+            assert_eq!(notes.iter().next().unwrap().kind, NoteKind::Defaulted);
+        }
+        let mut notes = Notes::new();
+        let mut held = record();
+        held.extensions
+            .insert("difficulty".into(), Value::from("hard"));
+        let c = assign_one(Flag::Set, "extensions.difficulty=3", held, &mut notes).unwrap();
+        assert_eq!(c.ext_str("difficulty"), Some("hard"));
+    }
+
+    #[test]
+    fn replace_keeps_the_value_it_replaces_in_the_source_block() {
+        let mut notes = Notes::new();
+        let mut held = CanonicalRecord {
+            version: Some("1.0".into()),
+            ..record()
+        };
+        held.extensions.insert(
+            "source".into(),
+            serde_json::json!({"format": "swe-bench", "keys": ["version"]}),
+        );
+        let c = assign_one(Flag::Replace, "version=2.0", held, &mut notes).unwrap();
+        assert_eq!(c.version.as_deref(), Some("2.0"));
+        assert_eq!(
+            c.ext("source"),
+            Some(&serde_json::json!({
+                "format": "swe-bench", "keys": ["version"], "replaced": {"version": "1.0"}
+            }))
+        );
+        let note = notes.iter().next().unwrap();
+        assert_eq!(
+            (note.kind, note.detail.as_str()),
+            (NoteKind::Replaced, "replaced with `--replace`")
+        );
+        // A record without a source block gets one naming the format it came from.
+        let held = CanonicalRecord {
+            version: Some("1.0".into()),
+            ..record()
+        };
+        let c = assign_one(Flag::Replace, "version=2.0", held, &mut notes).unwrap();
+        assert_eq!(
+            c.ext("source"),
+            Some(&serde_json::json!({"format": "f", "replaced": {"version": "1.0"}}))
+        );
     }
 
     #[test]
@@ -478,11 +770,13 @@ mod tests {
         assert_eq!(c.efficiency_test, Some(vec!["a.py::t".to_owned()]));
         let c = set_one("version=4.3 beta").unwrap();
         assert_eq!(c.version.as_deref(), Some("4.3 beta"));
-        // A number given to a string field is its text; elsewhere it stays a number.
+        // A number given to a string field is its text; to an undeclared one, a number.
         let c = set_one("version=0.10").unwrap();
         assert_eq!(c.version.as_deref(), Some("0.10"));
         let c = set_one("extensions.difficulty=3").unwrap();
-        assert_eq!(c.ext("difficulty"), Some(&Value::from(3)));
+        assert_eq!(c.ext("difficulty"), Some(&Value::from("3")));
+        let c = set_one("extensions.level=3").unwrap();
+        assert_eq!(c.ext("level"), Some(&Value::from(3)));
     }
 
     #[test]
@@ -499,10 +793,84 @@ mod tests {
             ("extensions.image_name=x.{repo", "a `{` is never closed"),
             ("extensions.image_name=x}", "a `}` closes no template field"),
         ] {
-            let err = parse_all(&[set.to_owned()]).unwrap_err();
+            let err = parse_all(&[set.to_owned()], &[], &[]).unwrap_err();
             let text = err.to_string();
             assert!(text.contains(said), "{set}: {text}");
             assert!(err.hint().unwrap().contains("`{instance_id}`"), "{set}");
+        }
+    }
+
+    #[test]
+    fn owner_and_name_come_only_from_a_repo_of_the_form_owner_slash_name() {
+        let set = "extensions.mirror_repo=swesmith/{owner}__{name}";
+        for repo in [
+            "https://github.com/o/n",
+            "o",
+            "o/n/x",
+            "/n",
+            "o/",
+            "../n",
+            "o n/x",
+        ] {
+            let with_repo = CanonicalRecord {
+                repo: Some(repo.into()),
+                ..record()
+            };
+            let err = assign_one(Flag::Set, set, with_repo, &mut Notes::new()).unwrap_err();
+            assert_eq!(err.pointer, "/repo", "{repo}");
+            assert!(
+                err.message.contains(&format!(
+                    "the record's `repo` `{repo}` is not of the form `owner/name`"
+                )),
+                "{repo}: {}",
+                err.message
+            );
+        }
+        let c = set_one(set).unwrap();
+        assert_eq!(c.ext_str("mirror_repo"), Some("swesmith/Octo__Widgets"));
+        let c = set_one("extensions.mirror_repo=m/{repo}").unwrap();
+        assert_eq!(c.ext_str("mirror_repo"), Some("m/Octo/Widgets"));
+    }
+
+    #[test]
+    fn a_value_is_read_as_the_type_its_field_is_declared_with() {
+        let table = Table::new("t", &[], "t").fields(vec![
+            Field::new("pull_number", "extensions.pull_number").kind(FieldType::Integer),
+            Field::new("lines", "extensions.lines").kind(FieldType::IntegerList),
+            Field::new("note", "extensions.note"),
+        ]);
+        let read = |set: &str| parse(Flag::Set, set, &[&table]);
+        let fixed = |set: &str| match read(set).unwrap().value {
+            Assigned::Fixed(v) => v,
+            Assigned::Template(_) => panic!("{set} is a template"),
+        };
+        // Declared by the shared vocabulary or by the table: a string is text, whatever
+        // it looks like.
+        assert_eq!(fixed("extensions.hints_text=123"), Value::from("123"));
+        assert_eq!(fixed("extensions.note=true"), Value::from("true"));
+        assert_eq!(fixed("extensions.note=\"q\""), Value::from("q"));
+        assert_eq!(fixed("extensions.pull_number=12"), Value::from(12));
+        assert_eq!(fixed("extensions.lines=[1,2]"), serde_json::json!([1, 2]));
+        // Undeclared: JSON, else text.
+        assert_eq!(fixed("extensions.other=12"), Value::from(12));
+        assert_eq!(fixed("extensions.other=abc"), Value::from("abc"));
+        for (set, wanted) in [
+            ("extensions.pull_number=abc", "a JSON integer"),
+            ("extensions.pull_number=1.5", "a JSON integer"),
+            ("extensions.pull_number=\"12\"", "a JSON integer"),
+            ("extensions.lines=[\"a\"]", "a JSON list of integers"),
+            ("extensions.hints_text=[1]", "a string"),
+            ("extensions.fail_to_pass=t.py", "a JSON list of strings"),
+            ("human_performance=fast", "a JSON number"),
+        ] {
+            let err = read(set).unwrap_err();
+            let (field, value) = set.split_once('=').unwrap();
+            assert_eq!(
+                err.to_string(),
+                format!(
+                    "`--set {field}={value}`: `{value}` is not {wanted}, which `{field}` holds"
+                ),
+            );
         }
     }
 
@@ -517,54 +885,51 @@ mod tests {
 #[cfg(test)]
 mod error_messages {
     use super::*;
-    use crate::errors::check;
+    use crate::errors::said;
 
     #[test]
     fn assignment_errors_say_what_they_always_said() {
-        check(
-            AssignError::NoEquals("x".into()),
-            "`--set x` has no `=`",
-            Some("write `--set FIELD=VALUE`"),
-        );
-        check(
-            AssignError::UnknownField("foo".into()),
-            "`--set`: `foo` is not a canonical field",
-            Some(
-                "use a canonical v1 field name (`head_commit`) or `extensions.KEY` (`extensions.image_name`)",
-            ),
-        );
-        let hint = "template fields are `{a}`, `{b}`, each optionally ending in `:lower` or `:N`; write `{{` and `}}` for literal braces";
-        for (set, fault, message) in [
-            (
-                "f=}",
-                TemplateFault::StrayClose,
-                "`--set f=}`: a `}` closes no template field",
-            ),
-            (
-                "f={",
-                TemplateFault::Unclosed,
-                "`--set f={`: a `{` is never closed",
-            ),
-            (
-                "f={x:2}",
-                TemplateFault::UnknownField("x:2".into()),
-                "`--set f={x:2}`: unknown template field `{x:2}`",
-            ),
-            (
+        let template = |set: &str, fault| AssignError::Template {
+            flag: Flag::Set,
+            set: set.into(),
+            fault,
+            fields: &["a", "b"],
+        };
+        insta::assert_snapshot!(said([
+            AssignError::NoEquals {
+                flag: Flag::Set,
+                set: "x".into(),
+            },
+            AssignError::NoEquals {
+                flag: Flag::Replace,
+                set: "x".into(),
+            },
+            AssignError::UnknownField {
+                flag: Flag::Set,
+                field: "foo".into(),
+            },
+            template("f=}", TemplateFault::StrayClose),
+            template("f={", TemplateFault::Unclosed),
+            template("f={x:2}", TemplateFault::UnknownField("x:2".into())),
+            template(
                 "f={a:up}",
                 TemplateFault::UnknownModifier {
                     modifier: "up".into(),
                     field: "a:up".into(),
                 },
-                "`--set f={a:up}`: unknown modifier `:up` in `{a:up}`",
             ),
-        ] {
-            let e = AssignError::Template {
-                set: set.into(),
-                fault,
-                fields: &["a", "b"],
-            };
-            check(e, message, Some(hint));
-        }
+            AssignError::WrongShape {
+                flag: Flag::Replace,
+                field: "efficiency_test".into(),
+                value: "foo".into(),
+                wanted: "a JSON list of strings",
+                example: "[\"t.py\"]",
+            },
+            AssignError::Twice {
+                field: "version".into(),
+                first: Flag::Set,
+                second: Flag::Replace,
+            },
+        ]));
     }
 }

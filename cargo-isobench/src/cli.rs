@@ -317,13 +317,18 @@ pub struct ConvertOptions {
     /// Convert and report, but write no output.
     #[arg(long)]
     pub dry_run: bool,
-    /// Set a canonical field on every record before export (`FIELD=VALUE`; `extensions.KEY=VALUE`
-    /// for the shared vocabulary). VALUE is read as JSON when it parses, else as a string; a
-    /// string may name fields of each record: `{instance_id}`, `{repo}`, `{owner}`, `{name}`,
-    /// `{base_commit}`, `{head_commit}`, `{version}`, `{created_at}`, `{api}`, each optionally
-    /// `:lower` or `:N` (first N characters).
+    /// Fill a canonical field where a record has no value for it, before export
+    /// (`FIELD=VALUE`; `extensions.KEY=VALUE` for the shared vocabulary); a record's own value
+    /// is kept. VALUE is read as JSON when it parses, else as a string; a string may name
+    /// fields of each record: `{instance_id}`, `{repo}`, `{owner}`, `{name}`, `{base_commit}`,
+    /// `{head_commit}`, `{version}`, `{created_at}`, `{api}`, each optionally `:lower` or `:N`
+    /// (first N characters).
     #[arg(long = "set", value_name = "FIELD=VALUE")]
     pub set: Vec<String>,
+    /// Write a canonical field over every record's own value, as `--set` gives it: each value
+    /// replaced is counted in the report and kept in the record's `extensions.source.replaced`.
+    #[arg(long = "replace", value_name = "FIELD=VALUE")]
+    pub replace: Vec<String>,
     /// Write records that lack what the target's own harness requires (its contract, listed
     /// by `cargo isobench adapters`), and count them as incomplete in the summary and report,
     /// instead of refusing them.

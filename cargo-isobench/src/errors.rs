@@ -159,6 +159,22 @@ pub fn describe(r: &Rejection) -> String {
     text
 }
 
+/// Each of `errors` as a command prints it (its message, its hint, its exit code), one
+/// after another: the text the areas' snapshots of their messages hold.
+#[cfg(test)]
+pub(crate) fn said<E: Into<CliError>>(errors: impl IntoIterator<Item = E>) -> String {
+    let mut text = String::new();
+    for e in errors {
+        let e = e.into();
+        let _ = writeln!(text, "error: {e}");
+        if let Some(hint) = e.hint() {
+            let _ = writeln!(text, "hint: {hint}");
+        }
+        let _ = writeln!(text, "exit: {}\n", e.exit_code());
+    }
+    text
+}
+
 /// `e` as a command's error: its message, its hint, and the usage exit code (for the
 /// areas' tests of their messages).
 #[cfg(test)]

@@ -298,6 +298,7 @@ mod tests {
                 "limit",
                 "dry_run",
                 "set",
+                "replace",
                 "allow_incomplete",
                 "json_style",
                 "jobs",

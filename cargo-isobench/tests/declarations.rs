@@ -84,7 +84,8 @@ fn a_value_the_target_type_cannot_hold_is_reported_dropped_with_its_reason() {
         input.to_str().unwrap(),
     ]);
     assert_eq!(stdout(&out), "{\"id\":\"x\",\"lines\":[1,2]}\n");
-    // A string given through `--set` to an integer key is reported too.
+    // A string given through `--set` to an integer key is refused before anything is
+    // read, naming the value given.
     let table = lines_table(&context, "integer");
     let out = context.run([
         "--adapter",
@@ -98,17 +99,14 @@ fn a_value_the_target_type_cannot_hold_is_reported_dropped_with_its_reason() {
         input.to_str().unwrap(),
         "--set",
         "extensions.lines=foo",
-        "--report",
-        report.to_str().unwrap(),
-        // The report of the run above is replaced.
-        "--overwrite",
     ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(stdout(&out), "{\"id\":\"x\"}\n");
-    let report = context.read_json("r.json");
-    assert_eq!(
-        report["dropped"]["extensions.lines"]["detail"],
-        "it holds a string, and tt declares `lines` as an integer"
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "`--set extensions.lines=foo`: `foo` is not a JSON integer, which `extensions.lines` holds"
+        ),
+        "{}",
+        stderr(&out)
     );
 }
 
@@ -274,8 +272,12 @@ fn swe_bench_5x_fields_go_together() {
     // With the whole group the row carries its own environment.
     for (key, value) in [
         ("image", "swebench/x:latest"),
-        ("log_parser", "pytest"),
+        ("log_parser", "parse_log_pytest"),
         ("eval_type", "pass_and_fail"),
+        (
+            "eval_script",
+            "#!/bin/bash\necho '>>>>> Start Test Output'\npytest\necho '>>>>> End Test Output'",
+        ),
     ] {
         row.insert(key.into(), value.into());
     }

@@ -35,6 +35,7 @@ mod swe_perf;
 mod swe_smith;
 
 pub use canonical::Canonical;
+pub use swe_bench::Accepted5x;
 
 /// The names of the built-in adapters.
 pub const BUILTIN: [&str; 6] = [

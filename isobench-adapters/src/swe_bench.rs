@@ -2,8 +2,8 @@
 //! the SWE-bench 5.x fields `image`, `eval_script`, `log_parser`, `eval_type`.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::OnceLock;
 
-use isobench_core::CanonicalRecord;
 use isobench_core::contract::{Known, Under};
 use isobench_core::registry::AdapterRegistration;
 use isobench_core::table::io::{Exporter, Importer};
@@ -11,6 +11,7 @@ use isobench_core::table::{
     Field, FieldType, HookResult, Hooks, ListEncoding, Table, TableAdapter,
 };
 use isobench_core::vocab;
+use isobench_core::{CanonicalRecord, RecordError};
 
 use crate::common::release;
 
@@ -142,6 +143,105 @@ const FIELDS_5X: [(&str, &str); 4] = [
     ("eval_type", vocab::EVAL_TYPE),
 ];
 
+/// What SWE-bench 5.x's harness accepts in a row's 5.x fields, as
+/// `data/swebench-5-values.txt` declares it (and a test compares with the swebench 5 it
+/// finds installed): a row with other values is one the harness rejects.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Accepted5x {
+    /// The values of `swebench.harness.constants.EvalType`.
+    pub eval_types: Vec<String>,
+    /// The names in `swebench.harness.log_parsers.PARSER_REGISTRY`.
+    pub log_parsers: Vec<String>,
+    /// The line an `eval_script` prints before its tests' output (`START_TEST_OUTPUT`).
+    pub start_marker: String,
+    /// The line it prints after (`END_TEST_OUTPUT`).
+    pub end_marker: String,
+}
+
+/// The declaration [`Accepted5x`] is read from.
+const VALUES_5X: &str = include_str!("../data/swebench-5-values.txt");
+
+impl Accepted5x {
+    /// The values declared in `data/swebench-5-values.txt`.
+    pub fn declared() -> Self {
+        let mut accepted = Self {
+            eval_types: Vec::new(),
+            log_parsers: Vec::new(),
+            start_marker: String::new(),
+            end_marker: String::new(),
+        };
+        for line in VALUES_5X.lines().filter(|l| !l.starts_with('#')) {
+            let Some((key, rest)) = line.split_once(' ') else {
+                continue;
+            };
+            let words = || rest.split_whitespace().map(str::to_owned).collect();
+            match key {
+                "eval_type" => accepted.eval_types = words(),
+                "log_parser" => accepted.log_parsers = words(),
+                "start_marker" => rest.clone_into(&mut accepted.start_marker),
+                "end_marker" => rest.clone_into(&mut accepted.end_marker),
+                _ => {}
+            }
+        }
+        accepted
+    }
+
+    /// Why swebench 5 would reject the 5.x fields of `c`, when it would.
+    fn refusal(&self, c: &CanonicalRecord) -> Option<RecordError> {
+        let listed = |names: &[String]| {
+            let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+            quoted.join(", ")
+        };
+        if let Some(given) = c.ext_str(vocab::EVAL_TYPE)
+            && !self.eval_types.iter().any(|t| t == given)
+        {
+            return Some(
+                RecordError::invalid(
+                    "/eval_type",
+                    format!("`eval_type` `{given}` is not one SWE-bench 5.x knows"),
+                )
+                .with_hint(format!(
+                    "swebench 5 takes {} (swebench.harness.constants.EvalType): `--replace extensions.eval_type=VALUE`",
+                    listed(&self.eval_types)
+                )),
+            );
+        }
+        if let Some(given) = c.ext_str(vocab::LOG_PARSER)
+            && !self.log_parsers.iter().any(|p| p == given)
+        {
+            return Some(
+                RecordError::invalid(
+                    "/log_parser",
+                    format!("`log_parser` `{given}` is not a parser SWE-bench 5.x has"),
+                )
+                .with_hint(format!(
+                    "swebench 5's parsers (swebench.harness.log_parsers.PARSER_REGISTRY) are {}: `--replace extensions.log_parser=VALUE`",
+                    listed(&self.log_parsers)
+                )),
+            );
+        }
+        let script = c.ext_str(vocab::EVAL_SCRIPT)?;
+        let lacking: Vec<String> = [&self.start_marker, &self.end_marker]
+            .into_iter()
+            .filter(|marker| !script.contains(marker.as_str()))
+            .map(|marker| format!("`{marker}`"))
+            .collect();
+        (!lacking.is_empty()).then(|| {
+            RecordError::invalid(
+                "/eval_script",
+                format!(
+                    "`eval_script` never prints {}, which SWE-bench 5.x cuts the test output at",
+                    lacking.join(" or ")
+                ),
+            )
+            .with_hint(format!(
+                "an `eval_script` echoes `{}` before the test command and `{}` after it (swebench.harness.constants START_TEST_OUTPUT, END_TEST_OUTPUT)",
+                self.start_marker, self.end_marker
+            ))
+        })
+    }
+}
+
 /// What SWE-bench's table cannot say: `created_at`'s zone, `version` as a release, and
 /// the 5.x fields as a group.
 #[derive(Debug)]
@@ -179,6 +279,11 @@ impl Hooks for SweBenchHooks {
         // `(repo, version)` pair is looked up. A SWE-bench row is written back as it was,
         // and the contract judges it.
         let whole = FIELDS_5X.iter().all(|(_, ext)| c.ext_str(ext).is_some());
+        // A whole group sends the row down 5.x's path, which reads each value.
+        static ACCEPTED: OnceLock<Accepted5x> = OnceLock::new();
+        if whole && let Some(refusal) = ACCEPTED.get_or_init(Accepted5x::declared).refusal(c) {
+            return Err(refusal);
+        }
         if to.same_format() || whole {
             for (key, ext) in FIELDS_5X {
                 to.string(key, c.ext_str(ext));

@@ -19,6 +19,9 @@ pub enum NoteKind {
     Defaulted,
     /// A field the target requires is absent; left out, never invented.
     Missing,
+    /// A value the record held, replaced at the user's request (`--replace`); the old
+    /// value is kept in `extensions.source.replaced`.
+    Replaced,
     /// Anything else the user should know.
     Warning,
 }
@@ -84,6 +87,11 @@ impl Notes {
     /// `field` got the target's default by `rule`.
     pub fn defaulted(&mut self, field: impl AsRef<str>, rule: impl AsRef<str>) {
         self.push(NoteKind::Defaulted, field, rule);
+    }
+
+    /// The value `field` held was replaced, by `rule`, at the user's request.
+    pub fn replaced(&mut self, field: impl AsRef<str>, rule: impl AsRef<str>) {
+        self.push(NoteKind::Replaced, field, rule);
     }
 
     /// The required `field` is absent (unless it was derived already).
@@ -207,8 +215,12 @@ pub struct ConversionReport {
     pub dropped: BTreeMap<String, Tally>,
     /// Fields computed by a published convention.
     pub derived: BTreeMap<String, Tally>,
-    /// Fields given the target's default.
+    /// Fields given the target's default, or a value given with `--set` where the record
+    /// had none.
     pub defaulted: BTreeMap<String, Tally>,
+    /// Values the records held, replaced at the user's request (`--replace`); each old
+    /// value is kept in the record's `extensions.source.replaced`.
+    pub replaced: BTreeMap<String, Tally>,
     /// Required fields absent from the source, left out.
     pub missing: BTreeMap<String, Tally>,
     /// Records written although they lack a field the target requires (`--allow-incomplete`;
@@ -379,6 +391,7 @@ impl ConversionReport {
                 NoteKind::Dropped => &mut self.dropped,
                 NoteKind::Derived => &mut self.derived,
                 NoteKind::Defaulted => &mut self.defaulted,
+                NoteKind::Replaced => &mut self.replaced,
                 NoteKind::Missing => &mut self.missing,
                 NoteKind::Warning => unreachable!("warnings are handled above"),
             };
@@ -406,6 +419,7 @@ impl ConversionReport {
             (&mut self.dropped, part.dropped),
             (&mut self.derived, part.derived),
             (&mut self.defaulted, part.defaulted),
+            (&mut self.replaced, part.replaced),
             (&mut self.missing, part.missing),
         ] {
             for (field, tally) in part {

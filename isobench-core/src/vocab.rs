@@ -55,6 +55,8 @@ pub const TEST_FUNCTIONS_RAW: &str = "test_functions_raw";
 pub const EFFICIENCY_TEST_KIND: &str = "efficiency_test_kind";
 /// The `source` block.
 pub const SOURCE: &str = "source";
+/// The part of the `source` block that keeps the values replaced at the user's request.
+pub const REPLACED: &str = "replaced";
 
 /// Every vocabulary key except `source`, for reports of what a target cannot carry.
 pub const SHARED_KEYS: [&str; 22] = [
@@ -96,6 +98,9 @@ pub struct Source {
     pub raw: Map<String, Value>,
     /// Fields the adapter does not know, verbatim.
     pub extra: Map<String, Value>,
+    /// The values a conversion replaced at the user's request (`--replace`), by field
+    /// (`version`, `extensions.KEY`), as they were.
+    pub replaced: Map<String, Value>,
 }
 
 impl Source {
@@ -136,6 +141,7 @@ impl Source {
             encodings: object("encodings"),
             raw: object("raw"),
             extra: object("extra"),
+            replaced: object(REPLACED),
         })
     }
 
@@ -165,11 +171,18 @@ impl Source {
             encodings,
             raw,
             extra,
+            replaced,
         } = self;
-        let mut block = Map::with_capacity(5);
+        let mut block = Map::with_capacity(6);
         block.insert("format".into(), format.into());
         block.insert("keys".into(), keys.into());
-        for (name, part) in [("encodings", encodings), ("raw", raw), ("extra", extra)] {
+        let parts = [
+            ("encodings", encodings),
+            ("raw", raw),
+            ("extra", extra),
+            (REPLACED, replaced),
+        ];
+        for (name, part) in parts {
             if !part.is_empty() {
                 block.insert(name.into(), Value::Object(part));
             }

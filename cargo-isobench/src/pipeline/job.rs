@@ -319,6 +319,13 @@ impl<'a> Job<'a> {
             {
                 done.holding += usize::from(record.is_ok() && !held.is_empty());
             }
+            // A line that is no record goes to the rejects file as it is, with the
+            // blanks after it that reading it skipped.
+            let raw = if record.is_err() {
+                whole_line(&text, item.range.clone())
+            } else {
+                raw
+            };
             let item = Item {
                 line: item.line,
                 raw,
@@ -490,13 +497,14 @@ impl<'a> Job<'a> {
         // templates, so that a template can use a derived value (`{head_commit:8}` for a
         // record whose merge commit git finds).
         let sets = &shared.assignments;
+        let from = &shared.from.info().name;
         let converted = imported
-            .and_then(|c| assign::apply(c, sets, Phase::Fixed, &mut self.notes))
+            .and_then(|c| assign::apply(c, sets, Phase::Fixed, from, &mut self.notes))
             .and_then(|mut c| match &mut self.enricher {
                 Some(e) => e.apply(&mut c, &mut self.notes).map(|()| c),
                 None => Ok(c),
             })
-            .and_then(|c| assign::apply(c, sets, Phase::Templates, &mut self.notes))
+            .and_then(|c| assign::apply(c, sets, Phase::Templates, from, &mut self.notes))
             .and_then(|c| {
                 let covered = Covered::of(&c);
                 let order = (!held.is_empty()).then(|| shared.to.held_order(&c));
@@ -784,6 +792,16 @@ fn held_texts<'t>(
 }
 
 /// The raw text of a rejected line, as a JSON string (hex when it is not UTF-8).
+/// The line whose text without the blanks at its end is `text[range]`: up to its line
+/// break (`\n` or `\r\n`), or the end of `text`.
+fn whole_line(text: &[u8], range: std::ops::Range<usize>) -> &[u8] {
+    let rest = &text[range.end..];
+    let end = memchr::memchr(b'\n', rest).map_or(rest.len(), |at| {
+        at - usize::from(at > 0 && rest[at - 1] == b'\r')
+    });
+    &text[range.start..range.end + end]
+}
+
 fn raw_value(raw: &[u8]) -> (&'static str, Value) {
     match std::str::from_utf8(raw) {
         Ok(text) => ("raw", Value::String(text.to_owned())),

@@ -10,6 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use isobench_core::codec::JsonStyle;
+use isobench_core::registry::Registered;
 use isobench_core::{Profile, Registry};
 
 use crate::assign::{self, Assignment};
@@ -79,12 +80,16 @@ impl ConvertRequest {
                     .clone(),
             )
         };
-        let to = crate::formats::find(registry, &self.to)?
-            .info()
-            .name
-            .clone();
+        let target = crate::formats::find(registry, &self.to)?;
+        let to = target.info().name.clone();
         let options = self.options;
-        let assignments = assign::parse_all(&options.set)?;
+        let source = from.as_deref().and_then(|from| registry.get(from));
+        let tables: Vec<_> = [Some(target), source]
+            .into_iter()
+            .flatten()
+            .filter_map(Registered::table)
+            .collect();
+        let assignments = assign::parse_all(&options.set, &options.replace, &tables)?;
         let inputs: Vec<Input> = if options.inputs.is_empty() {
             vec![Input::Stdin]
         } else {
@@ -158,16 +163,16 @@ impl ConvertRequest {
         if crate::detect::is_auto(&self.from) {
             return Err(PlanError::AutoInMemory.into());
         }
-        let from = crate::formats::find(registry, &self.from)?
-            .info()
-            .name
-            .clone();
-        let to = crate::formats::find(registry, &self.to)?
-            .info()
-            .name
-            .clone();
+        let source = crate::formats::find(registry, &self.from)?;
+        let from = source.info().name.clone();
+        let target = crate::formats::find(registry, &self.to)?;
+        let to = target.info().name.clone();
         let mut options = self.options;
-        let assignments = assign::parse_all(&options.set)?;
+        let tables: Vec<_> = [target, source]
+            .into_iter()
+            .filter_map(Registered::table)
+            .collect();
+        let assignments = assign::parse_all(&options.set, &options.replace, &tables)?;
         let errors = match (options.outcome.on_error, &options.outcome.rejects) {
             (OnError::Fail, Some(_)) => return Err(PlanError::RejectsWithoutSkip.into()),
             (OnError::Fail, None) => ErrorPolicy::Fail,

@@ -83,6 +83,10 @@ pub fn finished(report: &ConversionReport, context: Context<'_>) -> String {
     for (title, table) in [
         ("derived", &report.derived),
         ("defaulted", &report.defaulted),
+        (
+            "replaced (`--replace`; the old values kept in `extensions.source.replaced`)",
+            &report.replaced,
+        ),
         ("dropped (the target cannot hold them)", &report.dropped),
     ] {
         if table.is_empty() {

@@ -1,0 +1,301 @@
+//! A value is never changed unless the user asked: `--set` fills only where a record has
+//! no value and `--replace` keeps and counts what it replaces.
+
+mod common;
+
+use common::{TestContext, stderr};
+use serde_json::{Value, json};
+
+/// A SWE-bench row with `environment_setup_commit` when `setup` is given.
+fn swe_bench_row(id: &str, setup: Option<&str>) -> Value {
+    let mut row = json!({
+        "repo": "astropy/astropy",
+        "instance_id": id,
+        "base_commit": "abc",
+        "patch": "diff --git a/x b/x\n",
+        "test_patch": "",
+        "problem_statement": "p",
+        "hints_text": "",
+        "created_at": "2020-01-01T00:00:00Z",
+        "version": "4.3",
+        "FAIL_TO_PASS": "[\"t\"]",
+        "PASS_TO_PASS": "[]",
+    });
+    if let Some(setup) = setup {
+        row["environment_setup_commit"] = json!(setup);
+    }
+    row
+}
+
+fn lines(records: &[Value]) -> String {
+    records.iter().map(|r| format!("{r}\n")).collect()
+}
+
+/// Runs `convert ARGS --report r.json` and gives the report.
+fn convert(context: &TestContext, args: &[&str]) -> Value {
+    let report = context.path("r.json");
+    let out = context.run(
+        [
+            "convert",
+            "--overwrite",
+            "--report",
+            report.to_str().unwrap(),
+        ]
+        .iter()
+        .chain(args),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    context.read_json("r.json")
+}
+
+#[test]
+fn set_fills_only_the_records_without_a_value_and_a_round_trip_keeps_the_others() {
+    let context = TestContext::new();
+    let rows = [
+        swe_bench_row("a-1", Some("realvalue")),
+        swe_bench_row("a-2", None),
+    ];
+    context.write("in.jsonl", lines(&rows));
+    let set = "extensions.environment_setup_commit=given";
+    let report = convert(
+        &context,
+        &[
+            "--from",
+            "swe-bench",
+            "--to",
+            "canonical",
+            "-i",
+            "in.jsonl",
+            "-o",
+            "c.jsonl",
+            "--set",
+            set,
+        ],
+    );
+    let written = context.read_json_lines("c.jsonl");
+    let setup = |r: &Value| r["extensions"]["environment_setup_commit"].clone();
+    assert_eq!(setup(&written[0]), "realvalue");
+    assert_eq!(setup(&written[1]), "given");
+    assert_eq!(
+        report["defaulted"]["extensions.environment_setup_commit"]["records"],
+        1
+    );
+    assert_eq!(report["replaced"], json!({}));
+    // Back to SWE-bench: the record's own value, not the one given.
+    convert(
+        &context,
+        &[
+            "--from",
+            "canonical",
+            "--to",
+            "swe-bench",
+            "-i",
+            "c.jsonl",
+            "-o",
+            "back.jsonl",
+        ],
+    );
+    let back = context.read_json_lines("back.jsonl");
+    assert_eq!(back[0]["environment_setup_commit"], "realvalue");
+    assert_eq!(back[1]["environment_setup_commit"], "given");
+}
+
+#[test]
+fn replace_writes_over_every_value_counts_it_and_keeps_the_old_one() {
+    let context = TestContext::new();
+    let rows = [
+        swe_bench_row("a-1", Some("realvalue")),
+        swe_bench_row("a-2", None),
+        swe_bench_row("a-3", Some("given")),
+    ];
+    context.write("in.jsonl", lines(&rows));
+    let report = convert(
+        &context,
+        &[
+            "--from",
+            "swe-bench",
+            "--to",
+            "canonical",
+            "-i",
+            "in.jsonl",
+            "-o",
+            "c.jsonl",
+            "--replace",
+            "extensions.environment_setup_commit=given",
+        ],
+    );
+    let written = context.read_json_lines("c.jsonl");
+    for record in &written {
+        assert_eq!(record["extensions"]["environment_setup_commit"], "given");
+    }
+    let replaced = |r: &Value| r["extensions"]["source"]["replaced"].clone();
+    assert_eq!(
+        replaced(&written[0]),
+        json!({"extensions.environment_setup_commit": "realvalue"})
+    );
+    // Filled, or already the value given: nothing replaced.
+    assert_eq!(replaced(&written[1]), Value::Null);
+    assert_eq!(replaced(&written[2]), Value::Null);
+    let field = "extensions.environment_setup_commit";
+    assert_eq!(report["replaced"][field]["records"], 1);
+    assert_eq!(report["defaulted"][field]["records"], 1);
+    assert_eq!(
+        report["replaced"][field]["detail"],
+        "replaced with `--replace`"
+    );
+}
+
+#[test]
+fn a_field_given_twice_is_refused() {
+    let context = TestContext::new();
+    context.write("in.jsonl", lines(&[swe_bench_row("a-1", None)]));
+    let out = context.run([
+        "convert",
+        "--from",
+        "swe-bench",
+        "--to",
+        "canonical",
+        "-i",
+        "in.jsonl",
+        "--set",
+        "version=1",
+        "--replace",
+        "version=2",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("`version` is given twice, with `--set` and `--replace`"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn the_rejects_file_keeps_a_malformed_line_as_it_was() {
+    let context = TestContext::new();
+    let good = lines(&[swe_bench_row("a-1", None)]);
+    let bad = ["{\"repo\": \"a/b\",  \t ", "not json  ", "{\"x\": 1}} "];
+    let mut input = String::new();
+    for (k, line) in bad.iter().enumerate() {
+        input.push_str(line);
+        input.push_str(if k == 1 { "\r\n" } else { "\n" });
+        input.push_str(&good);
+    }
+    // The last line has no line break.
+    input.push_str("{\"a\":   ");
+    context.write("in.jsonl", input);
+    let out = context.run([
+        "convert",
+        "--from",
+        "swe-bench",
+        "--to",
+        "canonical",
+        "-i",
+        "in.jsonl",
+        "-o",
+        "c.jsonl",
+        "--on-error",
+        "skip",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let rejects = context.read_json_lines("c.jsonl.rejects.jsonl");
+    let raws: Vec<&str> = rejects
+        .iter()
+        .map(|r| r["raw"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(raws, [bad[0], bad[1], bad[2], "{\"a\":   "]);
+}
+
+#[test]
+fn swe_bench_5x_values_are_those_swebench_5_accepts() {
+    let context = TestContext::new();
+    let script =
+        "#!/bin/bash\necho '>>>>> Start Test Output'\npytest\necho '>>>>> End Test Output'\n";
+    let row = |eval_type: &str, log_parser: &str, script: &str| {
+        let mut row = swe_bench_row("a-1", Some("abc"));
+        row["repo"] = json!("octo/unknown");
+        row["image"] = json!("swebench/x:latest");
+        row["eval_type"] = json!(eval_type);
+        row["log_parser"] = json!(log_parser);
+        row["eval_script"] = json!(script);
+        row
+    };
+    for (name, record, said, hint) in [
+        (
+            "eval_type",
+            row("pytest", "parse_log_pytest", script),
+            "`/eval_type`: `eval_type` `pytest` is not one SWE-bench 5.x knows",
+            "swebench 5 takes `pass_and_fail`, `fail_only`",
+        ),
+        (
+            "log_parser",
+            row("pass_and_fail", "pytest", script),
+            "`/log_parser`: `log_parser` `pytest` is not a parser SWE-bench 5.x has",
+            "`parse_log_pytest`",
+        ),
+        (
+            "eval_script",
+            row("pass_and_fail", "parse_log_pytest", "#!/bin/bash\npytest\n"),
+            "never prints `>>>>> Start Test Output` or `>>>>> End Test Output`",
+            "an `eval_script` echoes `>>>>> Start Test Output`",
+        ),
+    ] {
+        context.write(format!("{name}.jsonl"), lines(&[record]));
+        for from in ["swe-bench", "canonical"] {
+            let input = if from == "canonical" {
+                // The same row, through canonical.
+                convert(
+                    &context,
+                    &[
+                        "--from",
+                        "swe-bench",
+                        "--to",
+                        "canonical",
+                        "-i",
+                        &format!("{name}.jsonl"),
+                        "-o",
+                        "c.jsonl",
+                    ],
+                );
+                "c.jsonl".to_owned()
+            } else {
+                format!("{name}.jsonl")
+            };
+            let out = context.run([
+                "convert",
+                "--from",
+                from,
+                "--to",
+                "swe-bench",
+                "-i",
+                &input,
+                "--allow-incomplete",
+            ]);
+            assert_eq!(
+                out.status.code(),
+                Some(1),
+                "{name} from {from}: {}",
+                stderr(&out)
+            );
+            let err = stderr(&out);
+            assert!(
+                err.contains(said) && err.contains(hint),
+                "{name} from {from}: {err}"
+            );
+        }
+    }
+    context.write(
+        "good.jsonl",
+        lines(&[row("fail_only", "parse_log_jest", script)]),
+    );
+    let out = context.run([
+        "convert",
+        "--from",
+        "swe-bench",
+        "--to",
+        "swe-bench",
+        "-i",
+        "good.jsonl",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
