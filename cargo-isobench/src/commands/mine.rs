@@ -166,9 +166,12 @@ pub fn run_mine(session: &Session, args: &MineArgs) -> Result<i32, CliError> {
     }
     writer.finish()?;
     eprintln!(
-        "mined {} commit(s): {} record(s) written, {skipped} skipped{reasons}",
-        tasks.len(),
-        stats.written,
+        "{}",
+        crate::terminal::shown(&format!(
+            "mined {} commit(s): {} record(s) written, {skipped} skipped{reasons}",
+            tasks.len(),
+            stats.written,
+        ))
     );
     Ok(exit::OK)
 }
@@ -359,7 +362,10 @@ impl Stats {
             }
             Mined::Skipped { commit, reason } => {
                 if single {
-                    eprintln!("skipped {commit}: {reason}");
+                    eprintln!(
+                        "{}",
+                        crate::terminal::shown(&format!("skipped {commit}: {reason}"))
+                    );
                 }
                 *self.skipped.entry(reason).or_default() += 1;
             }
