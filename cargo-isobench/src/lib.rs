@@ -22,6 +22,7 @@ pub mod pipeline;
 pub mod plugin;
 pub mod session;
 pub mod small_file;
+pub mod terminal;
 pub mod validate;
 
 use std::ffi::OsString;
@@ -129,9 +130,9 @@ fn plugin_command(cwd: &std::path::Path, command: &cli::PluginCommand) -> Result
 /// Prints an error and its hint on stderr.
 pub fn report_error(e: &CliError) {
     let mut err = io::stderr().lock();
-    let _ = writeln!(err, "error: {e}");
+    let _ = writeln!(err, "{}", terminal::shown(&format!("error: {e}")));
     if let Some(hint) = e.hint() {
-        let _ = writeln!(err, "hint: {hint}");
+        let _ = writeln!(err, "{}", terminal::shown(&format!("hint: {hint}")));
     }
 }
 

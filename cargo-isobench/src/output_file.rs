@@ -259,6 +259,26 @@ pub fn check_distinct(outputs: &[(&str, &Path)], inputs: &[Input]) -> Result<(),
     Ok(())
 }
 
+/// Refuses writing records to the standard output when it is one of the inputs, as
+/// `cat` does ("input file is output file"): `convert -i f >> f` would read what it writes
+/// without end, and `convert -i f 1<>f` overwrite what it has yet to read. Standard input
+/// read as an input is compared too.
+pub fn check_stdout_distinct(inputs: &[Input]) -> Result<(), CliError> {
+    let Some(stdout) = file_identity(Path::new("/dev/stdout")) else {
+        return Ok(());
+    };
+    for input in inputs {
+        let (shown, path) = match input {
+            Input::File(path) => (path.clone(), path.as_path()),
+            Input::Stdin => (PathBuf::from("-"), Path::new("/dev/stdin")),
+        };
+        if file_identity(path).is_some_and(|input| input == stdout) {
+            return Err(OutputError::StdoutIsInput(shown).into());
+        }
+    }
+    Ok(())
+}
+
 /// The temporary files being written, removed if the process is interrupted (`SIGINT`,
 /// `SIGTERM`, `SIGHUP`) as they are when a run fails.
 static LIVE_TEMPS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
@@ -345,6 +365,9 @@ pub enum OutputError {
     /// The output is one of the inputs.
     #[error("the output `{}` is also an input", .0.display())]
     IsInput(PathBuf),
+    /// The standard output, where records are written, is an input.
+    #[error("the standard output is the input `{}` (input file is output file)", .0.display())]
+    StdoutIsInput(PathBuf),
     /// Two outputs of one run are the same file.
     #[error("`{second}` and `{first}` both name `{}`", .path.display())]
     Twice {
@@ -366,6 +389,9 @@ impl AreaError for OutputError {
             Self::JsonLinesOnly(_) => Some("give it a `.jsonl` name".into()),
             Self::Exists(_) => Some("pass `--overwrite` to replace it".into()),
             Self::IsInput(_) => Some("write to another file, then move it into place".into()),
+            Self::StdoutIsInput(_) => {
+                Some("write to another file with `-o`, then move it into place".into())
+            }
             Self::Twice { .. } => Some("give each output a file of its own".into()),
             Self::Columns(_) => None,
         }

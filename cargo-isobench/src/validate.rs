@@ -68,7 +68,10 @@ pub fn run(registry: &Registry, args: &ValidateArgs) -> Result<i32, CliError> {
                                 };
                                 if repeats <= SHOWN {
                                     eprintln!(
-                                        "warning: {file}:{line}: instance_id {id:?} repeats {first} (a harness keys records by instance_id and keeps one of them)"
+                                        "{}",
+                                        crate::terminal::shown(&format!(
+                                            "warning: {file}:{line}: instance_id {id:?} repeats {first} (a harness keys records by instance_id and keeps one of them)"
+                                        ))
                                     );
                                 }
                             }
@@ -100,7 +103,12 @@ pub fn run(registry: &Registry, args: &ValidateArgs) -> Result<i32, CliError> {
                 if problems > SHOWN {
                     continue;
                 }
-                writeln!(out, "{file}:{line}:{at} {message}").map_err(|e| CliError::Write {
+                writeln!(
+                    out,
+                    "{}",
+                    crate::terminal::shown(&format!("{file}:{line}:{at} {message}"))
+                )
+                .map_err(|e| CliError::Write {
                     path: "-".into(),
                     source: e,
                 })?;

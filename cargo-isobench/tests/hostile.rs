@@ -750,3 +750,74 @@ fn record_fields_used_as_paths_never_leave_their_directory() {
         assert!(err.contains(says), "{flag} {record}: {err}");
     }
 }
+
+/// No byte of a file's values reaches the terminal as a control character: an escape
+/// sequence in an `instance_id` would set the title, clear the screen or fake a line; and
+/// a 10 MB value is not repeated whole.
+#[test]
+fn values_from_a_file_reach_the_terminal_escaped_and_cut() {
+    let context = TestContext::new();
+    let id = "evil\u{1b}]0;pwned\u{7}\u{1b}[2J\rfake line\u{202e}";
+    let huge = "k".repeat(10 << 20);
+    let good: serde_json::Value = serde_json::from_str(GOOD.lines().next().unwrap()).unwrap();
+    let with = |id: &str, repo: &str| {
+        let mut record = good.clone();
+        record["instance_id"] = id.into();
+        record["repo"] = repo.into();
+        format!("{record}\n")
+    };
+    // A valid record, and an invalid one holding the long value.
+    let invalid = serde_json::json!({"instance_id": huge, "repo": "o/r"});
+    context.write("in.jsonl", format!("{}{invalid}\n", with(id, "o/r")));
+    context.write("a.jsonl", with(id, "o/r"));
+    context.write("b.jsonl", with(id, "o/s"));
+    let runs = [
+        context.run(["validate", "--format", "swe-bench", "in.jsonl"]),
+        context.run([
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            "canonical",
+            "-i",
+            "in.jsonl",
+            "-o",
+            "out.jsonl",
+            "--on-error",
+            "skip",
+        ]),
+        context.run([
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            "canonical",
+            "-i",
+            "in.jsonl",
+            "-o",
+            "out2.jsonl",
+        ]),
+        context.run(["diff", "--from", "swe-bench", "a.jsonl", "b.jsonl"]),
+    ];
+    for run in &runs {
+        for (name, bytes) in [("stdout", &run.stdout), ("stderr", &run.stderr)] {
+            let shown = String::from_utf8_lossy(bytes);
+            assert!(
+                !shown
+                    .chars()
+                    .any(|c| (c.is_control() && c != '\n' && c != '\t') || c == '\u{202e}'),
+                "{name} holds a control character: {shown:?}"
+            );
+            assert!(
+                bytes.len() < 64 << 10,
+                "{name} repeats the 10 MB value: {} bytes",
+                bytes.len()
+            );
+        }
+    }
+    let all: String = runs
+        .iter()
+        .map(|r| stderr(r) + &String::from_utf8_lossy(&r.stdout))
+        .collect();
+    assert!(all.contains("\\u{1b}"), "the escaped id is shown: {all}");
+}

@@ -544,3 +544,80 @@ fn an_enormous_number_of_jobs_is_refused_as_an_argument() {
     }
     assert!(!context.path("out.jsonl").exists());
 }
+
+/// Records written to a standard output that is the input (`>> f`, `1<>f`) would be read
+/// again without end, or overwrite what is yet to be read: refused as `cat` refuses it. The
+/// run is under a file-size limit, so that a regression cannot fill the disk.
+#[test]
+fn a_standard_output_that_is_the_input_is_refused() {
+    let context = TestContext::new();
+    let input = context.write("good.jsonl", GOOD);
+    let args = [
+        "convert",
+        "--from",
+        "swe-bench",
+        "--to",
+        "swe-bench",
+        "-i",
+        "good.jsonl",
+    ];
+    let append = || {
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&input)
+            .unwrap()
+    };
+    let in_place = || {
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&input)
+            .unwrap()
+    };
+    for (how, stdout) in [(">>", append()), ("1<>", in_place())] {
+        let out = context
+            .program("prlimit")
+            .arg("--fsize=1000000")
+            .arg("--")
+            .arg(BIN)
+            .arg("isobench")
+            .args(args)
+            .stdout(stdout)
+            .output()
+            .expect("prlimit runs");
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{how}: {:?}\n{err}", out.status);
+        assert!(err.contains("input file is output file"), "{how}: {err}");
+        assert_eq!(
+            context.read("good.jsonl"),
+            GOOD,
+            "{how}: the input was written"
+        );
+    }
+    // Read from standard input, the same.
+    let out = context
+        .program("prlimit")
+        .arg("--fsize=1000000")
+        .arg("--")
+        .arg(BIN)
+        .args([
+            "isobench",
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            "swe-bench",
+            "-i",
+            "-",
+        ])
+        .stdin(std::fs::File::open(&input).unwrap())
+        .stdout(append())
+        .output()
+        .expect("prlimit runs");
+    assert!(
+        stderr(&out).contains("input file is output file"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(context.read("good.jsonl"), GOOD);
+}

@@ -205,7 +205,7 @@ pub fn run(registry: &Registry, args: &DiffArgs) -> Result<i32, CliError> {
     let text = if args.json {
         serde_json::to_string_pretty(&comparison).expect("a comparison serialises") + "\n"
     } else {
-        table(&comparison, args.show)
+        crate::terminal::shown(&table(&comparison, args.show)).into_owned()
     };
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())

@@ -193,9 +193,12 @@ pub fn run_mine(session: &Session, args: &MineArgs) -> Result<i32, CliError> {
         String::new()
     };
     eprintln!(
-        "mined {} commit(s): {} record(s) written, {skipped} skipped{reasons}{not_utf8}",
-        tasks.len(),
-        stats.written,
+        "{}",
+        crate::terminal::shown(&format!(
+            "mined {} commit(s): {} record(s) written, {skipped} skipped{reasons}{not_utf8}",
+            tasks.len(),
+            stats.written,
+        ))
     );
     Ok(exit::OK)
 }
@@ -407,7 +410,10 @@ impl Stats {
             }
             Mined::Skipped { commit, reason } => {
                 if single {
-                    eprintln!("skipped {commit}: {reason}");
+                    eprintln!(
+                        "{}",
+                        crate::terminal::shown(&format!("skipped {commit}: {reason}"))
+                    );
                 }
                 *self.skipped.entry(reason).or_default() += 1;
             }

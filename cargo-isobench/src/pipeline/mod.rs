@@ -138,7 +138,7 @@ pub fn execute(registry: &Registry, plan: &ConvertPlan) -> Result<Finished, CliE
         );
     }
     if let Err(e) = outcome {
-        eprint!("{}", summary::stopped(&report));
+        eprint!("{}", crate::terminal::shown(&summary::stopped(&report)));
         return Err(e);
     }
     let context = summary::Context {
@@ -218,7 +218,10 @@ fn finish(
         file.commit()?;
     }
     if !plan.quiet {
-        eprint!("{}", summary::finished(&report, context));
+        eprint!(
+            "{}",
+            crate::terminal::shown(&summary::finished(&report, context))
+        );
         if let Some(path) = plan.errors.rejects() {
             eprintln!(
                 "read = written + rejected: {} = {} + {}; rejects in `{}`",

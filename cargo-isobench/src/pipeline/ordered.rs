@@ -136,7 +136,12 @@ impl Sink<'_> {
         let file = &self.files[source];
         if self.repeats <= MAX_LISTED as u64 {
             self.progress.clear();
-            eprintln!("warning: {file}:{line}: instance_id {id:?} {message}");
+            eprintln!(
+                "{}",
+                crate::terminal::shown(&format!(
+                    "warning: {file}:{line}: instance_id {id:?} {message}"
+                ))
+            );
         }
         self.report.warning_count += 1;
         if self.report.warnings.len() < MAX_LISTED {

@@ -123,6 +123,9 @@ impl ConvertRequest {
             written.push(("--report", report));
         }
         crate::output_file::check_distinct(&written, &inputs)?;
+        if output.is_none() {
+            crate::output_file::check_stdout_distinct(&inputs)?;
+        }
         for source in &inputs {
             if let Input::File(p) = source {
                 crate::input::check_input_file(p)?;

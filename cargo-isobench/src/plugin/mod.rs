@@ -66,7 +66,10 @@ pub fn register_all(
     native_paths.extend(workspace::built_plugins(cwd, &store, &mut skipped));
     skipped.extend(workspace::target_indexes(cwd));
     for s in &skipped {
-        eprintln!("warning: not loading {s}\nhint: {}", s.remedy);
+        eprintln!(
+            "{}",
+            crate::terminal::shown(&format!("warning: not loading {s}\nhint: {}", s.remedy))
+        );
     }
     for path in native_paths {
         let key = path.canonicalize().unwrap_or_else(|_| path.clone());
