@@ -8,8 +8,12 @@ Two measurements in one run:
 
 * Equality: every record `cargo isobench mine --range FROM..TO` writes is split into its
   file diffs (`patch` and `test_patch` together) and each is compared with the file diff of
-  `git log -p -M --diff-merges=first-parent` for the same commit, `index` lines aside. The
-  share that is equal is printed, and the others are sorted into kinds.
+  `git --attr-source=TO log -p -M --diff-merges=first-parent` for the same commit (the
+  attributes of the range's end, as the clone is bare), hunk headers included, `index`
+  lines aside (git abbreviates ids to more than 7 hex digits in a large repository). The
+  share that is equal is printed, and the others are sorted into kinds; a file the record
+  names in `extensions.mining.not_utf8` is its own kind. `--language-drivers` mines with
+  that flag and gives git the same drivers by `core.attributesFile`.
 * CPU: `mine --range` (functions included, one job) and the same `git log` command, A and B
   interleaved `--runs` times, user + system time of the child process; medians.
 
@@ -53,9 +57,19 @@ def split_files(text):
 GIT_LOG = ["log", "-p", "-M", "--diff-merges=first-parent", "--no-color", "--format=" + MARK + "%H"]
 
 
-def git_diffs(repo, rng):
+LANGUAGE_ATTRIBUTES = "*.py diff=python\n*.pyi diff=python\n*.go diff=golang\n*.rs diff=rust\n*.rb diff=ruby\n"
+
+
+def git_base(repo, rng, attributes):
+    base = ["git", "-C", repo, "--attr-source=" + rng.split("..")[1]]
+    if attributes:
+        base += ["-c", "core.attributesFile=" + attributes]
+    return base
+
+
+def git_diffs(repo, rng, attributes):
     out = subprocess.run(
-        ["git", "-C", repo, *GIT_LOG, rng], check=True, capture_output=True
+        [*git_base(repo, rng, attributes), *GIT_LOG, rng], check=True, capture_output=True
     ).stdout.decode("utf-8", "surrogateescape")
     commits = {}
     for chunk in out.split(MARK)[1:]:
@@ -88,11 +102,18 @@ def main():
     ap.add_argument("--work", default=os.path.join(here, "..", "target", "bench-mine-git"))
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--show", type=int, default=0, help="print the first N differing file diffs")
+    ap.add_argument("--language-drivers", action="store_true")
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
     out = os.path.join(args.work, "mined.jsonl")
     mine = [args.bin, "mine", "--repo", args.repo, "--repo-name", "bench/repo", "--range",
             args.range, "--jobs", "1", "-o", out, "--overwrite"]
+    attributes = None
+    if args.language_drivers:
+        mine.append("--language-drivers")
+        attributes = os.path.join(args.work, "language.attributes")
+        with open(attributes, "w") as f:
+            f.write(LANGUAGE_ATTRIBUTES)
 
     def run_ours():
         c0 = child_cpu()
@@ -101,8 +122,8 @@ def main():
 
     def run_git():
         c0 = child_cpu()
-        subprocess.run(["git", "-C", args.repo, *GIT_LOG, args.range], check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run([*git_base(args.repo, args.range, attributes), *GIT_LOG, args.range],
+                       check=True, stdout=subprocess.DEVNULL)
         return child_cpu() - c0
 
     ours_cpu, git_cpu = [], []
@@ -112,7 +133,7 @@ def main():
     commits = int(subprocess.run(["git", "-C", args.repo, "rev-list", "--count", args.range],
                                  check=True, capture_output=True, text=True).stdout)
 
-    theirs = git_diffs(args.repo, args.range)
+    theirs = git_diffs(args.repo, args.range, attributes)
     total = equal = 0
     kinds = collections.Counter()
     shown = 0
@@ -122,13 +143,17 @@ def main():
             sha = rec["head_commit"]
             ours = split_files(rec["patch"] + rec["test_patch"])
             git = theirs.get(sha, {})
+            not_utf8 = [f["path"] for f in rec["extensions"]["mining"].get("not_utf8", [])]
             for key in sorted(set(ours) | set(git)):
                 total += 1
                 a, b = ours.get(key), git.get(key)
                 if a == b:
                     equal += 1
                     continue
-                k = kind(a, b)
+                if a is None and any(p in key for p in not_utf8):
+                    k = "left out, named in extensions.mining.not_utf8"
+                else:
+                    k = kind(a, b)
                 kinds[k] += 1
                 if shown < args.show:
                     shown += 1
