@@ -325,48 +325,30 @@ mod tests {
 #[cfg(test)]
 mod error_messages {
     use super::*;
-    use crate::errors::check;
+    use crate::errors::{CliError, said};
 
     #[test]
     fn configuration_errors_say_what_they_always_said() {
-        check(
-            ConfigError::Invalid {
-                path: "c/isobench.toml".into(),
-                line: Some(3),
-                message: "bad".into(),
-            },
-            "invalid configuration `c/isobench.toml:3`: bad",
-            Some("see docs/config.md for the keys it accepts"),
-        );
-        check(
-            ConfigError::PluginEntry {
-                path: "c/isobench.toml".into(),
-                entry: 2,
-            },
-            "invalid configuration `c/isobench.toml`: `[[plugins]]` entry 2 needs exactly one of `path` (a native plugin) or `command` (a program plugin)",
-            Some(
-                "`path = \"target/release/libmy_format.so\"` or `command = [\"python3\", \"my_format.py\"]`",
-            ),
-        );
+        let mut errors = Vec::new();
+        errors.push(CliError::from(ConfigError::Invalid {
+            path: "c/isobench.toml".into(),
+            line: Some(3),
+            message: "bad".into(),
+        }));
+        errors.push(CliError::from(ConfigError::PluginEntry {
+            path: "c/isobench.toml".into(),
+            entry: 2,
+        }));
         let rule = RuleError {
             pattern: "x".into(),
             reason: "why".into(),
         };
-        for (path, message) in [
-            (None, "test-file rule `x`: why"),
-            (
-                Some(PathBuf::from("isobench.toml")),
-                "`isobench.toml`: test-file rule `x`: why",
-            ),
-        ] {
-            check(
-                ConfigError::TestFileRule {
-                    path,
-                    rule: rule.clone(),
-                },
-                message,
-                Some("rules are `dir:NAME`, `name:GLOB` or `path:GLOB`"),
-            );
+        for path in [None, Some(PathBuf::from("isobench.toml"))] {
+            errors.push(CliError::from(ConfigError::TestFileRule {
+                path,
+                rule: rule.clone(),
+            }));
         }
+        insta::assert_snapshot!(said(errors));
     }
 }

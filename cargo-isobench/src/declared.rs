@@ -366,38 +366,27 @@ mod tests {
 #[cfg(test)]
 mod error_messages {
     use super::*;
-    use crate::errors::check;
+    use crate::errors::{CliError, said};
 
     #[test]
     fn table_errors_say_what_they_always_said() {
-        let table_hint = Some("see docs/adapters.md for the keys a table file takes");
-        check(
-            TableError::Invalid {
-                path: "f.toml".into(),
-                at: Some((6, 1)),
-                message: "bad".into(),
-            },
-            "invalid adapter table `f.toml:6:1`: bad",
-            table_hint,
-        );
-        check(
-            TableError::Invalid {
-                path: "f.toml".into(),
-                at: None,
-                message: "bad".into(),
-            },
-            "invalid adapter table `f.toml`: bad",
-            table_hint,
-        );
-        check(
-            TableError::NameClash(NameClash {
-                name: "a".into(),
-                origin: "x".into(),
-                existing: "b".into(),
-                existing_origin: "y".into(),
-            }),
-            "adapter `a` from x clashes with `b` from y",
-            Some("rename the format in one of the two"),
-        );
+        let mut errors = Vec::new();
+        errors.push(CliError::from(TableError::Invalid {
+            path: "f.toml".into(),
+            at: Some((6, 1)),
+            message: "bad".into(),
+        }));
+        errors.push(CliError::from(TableError::Invalid {
+            path: "f.toml".into(),
+            at: None,
+            message: "bad".into(),
+        }));
+        errors.push(CliError::from(TableError::NameClash(NameClash {
+            name: "a".into(),
+            origin: "x".into(),
+            existing: "b".into(),
+            existing_origin: "y".into(),
+        })));
+        insta::assert_snapshot!(said(errors));
     }
 }

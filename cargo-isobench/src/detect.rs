@@ -388,35 +388,21 @@ mod tests {
 #[cfg(test)]
 mod error_messages {
     use super::*;
-    use crate::errors::check;
+    use crate::errors::{CliError, said};
 
     #[test]
     fn detection_errors_say_what_they_always_said() {
-        check(
-            DetectError::Stdin,
-            "`--from auto` cannot read stdin: the records it looks at would be gone",
-            Some("give the input files with `-i`, or name the format with `--from`"),
-        );
-        check(
-            DetectError::NotRecords {
-                file: "t.csv".into(),
-                line: 1,
-                message: "malformed JSON".into(),
-            },
-            "`--from auto`: the input is not JSON records: t.csv:1: malformed JSON",
-            Some(
-                "inputs are JSON Lines (`.jsonl`), a JSON array (`.json`) or Parquet (`.parquet`); CSV and other formats are not read",
-            ),
-        );
-        check(
-            DetectError::Undecided {
-                why: "why".into(),
-                known: vec!["a".into(), "b".into()],
-            },
-            "`--from auto`: why",
-            Some(
-                "name the format with `--from` (one of a, b); `cargo isobench adapters` lists them",
-            ),
-        );
+        let mut errors = Vec::new();
+        errors.push(CliError::from(DetectError::Stdin));
+        errors.push(CliError::from(DetectError::NotRecords {
+            file: "t.csv".into(),
+            line: 1,
+            message: "malformed JSON".into(),
+        }));
+        errors.push(CliError::from(DetectError::Undecided {
+            why: "why".into(),
+            known: vec!["a".into(), "b".into()],
+        }));
+        insta::assert_snapshot!(said(errors));
     }
 }

@@ -174,13 +174,3 @@ pub(crate) fn said<E: Into<CliError>>(errors: impl IntoIterator<Item = E>) -> St
     }
     text
 }
-
-/// `e` as a command's error: its message, its hint, and the usage exit code (for the
-/// areas' tests of their messages).
-#[cfg(test)]
-pub(crate) fn check(e: impl Into<CliError>, message: &str, hint: Option<&str>) {
-    let e = e.into();
-    assert_eq!(e.to_string(), message);
-    assert_eq!(e.hint().as_deref(), hint, "{message}");
-    assert_eq!(e.exit_code(), exit::USAGE, "{message}");
-}

@@ -438,34 +438,22 @@ mod tests {
 #[cfg(test)]
 mod error_messages {
     use super::*;
-    use crate::errors::check;
+    use crate::errors::{CliError, said};
 
     #[test]
     fn output_errors_say_what_they_always_said() {
-        check(
-            OutputError::JsonLinesOnly("out.parquet".into()),
-            "`out.parquet`: this output is written as JSON Lines, not Parquet",
-            Some("give it a `.jsonl` name"),
-        );
-        check(OutputError::Columns("why".into()), "why", None);
-        check(
-            OutputError::Exists("o.jsonl".into()),
-            "`o.jsonl` already exists",
-            Some("pass `--overwrite` to replace it"),
-        );
-        check(
-            OutputError::IsInput("o.jsonl".into()),
-            "the output `o.jsonl` is also an input",
-            Some("write to another file, then move it into place"),
-        );
-        check(
-            OutputError::Twice {
-                path: "o.jsonl".into(),
-                first: "-o".into(),
-                second: "--report".into(),
-            },
-            "`--report` and `-o` both name `o.jsonl`",
-            Some("give each output a file of its own"),
-        );
+        let mut errors = Vec::new();
+        errors.push(CliError::from(OutputError::JsonLinesOnly(
+            "out.parquet".into(),
+        )));
+        errors.push(CliError::from(OutputError::Columns("why".into())));
+        errors.push(CliError::from(OutputError::Exists("o.jsonl".into())));
+        errors.push(CliError::from(OutputError::IsInput("o.jsonl".into())));
+        errors.push(CliError::from(OutputError::Twice {
+            path: "o.jsonl".into(),
+            first: "-o".into(),
+            second: "--report".into(),
+        }));
+        insta::assert_snapshot!(said(errors));
     }
 }

@@ -264,14 +264,12 @@ impl AreaError for ValidateError {
 #[cfg(test)]
 mod error_messages {
     use super::*;
-    use crate::errors::check;
+    use crate::errors::{CliError, said};
 
     #[test]
     fn validate_errors_say_what_they_always_said() {
-        check(
-            ValidateError::NoInputs,
-            "`validate` needs the files to check",
-            Some("give them with `-i PATH` (repeatable) or as arguments"),
-        );
+        let mut errors = Vec::new();
+        errors.push(CliError::from(ValidateError::NoInputs));
+        insta::assert_snapshot!(said(errors));
     }
 }

@@ -18,15 +18,7 @@ fn real(relative: &str) -> Option<PathBuf> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../shared/data/real")
         .join(relative);
-    if path.exists() {
-        Some(path)
-    } else {
-        eprintln!(
-            "skipped: {} not present (the real data lives in ../shared)",
-            path.display()
-        );
-        None
-    }
+    common::real_data_present(&path).then_some(path)
 }
 
 #[test]

@@ -33,7 +33,7 @@ const TARGETS: [&str; 7] = [
 fn sources() -> Vec<(String, &'static str, PathBuf)> {
     let mut found = Vec::new();
     let real = Path::new(REAL);
-    if real.is_dir() {
+    if common::real_data_present(real) {
         for (folder, format) in [
             ("swebench-verified", "swe-bench"),
             ("swebench-lite", "swe-bench"),
@@ -53,8 +53,6 @@ fn sources() -> Vec<(String, &'static str, PathBuf)> {
                 found.push((format!("{format}: {stem}"), format, file));
             }
         }
-    } else {
-        eprintln!("skipped: {REAL} is not there; the matrix runs on the samples only");
     }
     for (format, file) in [
         ("swe-bench", "swe-bench-verified.sample.jsonl"),

@@ -93,10 +93,10 @@ fn parquet_round_trip(context: &TestContext, input: &Path, format: &str, extra: 
 /// Every JSONL file of a real-data directory, or `None` (with a note) when it is absent.
 fn real_files(dir: &str) -> Option<Vec<PathBuf>> {
     let path = Path::new(REAL).join(dir);
-    let Ok(entries) = fs::read_dir(&path) else {
-        eprintln!("skipped: {} is absent", path.display());
+    if !common::real_data_present(&path) {
         return None;
-    };
+    }
+    let entries = fs::read_dir(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut files: Vec<PathBuf> = entries
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))

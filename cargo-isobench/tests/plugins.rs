@@ -20,8 +20,7 @@ const REAL_MSWE: &str = concat!(
 
 #[test]
 fn real_multi_swe_bench_records_round_trip_through_the_native_plugin() {
-    if !Path::new(REAL_MSWE).is_file() {
-        eprintln!("skipped: the real Multi-SWE-bench records are not present");
+    if !common::real_data_present(Path::new(REAL_MSWE)) {
         return;
     }
     let context = TestContext::new();

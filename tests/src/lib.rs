@@ -5,19 +5,31 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
+/// The variable that says the real published records must be there (CI sets it): a
+/// test that needs them then fails without them instead of passing unchecked.
+pub const REQUIRE_REAL_DATA: &str = "ISOBENCH_REQUIRE_REAL_DATA";
+
 /// The folder of real published records (`../shared/data/real` beside the repository),
 /// or `None`, after saying so on stderr, when it is not there.
+///
+/// # Panics
+///
+/// When it is not there and [`REQUIRE_REAL_DATA`] is set.
 pub fn real_data() -> Option<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/real");
     if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "skipped: {} not present; the real-data tests need it",
-            dir.display()
-        );
-        None
+        return Some(dir);
     }
+    assert!(
+        std::env::var_os(REQUIRE_REAL_DATA).is_none(),
+        "{} not present, and {REQUIRE_REAL_DATA} says the real-data tests must run",
+        dir.display()
+    );
+    eprintln!(
+        "skipped: {} not present; the real-data tests need it (set {REQUIRE_REAL_DATA} to fail instead)",
+        dir.display()
+    );
+    None
 }
 
 /// The records of a JSONL file under the real-data folder, as objects, with their text.

@@ -80,37 +80,19 @@ impl AreaError for MineError {
 #[cfg(test)]
 mod error_messages {
     use super::*;
-    use crate::errors::check;
+    use crate::errors::{CliError, said};
 
     #[test]
     fn mine_errors_say_what_they_always_said() {
-        check(
-            MineError::NothingToMine,
-            "nothing to mine",
-            Some("give `--head REV` (repeatable) or `--range A..B`"),
-        );
-        check(
-            MineError::UnknownOwnerName("r".into()),
-            "the `owner/name` of `r` is unknown (no `origin` remote with a GitHub-style URL)",
-            Some("give it with `--repo-name OWNER/NAME`"),
-        );
-        check(
-            MineError::Range("a.b".into()),
-            "`--range a.b` is not `A..B`",
-            None,
-        );
-        check(
-            MineError::Preset {
-                given: "x".into(),
-                names: vec!["default", "swe-bench"],
-            },
-            "unknown `--preset x`",
-            Some("the presets are `default`, `swe-bench`"),
-        );
-        check(
-            MineError::TimingLogs,
-            "timings need at least one base log and one head log",
-            Some("give `--base PATH --head PATH`, or a directory with `base*` and `head*` entries"),
-        );
+        let mut errors = Vec::new();
+        errors.push(CliError::from(MineError::NothingToMine));
+        errors.push(CliError::from(MineError::UnknownOwnerName("r".into())));
+        errors.push(CliError::from(MineError::Range("a.b".into())));
+        errors.push(CliError::from(MineError::Preset {
+            given: "x".into(),
+            names: vec!["default", "swe-bench"],
+        }));
+        errors.push(CliError::from(MineError::TimingLogs));
+        insta::assert_snapshot!(said(errors));
     }
 }

@@ -583,34 +583,23 @@ mod tests {
 #[cfg(test)]
 mod error_messages {
     use super::*;
-    use crate::errors::check;
+    use crate::errors::{CliError, said};
 
     #[test]
     fn hf_errors_say_what_they_always_said() {
-        check(
-            HfError::Malformed {
-                input: "hf:a/b@".into(),
-                fault: HfSyntax::Revision,
-            },
-            "`hf:a/b@`: the revision after `@` is empty or not a plain name",
-            Some(
-                "write `hf:OWNER/NAME`, optionally with `@REVISION` and `:SPLIT` (`hf:princeton-nlp/SWE-bench_Lite@main:test`)",
-            ),
-        );
+        let mut errors = Vec::new();
+        errors.push(CliError::from(HfError::Malformed {
+            input: "hf:a/b@".into(),
+            fault: HfSyntax::Revision,
+        }));
         let dataset = |revision: Option<&str>| HfDataset {
             repo: "o/n".into(),
             revision: revision.map(str::to_owned),
         };
-        let fetch = "fetch it with `huggingface-cli download --repo-type dataset o/n` (or `hf download`), or point `HF_HUB_CACHE` at the cache that holds it";
-        let fetch_v2 = "fetch it with `huggingface-cli download --repo-type dataset o/n --revision v2` (or `hf download`), or point `HF_HUB_CACHE` at the cache that holds it";
-        check(
-            HfError::NoDataset {
-                dataset: dataset(None),
-                dir: "hub/datasets--o--n".into(),
-            },
-            "dataset `o/n` is not in the Hugging Face cache (looked for `hub/datasets--o--n`)",
-            Some(fetch),
-        );
+        errors.push(CliError::from(HfError::NoDataset {
+            dataset: dataset(None),
+            dir: "hub/datasets--o--n".into(),
+        }));
         let no_revision = |refs: &[&str], snapshots: &[&str]| HfError::NoRevision {
             dataset: dataset(Some("v2")),
             revision: "v2".into(),
@@ -619,61 +608,31 @@ mod error_messages {
             refs: refs.iter().map(ToString::to_string).collect(),
             snapshots: snapshots.iter().map(ToString::to_string).collect(),
         };
-        let message = "revision `v2` of dataset `o/n` is not in the Hugging Face cache (looked for `d/refs/v2` and `d/snapshots/v2`)";
-        check(no_revision(&[], &[]), message, Some(fetch_v2));
-        check(
-            no_revision(&["main", "pr/1"], &[]),
-            message,
-            Some(&format!(
-                "the cache holds refs `main`, `pr/1`; or {fetch_v2}"
-            )),
-        );
-        check(
-            no_revision(&["main"], &["abc"]),
-            message,
-            Some(&format!(
-                "the cache holds refs `main` and snapshots `abc`; or {fetch_v2}"
-            )),
-        );
-        check(
-            HfError::NoSnapshot {
+        errors.push(CliError::from(no_revision(&[], &[])));
+        errors.push(CliError::from(no_revision(&["main", "pr/1"], &[])));
+        errors.push(CliError::from(no_revision(&["main"], &["abc"])));
+        errors.push(CliError::from(HfError::NoSnapshot {
+            dataset: dataset(None),
+            ref_file: "d/refs/main".into(),
+            commit: "abc".into(),
+            snapshot: "d/snapshots/abc".into(),
+        }));
+        errors.push(CliError::from(HfError::NoDataFiles {
+            dataset: dataset(None),
+            snapshot: "s".into(),
+        }));
+        for found in [vec![], vec!["dev", "test"]] {
+            errors.push(CliError::from(HfError::NoSplit {
                 dataset: dataset(None),
-                ref_file: "d/refs/main".into(),
-                commit: "abc".into(),
-                snapshot: "d/snapshots/abc".into(),
-            },
-            "`d/refs/main` names commit `abc`, whose snapshot `d/snapshots/abc` is not in the cache",
-            Some(fetch),
-        );
-        check(
-            HfError::NoDataFiles {
-                dataset: dataset(None),
+                split: "train".into(),
                 snapshot: "s".into(),
-            },
-            "snapshot `s` of dataset `o/n` holds no data files (`.parquet`, `.jsonl`, `.json`)",
-            Some(fetch),
-        );
-        for (found, listed) in [(vec![], "(none)"), (vec!["dev", "test"], "dev, test")] {
-            check(
-                HfError::NoSplit {
-                    dataset: dataset(None),
-                    split: "train".into(),
-                    snapshot: "s".into(),
-                    found: found.into_iter().map(str::to_owned).collect(),
-                },
-                "dataset `o/n` has no `train` split in the cache (looked in `s`)",
-                Some(&format!(
-                    "splits found: {listed}; or, if the split was not downloaded, {fetch}"
-                )),
-            );
+                found: found.into_iter().map(str::to_owned).collect(),
+            }));
         }
-        check(
-            HfError::MissingFile {
-                dataset: dataset(None),
-                path: "s/t.parquet".into(),
-            },
-            "`s/t.parquet` in the Hugging Face cache points to a missing file: the download is incomplete",
-            Some(fetch),
-        );
+        errors.push(CliError::from(HfError::MissingFile {
+            dataset: dataset(None),
+            path: "s/t.parquet".into(),
+        }));
+        insta::assert_snapshot!(said(errors));
     }
 }

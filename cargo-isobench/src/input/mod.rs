@@ -158,21 +158,15 @@ impl AreaError for ParquetInputError {
 #[cfg(test)]
 mod error_messages {
     use super::*;
-    use crate::errors::check;
+    use crate::errors::{CliError, said};
 
     #[test]
     fn parquet_input_errors_say_what_they_always_said() {
-        check(
-            ParquetInputError::ReadAsJson("-".into()),
-            "`-` looks like a Parquet file (it starts with `PAR1`), not JSON",
-            Some(
-                "Parquet is not read from stdin: save it to a file named `NAME.parquet` and give that to `-i`",
-            ),
-        );
-        check(
-            ParquetInputError::ReadAsJson("d.jsonl".into()),
-            "`d.jsonl` looks like a Parquet file (it starts with `PAR1`), not JSON",
-            Some("name the file (or a link to it) `NAME.parquet` so that it is read as Parquet"),
-        );
+        let mut errors = Vec::new();
+        errors.push(CliError::from(ParquetInputError::ReadAsJson("-".into())));
+        errors.push(CliError::from(ParquetInputError::ReadAsJson(
+            "d.jsonl".into(),
+        )));
+        insta::assert_snapshot!(said(errors));
     }
 }

@@ -518,21 +518,13 @@ mod tests {
 #[cfg(test)]
 mod error_messages {
     use super::*;
-    use crate::errors::check;
+    use crate::errors::said;
 
     #[test]
     fn parquet_compression_errors_name_the_option_and_its_values() {
-        check(
+        insta::assert_snapshot!(said([
             PlanError::BadParquetCompression("zstd:23".into()),
-            "`--parquet-compression zstd:23` is not one of zstd, zstd:N (N from 1 to 22), snappy, gzip, gzip:N (N from 0 to 9), lz4, none",
-            Some(
-                "e.g. `--parquet-compression zstd:3` for smaller files, `snappy` for faster writes",
-            ),
-        );
-        check(
             PlanError::ParquetCompressionWithoutParquet("`out.jsonl`".into()),
-            "`--parquet-compression` applies to a Parquet output only, and the output is `out.jsonl`",
-            Some("write a `.parquet` file (`-o NAME.parquet`), or drop `--parquet-compression`"),
-        );
+        ]));
     }
 }

@@ -235,21 +235,13 @@ mod tests {
 #[cfg(test)]
 mod error_messages {
     use super::*;
-    use crate::errors::check;
+    use crate::errors::{CliError, said};
 
     #[test]
     fn scaffold_errors_say_what_they_always_said() {
-        check(
-            ScaffoldError::BadName("X".into()),
-            "`X` is not a usable adapter name",
-            Some(
-                "lowercase letters, digits and single dashes, starting with a letter (`my-bench`)",
-            ),
-        );
-        check(
-            ScaffoldError::DirectoryExists("d".into()),
-            "`d` already exists",
-            Some("choose another directory with `--path DIR`, or remove that one first"),
-        );
+        let mut errors = Vec::new();
+        errors.push(CliError::from(ScaffoldError::BadName("X".into())));
+        errors.push(CliError::from(ScaffoldError::DirectoryExists("d".into())));
+        insta::assert_snapshot!(said(errors));
     }
 }

@@ -431,24 +431,18 @@ mod tests {
 #[cfg(test)]
 mod error_messages {
     use super::*;
-    use crate::errors::check;
+    use crate::errors::{CliError, said};
 
     #[test]
     fn trust_errors_say_what_they_always_said() {
-        check(
-            TrustError::NoStateDir {
-                env: "ISOBENCH_STATE_DIR",
-            },
-            "no state directory to keep trust records in: no home directory is known",
-            Some("set `ISOBENCH_STATE_DIR` to a directory of your own"),
-        );
-        check(
-            TrustError::NoConfig {
-                dir: "w".into(),
-                file_name: "isobench.toml",
-            },
-            "no `isobench.toml` in `w` or above",
-            Some("name it: `cargo isobench trust PATH`"),
-        );
+        let mut errors = Vec::new();
+        errors.push(CliError::from(TrustError::NoStateDir {
+            env: "ISOBENCH_STATE_DIR",
+        }));
+        errors.push(CliError::from(TrustError::NoConfig {
+            dir: "w".into(),
+            file_name: "isobench.toml",
+        }));
+        insta::assert_snapshot!(said(errors));
     }
 }

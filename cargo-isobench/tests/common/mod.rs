@@ -50,6 +50,28 @@ pub const REMOVED_ENV: [&str; 11] = [
     "CARGO_BUILD_TARGET_DIR",
 ];
 
+/// The variable that says the real published records (`../shared/data/real`) must be
+/// there (CI sets it): a test that needs them then fails without them.
+pub const REQUIRE_REAL_DATA: &str = "ISOBENCH_REQUIRE_REAL_DATA";
+
+/// Whether `path`, real published records a test needs, is there; when it is not, says
+/// the test is skipped on stderr, or fails when [`REQUIRE_REAL_DATA`] is set.
+pub fn real_data_present(path: &Path) -> bool {
+    if path.exists() {
+        return true;
+    }
+    assert!(
+        std::env::var_os(REQUIRE_REAL_DATA).is_none(),
+        "{} not present, and {REQUIRE_REAL_DATA} says the real-data tests must run",
+        path.display()
+    );
+    eprintln!(
+        "skipped: {} not present (set {REQUIRE_REAL_DATA} to fail instead)",
+        path.display()
+    );
+    false
+}
+
 /// The `cargo` to run: the one running the tests.
 fn cargo_program() -> OsString {
     std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())

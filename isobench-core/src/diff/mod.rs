@@ -409,6 +409,13 @@ mod tests {
                 .join(rel);
             let text = std::fs::read_to_string(&path).ok();
             if text.is_none() {
+                // CI sets it: there, a test that needs the records fails without them.
+                let required = "ISOBENCH_REQUIRE_REAL_DATA";
+                assert!(
+                    std::env::var_os(required).is_none(),
+                    "{} not present, and {required} says the real-data tests must run",
+                    path.display()
+                );
                 eprintln!("skipped: ../shared not present ({})", path.display());
             }
             text
