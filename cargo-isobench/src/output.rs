@@ -361,6 +361,36 @@ impl RecordWriter {
         })
     }
 
+    /// How records are laid out in the output: JSON Lines, or one JSON array (a Parquet
+    /// output takes rows: see [`Self::column_rows`]).
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// Writes `records` elements of a JSON array already serialised into `text`, each
+    /// but the last followed by a comma and a line end; what comes before the first
+    /// (the array's opening, or a comma after the elements written before) is added.
+    pub fn write_array_part(&mut self, text: &[u8], records: usize) -> Result<(), CliError> {
+        if records == 0 {
+            return Ok(());
+        }
+        let first = self.count == 0;
+        self.count += records as u64;
+        let before: &[u8] = if first { b"[\n" } else { b",\n" };
+        let result = match &mut self.sink {
+            Sink::Discard => Ok(()),
+            Sink::Stdout(out) => out.write_all(before).and_then(|()| out.write_all(text)),
+            Sink::File { out, .. } => out.write_all(before).and_then(|()| out.write_all(text)),
+            Sink::Parquet { .. } => Err(io::Error::other(
+                "elements of a JSON array go to a JSON output only",
+            )),
+        };
+        result.map_err(|e| CliError::Write {
+            path: self.path(),
+            source: e,
+        })
+    }
+
     /// Writes one record already serialised (without a line end).
     pub fn write_raw(&mut self, record: &[u8]) -> Result<(), CliError> {
         let (layout, first) = (self.layout, self.count == 0);

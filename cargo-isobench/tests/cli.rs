@@ -286,6 +286,61 @@ fn real_swe_bench_files_come_back_byte_for_byte_through_canonical() {
     }
 }
 
+/// A JSON array output is the JSON Lines output of the same run, its records joined by
+/// a comma and a line end: across batches (over a megabyte of records each) converted
+/// by two workers, with rejected lines among them; and `[]` when none is written.
+#[test]
+fn json_array_output_is_the_json_lines_output_joined() {
+    let context = TestContext::new();
+    let records = json_lines(&fs::read(sample()).unwrap());
+    let mut input = String::new();
+    for n in 0..2500 {
+        let mut record = records[n % records.len()].clone();
+        record["instance_id"] = Value::String(format!("o__r-{n}"));
+        input.push_str(&serde_json::to_string(&record).unwrap());
+        input.push('\n');
+        if n % 397 == 0 {
+            input.push_str("{\"not\": \"a record\"}\n");
+        }
+    }
+    assert!(input.len() > 3 << 20, "several batches: {}", input.len());
+    fs::write(context.path("in.jsonl"), &input).unwrap();
+    fs::write(context.path("bad.jsonl"), "{\"not\": \"a record\"}\n").unwrap();
+    let convert = |input: &str, output: &str| {
+        let out = context.run([
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            "canonical",
+            "--jobs",
+            "2",
+            "--on-error",
+            "skip",
+            "-i",
+            input,
+            "-o",
+            output,
+        ]);
+        assert_eq!(out.status.code(), Some(1), "{}", transcript(&out));
+        context.read_bytes(output)
+    };
+    let lines = convert("in.jsonl", "out.jsonl");
+    let array = convert("in.jsonl", "out.json");
+    let mut joined = b"[\n".to_vec();
+    joined.extend(
+        lines
+            .strip_suffix(b"\n")
+            .unwrap()
+            .split(|&b| b == b'\n')
+            .collect::<Vec<_>>()
+            .join(&b",\n"[..]),
+    );
+    joined.extend(b"\n]\n");
+    assert!(array == joined, "the array is the lines joined");
+    assert_eq!(convert("bad.jsonl", "none.json"), b"[]\n");
+}
+
 #[test]
 fn json_array_in_and_out() {
     let context = TestContext::new();

@@ -12,8 +12,11 @@ use isobench_core::{ConversionReport, Notes, Registry};
 use serde_json::{Map, Value};
 
 use super::buffers::Buffers;
-use super::job::{Done, Job, Shared, Work, first_style, rejection_line};
+use super::job::{Job, Shared, Tally, Work, first_style, rejection_line};
 use super::plan::ConvertPlan;
+#[cfg(feature = "parquet")]
+use super::sink::ColumnsEncoder;
+use super::sink::{Encoder, ExportedRecord, JsonText, LinesEncoder, RecordsEncoder};
 use crate::cli::OnError;
 use crate::errors::CliError;
 #[cfg(feature = "parquet")]
@@ -81,32 +84,6 @@ pub struct HoldingBatch {
     pub batch: ConvertedBatch,
     /// The output records, in order, as exported (no JSON text).
     pub records: Vec<ExportedRecord>,
-}
-
-/// An output record of [`BatchConverter::records_holding`]: the exported map, lacking
-/// the values its caller held, and where the output holds each of those.
-#[derive(Debug, Default)]
-pub struct ExportedRecord {
-    /// The record as exported, the target's contract met: what `convert` writes, save
-    /// the held values.
-    pub record: Map<String, Value>,
-    /// Where each held value goes (where `convert` writes its text); empty when the
-    /// record was converted whole.
-    pub held: Vec<HeldAt>,
-    /// The index of the record of the batch it came from.
-    pub source: usize,
-}
-
-/// Where the output holds a held value: the route it came by (an index of
-/// [`BatchConverter::routes`]; the route's path leads to the object holding it) and its
-/// index among that object's entries once written. An object the record lacks (an
-/// extension of a record exported without `extensions`) holds no value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct HeldAt {
-    /// The route.
-    pub route: usize,
-    /// The index among the entries of the object holding it.
-    pub at: usize,
 }
 
 impl<'r> BatchConverter<'r> {
@@ -199,47 +176,39 @@ impl<'r> BatchConverter<'r> {
         whole: &mut dyn FnMut(usize) -> Result<Value, input::BadInput>,
     ) -> Result<HoldingBatch, CliError> {
         let style = *self.style.get_or_insert(style.unwrap_or_default());
-        let mut job = Job {
-            shared: &self.shared,
-            notes: std::mem::take(&mut self.notes),
-            enricher: self.enricher.take(),
-            rows: None,
-        };
-        let mut done = Done {
-            exported: Some(Vec::with_capacity(records.len())),
-            ..Done::default()
-        };
+        let mut job = job(
+            &self.shared,
+            &mut self.notes,
+            &mut self.enricher,
+            RecordsEncoder::default(),
+        );
+        let mut tally = Tally::default();
         let file = self.shared.files[0].as_str();
         let empty = Held::default();
-        let exported = |done: &Done| done.exported.as_ref().map_or(0, Vec::len);
         for (i, HoldingRecord { record, held }) in records.into_iter().enumerate() {
             self.line += 1;
-            let (written, rejected) = (exported(&done), done.rejects.len());
+            job.encoder.source = i;
+            let rejected = tally.rejects.len();
             let holding = record.is_ok() && !held.is_empty();
             let item = |record| Item {
                 line: self.line,
                 raw: &[],
                 record,
             };
-            let mut go = job.item(file, item(record), &held, style, &mut done);
-            if holding && done.rejects.len() > rejected {
+            let mut go = job.item(file, item(record), &held, style, &mut tally);
+            if holding && tally.rejects.len() > rejected {
                 // Refused: told of the record as given, not of what was left of it.
-                done.rejects.pop();
-                done.report.read -= 1;
-                go = job.item(file, item(whole(i)), &empty, style, &mut done);
-            }
-            if exported(&done) > written
-                && let Some(last) = done.exported.as_mut().and_then(|e| e.last_mut())
-            {
-                last.source = i;
+                tally.rejects.pop();
+                tally.report.read -= 1;
+                go = job.item(file, item(whole(i)), &empty, style, &mut tally);
             }
             if !go {
                 break;
             }
         }
+        let records = job.encoder.finish();
         (self.notes, self.enricher) = (job.notes, job.enricher);
-        let records = done.exported.take().unwrap_or_default();
-        let batch = self.finish(done, style)?;
+        let batch = self.finish(tally, style, JsonText::default())?;
         Ok(HoldingBatch { batch, records })
     }
 
@@ -276,54 +245,60 @@ impl<'r> BatchConverter<'r> {
             ..Batch::default()
         };
         let style = *self.style.get_or_insert_with(|| first_style(&batch));
-        let mut job = Job {
-            shared: &self.shared,
-            notes: std::mem::take(&mut self.notes),
-            enricher: self.enricher.take(),
-            rows: Some(std::mem::replace(rows, rows.empty_like())),
-        };
-        let mut done = Done::default();
+        let mut job = job(
+            &self.shared,
+            &mut self.notes,
+            &mut self.enricher,
+            ColumnsEncoder::new(std::mem::replace(rows, rows.empty_like())),
+        );
+        let mut tally = Tally::default();
         let mut taken = Ok(());
         let arrow = batch.arrow.as_ref().expect("given above");
-        job.arrow_items(arrow, &batch.items, style, &mut done, &mut |job| {
-            let rows = job.rows.as_mut().expect("given above");
+        job.arrow_items(arrow, &batch.items, style, &mut tally, &mut |job| {
+            let rows = &mut job.encoder.rows;
             if rows.group_full() {
                 taken = full(rows);
             }
             taken.is_ok()
         });
-        *rows = job.rows.take().expect("given above");
+        *rows = job.encoder.rows;
         (self.notes, self.enricher) = (job.notes, job.enricher);
         taken?;
-        if let Some(failed) = done.failed.take() {
+        if let Some(failed) = tally.failed.take() {
             return Err(failed);
         }
-        self.finish(done, style)
+        self.finish(tally, style, JsonText::default())
     }
 
     fn convert(&mut self, batch: Batch) -> Result<ConvertedBatch, CliError> {
         let style = *self.style.get_or_insert_with(|| first_style(&batch));
-        let mut job = Job {
-            shared: &self.shared,
-            notes: std::mem::take(&mut self.notes),
-            enricher: self.enricher.take(),
-            rows: None,
-        };
+        let mut job = job(
+            &self.shared,
+            &mut self.notes,
+            &mut self.enricher,
+            LinesEncoder::new(&self.shared.buffers),
+        );
         let done = job.batch(Work {
             seq: 0,
             batch,
             style,
         });
         (self.notes, self.enricher) = (job.notes, job.enricher);
-        self.finish(done, style)
+        self.finish(done.tally, style, done.encoded)
     }
 
-    /// A converted batch of `done`: under `--on-error fail`, the first refusal.
-    fn finish(&self, mut done: Done, style: JsonStyle) -> Result<ConvertedBatch, CliError> {
-        done.count_coverage();
-        let mut rejects = Vec::with_capacity(done.rejects.len());
-        let mut report = done.report;
-        for reject in done.rejects {
+    /// A converted batch of `tally` and the records' JSON text: under `--on-error fail`,
+    /// the first refusal.
+    fn finish(
+        &self,
+        mut tally: Tally,
+        style: JsonStyle,
+        JsonText { out, ends }: JsonText,
+    ) -> Result<ConvertedBatch, CliError> {
+        tally.count_coverage();
+        let mut rejects = Vec::with_capacity(tally.rejects.len());
+        let mut report = tally.report;
+        for reject in tally.rejects {
             if self.shared.on_error == OnError::Fail {
                 return Err(CliError::Rejected {
                     rejection: Box::new(reject.rejection),
@@ -338,11 +313,27 @@ impl<'r> BatchConverter<'r> {
             report.record_rejected(reject.rejection);
         }
         Ok(ConvertedBatch {
-            out: done.out,
-            ends: done.ends,
+            out,
+            ends,
             report,
             rejects,
             style,
         })
+    }
+}
+
+/// A worker of `shared`'s conversion, with the converter's `notes` and `enricher` (to
+/// give back once it is done), its records going to `encoder`.
+fn job<'s, E: Encoder>(
+    shared: &'s Shared<'s>,
+    notes: &mut Notes,
+    enricher: &mut Option<Enricher>,
+    encoder: E,
+) -> Job<'s, E> {
+    Job {
+        shared,
+        notes: std::mem::take(notes),
+        enricher: enricher.take(),
+        encoder,
     }
 }

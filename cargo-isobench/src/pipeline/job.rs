@@ -2,22 +2,20 @@
 //! counts, record by record (import, fixed `--set` values, enrichment, `--set` templates,
 //! export, the target's contract).
 
-use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use isobench_core::adapter::ExportOptions;
 use isobench_core::codec::JsonStyle;
 use isobench_core::contract::Problem;
-use isobench_core::passthrough::{self, Held, Placed, Route};
-use isobench_core::registry::HeldOrder;
+use isobench_core::passthrough::{self, Held, Route};
 use isobench_core::report::{CoverageCounts, Covered, NoteKind, Rejection};
 use isobench_core::schema::Profile;
 use isobench_core::{Contract, ConversionReport, Notes, RecordError, Registered, Registry};
 use serde_json::{Map, Value};
 
 use super::buffers::Buffers;
-use super::converter::{ExportedRecord, HeldAt};
 use super::plan::ConvertPlan;
+use super::sink::{Encoder, HeldValues};
 use crate::assign::{self, Assignment, Phase};
 use crate::cli::OnError;
 use crate::errors::CliError;
@@ -26,7 +24,6 @@ use crate::formats::{find, formats_accepting};
 use crate::input::parquet_file::ArrowRows;
 use crate::input::{self, Batch, Item, Routes};
 use crate::mine::enrich::{EnrichConfig, Enricher};
-use crate::parquet::{ColumnRows, RowsBatch};
 
 /// What every worker shares.
 pub(super) struct Shared<'a> {
@@ -50,9 +47,6 @@ pub(super) struct Shared<'a> {
     /// escaping its own text shows (Python's `\uXXXX` for characters beyond ASCII, or
     /// none), those of the input's first record where it shows none.
     pub(super) auto_style: bool,
-    /// Empty rows of the output's columns when it is Parquet: each worker converts its
-    /// records into rows of its own, not into JSON text.
-    pub(super) columns: Option<ColumnRows>,
     /// Set once the batches written so far list as many incomplete records as the
     /// run's report keeps: the batches converted after it list none (they are counted).
     pub(super) incomplete_listed: AtomicBool,
@@ -129,7 +123,6 @@ impl<'a> Shared<'a> {
             routes,
             buffers,
             auto_style: plan.json_style().is_none(),
-            columns: None,
             incomplete_listed: AtomicBool::new(false),
             #[cfg(test)]
             output: plan.output.clone(),
@@ -144,19 +137,23 @@ pub(super) struct Work {
     pub(super) style: JsonStyle,
 }
 
-/// A converted batch: the output records, in order, the tallies of their notes, and the
-/// rejected records.
-#[derive(Debug, Default)]
-pub(super) struct Done {
+/// A converted batch: its records, encoded, and what was counted of them.
+#[derive(Debug)]
+pub(super) struct Done<B> {
     pub(super) seq: u64,
-    /// The output records, serialised back to back, each followed by a line end.
-    pub(super) out: Vec<u8>,
-    /// Where each record of `out` ends (before its line end).
-    pub(super) ends: Vec<usize>,
+    pub(super) tally: Tally,
+    /// The output records, as the output's encoder made them.
+    pub(super) encoded: B,
+}
+
+/// What converting a batch counted: the tallies of its records' notes, the rejected
+/// records, and where it comes from.
+#[derive(Debug, Default)]
+pub(super) struct Tally {
     /// This batch's counts, merged into the run's report in order.
     pub(super) report: ConversionReport,
     /// The coverage of the records converted, not yet added to `report` (see
-    /// [`Done::count_coverage`]).
+    /// [`Tally::count_coverage`]).
     pub(super) coverage: CoverageCounts,
     pub(super) rejects: Vec<Reject>,
     pub(super) bytes: u64,
@@ -164,11 +161,6 @@ pub(super) struct Done {
     pub(super) source: usize,
     /// The `instance_id` and line of each written record that has one, in order.
     pub(super) ids: Vec<(String, u64)>,
-    /// The output records as rows of the Parquet output's columns, instead of `out`.
-    pub(super) rows: Option<io::Result<RowsBatch>>,
-    /// When given, the exported records are kept here, as maps, instead of written to
-    /// `out` (see [`super::BatchConverter::records_holding`]).
-    pub(super) exported: Option<Vec<ExportedRecord>>,
     /// The error that stopped reading the batch's input (a Parquet file's rows, read
     /// here): the run ends with it once the batches before this one are written.
     pub(super) failed: Option<CliError>,
@@ -177,7 +169,7 @@ pub(super) struct Done {
     pub(super) holding: usize,
 }
 
-impl Done {
+impl Tally {
     /// Adds the coverage counted of the records converted to the report: once the
     /// batch is converted, before its report is read.
     pub(super) fn count_coverage(&mut self) {
@@ -251,18 +243,28 @@ pub(super) fn first_style(batch: &Batch) -> JsonStyle {
 }
 
 /// One worker's conversion state.
-pub(super) struct Job<'a> {
+pub(super) struct Job<'a, E> {
     pub(super) shared: &'a Shared<'a>,
     pub(super) enricher: Option<Enricher>,
     pub(super) notes: Notes,
-    /// The rows of the batch being converted, for a Parquet output.
-    pub(super) rows: Option<ColumnRows>,
+    /// Where the worker's records go.
+    pub(super) encoder: E,
 }
 
-impl<'a> Job<'a> {
+impl<'a, E: Encoder> Job<'a, E> {
+    /// A worker of `shared`'s conversion, its records going to `encoder`.
+    pub(super) fn new(shared: &'a Shared<'a>, encoder: E) -> Self {
+        Self {
+            shared,
+            enricher: shared.enrich.clone().map(Enricher::new),
+            notes: Notes::new(),
+            encoder,
+        }
+    }
+
     /// Converts a batch, in order; under `--on-error fail` it stops at the first bad
     /// record.
-    pub(super) fn batch(&mut self, work: Work) -> Done {
+    pub(super) fn batch(&mut self, work: Work) -> Done<E::Batch> {
         let Work { seq, batch, style } = work;
         let Batch {
             source,
@@ -274,14 +276,11 @@ impl<'a> Job<'a> {
             ..
         } = batch;
         let shared = self.shared;
-        let mut out = shared.buffers.take();
-        out.reserve(text.len() + text.len() / 4);
-        let mut done = Done {
-            seq,
-            out,
+        self.encoder.begin(text.len());
+        let mut tally = Tally {
             bytes,
             source,
-            ..Done::default()
+            ..Tally::default()
         };
         let file = shared.files[source].as_str();
         let routes = self.routes(style);
@@ -290,7 +289,7 @@ impl<'a> Job<'a> {
         // left for the loop below.
         #[cfg(feature = "parquet")]
         let items = if let Some(arrow) = &arrow {
-            self.arrow_items(arrow, &items, style, &mut done, &mut |_| true);
+            self.arrow_items(arrow, &items, style, &mut tally, &mut |_| true);
             Vec::new()
         } else {
             items
@@ -317,7 +316,7 @@ impl<'a> Job<'a> {
             };
             #[cfg(test)]
             {
-                done.holding += usize::from(record.is_ok() && !held.is_empty());
+                tally.holding += usize::from(record.is_ok() && !held.is_empty());
             }
             // A line that is no record goes to the rejects file as it is, with the
             // blanks after it that reading it skipped.
@@ -331,7 +330,7 @@ impl<'a> Job<'a> {
                 raw,
                 record,
             };
-            if !self.item(file, item, &held, style, &mut done) {
+            if !self.item(file, item, &held, style, &mut tally) {
                 break;
             }
         }
@@ -340,66 +339,49 @@ impl<'a> Job<'a> {
         if let Some(output) = &shared.output {
             HELD.lock()
                 .expect("no test panicked holding it")
-                .push((output.clone(), done.holding));
+                .push((output.clone(), tally.holding));
+            if let Some(laid) = self.encoder.laid() {
+                LAID.lock()
+                    .expect("no test panicked holding it")
+                    .push((output.clone(), laid));
+            }
         }
-        #[cfg(test)]
-        if let (Some(rows), Some(output)) = (&self.rows, &shared.output) {
-            let [direct, parsed, raw] = rows.laid();
-            let written = usize::try_from(done.report.written).expect("a batch's records");
-            let pushed = written - direct - parsed;
-            LAID.lock()
-                .expect("no test panicked holding it")
-                .push((output.clone(), [direct, parsed, pushed, raw]));
+        tally.count_coverage();
+        Done {
+            seq,
+            tally,
+            encoded: self.encoder.finish(),
         }
-        done.rows = self.rows.as_mut().map(ColumnRows::take_rows);
-        done.count_coverage();
-        done
     }
 
-    /// How the reader holds the values that pass: held texts go into Parquet columns
-    /// from records written compact (the text JSON columns hold); into JSON Lines, in
-    /// the output's style.
+    /// How the reader holds the values that pass: in the style the encoder asks for.
     fn routes(&self, style: JsonStyle) -> Routes<'a> {
         Routes {
             routes: &self.shared.routes,
-            style: if self.rows.is_some() {
-                JsonStyle::Compact
-            } else {
-                style
-            },
+            style: self.encoder.held_style(style),
         }
     }
 
     /// Converts the rows `arrow` holds, the items of a Parquet batch (`items` numbers
-    /// them), into `done`: each read with the values that pass held, and read again
+    /// them), into `tally`: each read with the values that pass held, and read again
     /// whole when it is refused so, to be told of as it is. `after` is called after each
     /// row (to take the rows of a full row group, say). The rows stop at a bad record
     /// under `--on-error fail`, where `after` says so, and at a row that cannot be read
-    /// (`done.failed`).
+    /// (`tally.failed`).
     #[cfg(feature = "parquet")]
     pub(super) fn arrow_items(
         &mut self,
         arrow: &ArrowRows,
         items: &[input::RawItem],
         style: JsonStyle,
-        done: &mut Done,
+        tally: &mut Tally,
         after: &mut dyn FnMut(&mut Self) -> bool,
     ) {
         let shared = self.shared;
-        let file = shared.files[done.source].as_str();
+        let file = shared.files[tally.source].as_str();
         let reading = arrow.reading(self.routes(style));
-        // Into a Parquet output, a string a string column takes whole is held as its
-        // own bytes and laid as it is.
-        let reading = match &self.rows {
-            Some(rows) => {
-                let raw = (shared.routes.iter())
-                    .map(|route| match route.path {
-                        [key] => rows.lays_string(key),
-                        _ => false,
-                    })
-                    .collect();
-                reading.holding_raw_strings(raw)
-            }
+        let reading = match self.encoder.raw_strings(&shared.routes) {
+            Some(raw) => reading.holding_raw_strings(raw),
             None => reading,
         };
         let mut held = Held::default();
@@ -407,34 +389,34 @@ impl<'a> Job<'a> {
             let record = match reading.holding(k, &mut held) {
                 Ok(record) => record,
                 Err(e) => {
-                    done.failed = Some(e);
+                    tally.failed = Some(e);
                     break;
                 }
             };
             let holds = record.is_ok() && !held.is_empty();
             #[cfg(test)]
             {
-                done.holding += usize::from(holds);
+                tally.holding += usize::from(holds);
             }
-            let rejected = done.rejects.len();
+            let rejected = tally.rejects.len();
             let item = |record| Item {
                 line: item.line,
                 raw: &[],
                 record,
             };
-            let mut go = self.item(file, item(record), &held, style, done);
-            if holds && done.rejects.len() > rejected {
+            let mut go = self.item(file, item(record), &held, style, tally);
+            if holds && tally.rejects.len() > rejected {
                 // Refused: told of the row as it is, not of what was left of it.
-                done.rejects.pop();
-                done.report.read -= 1;
+                tally.rejects.pop();
+                tally.report.read -= 1;
                 let record = match reading.whole(k) {
                     Ok(record) => record,
                     Err(e) => {
-                        done.failed = Some(e);
+                        tally.failed = Some(e);
                         break;
                     }
                 };
-                go = self.item(file, item(record), &Held::default(), style, done);
+                go = self.item(file, item(record), &Held::default(), style, tally);
             }
             if !after(self) || !go {
                 break;
@@ -442,7 +424,7 @@ impl<'a> Job<'a> {
         }
     }
 
-    /// Converts one item into `done`; `false` stops the batch (a bad record under
+    /// Converts one item into `tally`; `false` stops the batch (a bad record under
     /// `--on-error fail`).
     /// `held`: the values the reader held outside its record. `style`: the record's
     /// style, refined by its text in the `auto` style (an item read from no text has
@@ -453,10 +435,10 @@ impl<'a> Job<'a> {
         item: Item<'_>,
         held: &Held,
         style: JsonStyle,
-        done: &mut Done,
+        tally: &mut Tally,
     ) -> bool {
         let shared = self.shared;
-        done.report.read += 1;
+        tally.report.read += 1;
         let Item {
             line, raw, record, ..
         } = item;
@@ -476,7 +458,7 @@ impl<'a> Job<'a> {
                     (None, Some(text)) => ("raw", Value::String(text)),
                     (None, None) => raw_value(raw),
                 };
-                return self.reject(done, rejection, bad.hint, verbatim);
+                return self.reject(tally, rejection, bad.hint, verbatim);
             }
         };
         let instance_id = instance_id_of(&map);
@@ -519,62 +501,27 @@ impl<'a> Job<'a> {
             });
         match converted {
             Ok((covered, order, out)) => {
-                // The routes that hold a text, in order, when the reader held some.
-                let holding = || (0..shared.routes.len()).filter(|&i| held.holds(i));
-                // Where the held texts go in the output.
-                let placed = order.as_ref().map(|order| {
-                    shared
-                        .to
-                        .place_held(order, &out, &held_texts(&shared.routes, held, raw))
-                });
-                if let Some(rows) = &mut self.rows {
-                    // The file's JSON style is that of the first record written that
-                    // has a key (`{}` is the same in every style). Its row groups are
-                    // cut by the rows' bytes in the arrays built of them.
-                    if let Some(placed) = placed {
-                        let order = order.as_ref().expect("held texts have an order");
-                        let record = (&out, order, placed);
-                        lay_holding(shared, rows, record, (held, raw), style, &mut done.out);
-                    } else {
-                        if !out.is_empty() {
-                            rows.note_style(style);
-                        }
-                        rows.push(out);
-                    }
-                } else if let Some(exported) = &mut done.exported {
-                    let held = placed.map_or_else(Vec::new, |placed| {
-                        (holding().zip(placed))
-                            .map(|(route, placed)| HeldAt {
-                                route,
-                                at: placed.at,
-                            })
-                            .collect()
-                    });
-                    exported.push(ExportedRecord {
-                        record: out,
-                        held,
-                        source: 0,
-                    });
-                } else if let Some(placed) = placed {
-                    passthrough::write_object_holding(style, &mut done.out, &out, &placed);
-                } else {
-                    style.write_object(&mut done.out, &out);
-                }
-                if self.rows.is_none() && done.exported.is_none() {
-                    done.ends.push(done.out.len());
-                    done.out.push(b'\n');
-                }
-                done.report.written += 1;
+                tally.report.written += 1;
                 // A batch is written after every batch before it: once those list
                 // enough incomplete records, this one's would be dropped unread.
                 let list = !shared.incomplete_listed.load(Ordering::Relaxed);
                 // Counted per field here, added to the report's coverage per batch.
-                done.coverage.count(&covered);
-                done.report
+                tally.coverage.count(&covered);
+                tally
+                    .report
                     .record_notes_listing(&covered, &self.notes, file, line, list);
                 if let Some(id) = covered.instance_id {
-                    done.ids.push((id, line));
+                    tally.ids.push((id, line));
                 }
+                // The output's encoder takes the record, with its held values.
+                let held = order.as_ref().map(|order| HeldValues {
+                    to: shared.to,
+                    routes: &shared.routes,
+                    order,
+                    held,
+                    raw,
+                });
+                self.encoder.record(out, held.as_ref(), style);
                 true
             }
             Err(e) => {
@@ -601,7 +548,7 @@ impl<'a> Job<'a> {
                     message: e.message,
                 };
                 let verbatim = original.map_or_else(|| raw_value(raw), |v| ("record", v));
-                self.reject(done, rejection, hint, verbatim)
+                self.reject(tally, rejection, hint, verbatim)
             }
         }
     }
@@ -715,80 +662,18 @@ impl<'a> Job<'a> {
     /// Sets a bad record aside; `false` when the run stops at it (`--on-error fail`).
     fn reject(
         &mut self,
-        done: &mut Done,
+        tally: &mut Tally,
         rejection: Rejection,
         hint: Option<String>,
         verbatim: (&'static str, Value),
     ) -> bool {
-        done.rejects.push(Reject {
+        tally.rejects.push(Reject {
             rejection,
             hint,
             verbatim,
         });
         self.shared.on_error == OnError::Skip
     }
-}
-
-/// Lays `out`, a record exported with the held texts `placed` (placed by `order`), into
-/// the Parquet output's `rows`: straight into the columns, each held text into its own
-/// (a string held as its own bytes as it is), where each cell can be laid so; else
-/// written as JSON Lines would be, compact, every held text JSON, and parsed from that
-/// text (written in `scratch`, left empty).
-/// `held` and `raw`: the values the reader held, and the record's text. The file's JSON
-/// style is that of the first record written that has a key (`{}` is the same in every
-/// style).
-fn lay_holding(
-    shared: &Shared<'_>,
-    rows: &mut ColumnRows,
-    (out, order, placed): (&Map<String, Value>, &HeldOrder, Vec<Placed<'_>>),
-    (held, raw): (&Held, &[u8]),
-    style: JsonStyle,
-    scratch: &mut Vec<u8>,
-) {
-    let as_bytes: Vec<bool> = if held.any_raw() {
-        (0..shared.routes.len())
-            .filter(|&i| held.holds(i))
-            .map(|i| held.is_raw(i))
-            .collect()
-    } else {
-        Vec::new()
-    };
-    if let Some(any) = rows.push_holding(out, &placed, |k| as_bytes.get(k) == Some(&true)) {
-        if any {
-            rows.note_style(style);
-        }
-        return;
-    }
-    let json;
-    let placed = if as_bytes.contains(&true) {
-        let mut escaped = held.clone();
-        escaped.escape_raw(JsonStyle::Compact);
-        json = escaped;
-        let texts = held_texts(&shared.routes, &json, raw);
-        shared.to.place_held(order, out, &texts)
-    } else {
-        placed
-    };
-    scratch.clear();
-    passthrough::write_object_holding(JsonStyle::Compact, scratch, out, &placed);
-    if scratch.as_slice() != b"{}" {
-        rows.note_style(style);
-    }
-    rows.push_text(std::str::from_utf8(scratch).expect("the writer writes UTF-8"));
-    scratch.clear();
-}
-
-/// The texts `held` holds for a record of text `raw`, with their routes of `routes`, in
-/// route order.
-fn held_texts<'t>(
-    routes: &[Route<'t>],
-    held: &'t Held,
-    raw: &'t [u8],
-) -> Vec<(Route<'t>, &'t [u8])> {
-    // Sized at once: collected from a filter, the vector was grown once more.
-    let mut texts = Vec::with_capacity(routes.len());
-    texts.extend((0..routes.len()).filter_map(|i| Some((routes[i], held.text(raw, i)?))));
-    texts
 }
 
 /// The raw text of a rejected line, as a JSON string (hex when it is not UTF-8).

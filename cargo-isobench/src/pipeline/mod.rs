@@ -6,6 +6,7 @@
 //! - [`plan`]: the validated plan a front end builds;
 //! - `job`: a worker's conversion of a batch, record by record;
 //! - `ordered`: writing converted batches in input order;
+//! - `sink`: where records go, one sink and encoder per output, chosen once;
 //! - `seen_ids`: the table of `instance_id`s written, for repeats;
 //! - `buffers`: the pool of batch buffers;
 //! - `progress`: the progress line on a terminal;
@@ -25,6 +26,7 @@ mod parquet_output;
 pub mod plan;
 mod progress;
 mod seen_ids;
+mod sink;
 pub mod summary;
 
 use std::fs;
@@ -32,27 +34,25 @@ use std::io::{IsTerminal, Write};
 
 use isobench_core::codec::JsonStyle;
 use isobench_core::report::MAX_LISTED;
-use isobench_core::{ConversionReport, Notes, Registry};
+use isobench_core::{ConversionReport, Registry};
 
-pub use converter::{
-    BatchConverter, ConvertedBatch, ExportedRecord, HeldAt, HoldingBatch, HoldingRecord,
-};
+pub use converter::{BatchConverter, ConvertedBatch, HoldingBatch, HoldingRecord};
 pub use plan::{ConvertPlan, ConvertRequest};
+pub use sink::{ExportedRecord, HeldAt};
 
 use buffers::{BATCH_BYTES, Buffers};
 use job::{Done, Job, Shared, Work, first_style};
-use ordered::{Sink, write_in_order};
+use ordered::{Ordered, write_in_order};
 use plan::Shard;
 use progress::Progress;
 use seen_ids::SeenIds;
+use sink::{Encoder, IntoSink, Sink};
 
 use crate::errors::CliError;
 use crate::exit;
 use crate::input::{self, Input, Window};
-use crate::mine::enrich::Enricher;
 use crate::output::RecordWriter;
 use crate::output_file::OutputFile;
-use crate::parquet::ColumnRows;
 
 /// Batches in flight (read, being converted, or waiting to be written) per worker.
 const IN_FLIGHT_PER_JOB: usize = 3;
@@ -82,7 +82,7 @@ pub fn execute(registry: &Registry, plan: &ConvertPlan) -> Result<Finished, CliE
     let files: Vec<String> = sources.iter().map(Input::display).collect();
     // Those in flight, and those just given back.
     let buffers = Buffers::new(2 * IN_FLIGHT_PER_JOB * plan.jobs() + 2);
-    let mut shared = Shared::for_plan(registry, plan, files, buffers)?;
+    let shared = Shared::for_plan(registry, plan, files, buffers)?;
     let settings = Settings {
         jobs: plan.jobs(),
         window: window_of(plan)?,
@@ -90,61 +90,85 @@ pub fn execute(registry: &Registry, plan: &ConvertPlan) -> Result<Finished, CliE
     };
     // Columnar output takes its columns from the lossless profile's schema, whose fields
     // hold the strict profile's too: the columns do not depend on `--profile`.
-    let (mut writer, mut rejects_writer) =
-        open_outputs(plan, shared.to.schema(isobench_core::Profile::Lossless))?;
-    shared.columns = writer.column_rows();
-    let report_file = plan
-        .options
-        .outcome
-        .report
-        .as_deref()
-        .map(|path| OutputFile::create(path, plan.options.overwrite))
-        .transpose()?;
-    let mut report = ConversionReport::new(
-        &shared.from.info().name,
-        &shared.to.info().name,
-        plan.profile().as_str(),
-    );
-    report.inputs.clone_from(&shared.files);
-    if let Some(table) = shared.to.table() {
-        report.written_as = table
-            .fields
-            .iter()
-            .filter_map(|f| Some((f.to.clone()?, f.key.clone())))
-            .collect();
-    }
-    report.output = plan
-        .output
-        .as_deref()
-        .map_or_else(|| "-".to_owned(), |p| p.display().to_string());
-    let mut sink = Sink {
-        on_error: shared.on_error,
-        writer: &mut writer,
-        rejects: rejects_writer.as_mut(),
-        report: &mut report,
-        progress: Progress::new(total_bytes(sources)),
-        ids: SeenIds::default(),
-        files: &shared.files,
-        buffers: &shared.buffers,
-        incomplete_listed: &shared.incomplete_listed,
-        repeats: 0,
-    };
-    let outcome = pipeline(&shared, sources, settings, &mut sink);
-    sink.progress.finish(sink.report.read);
-    if sink.repeats > MAX_LISTED as u64 {
-        eprintln!(
-            "warning: {} more records repeat an earlier instance_id (not listed)",
-            sink.repeats - MAX_LISTED as u64
+    let schema = shared.to.schema(isobench_core::Profile::Lossless);
+    sink::open(plan, schema, &shared.buffers)?.run(Conversion {
+        plan,
+        shared: &shared,
+        settings,
+    })
+}
+
+/// A planned conversion, its output open: run into whichever sink the output is.
+struct Conversion<'c, 'r> {
+    plan: &'c ConvertPlan,
+    shared: &'c Shared<'r>,
+    settings: Settings,
+}
+
+impl IntoSink for Conversion<'_, '_> {
+    type Output = Result<Finished, CliError>;
+
+    fn run<S: Sink>(self, mut output: S) -> Result<Finished, CliError> {
+        let Self {
+            plan,
+            shared,
+            settings,
+        } = self;
+        let sources = &plan.inputs;
+        let mut rejects_writer = open_rejects(plan)?;
+        let report_file = plan
+            .options
+            .outcome
+            .report
+            .as_deref()
+            .map(|path| OutputFile::create(path, plan.options.overwrite))
+            .transpose()?;
+        let mut report = ConversionReport::new(
+            &shared.from.info().name,
+            &shared.to.info().name,
+            plan.profile().as_str(),
         );
+        report.inputs.clone_from(&shared.files);
+        if let Some(table) = shared.to.table() {
+            report.written_as = table
+                .fields
+                .iter()
+                .filter_map(|f| Some((f.to.clone()?, f.key.clone())))
+                .collect();
+        }
+        report.output = plan
+            .output
+            .as_deref()
+            .map_or_else(|| "-".to_owned(), |p| p.display().to_string());
+        let mut ordered = Ordered {
+            on_error: shared.on_error,
+            output: &mut output,
+            rejects: rejects_writer.as_mut(),
+            report: &mut report,
+            progress: Progress::new(total_bytes(sources)),
+            ids: SeenIds::default(),
+            files: &shared.files,
+            incomplete_listed: &shared.incomplete_listed,
+            repeats: 0,
+        };
+        let outcome = pipeline(shared, sources, settings, &mut ordered);
+        ordered.progress.finish(ordered.report.read);
+        if ordered.repeats > MAX_LISTED as u64 {
+            eprintln!(
+                "warning: {} more records repeat an earlier instance_id (not listed)",
+                ordered.repeats - MAX_LISTED as u64
+            );
+        }
+        if let Err(e) = outcome {
+            eprint!("{}", crate::terminal::shown(&summary::stopped(&report)));
+            return Err(e);
+        }
+        let context = summary::Context {
+            source_fills: &shared.from.info().fills,
+        };
+        let outputs = (output, rejects_writer, report_file);
+        finish(plan, report, context, outputs)
     }
-    if let Err(e) = outcome {
-        eprint!("{}", crate::terminal::shown(&summary::stopped(&report)));
-        return Err(e);
-    }
-    let context = summary::Context {
-        source_fills: &shared.from.info().fills,
-    };
-    finish(plan, report, context, writer, rejects_writer, report_file)
 }
 
 /// The items to convert: those of `--shard`, at most `--limit` of them.
@@ -159,22 +183,8 @@ fn window_of(plan: &ConvertPlan) -> Result<Window, CliError> {
     Ok(window)
 }
 
-/// The output's writer and the rejects file's, if any (neither writes under `--dry-run`).
-fn open_outputs(
-    plan: &ConvertPlan,
-    schema: &serde_json::Value,
-) -> Result<(RecordWriter, Option<RecordWriter>), CliError> {
-    let writer = if plan.options.dry_run {
-        RecordWriter::discard()
-    } else {
-        RecordWriter::create_with_schema(
-            plan.output.as_deref(),
-            plan.options.overwrite,
-            plan.json_style().unwrap_or_default(),
-            Some(schema),
-            plan.parquet_compression,
-        )?
-    };
+/// The rejects file's writer, if any (none under `--dry-run`).
+fn open_rejects(plan: &ConvertPlan) -> Result<Option<RecordWriter>, CliError> {
     let rejects = match (plan.errors.rejects(), plan.options.dry_run) {
         (Some(path), false) => Some(RecordWriter::create(
             Some(path),
@@ -183,7 +193,7 @@ fn open_outputs(
         )?),
         _ => None,
     };
-    Ok((writer, rejects))
+    Ok(rejects)
 }
 
 /// Ends a conversion that ran through: closes the outputs, writes the `--report` file and
@@ -192,9 +202,7 @@ fn finish(
     plan: &ConvertPlan,
     report: ConversionReport,
     context: summary::Context<'_>,
-    writer: RecordWriter,
-    rejects_writer: Option<RecordWriter>,
-    report_file: Option<OutputFile>,
+    (output, rejects_writer, report_file): (impl Sink, Option<RecordWriter>, Option<OutputFile>),
 ) -> Result<Finished, CliError> {
     // An empty part of a `--shard` split is a part all the same.
     if report.read == 0 && plan.shard.is_none() {
@@ -203,7 +211,7 @@ fn finish(
             Some("the input is empty (or only blank lines)".into()),
         ));
     }
-    writer.finish()?;
+    output.finish()?;
     if let Some(w) = rejects_writer {
         w.finish()?;
     }
@@ -279,15 +287,16 @@ struct Settings {
 /// Reads the inputs on one thread, converts batches on `jobs` threads, and writes the
 /// results in input order on this one. Channels are bounded and a fixed number of batches
 /// is in flight at any time, so memory does not grow with the input.
-fn pipeline(
+fn pipeline<S: Sink>(
     shared: &Shared<'_>,
     sources: &[Input],
     settings: Settings,
-    sink: &mut Sink<'_>,
+    ordered: &mut Ordered<'_, S>,
 ) -> Result<(), CliError> {
     let in_flight = settings.jobs * IN_FLIGHT_PER_JOB;
     let (work_tx, work_rx) = crossbeam_channel::bounded::<Work>(in_flight);
-    let (done_tx, done_rx) = crossbeam_channel::bounded::<Done>(in_flight);
+    let (done_tx, done_rx) =
+        crossbeam_channel::bounded::<Done<<S::Encoder as Encoder>::Batch>>(in_flight);
     let (token_tx, token_rx) = crossbeam_channel::bounded::<()>(in_flight);
     for _ in 0..in_flight {
         token_tx
@@ -299,13 +308,9 @@ fn pipeline(
         let reader = scope.spawn(move || read_all(sources, settings, buffers, &token_rx, &work_tx));
         for _ in 0..settings.jobs {
             let (work_rx, done_tx) = (work_rx.clone(), done_tx.clone());
+            let encoder = ordered.output.encoder();
             scope.spawn(move || {
-                let mut job = Job {
-                    shared,
-                    notes: Notes::new(),
-                    enricher: shared.enrich.clone().map(Enricher::new),
-                    rows: shared.columns.as_ref().map(ColumnRows::empty_like),
-                };
+                let mut job = Job::new(shared, encoder);
                 for work in work_rx {
                     if done_tx.send(job.batch(work)).is_err() {
                         break;
@@ -314,7 +319,7 @@ fn pipeline(
             });
         }
         drop((work_rx, done_tx));
-        let written = write_in_order(done_rx, token_tx, sink);
+        let written = write_in_order(done_rx, token_tx, ordered);
         // On an error the channels are closed by now, so the reader and workers stop.
         let read = reader
             .join()

@@ -7,26 +7,29 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use isobench_core::ConversionReport;
 use isobench_core::report::{MAX_LISTED, RecordWarning};
 
-use super::buffers::Buffers;
-use super::job::{Done, Reject, rejection_line};
+use super::job::{Done, Reject, Tally, rejection_line};
 use super::progress::Progress;
 use super::seen_ids::{SeenIds, id_digest};
+use super::sink::{Encoder, Sink};
 use crate::cli::OnError;
 use crate::errors::CliError;
 use crate::output::RecordWriter;
 
+/// A converted batch of the records `S`'s encoders encode.
+type DoneFor<S> = Done<<<S as Sink>::Encoder as Encoder>::Batch>;
+
 /// The writer: takes converted batches as they come, and writes them in input order.
-pub(super) fn write_in_order(
-    done: crossbeam_channel::Receiver<Done>,
+pub(super) fn write_in_order<S: Sink>(
+    done: crossbeam_channel::Receiver<DoneFor<S>>,
     tokens: crossbeam_channel::Sender<()>,
-    sink: &mut Sink<'_>,
+    ordered: &mut Ordered<'_, S>,
 ) -> Result<(), CliError> {
     let mut waiting = std::collections::BTreeMap::new();
     let mut next = 0u64;
     for batch in done {
         waiting.insert(batch.seq, batch);
         while let Some(batch) = waiting.remove(&next) {
-            sink.take(batch)?;
+            ordered.take(batch)?;
             next += 1;
             // The reader may be gone (input ended); a token nobody takes is harmless.
             let _ = tokens.send(());
@@ -37,10 +40,11 @@ pub(super) fn write_in_order(
     Ok(())
 }
 
-/// Where converted batches go.
-pub(super) struct Sink<'a> {
+/// Where converted batches go: their records to the output, their counts to the report,
+/// their rejects aside.
+pub(super) struct Ordered<'a, S> {
     pub(super) on_error: OnError,
-    pub(super) writer: &'a mut RecordWriter,
+    pub(super) output: &'a mut S,
     pub(super) rejects: Option<&'a mut RecordWriter>,
     pub(super) report: &'a mut ConversionReport,
     pub(super) progress: Progress,
@@ -48,8 +52,6 @@ pub(super) struct Sink<'a> {
     pub(super) ids: SeenIds,
     /// The inputs' names, by index.
     pub(super) files: &'a [String],
-    /// Where written batches' buffers go back.
-    pub(super) buffers: &'a Buffers,
     /// Set once the report lists as many incomplete records as it keeps
     /// ([`super::job::Shared::incomplete_listed`]).
     pub(super) incomplete_listed: &'a AtomicBool,
@@ -57,24 +59,22 @@ pub(super) struct Sink<'a> {
     pub(super) repeats: u64,
 }
 
-impl Sink<'_> {
+impl<S: Sink> Ordered<'_, S> {
     /// Writes a converted batch, merges its counts, and sets aside (or stops at) its
     /// rejected records.
-    fn take(&mut self, done: Done) -> Result<(), CliError> {
-        if let Some(e) = done.failed {
+    fn take(&mut self, done: DoneFor<S>) -> Result<(), CliError> {
+        let Done { tally, encoded, .. } = done;
+        if let Some(e) = tally.failed {
             return Err(e);
         }
-        let Done {
-            out,
-            ends,
+        let Tally {
             report,
             rejects,
             bytes,
             source,
             ids,
-            rows,
             ..
-        } = done;
+        } = tally;
         self.report.merge(report);
         if self.report.incomplete_records.len() >= MAX_LISTED {
             self.incomplete_listed.store(true, Ordering::Relaxed);
@@ -89,17 +89,7 @@ impl Sink<'_> {
                 hint: first.hint,
             });
         }
-        match rows {
-            Some(rows) => {
-                let rows = rows.map_err(|e| CliError::Write {
-                    path: self.writer.dest(),
-                    source: e,
-                })?;
-                self.writer.write_rows(rows)?;
-            }
-            None => self.writer.write_lines(&out, &ends)?,
-        }
-        self.buffers.give(out);
+        self.output.write(encoded)?;
         for (id, line) in ids {
             self.note_id(id, source, line);
         }
