@@ -870,3 +870,27 @@ fn the_process_s_own_streams_are_written_as_opened_and_other_links_in_dev_are_li
     );
     assert_untouched(&target);
 }
+
+/// `man --dir` writes each page as every output is written: a planted link in the pages'
+/// directory is never written through, and a page that exists is kept without
+/// `--overwrite`.
+#[test]
+fn manual_pages_never_write_through_a_planted_link() {
+    let context = TestContext::new();
+    let target = victim(&context, "man-victim");
+    fs::create_dir_all(context.path("pages")).unwrap();
+    symlink(&target, context.path("pages/cargo-isobench-convert.1")).unwrap();
+    let run = context.run(["man", "--dir", "pages"]);
+    assert_eq!(run.status.code(), Some(2), "{}", stderr(&run));
+    assert_untouched(&target);
+    let run = context.run(["man", "--dir", "pages", "--overwrite"]);
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    assert_untouched(&target);
+    let page = context.path("pages/cargo-isobench-convert.1");
+    assert!(fs::symlink_metadata(&page).unwrap().is_file());
+    assert!(
+        context
+            .read("pages/cargo-isobench-convert.1")
+            .contains(".TH")
+    );
+}
