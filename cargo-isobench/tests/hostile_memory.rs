@@ -201,6 +201,8 @@ mod parquet_claims {
         claimed_page_size: Option<i64>,
         /// The root schema element's `num_children`, when not 1.
         claimed_children: Option<i64>,
+        /// Each page header's statistics: a maximum and a minimum of this many bytes.
+        statistics: Option<usize>,
     }
 
     impl Craft {
@@ -210,6 +212,7 @@ mod parquet_claims {
                 values,
                 claimed_page_size: None,
                 claimed_children: None,
+                statistics: None,
             }
         }
 
@@ -266,9 +269,16 @@ mod parquet_claims {
                     .i32(1, 1)
                     .i32(2, 0)
                     .i32(3, 3)
-                    .i32(4, 3)
-                    .end()
-                    .end();
+                    .i32(4, 3);
+                if let Some(n) = self.statistics {
+                    let bound = vec![b'x'; n];
+                    header
+                        .begin(Some(5))
+                        .binary(5, &bound)
+                        .binary(6, &bound)
+                        .end();
+                }
+                header.end().end();
                 uncompressed_total += (header.out.len() + plain.len()) as i64;
                 file.extend_from_slice(&header.out);
                 file.extend_from_slice(&compressed);
@@ -419,6 +429,20 @@ mod parquet_claims {
         args.extend(VALIDATE("in.parquet"));
         let out = run_limited(&context, &args);
         assert_refused(&out, "in.parquet", "more than the 67108864 a page may");
+    }
+
+    #[test]
+    fn page_headers_longer_than_the_first_read_are_read_whole() {
+        // Statistics of 100 kB make each page header longer than the bytes the bounds
+        // check reads first.
+        let context = TestContext::new();
+        let mut craft = Craft::new(Codec::Snappy, ids(3));
+        craft.statistics = Some(100_000);
+        craft.write(&context, "in.parquet");
+        assert_read(
+            &run_limited(&context, &VALIDATE("in.parquet")),
+            "in.parquet",
+        );
     }
 }
 
