@@ -12,7 +12,6 @@
 
 mod common;
 
-use std::path::Path;
 use std::process::Output;
 use std::time::Duration;
 
@@ -53,51 +52,59 @@ fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-/// A run that ended by itself with a read error (exit 3), not a signal or an abort.
-fn assert_refused(out: &Output, name: &str, says: &str) {
-    let err = stderr(out);
-    assert_eq!(
-        out.status.code(),
-        Some(3),
-        "{name}: {:?}\n{err}",
-        out.status
-    );
-    assert!(err.contains(&format!("cannot read `{name}`")), "{err}");
-    assert!(err.contains(says), "expected {says:?} in:\n{err}");
-    assert!(!err.contains("memory allocation"), "{err}");
-}
-
-/// A run that read the file (whatever it made of the records).
-fn assert_read(out: &Output, name: &str) {
-    let err = stderr(out);
-    assert!(
-        out.status.code().is_some_and(|c| c != 3 && c < 100),
-        "{name}: {:?}\n{err}",
-        out.status
-    );
-    assert!(!err.contains("cannot read"), "{err}");
-}
-
-const VALIDATE: fn(&str) -> Vec<&str> = |name| vec!["validate", "--format", "swe-bench", name];
-
-fn convert(name: &str) -> Vec<&str> {
-    vec![
-        "convert",
-        "--from",
-        "swe-bench",
-        "--to",
-        "canonical",
-        "-i",
-        name,
-        "-o",
-        "out.jsonl",
-    ]
-}
-
 /// Parquet files whose page headers and footers claim more than they hold.
+// The files are written byte by byte: a cast takes the low bytes of a value on purpose.
 #[cfg(feature = "parquet")]
+#[allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    clippy::cast_possible_wrap
+)]
 mod parquet_claims {
+    use std::path::Path;
+
     use super::*;
+
+    /// A run that ended by itself with a read error (exit 3), not a signal or an abort.
+    fn assert_refused(out: &Output, name: &str, says: &str) {
+        let err = stderr(out);
+        assert_eq!(
+            out.status.code(),
+            Some(3),
+            "{name}: {:?}\n{err}",
+            out.status
+        );
+        assert!(err.contains(&format!("cannot read `{name}`")), "{err}");
+        assert!(err.contains(says), "expected {says:?} in:\n{err}");
+        assert!(!err.contains("memory allocation"), "{err}");
+    }
+
+    /// A run that read the file (whatever it made of the records).
+    fn assert_read(out: &Output, name: &str) {
+        let err = stderr(out);
+        assert!(
+            out.status.code().is_some_and(|c| c != 3 && c < 100),
+            "{name}: {:?}\n{err}",
+            out.status
+        );
+        assert!(!err.contains("cannot read"), "{err}");
+    }
+
+    const VALIDATE: fn(&str) -> Vec<&str> = |name| vec!["validate", "--format", "swe-bench", name];
+
+    fn convert(name: &str) -> Vec<&str> {
+        vec![
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            "canonical",
+            "-i",
+            name,
+            "-o",
+            "out.jsonl",
+        ]
+    }
 
     /// Thrift compact protocol, as Parquet's footer and page headers are written.
     #[derive(Default)]

@@ -495,7 +495,7 @@ impl<'a> Cursor<'a> {
 
     fn zigzag(&mut self) -> Result<i64, Malformed> {
         let v = self.varint()?;
-        Ok(((v >> 1) as i64) ^ -((v & 1) as i64))
+        Ok((v >> 1).cast_signed() ^ -(v & 1).cast_signed())
     }
 }
 
