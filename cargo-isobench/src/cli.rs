@@ -218,6 +218,9 @@ pub struct ManArgs {
     /// ...) into this directory instead of printing the main page.
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
+    /// Replace pages that exist in `--dir`.
+    #[arg(long, requires = "dir")]
+    pub overwrite: bool,
 }
 
 /// The canonical profile.

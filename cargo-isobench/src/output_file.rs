@@ -12,8 +12,9 @@
 //!   existing file, is replaced only with `--overwrite` (and then the link is replaced, not
 //!   what it points to); without `--overwrite` the rename refuses to replace a file that
 //!   appeared meanwhile;
-//! - a device or named pipe named directly (`/dev/null`, a FIFO) is written in place, as
-//!   are the system's own links in `/dev` and `/proc` (`/dev/stdout`, `/dev/fd/1`);
+//! - a device or named pipe named directly (`/dev/null`, a FIFO) is written in place, and
+//!   the process's own streams (`/dev/stdout`, `/dev/stderr`, `/dev/fd/N`,
+//!   `/proc/self/fd/N`) through the descriptor it holds (see [`own_stream`]);
 //! - [`check_distinct`] refuses, before anything is read, an output that is an input or
 //!   another output of the same run.
 
@@ -47,8 +48,8 @@ impl OutputFile {
         };
         match fs::symlink_metadata(dest) {
             Ok(meta) if meta.file_type().is_symlink() => {
-                if system_link(dest) {
-                    return Self::in_place(dest, overwrite).map_err(write_err);
+                if let Some(fd) = own_stream(dest) {
+                    return Self::own_stream(dest, fd, overwrite).map_err(write_err);
                 }
                 if !overwrite {
                     return Err(OutputError::Exists(dest.to_owned()).into());
@@ -110,6 +111,31 @@ impl OutputFile {
             dest: dest.to_owned(),
             overwrite,
         })
+    }
+
+    /// One of the process's own streams (see [`own_stream`]): standard output and error
+    /// through the descriptors the process holds, so that they are written as the shell
+    /// opened them (`>>` appends, `>` writes from where it is); another descriptor reopened
+    /// to append, never to write over what it holds.
+    #[cfg(unix)]
+    fn own_stream(dest: &Path, fd: u32, overwrite: bool) -> io::Result<Self> {
+        use std::os::fd::AsFd;
+        let file = match fd {
+            1 => File::from(io::stdout().as_fd().try_clone_to_owned()?),
+            2 => File::from(io::stderr().as_fd().try_clone_to_owned()?),
+            _ => fs::OpenOptions::new().append(true).open(dest)?,
+        };
+        Ok(Self {
+            file,
+            temp: None,
+            dest: dest.to_owned(),
+            overwrite,
+        })
+    }
+
+    #[cfg(not(unix))]
+    fn own_stream(dest: &Path, _fd: u32, overwrite: bool) -> io::Result<Self> {
+        Self::in_place(dest, overwrite)
     }
 
     /// The destination.
@@ -192,12 +218,20 @@ fn parent_dir(dest: &Path) -> &Path {
     }
 }
 
-/// A link the system keeps in `/dev` or `/proc` (`/dev/stdout`, `/dev/fd/1`) to one of the
-/// process's streams: written through in place, since no checkout can plant one there
-/// and what it points to (a pipe, a terminal, a file the shell opened) is the user's.
-fn system_link(dest: &Path) -> bool {
-    fs::canonicalize(parent_dir(dest))
-        .is_ok_and(|dir| dir.starts_with("/dev") || dir.starts_with("/proc"))
+/// The descriptor of the process's own stream `dest` names, as it is written (not
+/// resolved): `/dev/stdout` (1), `/dev/stderr` (2), `/dev/fd/N` and `/proc/self/fd/N`.
+/// What they point to (a pipe, a terminal, a file the shell opened) is the user's. Any
+/// other link, in `/dev` (`/dev/shm`, `/dev/mqueue`) or elsewhere, is a link like any
+/// other: replaced with `--overwrite`, never written through.
+fn own_stream(dest: &Path) -> Option<u32> {
+    match dest.to_str()? {
+        "/dev/stdout" => Some(1),
+        "/dev/stderr" => Some(2),
+        path => path
+            .strip_prefix("/dev/fd/")
+            .or_else(|| path.strip_prefix("/proc/self/fd/"))
+            .and_then(|n| n.parse().ok()),
+    }
 }
 
 /// What a path names for the purpose of telling two apart: the directory resolved and the

@@ -66,7 +66,8 @@ mod tests {
     fn system_files_directories_and_large_files_are_refused() {
         let dir = tempfile::tempdir().unwrap();
         let large = dir.path().join("large");
-        std::fs::write(&large, vec![b' '; MAX_BYTES as usize + 1]).unwrap();
+        let too_many = usize::try_from(MAX_BYTES).unwrap() + 1;
+        std::fs::write(&large, vec![b' '; too_many]).unwrap();
         #[cfg(unix)]
         {
             let link = dir.path().join("link");

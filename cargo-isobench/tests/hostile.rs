@@ -821,3 +821,76 @@ fn values_from_a_file_reach_the_terminal_escaped_and_cut() {
         .collect();
     assert!(all.contains("\\u{1b}"), "the escaped id is shown: {all}");
 }
+
+/// `-o /dev/stdout` is the process's standard output as the shell opened it: `>> file`
+/// appends, never writing over the file's head. A link in `/dev/shm` (where anyone can
+/// plant one) is a link like any other: not written through, and kept without
+/// `--overwrite`.
+#[test]
+fn the_process_s_own_streams_are_written_as_opened_and_other_links_in_dev_are_links() {
+    let context = TestContext::new();
+    context.write("in.jsonl", GOOD);
+    let head = "the head of the user's log\n";
+    let log = context.write("log.jsonl", head);
+    let appended = fs::OpenOptions::new().append(true).open(&log).unwrap();
+    let run = context
+        .command()
+        .args([
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            "swe-bench",
+            "-i",
+            "in.jsonl",
+        ])
+        .args(["-o", "/dev/stdout"])
+        .stdout(appended)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    assert_eq!(context.read("log.jsonl"), format!("{head}{GOOD}"));
+
+    let shm = Path::new("/dev/shm");
+    if !shm.is_dir() {
+        eprintln!("no /dev/shm here: its half of the test is skipped");
+        return;
+    }
+    let target = victim(&context, "shm-victim");
+    let link = shm.join(format!("isobench-test-{}-link", std::process::id()));
+    let _ = fs::remove_file(&link);
+    symlink(&target, &link).unwrap();
+    let run = convert_with(&context, &["-o", link.to_str().unwrap()]);
+    let kept = fs::symlink_metadata(&link).map(|m| m.file_type().is_symlink());
+    let _ = fs::remove_file(&link);
+    assert_eq!(run.status.code(), Some(2), "{}", stderr(&run));
+    assert!(
+        kept.unwrap_or(false),
+        "the link was replaced without --overwrite"
+    );
+    assert_untouched(&target);
+}
+
+/// `man --dir` writes each page as every output is written: a planted link in the pages'
+/// directory is never written through, and a page that exists is kept without
+/// `--overwrite`.
+#[test]
+fn manual_pages_never_write_through_a_planted_link() {
+    let context = TestContext::new();
+    let target = victim(&context, "man-victim");
+    fs::create_dir_all(context.path("pages")).unwrap();
+    symlink(&target, context.path("pages/cargo-isobench-convert.1")).unwrap();
+    let run = context.run(["man", "--dir", "pages"]);
+    assert_eq!(run.status.code(), Some(2), "{}", stderr(&run));
+    assert_untouched(&target);
+    let run = context.run(["man", "--dir", "pages", "--overwrite"]);
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    assert_untouched(&target);
+    let page = context.path("pages/cargo-isobench-convert.1");
+    assert!(fs::symlink_metadata(&page).unwrap().is_file());
+    assert!(
+        context
+            .read("pages/cargo-isobench-convert.1")
+            .contains(".TH")
+    );
+}

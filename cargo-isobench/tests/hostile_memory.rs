@@ -12,7 +12,6 @@
 
 mod common;
 
-use std::path::Path;
 use std::process::Output;
 use std::time::Duration;
 
@@ -53,51 +52,59 @@ fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-/// A run that ended by itself with a read error (exit 3), not a signal or an abort.
-fn assert_refused(out: &Output, name: &str, says: &str) {
-    let err = stderr(out);
-    assert_eq!(
-        out.status.code(),
-        Some(3),
-        "{name}: {:?}\n{err}",
-        out.status
-    );
-    assert!(err.contains(&format!("cannot read `{name}`")), "{err}");
-    assert!(err.contains(says), "expected {says:?} in:\n{err}");
-    assert!(!err.contains("memory allocation"), "{err}");
-}
-
-/// A run that read the file (whatever it made of the records).
-fn assert_read(out: &Output, name: &str) {
-    let err = stderr(out);
-    assert!(
-        out.status.code().is_some_and(|c| c != 3 && c < 100),
-        "{name}: {:?}\n{err}",
-        out.status
-    );
-    assert!(!err.contains("cannot read"), "{err}");
-}
-
-const VALIDATE: fn(&str) -> Vec<&str> = |name| vec!["validate", "--format", "swe-bench", name];
-
-fn convert(name: &str) -> Vec<&str> {
-    vec![
-        "convert",
-        "--from",
-        "swe-bench",
-        "--to",
-        "canonical",
-        "-i",
-        name,
-        "-o",
-        "out.jsonl",
-    ]
-}
-
 /// Parquet files whose page headers and footers claim more than they hold.
+// The files are written byte by byte: a cast takes the low bytes of a value on purpose.
 #[cfg(feature = "parquet")]
+#[allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    clippy::cast_possible_wrap
+)]
 mod parquet_claims {
+    use std::path::Path;
+
     use super::*;
+
+    /// A run that ended by itself with a read error (exit 3), not a signal or an abort.
+    fn assert_refused(out: &Output, name: &str, says: &str) {
+        let err = stderr(out);
+        assert_eq!(
+            out.status.code(),
+            Some(3),
+            "{name}: {:?}\n{err}",
+            out.status
+        );
+        assert!(err.contains(&format!("cannot read `{name}`")), "{err}");
+        assert!(err.contains(says), "expected {says:?} in:\n{err}");
+        assert!(!err.contains("memory allocation"), "{err}");
+    }
+
+    /// A run that read the file (whatever it made of the records).
+    fn assert_read(out: &Output, name: &str) {
+        let err = stderr(out);
+        assert!(
+            out.status.code().is_some_and(|c| c != 3 && c < 100),
+            "{name}: {:?}\n{err}",
+            out.status
+        );
+        assert!(!err.contains("cannot read"), "{err}");
+    }
+
+    const VALIDATE: fn(&str) -> Vec<&str> = |name| vec!["validate", "--format", "swe-bench", name];
+
+    fn convert(name: &str) -> Vec<&str> {
+        vec![
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            "canonical",
+            "-i",
+            name,
+            "-o",
+            "out.jsonl",
+        ]
+    }
 
     /// Thrift compact protocol, as Parquet's footer and page headers are written.
     #[derive(Default)]
@@ -201,6 +208,8 @@ mod parquet_claims {
         claimed_page_size: Option<i64>,
         /// The root schema element's `num_children`, when not 1.
         claimed_children: Option<i64>,
+        /// Each page header's statistics: a maximum and a minimum of this many bytes.
+        statistics: Option<usize>,
     }
 
     impl Craft {
@@ -210,6 +219,7 @@ mod parquet_claims {
                 values,
                 claimed_page_size: None,
                 claimed_children: None,
+                statistics: None,
             }
         }
 
@@ -266,9 +276,16 @@ mod parquet_claims {
                     .i32(1, 1)
                     .i32(2, 0)
                     .i32(3, 3)
-                    .i32(4, 3)
-                    .end()
-                    .end();
+                    .i32(4, 3);
+                if let Some(n) = self.statistics {
+                    let bound = vec![b'x'; n];
+                    header
+                        .begin(Some(5))
+                        .binary(5, &bound)
+                        .binary(6, &bound)
+                        .end();
+                }
+                header.end().end();
                 uncompressed_total += (header.out.len() + plain.len()) as i64;
                 file.extend_from_slice(&header.out);
                 file.extend_from_slice(&compressed);
@@ -419,6 +436,20 @@ mod parquet_claims {
         args.extend(VALIDATE("in.parquet"));
         let out = run_limited(&context, &args);
         assert_refused(&out, "in.parquet", "more than the 67108864 a page may");
+    }
+
+    #[test]
+    fn page_headers_longer_than_the_first_read_are_read_whole() {
+        // Statistics of 100 kB make each page header longer than the bytes the bounds
+        // check reads first.
+        let context = TestContext::new();
+        let mut craft = Craft::new(Codec::Snappy, ids(3));
+        craft.statistics = Some(100_000);
+        craft.write(&context, "in.parquet");
+        assert_read(
+            &run_limited(&context, &VALIDATE("in.parquet")),
+            "in.parquet",
+        );
     }
 }
 

@@ -87,19 +87,45 @@ pub fn man(args: &ManArgs) -> Result<i32, CliError> {
             })?;
         return write_stdout(&page);
     };
-    write_pages(dir)?;
+    write_pages(dir, args.overwrite)?;
     Ok(exit::OK)
 }
 
 /// Writes `cargo-isobench.1` and one page per subcommand, nested ones included
-/// (`cargo-isobench-plugin-build.1`), into `dir`, creating it if needed.
-fn write_pages(dir: &Path) -> Result<(), CliError> {
+/// (`cargo-isobench-plugin-build.1`), into `dir`, creating it if needed. Each page is
+/// written as every output is ([`crate::output_file`]): an existing page, or a link in its
+/// place, is kept unless `overwrite`, and a link is never written through.
+fn write_pages(dir: &Path, overwrite: bool) -> Result<(), CliError> {
     let err = |e| CliError::Write {
         path: dir.to_owned(),
         source: e,
     };
+    let mut command = pages_command();
+    command.build();
+    let mut pages = Vec::new();
+    render_pages(command, &mut pages).map_err(err)?;
     std::fs::create_dir_all(dir).map_err(err)?;
-    clap_mangen::generate_to(pages_command(), dir).map_err(err)
+    for (name, page) in pages {
+        crate::output_file::write_whole(&dir.join(name), overwrite, &page)?;
+    }
+    Ok(())
+}
+
+/// The pages of `command` and of its subcommands that are not hidden, each as its file
+/// name and text, subcommands first (as `clap_mangen::generate_to` names and orders them).
+fn render_pages(command: clap::Command, pages: &mut Vec<(String, Vec<u8>)>) -> std::io::Result<()> {
+    for sub in command
+        .get_subcommands()
+        .filter(|s| !s.is_hide_set())
+        .cloned()
+    {
+        render_pages(sub, pages)?;
+    }
+    let man = clap_mangen::Man::new(command);
+    let mut page = Vec::new();
+    man.render(&mut page)?;
+    pages.push((man.get_filename(), page));
+    Ok(())
 }
 
 /// The command the pages describe: without the `help` subcommand, which has no page of

@@ -30,9 +30,10 @@ use arrow_array::RecordBatch;
 /// structures nest about six deep; a logical type in a schema element adds two.
 pub const MAX_DEPTH: u32 = 32;
 
-/// The most bytes of a page header read at once; a longer header (large statistics) is
-/// read again with more, up to the rest of its column chunk.
-const HEADER_READ: usize = 16 * 1024;
+/// The bytes of a page header read first: a header without statistics takes a few dozen.
+/// A longer one (large statistics) is read again with four times more, up to the rest of
+/// its column chunk.
+const HEADER_READ: usize = 512;
 
 /// What a file read may claim.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -494,7 +495,7 @@ impl<'a> Cursor<'a> {
 
     fn zigzag(&mut self) -> Result<i64, Malformed> {
         let v = self.varint()?;
-        Ok(((v >> 1) as i64) ^ -((v & 1) as i64))
+        Ok((v >> 1).cast_signed() ^ -(v & 1).cast_signed())
     }
 }
 

@@ -132,7 +132,7 @@ fn add_offsets<O: OffsetSizeTrait>(
 fn add_view_lengths(views: &[u128], valid: &impl Fn(usize) -> bool, sizes: &mut [usize]) {
     for (i, (size, view)) in sizes.iter_mut().zip(views).enumerate() {
         if valid(i) {
-            *size += (*view as u32) as usize;
+            *size += usize::try_from(*view & u128::from(u32::MAX)).unwrap_or(0);
         }
     }
 }
