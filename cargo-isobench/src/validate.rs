@@ -260,8 +260,7 @@ mod error_messages {
 
     #[test]
     fn validate_errors_say_what_they_always_said() {
-        let mut errors = Vec::new();
-        errors.push(CliError::from(ValidateError::NoInputs));
+        let errors = vec![CliError::from(ValidateError::NoInputs)];
         insta::assert_snapshot!(said(errors));
     }
 }

@@ -28,7 +28,12 @@ fn swe_bench_row(id: &str, setup: Option<&str>) -> Value {
 }
 
 fn lines(records: &[Value]) -> String {
-    records.iter().map(|r| format!("{r}\n")).collect()
+    let mut text = String::new();
+    for record in records {
+        text.push_str(&record.to_string());
+        text.push('\n');
+    }
+    text
 }
 
 /// Runs `convert ARGS --report r.json` and gives the report.
