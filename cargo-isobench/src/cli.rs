@@ -348,7 +348,8 @@ pub struct EnvArgs {
 /// `validate`.
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
-    /// Format the records should follow.
+    /// Format the records should follow, or `auto`: told from the first records' fields, as
+    /// `convert --from auto` tells it.
     #[arg(long, value_name = "FMT")]
     pub format: String,
     /// Canonical profile (for `--format canonical`).

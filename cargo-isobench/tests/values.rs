@@ -304,3 +304,23 @@ fn swe_bench_5x_values_are_those_swebench_5_accepts() {
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
+
+#[test]
+fn validate_tells_the_format_with_auto_as_convert_does() {
+    let context = TestContext::new();
+    context.write("in.jsonl", lines(&[swe_bench_row("a-1", Some("abc"))]));
+    let out = context.run(["validate", "--format", "auto", "-i", "in.jsonl"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let mut bad = swe_bench_row("a-1", Some("abc"));
+    bad["FAIL_TO_PASS"] = json!(3);
+    context.write("bad.jsonl", lines(&[bad]));
+    let out = context.run(["validate", "--format", "auto", "-i", "bad.jsonl"]);
+    assert_ne!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = context.run(["validate", "--format", "auto", "-i", "-"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("`--from auto` cannot read stdin"),
+        "{}",
+        stderr(&out)
+    );
+}
