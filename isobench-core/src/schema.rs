@@ -177,7 +177,15 @@ mod tests {
     }
 
     /// The keys of the generated `source` blocks.
-    const SOURCE_KEYS: [&str; 6] = ["format", "keys", "encodings", "raw", "extra", "other"];
+    const SOURCE_KEYS: [&str; 7] = [
+        "format",
+        "keys",
+        "encodings",
+        "raw",
+        "extra",
+        "replaced",
+        "other",
+    ];
 
     /// A value of a shape some keyword of the schema takes or refuses: strings (the
     /// enum's among them), numbers, arrays of strings or of numbers (empty or not, some
