@@ -397,8 +397,9 @@ pub struct EnvArgs {
 /// `validate`.
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
-    /// Format the records should follow.
-    #[arg(long, value_name = "FMT", value_parser = FormatName::ONLY, hide_possible_values = true)]
+    /// Format the records should follow, or `auto`: told from the first records' fields, as
+    /// `convert --from auto` tells it.
+    #[arg(long, value_name = "FMT", value_parser = FormatName::OR_AUTO, hide_possible_values = true)]
     pub format: String,
     /// Canonical profile (for `--format canonical`).
     #[arg(long, value_enum, default_value = "lossless")]

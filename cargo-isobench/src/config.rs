@@ -329,16 +329,17 @@ mod error_messages {
 
     #[test]
     fn configuration_errors_say_what_they_always_said() {
-        let mut errors = Vec::new();
-        errors.push(CliError::from(ConfigError::Invalid {
-            path: "c/isobench.toml".into(),
-            line: Some(3),
-            message: "bad".into(),
-        }));
-        errors.push(CliError::from(ConfigError::PluginEntry {
-            path: "c/isobench.toml".into(),
-            entry: 2,
-        }));
+        let mut errors = vec![
+            CliError::from(ConfigError::Invalid {
+                path: "c/isobench.toml".into(),
+                line: Some(3),
+                message: "bad".into(),
+            }),
+            CliError::from(ConfigError::PluginEntry {
+                path: "c/isobench.toml".into(),
+                entry: 2,
+            }),
+        ];
         let rule = RuleError {
             pattern: "x".into(),
             reason: "why".into(),

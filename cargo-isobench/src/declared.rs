@@ -370,23 +370,24 @@ mod error_messages {
 
     #[test]
     fn table_errors_say_what_they_always_said() {
-        let mut errors = Vec::new();
-        errors.push(CliError::from(TableError::Invalid {
-            path: "f.toml".into(),
-            at: Some((6, 1)),
-            message: "bad".into(),
-        }));
-        errors.push(CliError::from(TableError::Invalid {
-            path: "f.toml".into(),
-            at: None,
-            message: "bad".into(),
-        }));
-        errors.push(CliError::from(TableError::NameClash(NameClash {
-            name: "a".into(),
-            origin: "x".into(),
-            existing: "b".into(),
-            existing_origin: "y".into(),
-        })));
+        let errors = vec![
+            CliError::from(TableError::Invalid {
+                path: "f.toml".into(),
+                at: Some((6, 1)),
+                message: "bad".into(),
+            }),
+            CliError::from(TableError::Invalid {
+                path: "f.toml".into(),
+                at: None,
+                message: "bad".into(),
+            }),
+            CliError::from(TableError::NameClash(NameClash {
+                name: "a".into(),
+                origin: "x".into(),
+                existing: "b".into(),
+                existing_origin: "y".into(),
+            })),
+        ];
         insta::assert_snapshot!(said(errors));
     }
 }

@@ -392,17 +392,18 @@ mod error_messages {
 
     #[test]
     fn detection_errors_say_what_they_always_said() {
-        let mut errors = Vec::new();
-        errors.push(CliError::from(DetectError::Stdin));
-        errors.push(CliError::from(DetectError::NotRecords {
-            file: "t.csv".into(),
-            line: 1,
-            message: "malformed JSON".into(),
-        }));
-        errors.push(CliError::from(DetectError::Undecided {
-            why: "why".into(),
-            known: vec!["a".into(), "b".into()],
-        }));
+        let errors = vec![
+            CliError::from(DetectError::Stdin),
+            CliError::from(DetectError::NotRecords {
+                file: "t.csv".into(),
+                line: 1,
+                message: "malformed JSON".into(),
+            }),
+            CliError::from(DetectError::Undecided {
+                why: "why".into(),
+                known: vec!["a".into(), "b".into()],
+            }),
+        ];
         insta::assert_snapshot!(said(errors));
     }
 }

@@ -476,18 +476,17 @@ mod error_messages {
 
     #[test]
     fn output_errors_say_what_they_always_said() {
-        let mut errors = Vec::new();
-        errors.push(CliError::from(OutputError::JsonLinesOnly(
-            "out.parquet".into(),
-        )));
-        errors.push(CliError::from(OutputError::Columns("why".into())));
-        errors.push(CliError::from(OutputError::Exists("o.jsonl".into())));
-        errors.push(CliError::from(OutputError::IsInput("o.jsonl".into())));
-        errors.push(CliError::from(OutputError::Twice {
-            path: "o.jsonl".into(),
-            first: "-o".into(),
-            second: "--report".into(),
-        }));
+        let errors = vec![
+            CliError::from(OutputError::JsonLinesOnly("out.parquet".into())),
+            CliError::from(OutputError::Columns("why".into())),
+            CliError::from(OutputError::Exists("o.jsonl".into())),
+            CliError::from(OutputError::IsInput("o.jsonl".into())),
+            CliError::from(OutputError::Twice {
+                path: "o.jsonl".into(),
+                first: "-o".into(),
+                second: "--report".into(),
+            }),
+        ];
         insta::assert_snapshot!(said(errors));
     }
 }

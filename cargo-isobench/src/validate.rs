@@ -25,14 +25,22 @@ const SAMPLE: usize = 16;
 
 /// Runs `validate`.
 pub fn run(registry: &Registry, args: &ValidateArgs) -> Result<i32, CliError> {
-    let adapter = find(registry, &args.format)?;
-    let profile = Profile::from(args.profile);
-    let canonical = adapter.info().name == "canonical";
-    let validator = Validator::new(adapter, profile)?;
+    // `auto`: told from the records, once the inputs are known.
+    let named = (!crate::detect::is_auto(&args.format))
+        .then(|| find(registry, &args.format))
+        .transpose()?;
     let paths: Vec<_> = args.inputs.iter().chain(&args.paths).cloned().collect();
     if paths.is_empty() {
         return Err(ValidateError::NoInputs.into());
     }
+    let sources = crate::input::hf::sources(&paths)?;
+    let adapter = match named {
+        Some(adapter) => adapter,
+        None => crate::detect::detect(registry, &sources)?,
+    };
+    let profile = Profile::from(args.profile);
+    let canonical = adapter.info().name == "canonical";
+    let validator = Validator::new(adapter, profile)?;
     let (mut records, mut invalid, mut problems) = (0u64, 0u64, 0u64);
     let mut sample: Vec<Map<String, Value>> = Vec::new();
     // Where each instance id was first seen: a harness keys records by it, so a second
@@ -40,7 +48,7 @@ pub fn run(registry: &Registry, args: &ValidateArgs) -> Result<i32, CliError> {
     let mut first_seen: HashMap<String, (String, u64)> = HashMap::new();
     let mut repeats = 0u64;
     let mut out = std::io::stdout().lock();
-    for source in crate::input::hf::sources(&paths)? {
+    for source in sources {
         let file = source.display();
         input::for_each_item(&source, |Item { line, record, .. }| {
             records += 1;
@@ -268,8 +276,7 @@ mod error_messages {
 
     #[test]
     fn validate_errors_say_what_they_always_said() {
-        let mut errors = Vec::new();
-        errors.push(CliError::from(ValidateError::NoInputs));
+        let errors = vec![CliError::from(ValidateError::NoInputs)];
         insta::assert_snapshot!(said(errors));
     }
 }

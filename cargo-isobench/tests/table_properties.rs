@@ -5,7 +5,8 @@
 //!   `validate --format T` accepts; a table's `required` keys are checked on export
 //!   unless the table says `import_only`;
 //! - every key of a source record is written, reported (dropped with a reason, derived,
-//!   defaulted), or the record is refused: nothing goes silently;
+//!   defaulted), or the record is refused: nothing goes silently; with `--set` and
+//!   `--replace` too, which change only what they are asked to and report it;
 //! - a record of T converted to T, directly or through canonical, comes back byte for
 //!   byte in any JSON style a mainstream writer produces (Python's `json.dumps` with its
 //!   defaults or with `ensure_ascii=False`, compact as `serde_json` or orjson write).
@@ -22,6 +23,7 @@ use cargo_isobench::validate::Validator;
 use isobench_core::table::{Field, FieldType, ListEncoding, Need, Table, TableAdapter};
 use isobench_core::{Profile, Registry};
 use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
 use serde_json::{Map, Value, json};
 
 /// The generated format's name.
@@ -217,7 +219,24 @@ fn convert(
     to: &str,
     lines: &[u8],
 ) -> cargo_isobench::pipeline::ConvertedBatch {
-    let mut request = ConvertRequest::new(from, to, cargo_isobench::cli::ConvertOptions::default());
+    convert_with(
+        registry,
+        from,
+        to,
+        lines,
+        cargo_isobench::cli::ConvertOptions::default(),
+    )
+}
+
+/// [`convert`] with `options` (`--set`, `--replace`).
+fn convert_with(
+    registry: &Registry,
+    from: &str,
+    to: &str,
+    lines: &[u8],
+    options: cargo_isobench::cli::ConvertOptions,
+) -> cargo_isobench::pipeline::ConvertedBatch {
+    let mut request = ConvertRequest::new(from, to, options);
     request.options.outcome.on_error = cargo_isobench::cli::OnError::Skip;
     request.quiet = true;
     let plan = request.plan_records(registry).expect("a valid plan");
@@ -304,6 +323,158 @@ proptest! {
         // A table's `required` key is in every record written, unless import-only.
         for f in table.fields.iter().filter(|f| f.required && !f.import_only) {
             prop_assert!(out.contains_key(&f.key), "required `{}` left out of {:?}", f.key, out);
+        }
+    }
+}
+
+/// Fields an assignment may give: string fields of canonical and of no table's type, so
+/// that every generated value fits.
+const ASSIGNED: [&str; 4] = [
+    "version",
+    "notes",
+    "extensions.problem_statement",
+    "extensions.e9",
+];
+
+/// `--set` and `--replace` assignments of text without template braces, each field once:
+/// `(field, replaces, value)`.
+fn assignments() -> impl Strategy<Value = Vec<(&'static str, bool, String)>> {
+    let value = proptest::string::string_regex("[a-z0-9 ,:\"/é]{0,6}").expect("a valid regex");
+    proptest::collection::vec((any::<bool>(), value), ASSIGNED.len()).prop_flat_map(|given| {
+        let all: Vec<_> = ASSIGNED
+            .iter()
+            .zip(given)
+            .map(|(field, (replaces, value))| (*field, replaces, value))
+            .collect();
+        proptest::sample::subsequence(all.clone(), 0..=all.len())
+    })
+}
+
+/// The value of canonical `field` (`extensions.KEY` for an extension) in `record`.
+fn field_of<'r>(record: &'r Map<String, Value>, field: &str) -> Option<&'r Value> {
+    match field.strip_prefix("extensions.") {
+        Some(key) => record.get("extensions")?.get(key),
+        None => record.get(field),
+    }
+    .filter(|v| !v.is_null())
+}
+
+/// Into canonical, `out` from `record` with `sets`: a `--set` fills only a field the
+/// record has no value for (reported defaulted); a `--replace` that changes a value is
+/// reported replaced and the old value kept in `extensions.source.replaced`; every other
+/// field is as it was.
+fn assigned_as_asked(
+    record: &Map<String, Value>,
+    sets: &[(&'static str, bool, String)],
+    out: &Map<String, Value>,
+    report: &isobench_core::ConversionReport,
+) -> Result<(), TestCaseError> {
+    for (field, replaces, value) in sets {
+        let given = Value::String(value.clone());
+        let before = field_of(record, field);
+        let after = field_of(out, field);
+        let kept = out
+            .get("extensions")
+            .and_then(|e| e.get("source"))
+            .and_then(|s| s.get("replaced"))
+            .and_then(|r| r.get(*field));
+        match before {
+            None => {
+                prop_assert_eq!(after, Some(&given));
+                prop_assert!(report.defaulted.contains_key(*field));
+            }
+            Some(old) if *replaces && *old != given => {
+                prop_assert_eq!(after, Some(&given));
+                prop_assert_eq!(kept, Some(old));
+                prop_assert_eq!(report.replaced.get(*field).map(|t| t.records), Some(1));
+            }
+            Some(old) => {
+                prop_assert_eq!(after, Some(old), "`{}` changed without `--replace`", field);
+                prop_assert!(kept.is_none() && !report.replaced.contains_key(*field));
+            }
+        }
+    }
+    // Every other field as it was.
+    for field in canonical_keys(record) {
+        if sets.iter().any(|(f, ..)| *f == field) {
+            continue;
+        }
+        prop_assert_eq!(
+            field_of(out, &field),
+            field_of(record, &field),
+            "`{}` changed",
+            field
+        );
+    }
+
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 128,
+        failure_persistence: Some(Box::new(
+            proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"),
+        )),
+        ..ProptestConfig::default()
+    })]
+
+    /// With `--set` and `--replace`: into canonical, a `--set` fills only a field the
+    /// record has no value for (reported defaulted) and leaves every other value as it
+    /// was; a `--replace` that changes a value is reported replaced and the old value
+    /// kept in `extensions.source.replaced`. Into a generated format, every field of the
+    /// record and every one assigned is written, reported (dropped with its reason,
+    /// derived, defaulted, replaced), or the record refused.
+    #[test]
+    fn assignments_change_only_what_they_are_asked_to_and_are_accounted_for(
+        table in table(),
+        record in canonical_record(),
+        sets in assignments(),
+    ) {
+        let mut options = cargo_isobench::cli::ConvertOptions::default();
+        for (field, replaces, value) in &sets {
+            let given = format!("{field}={}", Value::String(value.clone()));
+            if *replaces {
+                options.replace.push(given);
+            } else {
+                options.set.push(given);
+            }
+        }
+        let registry = registry_with(&table);
+        let line = [serde_json::to_vec(&record).unwrap().as_slice(), b"\n"].concat();
+        let done = convert_with(&registry, "canonical", "canonical", &line, options.clone());
+        let written = records(&done.out);
+        prop_assert_eq!(written.len() + done.rejects.len(), 1);
+        // A record canonical refuses is refused for a value of its own (a generated
+        // extension of the wrong type): no value given is of the wrong type.
+        if let Some(out) = written.first() {
+            let out = out.as_object().unwrap();
+            assigned_as_asked(&record, &sets, out, &done.report)?;
+        }
+
+        let done = convert_with(&registry, "canonical", NAME, &line, options);
+        prop_assert_eq!(records(&done.out).len() + done.rejects.len(), 1);
+        let Some(out) = records(&done.out).pop() else {
+            return Ok(());
+        };
+        let out = out.as_object().unwrap();
+        let report = &done.report;
+        let assigned = sets.iter().map(|(f, ..)| (*f).to_owned());
+        for field in canonical_keys(&record).into_iter().chain(assigned) {
+            let written_as = table
+                .fields
+                .iter()
+                .find(|f| f.to.as_deref() == Some(field.as_str()))
+                .filter(|f| out.contains_key(&f.key));
+            let noted = report.dropped.get(&field).is_some_and(|t| !t.detail.is_empty())
+                || report.derived.contains_key(&field)
+                || report.defaulted.contains_key(&field)
+                || report.replaced.contains_key(&field);
+            prop_assert!(
+                written_as.is_some() || noted,
+                "`{}` of {:?} with {:?} is neither written nor reported: {:?}",
+                field, record, sets, out
+            );
         }
     }
 }

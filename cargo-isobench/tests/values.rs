@@ -28,7 +28,12 @@ fn swe_bench_row(id: &str, setup: Option<&str>) -> Value {
 }
 
 fn lines(records: &[Value]) -> String {
-    records.iter().map(|r| format!("{r}\n")).collect()
+    let mut text = String::new();
+    for record in records {
+        text.push_str(&record.to_string());
+        text.push('\n');
+    }
+    text
 }
 
 /// Runs `convert ARGS --report r.json` and gives the report.
@@ -298,4 +303,24 @@ fn swe_bench_5x_values_are_those_swebench_5_accepts() {
         "good.jsonl",
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn validate_tells_the_format_with_auto_as_convert_does() {
+    let context = TestContext::new();
+    context.write("in.jsonl", lines(&[swe_bench_row("a-1", Some("abc"))]));
+    let out = context.run(["validate", "--format", "auto", "-i", "in.jsonl"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let mut bad = swe_bench_row("a-1", Some("abc"));
+    bad["FAIL_TO_PASS"] = json!(3);
+    context.write("bad.jsonl", lines(&[bad]));
+    let out = context.run(["validate", "--format", "auto", "-i", "bad.jsonl"]);
+    assert_ne!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = context.run(["validate", "--format", "auto", "-i", "-"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("`--from auto` cannot read stdin"),
+        "{}",
+        stderr(&out)
+    );
 }

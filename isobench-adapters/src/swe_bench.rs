@@ -186,6 +186,12 @@ impl Accepted5x {
         accepted
     }
 
+    /// [`Accepted5x::declared`], read at its first use.
+    fn read_once() -> &'static Self {
+        static ACCEPTED: OnceLock<Accepted5x> = OnceLock::new();
+        ACCEPTED.get_or_init(Self::declared)
+    }
+
     /// Why swebench 5 would reject the 5.x fields of `c`, when it would.
     fn refusal(&self, c: &CanonicalRecord) -> Option<RecordError> {
         let listed = |names: &[String]| {
@@ -280,8 +286,7 @@ impl Hooks for SweBenchHooks {
         // and the contract judges it.
         let whole = FIELDS_5X.iter().all(|(_, ext)| c.ext_str(ext).is_some());
         // A whole group sends the row down 5.x's path, which reads each value.
-        static ACCEPTED: OnceLock<Accepted5x> = OnceLock::new();
-        if whole && let Some(refusal) = ACCEPTED.get_or_init(Accepted5x::declared).refusal(c) {
+        if whole && let Some(refusal) = Accepted5x::read_once().refusal(c) {
             return Err(refusal);
         }
         if to.same_format() || whole {

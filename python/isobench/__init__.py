@@ -90,9 +90,10 @@ def load_adapter(path: PathLike) -> List[str]:
 
 def _options(**options: Any) -> Dict[str, Any]:
     """Keyword arguments as the Rust side reads them: by the option's name, paths as
-    given (`os.PathLike` too), `set` as `FIELD=VALUE` strings."""
-    if options.get("set") is not None:
-        options["set"] = _assignments(options["set"])
+    given (`os.PathLike` too), `set` and `replace` as `FIELD=VALUE` strings."""
+    for flag in ("set", "replace"):
+        if options.get(flag) is not None:
+            options[flag] = _assignments(options[flag])
     return options
 
 
@@ -118,6 +119,7 @@ def convert(
     rejects: Optional[PathLike] = None,
     report: Optional[PathLike] = None,
     set: Union[Dict[str, Any], Sequence[str], None] = None,  # noqa: A002 (the flag's name)
+    replace: Union[Dict[str, Any], Sequence[str], None] = None,
     jobs: Optional[int] = None,
     overwrite: bool = False,
     limit: Optional[int] = None,
@@ -132,7 +134,9 @@ def convert(
     `output=None` writes JSON Lines to standard output, as the command does.
     `parquet_compression` (`"zstd"`, `"zstd:N"`, `"snappy"`, `"gzip"`, `"gzip:N"`, `"lz4"`,
     `"none"`) is that of a `.parquet` output, as `--parquet-compression` takes it. Returns
-    the conversion report (what `--report` writes)."""
+    the conversion report (what `--report` writes). `set` fills a field only where a
+    record has no value for it; `replace` writes over the record's own value, which the
+    report's `replaced` counts and `extensions.source.replaced` keeps."""
     options = dict(locals())
     del options["from_"], options["to"]
     options["inputs"] = [inputs] if isinstance(inputs, (str, os.PathLike)) else list(inputs)

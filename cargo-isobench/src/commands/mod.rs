@@ -84,15 +84,16 @@ mod error_messages {
 
     #[test]
     fn mine_errors_say_what_they_always_said() {
-        let mut errors = Vec::new();
-        errors.push(CliError::from(MineError::NothingToMine));
-        errors.push(CliError::from(MineError::UnknownOwnerName("r".into())));
-        errors.push(CliError::from(MineError::Range("a.b".into())));
-        errors.push(CliError::from(MineError::Preset {
-            given: "x".into(),
-            names: vec!["default", "swe-bench"],
-        }));
-        errors.push(CliError::from(MineError::TimingLogs));
+        let errors = vec![
+            CliError::from(MineError::NothingToMine),
+            CliError::from(MineError::UnknownOwnerName("r".into())),
+            CliError::from(MineError::Range("a.b".into())),
+            CliError::from(MineError::Preset {
+                given: "x".into(),
+                names: vec!["default", "swe-bench"],
+            }),
+            CliError::from(MineError::TimingLogs),
+        ];
         insta::assert_snapshot!(said(errors));
     }
 }

@@ -587,11 +587,10 @@ mod error_messages {
 
     #[test]
     fn hf_errors_say_what_they_always_said() {
-        let mut errors = Vec::new();
-        errors.push(CliError::from(HfError::Malformed {
+        let mut errors = vec![CliError::from(HfError::Malformed {
             input: "hf:a/b@".into(),
             fault: HfSyntax::Revision,
-        }));
+        })];
         let dataset = |revision: Option<&str>| HfDataset {
             repo: "o/n".into(),
             revision: revision.map(str::to_owned),

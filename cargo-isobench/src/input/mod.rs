@@ -162,11 +162,10 @@ mod error_messages {
 
     #[test]
     fn parquet_input_errors_say_what_they_always_said() {
-        let mut errors = Vec::new();
-        errors.push(CliError::from(ParquetInputError::ReadAsJson("-".into())));
-        errors.push(CliError::from(ParquetInputError::ReadAsJson(
-            "d.jsonl".into(),
-        )));
+        let errors = vec![
+            CliError::from(ParquetInputError::ReadAsJson("-".into())),
+            CliError::from(ParquetInputError::ReadAsJson("d.jsonl".into())),
+        ];
         insta::assert_snapshot!(said(errors));
     }
 }

@@ -239,9 +239,10 @@ mod error_messages {
 
     #[test]
     fn scaffold_errors_say_what_they_always_said() {
-        let mut errors = Vec::new();
-        errors.push(CliError::from(ScaffoldError::BadName("X".into())));
-        errors.push(CliError::from(ScaffoldError::DirectoryExists("d".into())));
+        let errors = vec![
+            CliError::from(ScaffoldError::BadName("X".into())),
+            CliError::from(ScaffoldError::DirectoryExists("d".into())),
+        ];
         insta::assert_snapshot!(said(errors));
     }
 }

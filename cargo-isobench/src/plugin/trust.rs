@@ -435,14 +435,15 @@ mod error_messages {
 
     #[test]
     fn trust_errors_say_what_they_always_said() {
-        let mut errors = Vec::new();
-        errors.push(CliError::from(TrustError::NoStateDir {
-            env: "ISOBENCH_STATE_DIR",
-        }));
-        errors.push(CliError::from(TrustError::NoConfig {
-            dir: "w".into(),
-            file_name: "isobench.toml",
-        }));
+        let errors = vec![
+            CliError::from(TrustError::NoStateDir {
+                env: "ISOBENCH_STATE_DIR",
+            }),
+            CliError::from(TrustError::NoConfig {
+                dir: "w".into(),
+                file_name: "isobench.toml",
+            }),
+        ];
         insta::assert_snapshot!(said(errors));
     }
 }
