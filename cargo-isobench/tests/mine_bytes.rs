@@ -79,16 +79,17 @@ fn commit(dir: &Path, subject: &str) {
 
 /// A Python module whose changed lines lie under classes and methods.
 fn module(version: usize) -> Vec<u8> {
+    use std::fmt::Write as _;
     let mut out = String::from("import os\n\n\nclass Outer:\n    \"\"\"Doc.\"\"\"\n\n");
     for m in 0..4 {
-        out.push_str(&format!("    async def method_{m}(self, x):\n"));
+        let _ = writeln!(out, "    async def method_{m}(self, x):");
         for l in 0..8 {
-            let value = if l == 5 && (m + version) % 2 == 0 {
+            let value = if l == 5 && (m + version).is_multiple_of(2) {
                 version
             } else {
                 l
             };
-            out.push_str(&format!("        v{l} = x + {value}\n"));
+            let _ = writeln!(out, "        v{l} = x + {value}");
         }
         out.push_str("        return v0\n\n");
     }
@@ -273,7 +274,7 @@ fn hold_against_git(
     let mut compared = 0;
     for record in &records {
         let sha = record["head_commit"].as_str().unwrap();
-        let base = record["base_commit"].as_str().unwrap();
+        let base_commit = record["base_commit"].as_str().unwrap();
         let attr_source = format!("--attr-source={sha}");
         let mut show = vec![
             attr_source.as_str(),
@@ -284,45 +285,47 @@ fn hold_against_git(
         if let Some(a) = &attributes {
             show.extend(["-c", a.as_str()]);
         }
-        show.extend(["diff", "-M", "--no-color", base, sha]);
+        show.extend(["diff", "-M", "--no-color", base_commit, sha]);
         let theirs = file_diffs(&git(bare, &show));
         let patch = record["patch"].as_str().unwrap();
         let test_patch = record["test_patch"].as_str().unwrap();
-        let ours = file_diffs(format!("{patch}{test_patch}").as_bytes());
+        let mined = file_diffs(format!("{patch}{test_patch}").as_bytes());
         let left_out: Vec<&str> = record["extensions"]["mining"]["not_utf8"]
             .as_array()
             .map(|a| a.iter().map(|f| f["path"].as_str().unwrap()).collect())
             .unwrap_or_default();
         for (key, diff) in &theirs {
-            match ours.get(key) {
-                Some(mine) => {
-                    assert_eq!(
-                        String::from_utf8_lossy(mine),
-                        String::from_utf8_lossy(diff),
-                        "{sha} {}",
-                        String::from_utf8_lossy(key)
-                    );
-                    assert_eq!(mine, diff);
-                    compared += 1;
-                }
-                None => {
-                    assert!(
-                        std::str::from_utf8(diff).is_err(),
-                        "{sha}: git's diff of {} is UTF-8 and missing from the record",
-                        String::from_utf8_lossy(key)
-                    );
-                    let named = left_out
-                        .iter()
-                        .any(|p| String::from_utf8_lossy(key).contains(p));
-                    assert!(named, "{sha}: {left_out:?} names {key:?}");
-                }
+            if let Some(mine) = mined.get(key) {
+                assert_eq!(
+                    String::from_utf8_lossy(mine),
+                    String::from_utf8_lossy(diff),
+                    "{sha} {}",
+                    String::from_utf8_lossy(key)
+                );
+                assert_eq!(mine, diff);
+                compared += 1;
+            } else {
+                assert!(
+                    std::str::from_utf8(diff).is_err(),
+                    "{sha}: git's diff of {} is UTF-8 and missing from the record",
+                    String::from_utf8_lossy(key)
+                );
+                let named = left_out
+                    .iter()
+                    .any(|p| String::from_utf8_lossy(key).contains(p));
+                assert!(named, "{sha}: {left_out:?} names {key:?}");
             }
         }
         assert!(
-            ours.keys().all(|k| theirs.contains_key(k)),
+            mined.keys().all(|k| theirs.contains_key(k)),
             "{sha}: the record has a file git does not write"
         );
-        applies(bare, base, format!("{patch}{test_patch}").as_bytes(), sha);
+        applies(
+            bare,
+            base_commit,
+            format!("{patch}{test_patch}").as_bytes(),
+            sha,
+        );
     }
     assert!(compared >= 1, "{compared} file diffs compared");
     records
@@ -356,12 +359,11 @@ fn every_mined_file_diff_equals_git_byte_for_byte_or_says_why_not() {
     assert_eq!(records.len(), 3);
     let all: String = records
         .iter()
-        .map(|r| {
-            format!(
-                "{}{}",
+        .flat_map(|r| {
+            [
                 r["patch"].as_str().unwrap(),
-                r["test_patch"].as_str().unwrap()
-            )
+                r["test_patch"].as_str().unwrap(),
+            ]
         })
         .collect();
     assert!(all.matches("diff --git ").count() >= 15, "{all}");
