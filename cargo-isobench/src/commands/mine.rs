@@ -65,51 +65,7 @@ pub fn run_mine(session: &Session, args: &MineArgs) -> Result<i32, CliError> {
             name
         }
     };
-    let mut tasks = Vec::new();
-    let mut mainline = HashSet::new();
-    let base = args
-        .base
-        .as_deref()
-        .map(|rev| {
-            if rev.eq_ignore_ascii_case(commit::EMPTY_TREE) {
-                Ok(commit::empty_tree())
-            } else {
-                repo.commit(rev).map(|c| c.id())
-            }
-        })
-        .transpose()?;
-    for rev in &args.head {
-        tasks.push(Task {
-            head: repo.commit(rev)?.id(),
-            base,
-        });
-    }
-    for range in &args.range {
-        if range.contains("...") {
-            return Err(MineError::SymmetricRange(range.clone()).into());
-        }
-        let Some((from, to)) = range.split_once("..") else {
-            return Err(MineError::Range(range.clone()).into());
-        };
-        let (from_id, to_id) = (repo.commit(from)?.id(), repo.commit(to)?.id());
-        let commits = range_commits(&repo, from_id, to_id)?;
-        if commits.is_empty() {
-            let reversed = range_commits(&repo, to_id, from_id)?.len();
-            let hint = if reversed > 0 {
-                format!(
-                    "`{from}..{to}` lists the commits reachable from `{to}` and not from `{from}`; the range looks reversed: `{to}..{from}` has {reversed} commit(s)"
-                )
-            } else {
-                format!("`{from}` and `{to}` are the same commit")
-            };
-            return Err(CliError::Record(
-                format!("`--range {range}` holds no commit: nothing to mine"),
-                Some(hint),
-            ));
-        }
-        mainline.extend(first_parent_chain(&repo, from_id, to_id)?);
-        tasks.extend(commits.into_iter().map(|head| Task { head, base: None }));
-    }
+    let (tasks, mainline) = tasks_of(&repo, args)?;
     let single = tasks.len() == 1;
     let settings = MineSettings {
         repo_name,
@@ -201,6 +157,57 @@ pub fn run_mine(session: &Session, args: &MineArgs) -> Result<i32, CliError> {
         ))
     );
     Ok(exit::OK)
+}
+
+/// The commits `--head` and `--range` name, with their bases, and the first-parent
+/// history of each range.
+fn tasks_of(repo: &Repo, args: &MineArgs) -> Result<(Vec<Task>, HashSet<Oid>), CliError> {
+    let mut tasks = Vec::new();
+    let mut mainline = HashSet::new();
+    let base = args
+        .base
+        .as_deref()
+        .map(|rev| {
+            if rev.eq_ignore_ascii_case(commit::EMPTY_TREE) {
+                Ok(commit::empty_tree())
+            } else {
+                repo.commit(rev).map(|c| c.id())
+            }
+        })
+        .transpose()?;
+    for rev in &args.head {
+        tasks.push(Task {
+            head: repo.commit(rev)?.id(),
+            base,
+        });
+    }
+    for range in &args.range {
+        if range.contains("...") {
+            return Err(MineError::SymmetricRange(range.clone()).into());
+        }
+        let Some((from, to)) = range.split_once("..") else {
+            return Err(MineError::Range(range.clone()).into());
+        };
+        let (from_id, to_id) = (repo.commit(from)?.id(), repo.commit(to)?.id());
+        let commits = range_commits(repo, from_id, to_id)?;
+        if commits.is_empty() {
+            let reversed = range_commits(repo, to_id, from_id)?.len();
+            let hint = if reversed > 0 {
+                format!(
+                    "`{from}..{to}` lists the commits reachable from `{to}` and not from `{from}`; the range looks reversed: `{to}..{from}` has {reversed} commit(s)"
+                )
+            } else {
+                format!("`{from}` and `{to}` are the same commit")
+            };
+            return Err(CliError::Record(
+                format!("`--range {range}` holds no commit: nothing to mine"),
+                Some(hint),
+            ));
+        }
+        mainline.extend(first_parent_chain(repo, from_id, to_id)?);
+        tasks.extend(commits.into_iter().map(|head| Task { head, base: None }));
+    }
+    Ok((tasks, mainline))
 }
 
 /// The first-parent chain from `to` down to (not into) `from`'s history.

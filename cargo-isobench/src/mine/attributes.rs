@@ -196,7 +196,7 @@ fn split_pattern(line: &str) -> (Vec<u8>, &str) {
         return (Vec::new(), "");
     }
     let end = line.find([' ', '\t']).unwrap_or(line.len());
-    (line[..end].as_bytes().to_vec(), &line[end..])
+    (line.as_bytes()[..end].to_vec(), &line[end..])
 }
 
 /// git's wildcard match: `?`, `*`, `[...]` and `\` escapes; with `pathname`, `*` and `?`

@@ -123,6 +123,7 @@ pub enum Mined {
 }
 
 /// One file of a commit's diff, as the single pass over libgit2's patch output sees it.
+#[allow(clippy::struct_excessive_bools)]
 #[derive(Debug, Default)]
 struct Section {
     /// The path reported (the new path; the old one for a deletion).

@@ -338,7 +338,7 @@ struct Drivers<'r> {
     attributes: Attributes<'r>,
     config: Option<git2::Config>,
     named: HashMap<String, Driver>,
-    language_drivers: bool,
+    by_language: bool,
 }
 
 impl<'r> Drivers<'r> {
@@ -347,7 +347,7 @@ impl<'r> Drivers<'r> {
             attributes: Attributes::new(&repo.git, tree),
             config: repo.git.config().ok().and_then(|mut c| c.snapshot().ok()),
             named: HashMap::new(),
-            language_drivers,
+            by_language: language_drivers,
         }
     }
 
@@ -371,7 +371,7 @@ impl<'r> Drivers<'r> {
             DiffAttr::Set => return Some(Driver::Default),
             DiffAttr::Driver(name) => name,
             DiffAttr::Unspecified => match Driver::language_of(path) {
-                Some(name) if self.language_drivers => name.to_owned(),
+                Some(name) if self.by_language => name.to_owned(),
                 _ => return Some(Driver::Default),
             },
         };
@@ -783,7 +783,7 @@ fn tab_after(name: &str) -> &'static str {
 fn quote_path(prefix: &str, path: &[u8]) -> String {
     let needs = path
         .iter()
-        .any(|&b| b < 0x20 || b >= 0x7f || b == b'"' || b == b'\\');
+        .any(|&b| !(0x20..0x7f).contains(&b) || b == b'"' || b == b'\\');
     if !needs {
         return format!("{prefix}{}", String::from_utf8_lossy(path));
     }
@@ -799,7 +799,7 @@ fn quote_path(prefix: &str, path: &[u8]) -> String {
             b'\r' => out.push_str("\\r"),
             b'"' => out.push_str("\\\""),
             b'\\' => out.push_str("\\\\"),
-            b if b < 0x20 || b >= 0x7f => {
+            b if !(0x20..0x7f).contains(&b) => {
                 let _ = write!(out, "\\{b:03o}");
             }
             b => out.push(char::from(b)),
