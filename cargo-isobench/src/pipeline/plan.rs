@@ -13,7 +13,7 @@ use isobench_core::codec::JsonStyle;
 use isobench_core::{Profile, Registry};
 
 use crate::assign::{self, Assignment};
-use crate::cli::{ConvertArgs, ConvertOptions, OnError, StyleArg};
+use crate::cli::{ConvertArgs, ConvertOptions, OnError, OutcomeArgs, StyleArg};
 use crate::errors::{AreaError, CliError};
 use crate::input::Input;
 use crate::mine::enrich::EnrichConfig;
@@ -83,20 +83,40 @@ impl ConvertRequest {
             .info()
             .name
             .clone();
-        let options = self.options;
-        let assignments = assign::parse_all(&options.set)?;
-        let inputs: Vec<Input> = if options.inputs.is_empty() {
+        // Every option, so that one left unresolved does not compile.
+        let ConvertOptions {
+            inputs,
+            output,
+            profile,
+            outcome:
+                OutcomeArgs {
+                    on_error,
+                    rejects,
+                    report,
+                },
+            overwrite,
+            limit,
+            dry_run,
+            set,
+            allow_incomplete,
+            json_style,
+            jobs,
+            shard,
+            parquet_compression,
+        } = self.options;
+        let assignments = assign::parse_all(&set)?;
+        let inputs: Vec<Input> = if inputs.is_empty() {
             vec![Input::Stdin]
         } else {
-            crate::input::hf::sources(&options.inputs)?
+            crate::input::hf::sources(&inputs)?
         };
         if inputs.iter().filter(|s| **s == Input::Stdin).count() > 1 {
             return Err(PlanError::StdinTwice.into());
         }
-        let output = options.output.clone().filter(|p| p.as_os_str() != "-");
-        let errors = match (options.outcome.on_error, &options.outcome.rejects, &output) {
+        let output = output.filter(|p| p.as_os_str() != "-");
+        let errors = match (on_error, rejects, &output) {
             (OnError::Skip, Some(path), _) => ErrorPolicy::Skip {
-                rejects: Some(path.clone()),
+                rejects: Some(path),
             },
             (OnError::Skip, None, Some(out)) => ErrorPolicy::Skip {
                 rejects: Some(PathBuf::from(format!("{}.rejects.jsonl", out.display()))),
@@ -106,7 +126,7 @@ impl ConvertRequest {
             (OnError::Fail, None, _) => ErrorPolicy::Fail,
         };
         let parquet_compression =
-            parquet_compression(options.parquet_compression.as_deref(), output.as_deref())?;
+            parquet_compression_of(parquet_compression.as_deref(), output.as_deref())?;
         let mut written: Vec<(&str, &Path)> = Vec::new();
         if let Some(out) = &output {
             written.push(("-o", out));
@@ -114,7 +134,7 @@ impl ConvertRequest {
         if let Some(rejects) = errors.rejects() {
             written.push(("--rejects", rejects));
         }
-        if let Some(report) = &options.outcome.report {
+        if let Some(report) = &report {
             written.push(("--report", report));
         }
         crate::output_file::check_distinct(&written, &inputs)?;
@@ -130,7 +150,7 @@ impl ConvertRequest {
                 .name
                 .clone(),
         };
-        let shard = match &options.shard {
+        let shard = match &shard {
             Some(spec) => Some(Shard::parse(spec, &inputs)?),
             None => None,
         };
@@ -145,7 +165,14 @@ impl ConvertRequest {
             parquet_compression,
             enrich: self.enrich,
             quiet: self.quiet,
-            options,
+            profile: profile.into(),
+            json_style: fixed_style(json_style),
+            jobs: jobs.unwrap_or_else(default_jobs).max(1),
+            report,
+            overwrite,
+            limit,
+            dry_run,
+            allow_incomplete,
         })
     }
 
@@ -166,22 +193,34 @@ impl ConvertRequest {
             .info()
             .name
             .clone();
-        let mut options = self.options;
-        let assignments = assign::parse_all(&options.set)?;
-        let errors = match (options.outcome.on_error, &options.outcome.rejects) {
+        // Every option, so that one left unresolved does not compile; those named `_`
+        // are not used for records in memory.
+        let ConvertOptions {
+            inputs: _,
+            output: _,
+            profile,
+            outcome:
+                OutcomeArgs {
+                    on_error,
+                    rejects,
+                    report: _,
+                },
+            overwrite,
+            limit: _,
+            dry_run,
+            set,
+            allow_incomplete,
+            json_style,
+            jobs,
+            shard: _,
+            parquet_compression: _,
+        } = self.options;
+        let assignments = assign::parse_all(&set)?;
+        let errors = match (on_error, rejects) {
             (OnError::Fail, Some(_)) => return Err(PlanError::RejectsWithoutSkip.into()),
             (OnError::Fail, None) => ErrorPolicy::Fail,
-            (OnError::Skip, rejects) => ErrorPolicy::Skip {
-                rejects: rejects.clone(),
-            },
+            (OnError::Skip, rejects) => ErrorPolicy::Skip { rejects },
         };
-        // Not used for records in memory.
-        options.inputs.clear();
-        options.output = None;
-        options.outcome.report = None;
-        options.limit = None;
-        options.shard = None;
-        options.parquet_compression = None;
         Ok(ConvertPlan {
             inputs: Vec::new(),
             from,
@@ -193,7 +232,14 @@ impl ConvertRequest {
             parquet_compression: ParquetCompression::default(),
             enrich: self.enrich,
             quiet: true,
-            options,
+            profile: profile.into(),
+            json_style: fixed_style(json_style),
+            jobs: jobs.unwrap_or_else(default_jobs).max(1),
+            report: None,
+            overwrite,
+            limit: None,
+            dry_run,
+            allow_incomplete,
         })
     }
 }
@@ -221,30 +267,49 @@ pub struct ConvertPlan {
     pub enrich: Option<EnrichConfig>,
     /// Print no summary on stderr.
     pub quiet: bool,
-    /// The options as given (checked). Those resolved above are read from their resolved
-    /// fields; the rest (`report`, `overwrite`, `limit`, `dry_run`, `allow_incomplete`,
-    /// ...) pass to the run as they are, and through the methods below.
-    pub options: ConvertOptions,
+    /// The canonical profile (`--profile`).
+    pub profile: Profile,
+    /// A fixed JSON style of the output; `None`: that of the first record
+    /// (`--json-style`).
+    pub json_style: Option<JsonStyle>,
+    /// Threads converting records (at least 1; `--jobs`, else one per core).
+    pub jobs: usize,
+    /// Where the report is written as JSON (`--report`).
+    pub report: Option<PathBuf>,
+    /// Replace the output, rejects and report files if they exist (`--overwrite`).
+    pub overwrite: bool,
+    /// Read at most this many records (`--limit`).
+    pub limit: Option<u64>,
+    /// Convert and report, but write no output (`--dry-run`).
+    pub dry_run: bool,
+    /// Write records the target's contract finds lacking, counted as incomplete
+    /// (`--allow-incomplete`).
+    pub allow_incomplete: bool,
 }
 
 impl ConvertPlan {
     /// The canonical profile.
     pub fn profile(&self) -> Profile {
-        self.options.profile.into()
+        self.profile
     }
 
     /// A fixed JSON style of the output; `None`: that of the first record.
     pub fn json_style(&self) -> Option<JsonStyle> {
-        match self.options.json_style {
-            StyleArg::Auto => None,
-            StyleArg::Compact => Some(JsonStyle::Compact),
-            StyleArg::Spaced => Some(JsonStyle::Spaced),
-        }
+        self.json_style
     }
 
     /// Threads converting records (at least 1; `--jobs`, else one per core).
     pub fn jobs(&self) -> usize {
-        self.options.jobs.unwrap_or_else(default_jobs).max(1)
+        self.jobs
+    }
+}
+
+/// The style `--json-style` fixes; `None`: that of the first record.
+fn fixed_style(style: StyleArg) -> Option<JsonStyle> {
+    match style {
+        StyleArg::Auto => None,
+        StyleArg::Compact => Some(JsonStyle::Compact),
+        StyleArg::Spaced => Some(JsonStyle::Spaced),
     }
 }
 
@@ -276,6 +341,11 @@ impl ErrorPolicy {
             Self::Fail => OnError::Fail,
             Self::Skip { .. } => OnError::Skip,
         }
+    }
+
+    /// Whether a bad record is set aside and the run goes on (`--on-error skip`).
+    pub fn skips(&self) -> bool {
+        matches!(self, Self::Skip { .. })
     }
 }
 
@@ -309,7 +379,7 @@ impl Shard {
 
 /// `--parquet-compression`, parsed: given only with a Parquet output (`output`; `None`:
 /// stdout), which the default compresses when it is not given.
-fn parquet_compression(
+fn parquet_compression_of(
     given: Option<&str>,
     output: Option<&Path>,
 ) -> Result<ParquetCompression, PlanError> {

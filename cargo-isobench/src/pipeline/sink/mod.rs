@@ -170,12 +170,12 @@ pub(super) fn open<'b>(
     schema: &Value,
     buffers: &'b Buffers,
 ) -> Result<Destination<'b>, CliError> {
-    let writer = if plan.options.dry_run {
+    let writer = if plan.dry_run {
         RecordWriter::discard()
     } else {
         RecordWriter::create_with_schema(
             plan.output.as_deref(),
-            plan.options.overwrite,
+            plan.overwrite,
             plan.json_style().unwrap_or_default(),
             Some(schema),
             plan.parquet_compression,
