@@ -16,6 +16,8 @@
 //! Parquet a record batch at a time, whatever the input size.
 
 mod array;
+#[cfg(feature = "parquet")]
+mod arrow_rows;
 pub mod hf;
 mod items;
 mod json;
