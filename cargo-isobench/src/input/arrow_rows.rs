@@ -22,7 +22,7 @@ use isobench_core::codec::JsonStyle;
 use isobench_core::passthrough::Held;
 use serde_json::{Map, Number, Value};
 
-use super::items::BadInput;
+use super::bad_input::BadInput;
 use super::json::Routes;
 use crate::errors::CliError;
 use crate::parquet::{ENCODING_KEY, EXTRA_COLUMN, KEYS_COLUMN, LAYOUT_KEY, STYLE_KEY};

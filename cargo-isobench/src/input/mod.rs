@@ -18,6 +18,7 @@
 mod array;
 #[cfg(feature = "parquet")]
 mod arrow_rows;
+mod bad_input;
 pub mod hf;
 mod items;
 mod json;
@@ -31,7 +32,8 @@ use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 
 pub use array::JsonArray;
-pub use items::{BadInput, Batch, Batching, Item, RawItem, RecordReader, Window};
+pub use bad_input::BadInput;
+pub use items::{Batch, Batching, Item, RawItem, RecordReader, Window};
 pub use json::{
     MAX_DEPTH, Routes, check_record, parse_record, parse_record_holding,
     parse_record_seeing_escapes, style_of,

@@ -23,7 +23,8 @@ use parquet::arrow::arrow_reader::{
 };
 use serde_json::Value;
 
-use super::items::{BadInput, Batch, Batching, Item, RawItem, RecordReader, Window};
+use super::bad_input::BadInput;
+use super::items::{Batch, Batching, Item, RawItem, RecordReader, Window};
 use crate::errors::CliError;
 use crate::parquet::READ_ROWS;
 
