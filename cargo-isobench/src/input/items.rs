@@ -37,7 +37,7 @@ pub struct Batch {
     /// For Parquet, the rows the items are, read into records by the worker that
     /// converts them: every item is one, in order, and none is parsed.
     #[cfg(feature = "parquet")]
-    pub arrow: Option<super::parquet_file::ArrowRows>,
+    pub arrow: Option<super::arrow_rows::ArrowRows>,
 }
 
 /// One item of a [`Batch`].
