@@ -175,22 +175,22 @@ fn dependencies(files: &[Source]) -> BTreeMap<String, BTreeSet<String>> {
                 found.push(path);
             }
             // `use child::...` of a module the file declares.
-            let used = code
+            let child_use = code
                 .strip_prefix("pub use ")
                 .or_else(|| code.strip_prefix("pub(crate) use "))
                 .or_else(|| code.strip_prefix("pub(super) use "))
                 .or_else(|| code.strip_prefix("use "));
-            if let Some(rest) = used.filter(|_| inline.is_empty()) {
+            if let Some(rest) = child_use.filter(|_| inline.is_empty()) {
                 let rest = rest.strip_prefix("self::").unwrap_or(rest);
                 let mut path = file.module.clone();
                 path.extend(path_at(rest));
                 found.push(path);
             }
             for path in found {
-                if let Some(module) = resolve(&path) {
-                    if module != file.module {
-                        named.insert(name(&module));
-                    }
+                if let Some(module) = resolve(&path)
+                    && module != file.module
+                {
+                    named.insert(name(&module));
                 }
             }
         }

@@ -246,6 +246,7 @@ impl ConvertRequest {
 
 /// A checked conversion: everything [`crate::pipeline::run`] needs, resolved.
 #[derive(Debug, Clone)]
+#[allow(clippy::struct_excessive_bools)] // four independent flags, each an option resolved
 pub struct ConvertPlan {
     /// The inputs, in order (`hf:` ids resolved to their files).
     pub inputs: Vec<Input>,
