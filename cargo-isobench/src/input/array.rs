@@ -10,7 +10,8 @@ use isobench_core::codec::JsonStyle;
 use serde::de::{DeserializeSeed, SeqAccess, Visitor};
 use serde_json::Value;
 
-use super::items::{BadInput, Batch, Batching, Item, RawItem, RecordReader, Window};
+use super::bad_input::BadInput;
+use super::items::{Batch, Batching, Item, RawItem, RecordReader, Window};
 use super::json::{CheckedValue, MAX_DEPTH, Trail, is_too_deep, style_of_prefix};
 use super::source::{Input, open, read_error};
 use crate::errors::CliError;

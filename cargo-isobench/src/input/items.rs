@@ -5,6 +5,7 @@ use std::ops::Range;
 use isobench_core::codec::JsonStyle;
 use serde_json::Value;
 
+use super::bad_input::BadInput;
 use crate::errors::CliError;
 
 /// One item read from an input: a record, or a piece that could not be one.
@@ -16,20 +17,6 @@ pub struct Item<'a> {
     pub raw: &'a [u8],
     /// The record, or why there is none.
     pub record: Result<Value, BadInput>,
-}
-
-/// Input that is not a record.
-#[derive(Debug)]
-pub struct BadInput {
-    /// What is wrong.
-    pub message: String,
-    /// The value, when it was JSON but not an object (boxed: errors stay small).
-    pub value: Option<Box<Value>>,
-    /// What the user can do.
-    pub hint: Option<String>,
-    /// The item as JSON text, from a reader whose input is not JSON (a Parquet row), kept
-    /// for the rejects file as a JSON Lines reader keeps the line.
-    pub text: Option<String>,
 }
 
 /// A batch of items read ahead of conversion: raw JSONL lines (parsed by the worker that
@@ -50,7 +37,7 @@ pub struct Batch {
     /// For Parquet, the rows the items are, read into records by the worker that
     /// converts them: every item is one, in order, and none is parsed.
     #[cfg(feature = "parquet")]
-    pub arrow: Option<super::parquet_file::ArrowRows>,
+    pub arrow: Option<super::arrow_rows::ArrowRows>,
 }
 
 /// One item of a [`Batch`].

@@ -8,7 +8,7 @@ use isobench_core::passthrough::Held;
 use serde::de::{DeserializeSeed, Deserializer as _};
 use serde_json::Value;
 
-use super::items::BadInput;
+use super::bad_input::BadInput;
 
 mod checked;
 mod fast;

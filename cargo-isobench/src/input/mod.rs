@@ -16,6 +16,9 @@
 //! Parquet a record batch at a time, whatever the input size.
 
 mod array;
+#[cfg(feature = "parquet")]
+mod arrow_rows;
+mod bad_input;
 pub mod hf;
 mod items;
 mod json;
@@ -29,7 +32,8 @@ use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 
 pub use array::JsonArray;
-pub use items::{BadInput, Batch, Batching, Item, RawItem, RecordReader, Window};
+pub use bad_input::BadInput;
+pub use items::{Batch, Batching, Item, RawItem, RecordReader, Window};
 pub use json::{
     MAX_DEPTH, Routes, check_record, parse_record, parse_record_holding,
     parse_record_seeing_escapes, style_of,

@@ -17,7 +17,6 @@ use super::plan::ConvertPlan;
 #[cfg(feature = "parquet")]
 use super::sink::ColumnsEncoder;
 use super::sink::{Encoder, ExportedRecord, JsonText, LinesEncoder, RecordsEncoder};
-use crate::cli::OnError;
 use crate::errors::CliError;
 #[cfg(feature = "parquet")]
 use crate::input::parquet_file::{ArrowRows, BatchRows};
@@ -299,7 +298,7 @@ impl<'r> BatchConverter<'r> {
         let mut rejects = Vec::with_capacity(tally.rejects.len());
         let mut report = tally.report;
         for reject in tally.rejects {
-            if self.shared.on_error == OnError::Fail {
+            if !self.shared.skip {
                 return Err(CliError::Rejected {
                     rejection: Box::new(reject.rejection),
                     hint: reject.hint,

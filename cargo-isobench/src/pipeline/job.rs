@@ -17,7 +17,6 @@ use super::buffers::Buffers;
 use super::plan::ConvertPlan;
 use super::sink::{Encoder, HeldValues};
 use crate::assign::{self, Assignment, Phase};
-use crate::cli::OnError;
 use crate::errors::CliError;
 use crate::formats::{find, formats_accepting};
 #[cfg(feature = "parquet")]
@@ -34,7 +33,8 @@ pub(super) struct Shared<'a> {
     pub(super) assignments: Vec<Assignment>,
     /// `--allow-incomplete`: records the target's contract finds lacking are written.
     pub(super) allow_incomplete: bool,
-    pub(super) on_error: OnError,
+    /// `--on-error skip`: bad records are set aside and the run goes on.
+    pub(super) skip: bool,
     /// The inputs' names, by index.
     pub(super) files: Vec<String>,
     /// `--repos` / `enrich` enrichment; each worker builds its own enricher from it.
@@ -116,8 +116,8 @@ impl<'a> Shared<'a> {
             to,
             options: ExportOptions::with_profile(plan.profile()),
             assignments: plan.assignments.clone(),
-            allow_incomplete: plan.options.allow_incomplete,
-            on_error: plan.errors.on_error(),
+            allow_incomplete: plan.allow_incomplete,
+            skip: plan.errors.skips(),
             files,
             enrich: plan.enrich.clone(),
             routes,
@@ -463,7 +463,7 @@ impl<'a, E: Encoder> Job<'a, E> {
         };
         let instance_id = instance_id_of(&map);
         // Arrays give no raw text: keep the record for the rejects file.
-        let kept = (shared.on_error == OnError::Skip && raw.is_empty()).then(|| map.clone());
+        let kept = (shared.skip && raw.is_empty()).then(|| map.clone());
         self.notes.clear();
         // JSON Lines give the record's text too, which a plugin takes as it is (its
         // records are only checked, and hold nothing).
@@ -672,7 +672,7 @@ impl<'a, E: Encoder> Job<'a, E> {
             hint,
             verbatim,
         });
-        self.shared.on_error == OnError::Skip
+        self.shared.skip
     }
 }
 

@@ -117,11 +117,9 @@ impl IntoSink for Conversion<'_, '_> {
         let sources = &plan.inputs;
         let mut rejects_writer = open_rejects(plan)?;
         let report_file = plan
-            .options
-            .outcome
             .report
             .as_deref()
-            .map(|path| OutputFile::create(path, plan.options.overwrite))
+            .map(|path| OutputFile::create(path, plan.overwrite))
             .transpose()?;
         let mut report = ConversionReport::new(
             &shared.from.info().name,
@@ -141,7 +139,7 @@ impl IntoSink for Conversion<'_, '_> {
             .as_deref()
             .map_or_else(|| "-".to_owned(), |p| p.display().to_string());
         let mut ordered = Ordered {
-            on_error: shared.on_error,
+            skip: shared.skip,
             output: &mut output,
             rejects: rejects_writer.as_mut(),
             report: &mut report,
@@ -177,7 +175,7 @@ fn window_of(plan: &ConvertPlan) -> Result<Window, CliError> {
         Some(shard) => shard_window(shard, &plan.inputs)?,
         None => Window::default(),
     };
-    if let Some(limit) = plan.options.limit {
+    if let Some(limit) = plan.limit {
         window.take = Some(window.take.map_or(limit, |n| n.min(limit)));
     }
     Ok(window)
@@ -185,10 +183,10 @@ fn window_of(plan: &ConvertPlan) -> Result<Window, CliError> {
 
 /// The rejects file's writer, if any (none under `--dry-run`).
 fn open_rejects(plan: &ConvertPlan) -> Result<Option<RecordWriter>, CliError> {
-    let rejects = match (plan.errors.rejects(), plan.options.dry_run) {
+    let rejects = match (plan.errors.rejects(), plan.dry_run) {
         (Some(path), false) => Some(RecordWriter::create(
             Some(path),
-            plan.options.overwrite,
+            plan.overwrite,
             JsonStyle::Compact,
         )?),
         _ => None,

@@ -11,7 +11,6 @@ use super::job::{Done, Reject, Tally, rejection_line};
 use super::progress::Progress;
 use super::seen_ids::{SeenIds, id_digest};
 use super::sink::{Encoder, Sink};
-use crate::cli::OnError;
 use crate::errors::CliError;
 use crate::output::RecordWriter;
 
@@ -43,7 +42,8 @@ pub(super) fn write_in_order<S: Sink>(
 /// Where converted batches go: their records to the output, their counts to the report,
 /// their rejects aside.
 pub(super) struct Ordered<'a, S> {
-    pub(super) on_error: OnError,
+    /// `--on-error skip`: bad records are set aside and the run goes on.
+    pub(super) skip: bool,
     pub(super) output: &'a mut S,
     pub(super) rejects: Option<&'a mut RecordWriter>,
     pub(super) report: &'a mut ConversionReport,
@@ -81,7 +81,7 @@ impl<S: Sink> Ordered<'_, S> {
         }
         self.progress.tick(self.report.read, bytes);
         let mut rejects = rejects.into_iter();
-        if self.on_error == OnError::Fail
+        if !self.skip
             && let Some(first) = rejects.next()
         {
             return Err(CliError::Rejected {

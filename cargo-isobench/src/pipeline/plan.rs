@@ -14,7 +14,7 @@ use isobench_core::registry::Registered;
 use isobench_core::{Profile, Registry};
 
 use crate::assign::{self, Assignment};
-use crate::cli::{ConvertArgs, ConvertOptions, OnError, StyleArg};
+use crate::cli::{ConvertArgs, ConvertOptions, OnError, OutcomeArgs, StyleArg};
 use crate::errors::{AreaError, CliError};
 use crate::input::Input;
 use crate::mine::enrich::EnrichConfig;
@@ -82,26 +82,47 @@ impl ConvertRequest {
         };
         let target = crate::formats::find(registry, &self.to)?;
         let to = target.info().name.clone();
-        let options = self.options;
+        // Every option, so that one left unresolved does not compile.
+        let ConvertOptions {
+            inputs,
+            output,
+            profile,
+            outcome:
+                OutcomeArgs {
+                    on_error,
+                    rejects,
+                    report,
+                },
+            overwrite,
+            limit,
+            dry_run,
+            set,
+            replace,
+            allow_incomplete,
+            json_style,
+            jobs,
+            shard,
+            parquet_compression,
+        } = self.options;
         let source = from.as_deref().and_then(|from| registry.get(from));
         let tables: Vec<_> = [Some(target), source]
             .into_iter()
             .flatten()
             .filter_map(Registered::table)
             .collect();
-        let assignments = assign::parse_all(&options.set, &options.replace, &tables)?;
-        let inputs: Vec<Input> = if options.inputs.is_empty() {
+        let assignments = assign::parse_all(&set, &replace, &tables)?;
+        let inputs: Vec<Input> = if inputs.is_empty() {
             vec![Input::Stdin]
         } else {
-            crate::input::hf::sources(&options.inputs)?
+            crate::input::hf::sources(&inputs)?
         };
         if inputs.iter().filter(|s| **s == Input::Stdin).count() > 1 {
             return Err(PlanError::StdinTwice.into());
         }
-        let output = options.output.clone().filter(|p| p.as_os_str() != "-");
-        let errors = match (options.outcome.on_error, &options.outcome.rejects, &output) {
+        let output = output.filter(|p| p.as_os_str() != "-");
+        let errors = match (on_error, rejects, &output) {
             (OnError::Skip, Some(path), _) => ErrorPolicy::Skip {
-                rejects: Some(path.clone()),
+                rejects: Some(path),
             },
             (OnError::Skip, None, Some(out)) => ErrorPolicy::Skip {
                 rejects: Some(PathBuf::from(format!("{}.rejects.jsonl", out.display()))),
@@ -111,7 +132,7 @@ impl ConvertRequest {
             (OnError::Fail, None, _) => ErrorPolicy::Fail,
         };
         let parquet_compression =
-            parquet_compression(options.parquet_compression.as_deref(), output.as_deref())?;
+            parquet_compression_of(parquet_compression.as_deref(), output.as_deref())?;
         let mut written: Vec<(&str, &Path)> = Vec::new();
         if let Some(out) = &output {
             written.push(("-o", out));
@@ -119,7 +140,7 @@ impl ConvertRequest {
         if let Some(rejects) = errors.rejects() {
             written.push(("--rejects", rejects));
         }
-        if let Some(report) = &options.outcome.report {
+        if let Some(report) = &report {
             written.push(("--report", report));
         }
         crate::output_file::check_distinct(&written, &inputs)?;
@@ -138,7 +159,7 @@ impl ConvertRequest {
                 .name
                 .clone(),
         };
-        let shard = match &options.shard {
+        let shard = match &shard {
             Some(spec) => Some(Shard::parse(spec, &inputs)?),
             None => None,
         };
@@ -153,7 +174,16 @@ impl ConvertRequest {
             parquet_compression,
             enrich: self.enrich,
             quiet: self.quiet,
-            options,
+            profile: profile.into(),
+            json_style: fixed_style(json_style),
+            jobs: jobs
+                .unwrap_or_else(default_jobs)
+                .clamp(1, crate::cli::MAX_JOBS),
+            report,
+            overwrite,
+            limit,
+            dry_run,
+            allow_incomplete,
         })
     }
 
@@ -170,26 +200,39 @@ impl ConvertRequest {
         let from = source.info().name.clone();
         let target = crate::formats::find(registry, &self.to)?;
         let to = target.info().name.clone();
-        let mut options = self.options;
+        // Every option, so that one left unresolved does not compile; those named `_`
+        // are not used for records in memory.
+        let ConvertOptions {
+            inputs: _,
+            output: _,
+            profile,
+            outcome:
+                OutcomeArgs {
+                    on_error,
+                    rejects,
+                    report: _,
+                },
+            overwrite,
+            limit: _,
+            dry_run,
+            set,
+            replace,
+            allow_incomplete,
+            json_style,
+            jobs,
+            shard: _,
+            parquet_compression: _,
+        } = self.options;
         let tables: Vec<_> = [target, source]
             .into_iter()
             .filter_map(Registered::table)
             .collect();
-        let assignments = assign::parse_all(&options.set, &options.replace, &tables)?;
-        let errors = match (options.outcome.on_error, &options.outcome.rejects) {
+        let assignments = assign::parse_all(&set, &replace, &tables)?;
+        let errors = match (on_error, rejects) {
             (OnError::Fail, Some(_)) => return Err(PlanError::RejectsWithoutSkip.into()),
             (OnError::Fail, None) => ErrorPolicy::Fail,
-            (OnError::Skip, rejects) => ErrorPolicy::Skip {
-                rejects: rejects.clone(),
-            },
+            (OnError::Skip, rejects) => ErrorPolicy::Skip { rejects },
         };
-        // Not used for records in memory.
-        options.inputs.clear();
-        options.output = None;
-        options.outcome.report = None;
-        options.limit = None;
-        options.shard = None;
-        options.parquet_compression = None;
         Ok(ConvertPlan {
             inputs: Vec::new(),
             from,
@@ -201,13 +244,23 @@ impl ConvertRequest {
             parquet_compression: ParquetCompression::default(),
             enrich: self.enrich,
             quiet: true,
-            options,
+            profile: profile.into(),
+            json_style: fixed_style(json_style),
+            jobs: jobs
+                .unwrap_or_else(default_jobs)
+                .clamp(1, crate::cli::MAX_JOBS),
+            report: None,
+            overwrite,
+            limit: None,
+            dry_run,
+            allow_incomplete,
         })
     }
 }
 
 /// A checked conversion: everything [`crate::pipeline::run`] needs, resolved.
 #[derive(Debug, Clone)]
+#[allow(clippy::struct_excessive_bools)] // four independent flags, each an option resolved
 pub struct ConvertPlan {
     /// The inputs, in order (`hf:` ids resolved to their files).
     pub inputs: Vec<Input>,
@@ -229,33 +282,49 @@ pub struct ConvertPlan {
     pub enrich: Option<EnrichConfig>,
     /// Print no summary on stderr.
     pub quiet: bool,
-    /// The options as given (checked). Those resolved above are read from their resolved
-    /// fields; the rest (`report`, `overwrite`, `limit`, `dry_run`, `allow_incomplete`,
-    /// ...) pass to the run as they are, and through the methods below.
-    pub options: ConvertOptions,
+    /// The canonical profile (`--profile`).
+    pub profile: Profile,
+    /// A fixed JSON style of the output; `None`: that of the first record
+    /// (`--json-style`).
+    pub json_style: Option<JsonStyle>,
+    /// Threads converting records (1 to [`crate::cli::MAX_JOBS`]; `--jobs`, else one per core).
+    pub jobs: usize,
+    /// Where the report is written as JSON (`--report`).
+    pub report: Option<PathBuf>,
+    /// Replace the output, rejects and report files if they exist (`--overwrite`).
+    pub overwrite: bool,
+    /// Read at most this many records (`--limit`).
+    pub limit: Option<u64>,
+    /// Convert and report, but write no output (`--dry-run`).
+    pub dry_run: bool,
+    /// Write records the target's contract finds lacking, counted as incomplete
+    /// (`--allow-incomplete`).
+    pub allow_incomplete: bool,
 }
 
 impl ConvertPlan {
     /// The canonical profile.
     pub fn profile(&self) -> Profile {
-        self.options.profile.into()
+        self.profile
     }
 
     /// A fixed JSON style of the output; `None`: that of the first record.
     pub fn json_style(&self) -> Option<JsonStyle> {
-        match self.options.json_style {
-            StyleArg::Auto => None,
-            StyleArg::Compact => Some(JsonStyle::Compact),
-            StyleArg::Spaced => Some(JsonStyle::Spaced),
-        }
+        self.json_style
     }
 
     /// Threads converting records (1 to [`crate::cli::MAX_JOBS`]; `--jobs`, else one per core).
     pub fn jobs(&self) -> usize {
-        self.options
-            .jobs
-            .unwrap_or_else(default_jobs)
-            .clamp(1, crate::cli::MAX_JOBS)
+        self.jobs
+    }
+}
+
+/// The style `--json-style` fixes; `None`: that of the first record.
+fn fixed_style(style: StyleArg) -> Option<JsonStyle> {
+    match style {
+        StyleArg::Auto => None,
+        StyleArg::Compact => Some(JsonStyle::Compact),
+        StyleArg::Spaced => Some(JsonStyle::Spaced),
     }
 }
 
@@ -287,6 +356,11 @@ impl ErrorPolicy {
             Self::Fail => OnError::Fail,
             Self::Skip { .. } => OnError::Skip,
         }
+    }
+
+    /// Whether a bad record is set aside and the run goes on (`--on-error skip`).
+    pub fn skips(&self) -> bool {
+        matches!(self, Self::Skip { .. })
     }
 }
 
@@ -320,7 +394,7 @@ impl Shard {
 
 /// `--parquet-compression`, parsed: given only with a Parquet output (`output`; `None`:
 /// stdout), which the default compresses when it is not given.
-fn parquet_compression(
+fn parquet_compression_of(
     given: Option<&str>,
     output: Option<&Path>,
 ) -> Result<ParquetCompression, PlanError> {

@@ -7,7 +7,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::routes::Routes;
-use crate::input::items::BadInput;
+use crate::input::bad_input::BadInput;
 
 /// What [`CheckedValue`] found: the first key an object holds twice, with the path to it
 /// (built innermost first as the parse returns through the enclosing values).

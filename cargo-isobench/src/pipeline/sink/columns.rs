@@ -7,7 +7,7 @@ use isobench_core::codec::JsonStyle;
 use isobench_core::passthrough::{self, Route};
 use serde_json::{Map, Value};
 
-use super::{Encoder, HeldValues, Sink};
+use super::encoder::{Encoder, HeldValues, Sink};
 use crate::errors::CliError;
 use crate::output::RecordWriter;
 use crate::parquet::{ColumnRows, RowsBatch};

@@ -4,7 +4,7 @@
 use isobench_core::codec::JsonStyle;
 use serde_json::{Map, Value};
 
-use super::{Encoder, HeldValues};
+use super::encoder::{Encoder, HeldValues};
 
 /// An output record of [`crate::pipeline::BatchConverter::records_holding`]: the exported map, lacking
 /// the values its caller held, and where the output holds each of those.
