@@ -419,6 +419,7 @@ def mine(
     preset: str = "default",
     only_source: bool = False,
     code_and_tests: bool = False,
+    language_drivers: bool = False,
     max_files: Optional[int] = None,
     paths: Sequence[str] = (),
     python: Optional[str] = None,
