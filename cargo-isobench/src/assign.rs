@@ -210,6 +210,9 @@ impl Wanted {
     fn described(self, field: &str) -> (&'static str, &'static str) {
         match self {
             Self::Text => ("a string", "text"),
+            Self::Strings if field.ends_with("_commands") => {
+                ("a JSON list of strings", "[\"pip install -e .\"]")
+            }
             Self::Strings => ("a JSON list of strings", "[\"tests/test_a.py::test_b\"]"),
             Self::Integers => ("a JSON list of integers", "[1, 2]"),
             Self::Objects if field == "duration_changes" => (

@@ -283,6 +283,10 @@ pub struct ConvertArgs {
     /// (and the `[repos]` table of `isobench.toml`).
     #[arg(long, value_name = "DIR")]
     pub repos: Option<PathBuf>,
+    /// Enrich records from timing logs: `DIR/<instance_id>/base*` and
+    /// `DIR/<instance_id>/head*`, as `enrich --timings` reads them (see docs/mining.md).
+    #[arg(long, value_name = "DIR")]
+    pub timings: Option<PathBuf>,
 }
 
 /// The options of a conversion besides its two formats: `convert`'s flags, and the

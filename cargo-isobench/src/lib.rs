@@ -89,7 +89,11 @@ fn run_in_session(cli: &cli::Isobench) -> Result<i32, CliError> {
         let result = match &cli.command {
             Command::Convert(args) => pipeline::ConvertRequest::from_args(
                 args,
-                mine::convert_enrichment(&session.config, args.repos.as_deref()),
+                mine::convert_enrichment(
+                    &session.config,
+                    args.repos.as_deref(),
+                    args.timings.as_deref(),
+                ),
             )
             .plan(registry)
             .and_then(|plan| pipeline::run(registry, &plan)),

@@ -242,28 +242,42 @@ fn a_refusal_names_every_missing_field_and_its_remedy() {
     );
     for remedy in [
         "`--set extensions.image_name=VALUE`",
-        "{owner:lower}_1776_{name:lower}.{head_commit:8}",
         "`--set extensions.mirror_repo=VALUE`",
+        "a repository snapshot SWE-smith has no profile for",
+        "such as `swe-bench`",
         "`--allow-incomplete`",
     ] {
         assert!(said.contains(remedy), "{remedy}: {said}");
     }
 
-    // Supplied per record with templates, the records are written, and the values are
-    // filled from each record.
+    // A mirror named after each record's own commit is one SWE-smith has no profile for:
+    // its harness could not find one, and the records are refused, naming the value.
+    let templates = [
+        "--set",
+        "extensions.image_name=swebench/swesmith.x86_64.{owner:lower}_1776_{name:lower}.{base_commit:8}",
+        "--set",
+        "extensions.mirror_repo=swesmith/{owner}__{name}.{base_commit:8}",
+    ];
     let out = convert(
         &context,
         "swe-bench",
         "swe-smith",
         &input,
         &output,
-        &[
-            "--set",
-            "extensions.image_name=swebench/swesmith.x86_64.{owner:lower}_1776_{name:lower}.{base_commit:8}",
-            "--set",
-            "extensions.mirror_repo=swesmith/{owner}__{name}.{base_commit:8}",
-        ],
+        &templates,
     );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!output.exists());
+    assert!(
+        stderr(&out).contains("it needs `repo` (one it knows, not `swesmith/"),
+        "{}",
+        stderr(&out)
+    );
+
+    // Written anyway, the templates are filled from each record.
+    let mut anyway = templates.to_vec();
+    anyway.push("--allow-incomplete");
+    let out = convert(&context, "swe-bench", "swe-smith", &input, &output, &anyway);
     assert!(out.status.success(), "{}", stderr(&out));
     let originals = std::fs::read_to_string(&input).unwrap();
     let written = std::fs::read_to_string(&output).unwrap();
@@ -280,6 +294,37 @@ fn a_refusal_names_every_missing_field_and_its_remedy() {
                 owner.to_lowercase(),
                 name.to_lowercase()
             )
+        );
+    }
+
+    // The mirror of a registered snapshot is accepted, and its profile names the image.
+    std::fs::remove_file(&output).unwrap();
+    let out = convert(
+        &context,
+        "swe-bench",
+        "swe-smith",
+        &input,
+        &output,
+        &[
+            "--set",
+            "extensions.mirror_repo=swesmith/pylint-dev__astroid.b114f6b5",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let checked = context.run([
+        "validate",
+        "--format",
+        "swe-smith",
+        "-i",
+        output.to_str().unwrap(),
+    ]);
+    assert!(checked.status.success(), "{}", stderr(&checked));
+    let written = std::fs::read_to_string(&output).unwrap();
+    for row in written.lines() {
+        let row: serde_json::Value = serde_json::from_str(row).unwrap();
+        assert_eq!(
+            row["image_name"],
+            "swebench/swesmith.x86_64.pylint-dev_1776_astroid.b114f6b5"
         );
     }
 
@@ -474,5 +519,323 @@ fn incomplete_records_listed_are_the_first_of_the_input_over_many_batches() {
             report["incomplete_records"][99]["instance_id"], "o__r-99",
             "--jobs {jobs}"
         );
+    }
+}
+
+/// What a remedy line of a refusal offers, as the walk below follows it.
+#[derive(Debug, PartialEq, Eq)]
+enum Offer {
+    /// `--set FIELD=VALUE`: followed with a value of the requirement's kind.
+    Set(String),
+    /// Git finds it: `--repos DIR` (followed in `mining.rs` on generated repositories).
+    Repos,
+    /// The timing logs give it: `--timings DIR` (followed in `timings.rs`).
+    Timings,
+    /// Honestly nothing this conversion can do.
+    Nothing,
+}
+
+/// Reads what the remedy `line` of a refusal offers; panics on a remedy the walk does
+/// not know how to follow, so that no remedy is printed that no test has run.
+fn offers(line: &str) -> Vec<Offer> {
+    let mut found = Vec::new();
+    for part in line.split("`--set ").skip(1) {
+        let field = part.split_once("=VALUE`").map(|(field, _)| field);
+        if let Some(field) = field.filter(|f| !f.contains(' ')) {
+            found.push(Offer::Set(field.to_owned()));
+        }
+    }
+    if line.contains("`--repos DIR`") {
+        found.push(Offer::Repos);
+    }
+    if line.contains("`--timings DIR`") {
+        found.push(Offer::Timings);
+    }
+    if [
+        "convert from a source that has it",
+        "nothing, for a task",
+        "harness that adds theirs",
+        "written without being asked once",
+    ]
+    .iter()
+    .any(|honest| line.contains(honest))
+    {
+        found.push(Offer::Nothing);
+    }
+    assert!(
+        !found.is_empty(),
+        "a remedy no test follows: {line}\n(teach `offers` how to follow it, and follow it)"
+    );
+    found
+}
+
+/// A value of the kind `requirement` declares, one its consumer knows when it knows only
+/// some (for the record's `repo` when the values depend on it).
+fn value_for(requirement: &serde_json::Value, record: &serde_json::Value) -> String {
+    if let Some(known) = requirement.get("known") {
+        if let Some(value) = known["values"].as_array().and_then(|v| v.first()) {
+            return value.as_str().unwrap().to_owned();
+        }
+        if let Some(under) = known.get("under") {
+            let key = under["key"].as_str().unwrap();
+            let of = record[key].as_str().unwrap_or_default();
+            if let Some(value) = under["values"][of].as_array().and_then(|v| v.first()) {
+                return value.as_str().unwrap().to_owned();
+            }
+        }
+    }
+    match requirement["kind"].as_str().unwrap() {
+        "list" | "list_or_encoded" | "list_or_python_repr" => {
+            r#"["tests/test_remedy.py::test_followed"]"#.to_owned()
+        }
+        "json_text" => r#"[{"base": [1.0], "head": [0.5]}]"#.to_owned(),
+        "number" => "1.5".to_owned(),
+        "integer" => "7".to_owned(),
+        "object" => r#"{"key": 1}"#.to_owned(),
+        _ => "a value given with --set".to_owned(),
+    }
+}
+
+/// The keys the records lack for `to`, from a `--allow-incomplete` run's report.
+fn lacking(
+    context: &TestContext,
+    (from, to): (&str, &str),
+    input: &Path,
+    more: &[String],
+) -> Vec<String> {
+    let output = context.path("walk-incomplete.jsonl");
+    let report = context.path("walk-report.json");
+    let mut args: Vec<&str> = vec!["--allow-incomplete", "--overwrite", "--report"];
+    args.push(report.to_str().unwrap());
+    args.extend(more.iter().map(String::as_str));
+    let out = convert(context, from, to, input, &output, &args);
+    assert!(out.status.success(), "{from} -> {to}: {}", stderr(&out));
+    let report = context.read_json(&report);
+    report["missing"]
+        .as_object()
+        .map(|m| m.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+/// Every remedy a refusal of the pair matrix prints is one this walk can follow: it takes
+/// each `--set` remedy as printed, with a value of the requirement's kind, and checks that
+/// the records no longer lack that key; when every key had one, the records then convert
+/// and `validate --format TARGET` accepts them. A remedy that needs a repository or
+/// timing logs is followed where those are made (`mining.rs`, `timings.rs`); any other
+/// must say honestly that nothing here supplies the value.
+#[test]
+fn every_printed_remedy_works_when_followed() {
+    let tables = Path::new(EXAMPLES).join("../adapters");
+    let context = TestContext::new().with_args([
+        "--plugin",
+        plugin("isobench_multi_swe_bench").to_str().unwrap(),
+        "--adapter",
+        tables.join("swe-bench-extra.toml").to_str().unwrap(),
+        "--adapter",
+        tables.join("swee-bench.toml").to_str().unwrap(),
+    ]);
+    let adapters: serde_json::Value =
+        serde_json::from_str(&stdout(&context.run(["adapters", "--json"]))).unwrap();
+    let requirement = |to: &str, key: &str| -> serde_json::Value {
+        let format = adapters
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["name"] == to)
+            .unwrap_or_else(|| panic!("{to} is listed"));
+        format["contract"]["requires"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["key"] == key)
+            .unwrap_or_else(|| panic!("{to} requires {key}"))
+            .clone()
+    };
+    let mut rows = sources();
+    for (format, file) in [
+        ("swe-bench-extra", "swe-bench-extra.sample.jsonl"),
+        ("swee-bench", "swee-bench.sample.jsonl"),
+    ] {
+        rows.push((
+            format!("{format}: examples/{file}"),
+            format,
+            Path::new(EXAMPLES).join(file),
+        ));
+    }
+    for (label, from, input) in rows.clone() {
+        let output = context.path(format!(
+            "walk-canonical-of-{}.jsonl",
+            label.replace([':', ' ', '/'], "_")
+        ));
+        let out = convert(&context, from, "canonical", &input, &output, &[]);
+        assert!(out.status.success(), "{label}: {}", stderr(&out));
+        rows.push((format!("canonical: of {label}"), "canonical", output));
+    }
+    let mut followed = 0;
+    for (label, from, input) in &rows {
+        let first: serde_json::Value = serde_json::from_str(
+            std::fs::read_to_string(input)
+                .unwrap()
+                .lines()
+                .next()
+                .unwrap(),
+        )
+        .unwrap();
+        for to in TARGETS.iter().chain(&["swe-bench-extra", "swee-bench"]) {
+            let what = format!("{label} -> {to}");
+            let output = context.path("walk.jsonl");
+            let out = convert(&context, from, to, input, &output, &["--overwrite"]);
+            let said = stderr(&out);
+            if out.status.success() || !said.contains("would reject this record") {
+                continue;
+            }
+            let missing = lacking(&context, (from, to), input, &[]);
+            assert!(!missing.is_empty(), "{what}: refused, yet nothing lacking");
+            let mut sets = Vec::new();
+            let mut unfollowed = Vec::new();
+            for key in &missing {
+                let Some(line) = said
+                    .lines()
+                    .find(|l| l.starts_with(&format!("  `{key}`: ")))
+                else {
+                    // The refusal names the first record's needs; others may lack more.
+                    continue;
+                };
+                let offered = offers(line);
+                let set = offered.iter().find_map(|o| match o {
+                    Offer::Set(field) => Some(field.clone()),
+                    _ => None,
+                });
+                match set {
+                    Some(field) => {
+                        let value = value_for(&requirement(to, key), &first);
+                        sets.push(("--set".to_owned(), format!("{field}={value}"), key.clone()));
+                    }
+                    None => unfollowed.push(key.clone()),
+                }
+            }
+            if sets.is_empty() {
+                continue;
+            }
+            let more: Vec<String> = sets
+                .iter()
+                .flat_map(|(flag, arg, _)| [flag.clone(), arg.clone()])
+                .collect();
+            let still = lacking(&context, (from, to), input, &more);
+            for (_, arg, key) in &sets {
+                assert!(
+                    !still.contains(key),
+                    "{what}: the printed remedy `--set {arg}` was followed, and the records still lack `{key}`"
+                );
+            }
+            followed += sets.len();
+            if still.is_empty() {
+                let mut args: Vec<&str> = vec!["--overwrite"];
+                args.extend(more.iter().map(String::as_str));
+                let out = convert(&context, from, to, input, &output, &args);
+                assert!(out.status.success(), "{what}: {}", stderr(&out));
+                let checked =
+                    context.run(["validate", "--format", to, "-i", output.to_str().unwrap()]);
+                assert!(
+                    checked.status.success(),
+                    "{what}: remedies followed, written, and `validate` rejects it: {}{}",
+                    stdout(&checked),
+                    stderr(&checked)
+                );
+            } else {
+                assert!(
+                    still
+                        .iter()
+                        .all(|k| unfollowed.contains(k) || !missing.contains(k)),
+                    "{what}: after the `--set` remedies, still lacking {still:?}"
+                );
+            }
+        }
+    }
+    assert!(followed > 10, "only {followed} remedies followed");
+}
+
+/// SWE-Perf's refusal for records without timings offers `--timings DIR`, and `convert`
+/// takes it: the logs give `duration_changes` and `human_performance`, the records are
+/// written, and `validate --format swe-perf` accepts them.
+#[test]
+fn the_timings_remedy_is_a_convert_flag_that_works() {
+    let context = TestContext::new();
+    let canonical = context.path("perf.canonical.jsonl");
+    let out = convert(
+        &context,
+        "swe-perf",
+        "canonical",
+        &Path::new(EXAMPLES).join("swe-perf.sample.jsonl"),
+        &canonical,
+        &[],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let logs = context.path("timings");
+    let mut untimed = String::new();
+    for mut record in context.read_json_lines("perf.canonical.jsonl") {
+        let object = record.as_object_mut().unwrap();
+        object.remove("duration_changes");
+        object.remove("human_performance");
+        let id = object["instance_id"].as_str().unwrap().to_owned();
+        let tests: Vec<String> = object["efficiency_test"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_str().unwrap().to_owned())
+            .collect();
+        std::fs::create_dir_all(logs.join(&id)).unwrap();
+        for (run, seconds) in [("base", 2.0), ("head", 1.0)] {
+            let report: Vec<serde_json::Value> = tests
+                .iter()
+                .map(|t| serde_json::json!({"nodeid": t, "outcome": "passed", "call": {"duration": seconds}}))
+                .collect();
+            std::fs::write(
+                logs.join(&id).join(format!("{run}.json")),
+                serde_json::json!({"created": 1.0, "duration": 1.0, "tests": report}).to_string(),
+            )
+            .unwrap();
+        }
+        untimed.push_str(&record.to_string());
+        untimed.push('\n');
+    }
+    let input = context.write("untimed.jsonl", untimed);
+    let output = context.path("perf.jsonl");
+
+    let out = convert(&context, "canonical", "swe-perf", &input, &output, &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let said = stderr(&out);
+    assert!(
+        said.contains("  `duration_changes`: `--timings DIR`"),
+        "{said}"
+    );
+
+    let out = convert(
+        &context,
+        "canonical",
+        "swe-perf",
+        &input,
+        &output,
+        &["--timings", logs.to_str().unwrap()],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let checked = context.run([
+        "validate",
+        "--format",
+        "swe-perf",
+        "-i",
+        output.to_str().unwrap(),
+    ]);
+    assert!(checked.status.success(), "{}", stderr(&checked));
+    for row in context.read_json_lines("perf.jsonl") {
+        assert!(
+            row["duration_changes"]
+                .as_str()
+                .unwrap()
+                .contains("\"head\"")
+        );
+        // SWE-Perf's metric of these timings, not the one the source had for its own.
+        assert!(row["human_performance"].is_number(), "{row}");
+        assert_ne!(row["human_performance"], serde_json::json!(0.416), "{row}");
     }
 }

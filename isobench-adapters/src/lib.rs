@@ -30,11 +30,13 @@ mod common;
 mod gso;
 mod minisandbox;
 mod smith_family;
+mod smith_profiles;
 mod swe_bench;
 mod swe_perf;
 mod swe_smith;
 
 pub use canonical::Canonical;
+pub use smith_profiles::{SmithProfile, SmithProfiles};
 pub use swe_bench::Accepted5x;
 
 /// The names of the built-in adapters.

@@ -168,7 +168,7 @@ const BUG_PATCH_FORMATS: [&str; 2] = [SWE_SMITH, MINISANDBOX];
 /// record's fix. `None` when the record has no `patch`.
 /// The rule of a written bug-introducing `patch`, for `derived` notes.
 pub(crate) const BUG_PATCH_RULE: &str = "written reversed: this format's `patch` introduces the bug, so it is the \
-     reverse of the record's fix (D9)";
+     reverse of the record's fix";
 
 /// The rule of a `repo` written as the SWE-smith mirror, for `derived` notes.
 pub(crate) const MIRROR_REPO_RULE: &str = "written as the SWE-smith mirror the record names \

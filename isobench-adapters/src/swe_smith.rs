@@ -23,8 +23,10 @@
 //! else the mirror is named by SWE-smith's convention from `repo` and `head_commit` (the
 //! fixed upstream state a mirror is cut from), with a `derived` note; else it is left
 //! out, since the upstream `owner/name` is not a mirror. What SWE-smith's harness needs
-//! (the seven columns, `FAIL_TO_PASS` not empty) is the adapter's contract, which the
-//! caller checks. SWE-bench's `test_patch`, `base_commit`, `hints_text`, ... have no place
+//! (the seven columns, `FAIL_TO_PASS` not empty, a `repo` naming a profile its registry
+//! holds: [`crate::SmithProfiles`]) is the adapter's contract, which the caller checks. A
+//! record without `image_name` whose mirror is a registered profile gets that profile's
+//! image, with a `derived` note. SWE-bench's `test_patch`, `base_commit`, `hints_text`, ... have no place
 //! here and are reported as dropped.
 
 use isobench_core::CanonicalRecord;
@@ -36,11 +38,23 @@ use isobench_core::table::{
 use isobench_core::vocab;
 
 use crate::smith_family::{
-    IMAGE_TEMPLATE, MIRROR_REPO_RULE, MirrorName, SWE_SMITH, TEST_LISTS, import_bug_patch,
-    import_repo, mirror_name_for, write_bug_patch,
+    MIRROR_REPO_RULE, MirrorName, SWE_SMITH, TEST_LISTS, import_bug_patch, import_repo,
+    mirror_name_for, write_bug_patch,
 };
+use crate::smith_profiles::{RELEASE, SmithProfiles};
 
 const COLUMNS: &str = "SWE-smith dataset columns (`gather.py`, the HF card)";
+
+/// What to do with a record whose `repo` names no profile SWE-smith registers, beside
+/// `--set`.
+const REGISTERED_MIRROR: &str = "nothing, for a task of a repository snapshot SWE-smith has no profile for: \
+     its harness evaluates only those its registry holds (swesmith 0.0.9's; `cargo isobench adapters --json` \
+     lists their mirrors, `swesmith/<owner>__<repo>.<commit8>`), so convert such a task to a target that \
+     builds its environment from the record, such as `swe-bench`";
+
+/// What to do with a record without `image_name`, beside `--set`.
+const PROFILE_IMAGE: &str = "its profile's image, written without being asked once `repo` names a \
+     profile SWE-smith registers (`RepoProfile.image_name`)";
 const GRADING: &str = "swesmith.harness.grading.get_eval_tests_report";
 
 /// SWE-smith's fields, in the order of the published (current) rows, and what its harness
@@ -74,16 +88,20 @@ pub fn table() -> Table {
             .required()
             .hook()
             .consumer(GRADING),
+        // The record's image; its profile's when it has none (the hooks).
         f("image_name", "extensions.image_name")
             .consumer(COLUMNS)
             .non_empty()
-            .remedy(IMAGE_TEMPLATE),
-        // The mirror; canonical `repo` is the upstream repository it names.
+            .remedy(PROFILE_IMAGE),
+        // The mirror; canonical `repo` is the upstream repository it names. The harness
+        // finds the task's profile by it.
         f("repo", "extensions.mirror_repo")
             .required()
             .hook()
-            .consumer("swesmith.profiles.registry.get_from_inst: the mirror `swesmith/<owner>__<repo>.<commit8>`")
-            .non_empty(),
+            .consumer("swesmith.profiles.registry.get_from_inst: the mirror `swesmith/<owner>__<repo>.<commit8>` of a registered profile")
+            .non_empty()
+            .known(SmithProfiles::read_once().known())
+            .remedy(REGISTERED_MIRROR),
         f("problem_statement", "extensions.problem_statement").consumer(COLUMNS),
         // Early rows: the gather time, written back only to a record from SWE-smith.
         f("created_at", "created_at").kind(FieldType::Timestamp).hook(),
@@ -130,7 +148,9 @@ impl Hooks for SweSmithHooks {
         for (key, list) in TEST_LISTS {
             w.list(key, c.ext_list(list), ListEncoding::Array.into());
         }
-        export_repo(w, c);
+        if let Some(mirror) = export_repo(w, c) {
+            export_image(w, c, &mirror);
+        }
         if w.same_format() {
             w.timestamp("created_at", c.created_at.as_deref(), str::to_owned);
         } else if c.created_at.is_some() {
@@ -144,22 +164,21 @@ impl Hooks for SweSmithHooks {
     }
 }
 
-/// Writes `repo`: the mirror, by the rules in the module documentation; nothing when
-/// the record cannot name one (the contract then asks for `extensions.mirror_repo`).
-fn export_repo(w: &mut Exporter<'_, '_, '_>, c: &CanonicalRecord) {
+/// Writes `repo`: the mirror, by the rules in the module documentation, and returns it;
+/// nothing when the record cannot name one (the contract then asks for
+/// `extensions.mirror_repo`).
+fn export_repo(w: &mut Exporter<'_, '_, '_>, c: &CanonicalRecord) -> Option<String> {
     if let Some(mirror) = c.ext_str(vocab::MIRROR_REPO) {
         if !w.same_format() && c.repo.as_deref() != Some(mirror) {
             w.notes.derived("repo", MIRROR_REPO_RULE);
         }
         w.put("repo", mirror);
-        return;
+        return Some(mirror.to_owned());
     }
-    let Some(repo) = c.repo.as_deref() else {
-        return;
-    };
+    let repo = c.repo.as_deref()?;
     if w.same_format() || MirrorName::parse(repo).is_some() {
         w.put("repo", repo);
-        return;
+        return Some(repo.to_owned());
     }
     if let Some(mirror) = c
         .head_commit
@@ -172,14 +191,32 @@ fn export_repo(w: &mut Exporter<'_, '_, '_>, c: &CanonicalRecord) {
              characters of `head_commit` (the fixed upstream state a mirror is cut from; \
              `RepoProfile.mirror_name`)",
         );
-        w.put("repo", mirror);
-        return;
+        w.put("repo", mirror.as_str());
+        return Some(mirror);
     }
     w.notes.dropped(
         "repo",
         "SWE-smith's `repo` is the mirror `swesmith/<owner>__<repo>.<commit8>`, which the record cannot name \
          (no `extensions.mirror_repo`, no `head_commit`); the upstream `owner/name` is not a mirror and is not written",
     );
+    None
+}
+
+/// Writes the image of the profile `mirror` names, for a record without `image_name`:
+/// SWE-smith's harness runs a task in its profile's image. Nothing when no registered
+/// profile has that mirror (the contract then refuses the record).
+fn export_image(w: &mut Exporter<'_, '_, '_>, c: &CanonicalRecord, mirror: &str) {
+    if c.has("extensions.image_name") {
+        return;
+    }
+    let Some(profile) = SmithProfiles::read_once().find(mirror) else {
+        return;
+    };
+    w.notes.derived(
+        "image_name",
+        format!("the image of the mirror's profile in {RELEASE} (`RepoProfile.image_name`)"),
+    );
+    w.put("image_name", profile.image());
 }
 
 /// The SWE-smith adapter.

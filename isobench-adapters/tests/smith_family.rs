@@ -367,10 +367,14 @@ fn swe_bench_to_swe_smith_names_the_mirror_or_asks_for_it() {
     let repo = smith.info().contract.get("repo").unwrap();
     assert!(
         repo.how_to_supply()
-            .contains("`--set extensions.mirror_repo=VALUE`")
+            .contains("`--set extensions.mirror_repo=swesmith/<owner>__<repo>.<commit8>`"),
+        "{}",
+        repo.how_to_supply()
     );
 
-    // With the fixed upstream state known, the mirror is named by SWE-smith's convention.
+    // With the fixed upstream state known, the mirror is named by SWE-smith's convention;
+    // SWE-smith has no profile for astropy at that commit, so its harness cannot find one
+    // and the contract says so.
     c.head_commit = Some("0123abcd0123abcd0123abcd0123abcd0123abcd".to_owned());
     let mut notes = Notes::new();
     let row = smith
@@ -378,21 +382,50 @@ fn swe_bench_to_swe_smith_names_the_mirror_or_asks_for_it() {
         .unwrap();
     assert_eq!(row["repo"], "swesmith/astropy__astropy.0123abcd");
     assert!(has_note(&notes, NoteKind::Derived, "repo"));
+    let found: Vec<Option<String>> = smith
+        .info()
+        .contract
+        .check(&row, &|_| None)
+        .into_iter()
+        .map(|u| u.found)
+        .collect();
+    assert_eq!(
+        found,
+        [Some("swesmith/astropy__astropy.0123abcd".to_owned())]
+    );
+
+    // A mirror the record carries wins; one of a registered profile meets the contract.
+    c.set_ext(vocab::MIRROR_REPO, "swesmith/pylint-dev__astroid.b114f6b5");
+    let row = smith
+        .export(&c, &ExportOptions::default(), &mut Notes::new())
+        .unwrap();
+    assert_eq!(row["repo"], "swesmith/pylint-dev__astroid.b114f6b5");
+    assert!(unmet(&row).is_empty());
+    // The record's own image is kept, even where the profile names another.
+    assert_eq!(
+        row["image_name"],
+        "swebench/swesmith.x86_64.astropy_1776_astropy.d16bfe05"
+    );
+
+    // Without an image, the profile's is written, and said.
+    c.extensions.shift_remove(vocab::IMAGE_NAME);
+    let mut notes = Notes::new();
+    let row = smith
+        .export(&c, &ExportOptions::default(), &mut notes)
+        .unwrap();
+    assert_eq!(
+        row["image_name"],
+        "swebench/swesmith.x86_64.pylint-dev_1776_astroid.b114f6b5"
+    );
+    assert!(has_note(&notes, NoteKind::Derived, "image_name"));
     assert!(unmet(&row).is_empty());
 
-    // A mirror the record carries wins.
+    // Without an image or a registered mirror, the contract asks for both.
     c.set_ext(vocab::MIRROR_REPO, "swesmith/astropy__astropy.d16bfe05");
     let row = smith
         .export(&c, &ExportOptions::default(), &mut Notes::new())
         .unwrap();
-    assert_eq!(row["repo"], "swesmith/astropy__astropy.d16bfe05");
-
-    // Without the image, the contract asks for it.
-    c.extensions.shift_remove(vocab::IMAGE_NAME);
-    let row = smith
-        .export(&c, &ExportOptions::default(), &mut Notes::new())
-        .unwrap();
-    assert_eq!(unmet(&row), ["image_name"]);
+    assert_eq!(unmet(&row), ["image_name", "repo"]);
 }
 
 #[test]
@@ -732,14 +765,15 @@ fn swe_smith_repo_without_mirror_shape_is_kept_with_a_warning() {
 // Errors
 // ---------------------------------------------------------------------------------------
 
+/// A row of a repository snapshot SWE-smith registers a profile for.
 fn valid_row() -> Value {
     json!({
-        "instance_id": "octo__widgets.0123abcd.2496",
+        "instance_id": "pylint-dev__astroid.b114f6b5.2496",
         "patch": BUG_PATCH,
         "FAIL_TO_PASS": ["tests/test_sort.py::test_sort"],
         "PASS_TO_PASS": [],
-        "image_name": "swebench/swesmith.x86_64.octo_1776_widgets.0123abcd",
-        "repo": "swesmith/octo__widgets.0123abcd",
+        "image_name": "swebench/swesmith.x86_64.pylint-dev_1776_astroid.b114f6b5",
+        "repo": "swesmith/pylint-dev__astroid.b114f6b5",
         "problem_statement": "",
     })
 }

@@ -145,11 +145,7 @@ impl Known {
     /// looked up, or gives no way to tell: under another key's value that is not listed,
     /// which that key's own requirement reports.
     fn knows(&self, value: &str, record: &Map<String, Value>) -> Option<bool> {
-        if let Some(unless) = &self.unless
-            && std::iter::once(unless)
-                .chain(&self.unless_with)
-                .all(|key| lookup(record, key).is_some_and(|v| !v.is_null()))
-        {
+        if self.passes_by(record) {
             return None;
         }
         let listed = match &self.under {
@@ -157,6 +153,28 @@ impl Known {
             None => &self.values,
         };
         Some(listed.contains(value))
+    }
+
+    /// Whether `record` takes the path that does not look the value up (`unless`, with
+    /// every key of `unless_with`, there and not null).
+    fn passes_by(&self, record: &Map<String, Value>) -> bool {
+        self.unless.as_ref().is_some_and(|unless| {
+            std::iter::once(unless)
+                .chain(&self.unless_with)
+                .all(|key| lookup(record, key).is_some_and(|v| !v.is_null()))
+        })
+    }
+
+    /// Whether `record` is looked up under another key's value that lists nothing: no
+    /// value of this key is one the consumer knows there.
+    fn lists_nothing_for(&self, record: &Map<String, Value>) -> bool {
+        let Some(under) = &self.under else {
+            return false;
+        };
+        !self.passes_by(record)
+            && lookup(record, &under.key)
+                .and_then(Value::as_str)
+                .is_some_and(|of| !under.values.contains_key(of))
     }
 
     /// What the JSON Schema says of the key `key`: an `enum` in its property, or one
@@ -451,6 +469,10 @@ pub struct Unmet<'c> {
     pub problem: Problem,
     /// The value found, for a value the consumer does not know.
     pub found: Option<String>,
+    /// Whether no value can meet it in this record: the values the consumer knows
+    /// depend on another key whose value it does not know (a `version` of a `repo`
+    /// that has no specs), so no `--set` of this key helps.
+    pub no_value_fits: bool,
 }
 
 impl Unmet<'_> {
@@ -458,7 +480,7 @@ impl Unmet<'_> {
     /// consumer does not know is not replaced with `--set`.
     pub fn how_to_supply(&self) -> String {
         self.requirement
-            .ways_to_supply(self.problem == Problem::Unknown)
+            .ways_to_supply(self.problem == Problem::Unknown || self.no_value_fits)
     }
 
     /// `FAIL_TO_PASS` (absent), `patch` (empty), ...
@@ -565,6 +587,10 @@ impl Contract {
                                 .map(str::to_owned)
                         })
                         .flatten(),
+                    no_value_fits: requirement
+                        .known
+                        .as_ref()
+                        .is_some_and(|known| known.lists_nothing_for(record)),
                 })
             })
             .collect()

@@ -374,7 +374,7 @@ impl CanonicalRecord {
         value
     }
 
-    /// Whether the named v1 field (or `extensions`) is present, here or
+    /// Whether the named v1 field (or `extensions`, or `extensions.<key>`) is present, here or
     /// [held](CanonicalRecord::held) outside the record.
     pub fn has(&self, field: &str) -> bool {
         self.holds(field) || self.has_value(field)
@@ -402,7 +402,7 @@ impl CanonicalRecord {
         self.held.push(HeldField { field, at });
     }
 
-    /// Whether the named v1 field (or `extensions`) holds a value here.
+    /// Whether the named v1 field (or `extensions`, or `extensions.<key>`) holds a value here.
     fn has_value(&self, field: &str) -> bool {
         match field {
             "repo" => self.repo.is_some(),
@@ -426,7 +426,9 @@ impl CanonicalRecord {
             "gt_commit_message" => self.gt_commit_message.is_some(),
             "notes" => self.notes.is_some(),
             "extensions" => !self.extensions.is_empty(),
-            _ => false,
+            _ => field
+                .strip_prefix("extensions.")
+                .is_some_and(|key| self.extensions.contains_key(key)),
         }
     }
 

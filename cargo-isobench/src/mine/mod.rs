@@ -1,6 +1,6 @@
 //! Mining and enrichment from git: records mined from commits, the enrichment of
-//! records from their repositories and timing logs, and the `--repos` enrichment of
-//! `convert`. The commands that run them are in [`crate::commands`].
+//! records from their repositories and timing logs, and the `--repos` and `--timings`
+//! enrichment of `convert`. The commands that run them are in [`crate::commands`].
 
 mod attributes;
 pub mod commit;
@@ -18,16 +18,17 @@ pub mod timings;
 use crate::config::Config;
 pub use enrich::{EnrichConfig, Enricher};
 
-/// The enrichment `convert --repos DIR` asks for (`None` without `--repos`).
+/// The enrichment `convert --repos DIR --timings DIR` asks for (`None` without either).
 pub fn convert_enrichment(
     config: &Config,
     repos: Option<&std::path::Path>,
+    timings: Option<&std::path::Path>,
 ) -> Option<EnrichConfig> {
-    repos.map(|dir| EnrichConfig {
-        repos_dir: Some(dir.to_owned()),
+    (repos.is_some() || timings.is_some()).then(|| EnrichConfig {
+        repos_dir: repos.map(std::path::Path::to_owned),
         mapped: config.repos.clone(),
-        use_map: true,
-        timings: None,
+        use_map: repos.is_some(),
+        timings: timings.map(std::path::Path::to_owned),
         env: None,
     })
 }

@@ -14,8 +14,8 @@ use isobench_core::timing::{TestTimings, speedup};
 use isobench_core::timing_logs::{
     LogKind, SideSamples, TimingLogError, add_samples, match_tests, parse_log,
 };
-use isobench_core::{CanonicalRecord, DurationChange, Notes};
-use serde_json::Number;
+use isobench_core::{CanonicalRecord, DurationChange, Notes, vocab};
+use serde_json::{Number, Value};
 
 /// A log that could not be read or used.
 #[derive(Debug, thiserror::Error)]
@@ -206,13 +206,15 @@ pub fn attach(record: &mut CanonicalRecord, timed: &Timed, notes: &mut Notes) {
             "the tests the timing logs name, in first-seen order",
         );
     }
-    record.duration_changes = Some(
-        timed
-            .per_test
-            .iter()
-            .map(|t| DurationChange::from_f64(&t.base, &t.head))
-            .collect(),
-    );
+    let changes: Vec<DurationChange> = timed
+        .per_test
+        .iter()
+        .map(|t| DurationChange::from_f64(&t.base, &t.head))
+        .collect();
+    if record.duration_changes.as_ref() != Some(&changes) {
+        forget_kept_metric(record);
+    }
+    record.duration_changes = Some(changes);
     notes.derived(
         "duration_changes",
         format!("from {} timing log(s) ({})", timed.logs.len(), kinds(timed)),
@@ -222,6 +224,20 @@ pub fn attach(record: &mut CanonicalRecord, timed: &Timed, notes: &mut Notes) {
         "human_performance",
         "speedup: mean(base)/mean(head), geometric mean over the tests",
     );
+}
+
+/// Drops the source's own `human_performance` that an import kept to write back
+/// (SWE-Perf's metric, `extensions.source.raw`): it was computed from the timings the
+/// record came with, and describes no others.
+fn forget_kept_metric(record: &mut CanonicalRecord) {
+    if let Some(Value::Object(source)) = record.extensions.get_mut(vocab::SOURCE)
+        && let Some(Value::Object(raw)) = source.get_mut("raw")
+    {
+        raw.shift_remove("human_performance");
+        if raw.is_empty() {
+            source.shift_remove("raw");
+        }
+    }
 }
 
 fn kinds(timed: &Timed) -> String {

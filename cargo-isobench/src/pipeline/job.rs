@@ -608,7 +608,7 @@ impl<'a, E: Encoder> Job<'a, E> {
                     NoteKind::Missing,
                     &r.key,
                     format!(
-                        "{} needs it ({}); {written} (`--allow-incomplete`): supply it with {}",
+                        "{} needs it ({}); {written} (`--allow-incomplete`); to supply it: {}",
                         target.name,
                         r.evidence,
                         u.how_to_supply()
