@@ -585,8 +585,10 @@ fn value_for(requirement: &serde_json::Value, record: &serde_json::Value) -> Str
         }
     }
     match requirement["kind"].as_str().unwrap() {
+        // One item every list of the formats can hold: a test name, a command, a GSO
+        // script.
         "list" | "list_or_encoded" | "list_or_python_repr" => {
-            r#"["tests/test_remedy.py::test_followed"]"#.to_owned()
+            r#"["print('Execution time: 0.5s')"]"#.to_owned()
         }
         "json_text" => r#"[{"base": [1.0], "head": [0.5]}]"#.to_owned(),
         "number" => "1.5".to_owned(),
@@ -596,25 +598,44 @@ fn value_for(requirement: &serde_json::Value, record: &serde_json::Value) -> Str
     }
 }
 
-/// The keys the records lack for `to`, from a `--allow-incomplete` run's report.
+/// The keys the records lack for `to`, from a `--allow-incomplete` run's report; a
+/// `--set` value of the wrong type is given again as the usage error's hint says, and
+/// `more` holds what was run in the end.
 fn lacking(
     context: &TestContext,
     (from, to): (&str, &str),
     input: &Path,
-    more: &[String],
+    more: &mut [String],
 ) -> Vec<String> {
     let output = context.path("walk-incomplete.jsonl");
     let report = context.path("walk-report.json");
-    let mut args: Vec<&str> = vec!["--allow-incomplete", "--overwrite", "--report"];
-    args.push(report.to_str().unwrap());
-    args.extend(more.iter().map(String::as_str));
-    let out = convert(context, from, to, input, &output, &args);
-    assert!(out.status.success(), "{from} -> {to}: {}", stderr(&out));
-    let report = context.read_json(&report);
-    report["missing"]
-        .as_object()
-        .map(|m| m.keys().cloned().collect())
-        .unwrap_or_default()
+    for _ in 0..=more.len() {
+        let mut args: Vec<&str> = vec!["--allow-incomplete", "--overwrite", "--report"];
+        args.push(report.to_str().unwrap());
+        args.extend(more.iter().map(String::as_str));
+        let out = convert(context, from, to, input, &output, &args);
+        let said = stderr(&out);
+        if out.status.code() == Some(2)
+            && let Some(hint) = said.split("quoted for the shell: `--set ").nth(1)
+        {
+            // `FIELD='VALUE'`: the value the hint gives, in place of the one that did not fit.
+            let (field, value) = hint.split_once("='").unwrap();
+            let value = value.split_once("'`").unwrap().0;
+            let at = more
+                .iter()
+                .position(|m| m.starts_with(&format!("{field}=")))
+                .unwrap();
+            more[at] = format!("{field}={value}");
+            continue;
+        }
+        assert!(out.status.success(), "{from} -> {to}: {said}");
+        let report = context.read_json(&report);
+        return report["missing"]
+            .as_object()
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default();
+    }
+    panic!("{from} -> {to}: the `--set` hints do not converge: {more:?}");
 }
 
 /// Every remedy a refusal of the pair matrix prints is one this walk can follow: it takes
@@ -671,7 +692,7 @@ fn every_printed_remedy_works_when_followed() {
         assert!(out.status.success(), "{label}: {}", stderr(&out));
         rows.push((format!("canonical: of {label}"), "canonical", output));
     }
-    let mut followed = 0;
+    let (mut followed, mut written) = (0, 0);
     for (label, from, input) in &rows {
         let first: serde_json::Value = serde_json::from_str(
             std::fs::read_to_string(input)
@@ -689,7 +710,7 @@ fn every_printed_remedy_works_when_followed() {
             if out.status.success() || !said.contains("would reject this record") {
                 continue;
             }
-            let missing = lacking(&context, (from, to), input, &[]);
+            let missing = lacking(&context, (from, to), input, &mut []);
             assert!(!missing.is_empty(), "{what}: refused, yet nothing lacking");
             let mut sets = Vec::new();
             let mut unfollowed = Vec::new();
@@ -717,11 +738,11 @@ fn every_printed_remedy_works_when_followed() {
             if sets.is_empty() {
                 continue;
             }
-            let more: Vec<String> = sets
+            let mut more: Vec<String> = sets
                 .iter()
                 .flat_map(|(flag, arg, _)| [flag.clone(), arg.clone()])
                 .collect();
-            let still = lacking(&context, (from, to), input, &more);
+            let still = lacking(&context, (from, to), input, &mut more);
             for (_, arg, key) in &sets {
                 assert!(
                     !still.contains(key),
@@ -742,6 +763,8 @@ fn every_printed_remedy_works_when_followed() {
                     stdout(&checked),
                     stderr(&checked)
                 );
+                written += 1;
+                println!("{what}: written after {}", more.join(" "));
             } else {
                 assert!(
                     still
@@ -752,7 +775,12 @@ fn every_printed_remedy_works_when_followed() {
             }
         }
     }
+    println!("{followed} remedies followed; {written} pairs written after them");
     assert!(followed > 10, "only {followed} remedies followed");
+    assert!(
+        written > 5,
+        "only {written} pairs written after their remedies"
+    );
 }
 
 /// SWE-Perf's refusal for records without timings offers `--timings DIR`, and `convert`

@@ -379,31 +379,40 @@ impl Requirement {
     }
 
     /// The remedy for a record that lacks this requirement: only ways that are true for
-    /// every record they are applied to. `--set` is offered for a field one value (or a
-    /// per-record template) can fill, never for a fact of each record (its patch, its
-    /// tests, its timings), and never to replace a value the consumer does not know.
+    /// the records they are applied to. `--set` is offered for a field one value (or a
+    /// per-record template) can fill; for a fact of each record (its patch, its tests) only
+    /// where the records lacking it share one value, beside converting from a source that
+    /// has it; never for what is computed from each record's measurements or names it
+    /// ([`COMPUTED_OR_NAMING`]), nor to replace a value the consumer does not know.
     pub fn how_to_supply(&self) -> String {
         self.ways_to_supply(false)
     }
 
     fn ways_to_supply(&self, unknown: bool) -> String {
+        let field = self.field.as_str();
+        let fact = PER_RECORD_FACTS.contains(&field);
         let mut ways = Vec::new();
-        if !unknown && !self.field.is_empty() && !PER_RECORD_FACTS.contains(&self.field.as_str()) {
-            ways.push(format!("`--set {}=VALUE`", self.field));
+        if !unknown && !field.is_empty() && !COMPUTED_OR_NAMING.contains(&field) {
+            ways.push(if fact {
+                format!(
+                    "`--set {field}=VALUE` where the records lacking it share one value (it is a fact of each record)"
+                )
+            } else {
+                format!("`--set {field}=VALUE`")
+            });
         }
         if let Some(remedy) = &self.remedy {
             ways.push(remedy.clone());
         }
-        if ways.is_empty() {
+        if ways.is_empty() || (fact && self.remedy.is_none()) {
             ways.push("convert from a source that has it".to_owned());
         }
         ways.join(", or ")
     }
 }
 
-/// Canonical fields that hold a fact of each record, which no `--set` value can give
-/// every record truly: a remedy names a derivation (`--repos`, `--timings`) or another
-/// source for them, never `--set`.
+/// Canonical fields that hold a fact of each record, which one `--set` value gives
+/// truly only to records that share it: the remedy says so, and names another source.
 pub const PER_RECORD_FACTS: [&str; 19] = [
     "repo",
     "instance_id",
@@ -425,6 +434,10 @@ pub const PER_RECORD_FACTS: [&str; 19] = [
     "extensions.problem_statement",
     "extensions.gt_diff",
 ];
+
+/// Per-record facts no `--set` gives: what is computed from each record's measurements
+/// (a remedy names the derivation, `--timings`), and the id that names each record.
+pub const COMPUTED_OR_NAMING: [&str; 3] = ["instance_id", "duration_changes", "human_performance"];
 
 /// The value at `key` (`/`-separated for nested objects).
 fn lookup<'v>(record: &'v Map<String, Value>, key: &str) -> Option<&'v Value> {
