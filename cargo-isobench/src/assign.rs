@@ -113,6 +113,34 @@ pub fn parse_all(
     Ok(assignments)
 }
 
+/// Refuses an assignment to `extensions.KEY` where `KEY` is a key the target writes from
+/// another field (`extensions.tests` for GSO, whose `tests` is written from
+/// `efficiency_test`): the value would be carried nowhere the target reads, so the
+/// assignment names the field that fills the key.
+pub fn check_target_keys(assignments: &[Assignment], target: &Table) -> Result<(), AssignError> {
+    for assignment in assignments {
+        let Some(key) = assignment.field.strip_prefix("extensions.") else {
+            continue;
+        };
+        let written_from = target.fields.iter().find_map(|f| {
+            (f.key == key)
+                .then_some(f.to.as_deref())
+                .flatten()
+                .filter(|to| *to != assignment.field)
+        });
+        if let Some(from) = written_from {
+            return Err(AssignError::TargetKey {
+                flag: assignment.flag,
+                field: assignment.field.clone(),
+                format: target.name.clone(),
+                key: key.to_owned(),
+                from: from.to_owned(),
+            });
+        }
+    }
+    Ok(())
+}
+
 fn parse(flag: Flag, set: &str, tables: &[&Table]) -> Result<Assignment, AssignError> {
     let (field, value) = set.split_once('=').ok_or_else(|| AssignError::NoEquals {
         flag,
@@ -599,6 +627,22 @@ pub enum AssignError {
         /// An example of a value of that shape.
         example: &'static str,
     },
+    /// `extensions.KEY` where `KEY` is the target's key for another field.
+    #[error(
+        "`{flag} {field}`: {format}'s `{key}` is written from `{from}`, not from `{field}`, which {format} does not hold"
+    )]
+    TargetKey {
+        /// The flag it was given with.
+        flag: Flag,
+        /// The field as given.
+        field: String,
+        /// The target format.
+        format: String,
+        /// The target's key.
+        key: String,
+        /// The canonical field the target writes the key from.
+        from: String,
+    },
     /// The same field given twice (with `--set`, `--replace` or both).
     #[error("`{field}` is given twice, with `{first}` and `{second}`")]
     Twice {
@@ -647,6 +691,7 @@ impl AreaError for AssignError {
             } => {
                 format!("give it as JSON, quoted for the shell: `{flag} {field}='{example}'`")
             }
+            Self::TargetKey { flag, from, .. } => format!("`{flag} {from}=VALUE`"),
             Self::Twice { .. } => "give each field once: `--set` fills it where a record has no value, `--replace` writes it over the record's value".into(),
             Self::Template { fields, .. } => {
                 let names: Vec<String> = fields.iter().map(|p| format!("`{{{p}}}`")).collect();

@@ -175,6 +175,63 @@ fn a_field_given_twice_is_refused() {
     );
 }
 
+/// `--set extensions.KEY` where `KEY` is the target's name for another field would
+/// carry the value nowhere the target reads: refused before anything is read, naming the
+/// field to set, which then works.
+#[test]
+fn a_value_set_under_the_target_s_key_names_the_field_that_fills_it() {
+    let context = TestContext::new();
+    context.write("in.jsonl", lines(&[swe_bench_row("a-1", None)]));
+    for (to, set, field) in [
+        ("gso", "extensions.tests=[\"t.py\"]", "efficiency_test"),
+        ("gso", "extensions.opt_commit=abc", "head_commit"),
+        ("swe-bench", "extensions.image=img", "extensions.image_name"),
+        (
+            "swe-smith",
+            "extensions.repo=swesmith/o__r.01234567",
+            "extensions.mirror_repo",
+        ),
+    ] {
+        let out = context.run([
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            to,
+            "-i",
+            "in.jsonl",
+            "--set",
+            set,
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{set}: {}", stderr(&out));
+        let said = stderr(&out);
+        assert!(
+            said.contains(&format!("is written from `{field}`"))
+                && said.contains(&format!("hint: `--set {field}=VALUE`")),
+            "{set}: {said}"
+        );
+    }
+    // The target's own field name for it is taken, and lands in the key.
+    let report = convert(
+        &context,
+        &[
+            "--from",
+            "swe-bench",
+            "--to",
+            "swe-bench",
+            "-i",
+            "in.jsonl",
+            "-o",
+            "out.jsonl",
+            "--set",
+            "extensions.environment_setup_commit=abc",
+        ],
+    );
+    assert_eq!(report["written"], 1, "{report}");
+    let written: Value = serde_json::from_str(&context.read("out.jsonl")).unwrap();
+    assert_eq!(written["environment_setup_commit"], "abc");
+}
+
 #[test]
 fn the_rejects_file_keeps_a_malformed_line_as_it_was() {
     let context = TestContext::new();

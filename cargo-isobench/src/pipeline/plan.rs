@@ -105,12 +105,7 @@ impl ConvertRequest {
             parquet_compression,
         } = self.options;
         let source = from.as_deref().and_then(|from| registry.get(from));
-        let tables: Vec<_> = [Some(target), source]
-            .into_iter()
-            .flatten()
-            .filter_map(Registered::table)
-            .collect();
-        let assignments = assign::parse_all(&set, &replace, &tables)?;
+        let assignments = assignments(&set, &replace, target, source)?;
         let inputs: Vec<Input> = if inputs.is_empty() {
             vec![Input::Stdin]
         } else {
@@ -223,11 +218,7 @@ impl ConvertRequest {
             shard: _,
             parquet_compression: _,
         } = self.options;
-        let tables: Vec<_> = [target, source]
-            .into_iter()
-            .filter_map(Registered::table)
-            .collect();
-        let assignments = assign::parse_all(&set, &replace, &tables)?;
+        let assignments = assignments(&set, &replace, target, Some(source))?;
         let errors = match (on_error, rejects) {
             (OnError::Fail, Some(_)) => return Err(PlanError::RejectsWithoutSkip.into()),
             (OnError::Fail, None) => ErrorPolicy::Fail,
@@ -480,6 +471,27 @@ impl AreaError for PlanError {
             }
         })
     }
+}
+
+/// The `--set` and `--replace` assignments, each value read as the target's (else the
+/// source's) table declares its field, and none aimed at a key the target writes from
+/// another field.
+fn assignments(
+    set: &[String],
+    replace: &[String],
+    target: &Registered,
+    source: Option<&Registered>,
+) -> Result<Vec<Assignment>, CliError> {
+    let tables: Vec<_> = [Some(target), source]
+        .into_iter()
+        .flatten()
+        .filter_map(Registered::table)
+        .collect();
+    let assignments = assign::parse_all(set, replace, &tables)?;
+    if let Some(table) = target.table() {
+        assign::check_target_keys(&assignments, table)?;
+    }
+    Ok(assignments)
 }
 
 #[cfg(test)]
