@@ -867,3 +867,57 @@ fn the_timings_remedy_is_a_convert_flag_that_works() {
         assert_ne!(row["human_performance"], serde_json::json!(0.416), "{row}");
     }
 }
+
+/// GSO's loader (`GSOInstance(**row)`) refuses keys it does not declare: a GSO record
+/// carrying one is written back without it, the report says so, and `validate` accepts
+/// what was written.
+#[test]
+fn a_closed_target_leaves_out_the_keys_it_does_not_declare() {
+    let context = TestContext::new();
+    let sample = std::fs::read_to_string(Path::new(EXAMPLES).join("gso.sample.jsonl")).unwrap();
+    let mut extra = String::new();
+    for line in sample.lines() {
+        let mut record: serde_json::Value = serde_json::from_str(line).unwrap();
+        record["notes_of_a_curator"] = serde_json::json!("checked by hand");
+        extra.push_str(&record.to_string());
+        extra.push('\n');
+    }
+    let input = context.write("extra.jsonl", extra);
+    let not_gso = context.run(["validate", "--format", "gso", "-i", input.to_str().unwrap()]);
+    assert_eq!(not_gso.status.code(), Some(1), "{}", stderr(&not_gso));
+    for from in ["gso", "canonical"] {
+        let source = if from == "gso" {
+            input.clone()
+        } else {
+            let canonical = context.path("extra.canonical.jsonl");
+            let out = convert(
+                &context,
+                "gso",
+                "canonical",
+                &input,
+                &canonical,
+                &["--overwrite"],
+            );
+            assert!(out.status.success(), "{}", stderr(&out));
+            canonical
+        };
+        let output = context.path("out.jsonl");
+        let out = convert(&context, from, "gso", &source, &output, &["--overwrite"]);
+        assert!(out.status.success(), "{from}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("notes_of_a_curator: ")
+                && stderr(&out).contains("gso's loader refuses keys its table does not declare"),
+            "{from}: {}",
+            stderr(&out)
+        );
+        let checked = context.run([
+            "validate",
+            "--format",
+            "gso",
+            "-i",
+            output.to_str().unwrap(),
+        ]);
+        assert!(checked.status.success(), "{from}: {}", stdout(&checked));
+        assert!(!context.read("out.jsonl").contains("notes_of_a_curator"));
+    }
+}

@@ -165,7 +165,7 @@ impl Hooks for GsoHooks {
             .collect();
         for key in unknown {
             let detail = format!(
-                "`{key}` is not a GSO key (GSO's loader rejects it); kept verbatim for the round trip"
+                "`{key}` is not a GSO key (GSO's loader rejects it): kept in `extensions.source.extra`, and left out when written as GSO"
             );
             r.notes.warn(key, detail);
         }

@@ -55,6 +55,26 @@ pub struct TableAdapter {
 }
 
 impl TableAdapter {
+    /// Leaves out of `out` the keys a closed table does not declare (the source's own
+    /// keys, carried back to it), whose loader refuses them, with a note for each.
+    fn drop_undeclared(&self, out: &mut Map<String, Value>, notes: &mut Notes) {
+        let undeclared: Vec<String> = out
+            .keys()
+            .filter(|key| !self.table.fields.iter().any(|f| &f.key == *key))
+            .cloned()
+            .collect();
+        for key in undeclared {
+            out.shift_remove(&key);
+            notes.dropped(
+                &key,
+                format!(
+                    "{}'s loader refuses keys its table does not declare (`closed`)",
+                    self.table.name
+                ),
+            );
+        }
+    }
+
     /// The adapter of `table`, once [`Table::check`] accepts it.
     pub fn new(table: Table, hooks: impl Hooks + 'static) -> Result<Self, TableError> {
         table.check()?;
@@ -124,7 +144,10 @@ impl ViewAdapter for TableAdapter {
         }
         self.hooks.export(c, &mut to)?;
         let same_format = to.same_format();
-        let out = to.finish();
+        let mut out = to.finish();
+        if self.table.closed {
+            self.drop_undeclared(&mut out, notes);
+        }
         if same_format || !self.reorder {
             return Ok(out);
         }
