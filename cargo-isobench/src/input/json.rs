@@ -154,9 +154,19 @@ fn parse_holding(
             value: Some(Box::new(other)),
             text: None,
         }),
+        Err(_) if checked.starts_with('\u{feff}') => Err(bad(
+            "malformed JSON: the line starts with a byte order mark (U+FEFF), which only a file's first line may hold".to_owned(),
+            Some("the file looks like files joined, each with its own mark: remove the marks after the first line"),
+        )),
         Err(e) if e.is_eof() && !complete_line => Err(bad(
             format!("malformed JSON: the last line ends in the middle of a record ({e})"),
             Some("the file looks truncated; check that it was written completely"),
+        )),
+        Err(e) if e.is_eof() => Err(bad(
+            format!("malformed JSON: the record ends with its line ({e})"),
+            Some(
+                "JSON Lines hold one record per line; records written over several lines (pretty-printed) are read from a file holding one JSON array of them (`[` first), or written one a line (`jq -c .`)",
+            ),
         )),
         Err(e) if is_too_deep(&e) => Err(bad(
             format!("malformed JSON: nesting deeper than {MAX_DEPTH} arrays/objects, the reader's limit ({e})"),
@@ -177,10 +187,55 @@ fn parse_holding(
                     hint: Some(isobench_core::codec::NON_JSON_NUMBER_HINT.to_owned()),
                     text: None,
                 }),
-                None => Err(bad(format!("malformed JSON: {e}"), None)),
+                None => match lone_surrogate(text, &e) {
+                    Some(which) => Err(bad(
+                        format!(
+                            "malformed JSON at line {} column {}: {which}",
+                            e.line(),
+                            e.column()
+                        ),
+                        Some(
+                            "JSON text holds Unicode: a surrogate escape stands only in a pair, `\\ud800`-`\\udbff` then `\\udc00`-`\\udfff`; the writer encoded a string that was not Unicode",
+                        ),
+                    )),
+                    None => Err(bad(format!("malformed JSON: {e}"), None)),
+                },
             }
         }
     }
+}
+
+/// What the surrogate escape `serde_json` stopped at is, when it stopped at one: its
+/// own words call any unpaired one a "leading surrogate" or "the end of a hex escape".
+/// The last surrogate escape before the error's column is the one left unpaired.
+fn lone_surrogate(text: &str, e: &serde_json::Error) -> Option<String> {
+    let said = e.to_string();
+    if !(said.starts_with("lone leading surrogate")
+        || said.starts_with("unexpected end of hex escape"))
+    {
+        return None;
+    }
+    let line = text.lines().nth(e.line().checked_sub(1)?)?;
+    let before = line.get(..e.column().min(line.len()))?;
+    let (escape, unit) = before
+        .match_indices("\\u")
+        .filter_map(|(at, _)| {
+            let hex = before.get(at + 2..at + 6)?;
+            let unit = u16::from_str_radix(hex, 16).ok()?;
+            (0xD800..=0xDFFF)
+                .contains(&unit)
+                .then(|| (&before[at..at + 6], unit))
+        })
+        .last()?;
+    Some(if unit >= 0xDC00 {
+        format!(
+            "a lone trailing surrogate `{escape}` (the second half of a UTF-16 pair, with no first half before it)"
+        )
+    } else {
+        format!(
+            "a lone leading surrogate `{escape}` (the first half of a UTF-16 pair, with no second half after it)"
+        )
+    })
 }
 
 /// How deep arrays and objects may nest: `serde_json`'s recursion limit.
@@ -250,6 +305,10 @@ mod tests {
             r#"{"a": "unterminated"#,
             r#"{"a": 1} trailing"#,
             r#"{"a": "bad \x escape"}"#,
+            r#"{"a": "\udc00"}"#,
+            r#"{"a": "\ud800x"}"#,
+            "\u{feff}{\"a\": 1}",
+            "{",
             &deep,
         ]
         .iter()
@@ -268,6 +327,33 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// An unpaired surrogate escape is named as what it is, wherever it stands.
+    #[test]
+    fn a_lone_surrogate_is_named_leading_or_trailing() {
+        for (line, said) in [
+            (r#"{"a": "\udc00"}"#, "a lone trailing surrogate `\\udc00`"),
+            (
+                r#"{"a": "x\udfff\udfff"}"#,
+                "a lone trailing surrogate `\\udfff`",
+            ),
+            (r#"{"a": "\ud800"}"#, "a lone leading surrogate `\\ud800`"),
+            (r#"{"a": "\uD800x"}"#, "a lone leading surrogate `\\uD800`"),
+            (
+                r#"{"a": "\ud800\u0041"}"#,
+                "a lone leading surrogate `\\ud800`",
+            ),
+            (
+                r#"{"b": "\ud83d\ude00", "a": "\udc00"}"#,
+                "a lone trailing surrogate `\\udc00`",
+            ),
+        ] {
+            let bad = parse_record(line.as_bytes(), true).unwrap_err();
+            assert!(bad.message.contains(said), "{line}: {}", bad.message);
+        }
+        let paired = parse_record(r#"{"a": "\ud83d\ude00"}"#.as_bytes(), true);
+        assert!(paired.is_ok());
     }
 
     proptest::proptest! {
