@@ -304,6 +304,38 @@ fn a_full_device_named_by_o_fails_cleanly_and_stays_a_device() {
     assert!(fs::metadata(device).unwrap().file_type().is_char_device());
 }
 
+/// A report that cannot be written fails the run before the output is put in place: no
+/// output is left that the run reports as failed.
+#[test]
+fn a_report_that_cannot_be_written_leaves_no_output_in_place() {
+    use std::os::unix::fs::FileTypeExt;
+    let device = Path::new("/dev/full");
+    if !fs::metadata(device).is_ok_and(|m| m.file_type().is_char_device()) {
+        eprintln!("skipped: no /dev/full on this system");
+        return;
+    }
+    let context = TestContext::new();
+    fs::write(context.path("in.jsonl"), sample()).unwrap();
+    let out = context
+        .command()
+        .args(["convert", "--from", "swe-bench", "--to", "canonical"])
+        .args(["-i", "in.jsonl", "-o", "out.jsonl", "--report", "/dev/full"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("cannot write `/dev/full`"), "{stderr}");
+    assert!(!context.path("out.jsonl").exists());
+    let left: Vec<_> = fs::read_dir(context.dir())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(
+        left.iter().all(|name| name == "in.jsonl"),
+        "files left behind: {left:?}"
+    );
+}
+
 #[test]
 fn a_named_pipe_is_written_in_place() {
     use std::os::unix::fs::FileTypeExt;

@@ -209,18 +209,23 @@ fn finish(
             Some("the input is empty (or only blank lines)".into()),
         ));
     }
+    // The report is written first and put in place last: a report that cannot be
+    // written (a full disk, `/dev/full`) leaves no output renamed into place.
+    if let Some(file) = &report_file {
+        let text = serde_json::to_string_pretty(&report).expect("the report serialises") + "\n";
+        let mut out = file.file();
+        out.write_all(text.as_bytes())
+            .and_then(|()| out.flush())
+            .map_err(|e| CliError::Write {
+                path: file.dest().to_owned(),
+                source: e,
+            })?;
+    }
     output.finish()?;
     if let Some(w) = rejects_writer {
         w.finish()?;
     }
     if let Some(file) = report_file {
-        let text = serde_json::to_string_pretty(&report).expect("the report serialises") + "\n";
-        let mut out = file.file();
-        out.write_all(text.as_bytes())
-            .map_err(|e| CliError::Write {
-                path: file.dest().to_owned(),
-                source: e,
-            })?;
         file.commit()?;
     }
     if !plan.quiet {
