@@ -181,6 +181,7 @@ fn list_adapters(registry: &Registry, args: &AdaptersArgs) -> Result<i32, CliErr
 /// format's import fills and needs, what its export writes, and what its consumer
 /// requires; then each format's names, origin and description.
 fn adapters_table(registry: &Registry) -> String {
+    use std::collections::HashSet;
     use std::fmt::Write as _;
     let adapters: Vec<&isobench_core::Registered> = registry.iter().collect();
     let mut rows: Vec<String> = isobench_core::record::V1_FIELDS
@@ -193,32 +194,46 @@ fn adapters_table(registry: &Registry) -> String {
                 .map(|k| format!("extensions.{k}")),
         )
         .collect();
+    let mut listed: HashSet<String> = rows.iter().cloned().collect();
     for adapter in &adapters {
         let info = adapter.info();
         for field in info.fills.iter().chain(&info.carries) {
-            if !rows.contains(field) {
+            if listed.insert(field.clone()) {
                 rows.push(field.clone());
             }
         }
     }
-    let cell = |adapter: &isobench_core::Registered, field: &str| {
-        let info = adapter.info();
-        let needs = adapter.table().is_some_and(|t| {
-            t.fields
-                .iter()
-                .any(|f| f.required && f.to.as_deref() == Some(field))
-        });
-        let mut cell = String::new();
-        for (mark, on) in [
-            ('r', info.fills.iter().any(|f| f == field)),
-            ('n', needs),
-            ('w', info.carries.iter().any(|f| f == field)),
-            ('!', info.contract.requires.iter().any(|r| r.field == field)),
-        ] {
-            if on {
-                cell.push(mark);
-            }
-        }
+    // Each adapter's fields by mark, looked up per cell: a table may declare thousands.
+    let marks: Vec<[HashSet<&str>; 4]> = adapters
+        .iter()
+        .map(|adapter| {
+            let info = adapter.info();
+            let needs = adapter.table().map_or_else(HashSet::new, |t| {
+                t.fields
+                    .iter()
+                    .filter(|f| f.required)
+                    .filter_map(|f| f.to.as_deref())
+                    .collect()
+            });
+            [
+                info.fills.iter().map(String::as_str).collect(),
+                needs,
+                info.carries.iter().map(String::as_str).collect(),
+                info.contract
+                    .requires
+                    .iter()
+                    .map(|r| r.field.as_str())
+                    .collect(),
+            ]
+        })
+        .collect();
+    let cell = |marks: &[HashSet<&str>; 4], field: &str| {
+        let mut cell: String = ['r', 'n', 'w', '!']
+            .into_iter()
+            .zip(marks)
+            .filter(|(_, set)| set.contains(field))
+            .map(|(mark, _)| mark)
+            .collect();
         if cell.is_empty() {
             cell.push('-');
         }
@@ -237,8 +252,8 @@ fn adapters_table(registry: &Registry) -> String {
     text.push('\n');
     for row in &rows {
         let mut line = format!("{row:first$}");
-        for (adapter, width) in adapters.iter().zip(&widths) {
-            let _ = write!(line, "  {:width$}", cell(adapter, row));
+        for (marks, width) in marks.iter().zip(&widths) {
+            let _ = write!(line, "  {:width$}", cell(marks, row));
         }
         text.push_str(line.trim_end());
         text.push('\n');

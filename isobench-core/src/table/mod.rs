@@ -737,6 +737,10 @@ impl Table {
         if self.fields.is_empty() {
             return Err(whole("`fields` is empty: declare at least one".to_owned()));
         }
+        // Keys and targets seen so far, for the duplicate checks: a table read from a file
+        // may declare thousands of fields.
+        let mut keys = std::collections::HashSet::with_capacity(self.fields.len());
+        let mut targets = std::collections::HashMap::with_capacity(self.fields.len());
         for (i, field) in self.fields.iter().enumerate() {
             let fail = |message: String| TableError {
                 field: Some((i, field.key.clone())),
@@ -756,15 +760,12 @@ impl Table {
                     field.kind.describe()
                 )));
             }
-            if self.fields[..i].iter().any(|f| f.key == field.key) {
+            if !keys.insert(field.key.as_str()) {
                 return Err(fail("the key is declared twice".to_owned()));
             }
             let Some(to) = &field.to else { continue };
-            if let Some(earlier) = self.fields[..i].iter().find(|f| f.to.as_ref() == Some(to)) {
-                return Err(fail(format!(
-                    "`{to}` is already the field of `{}`",
-                    earlier.key
-                )));
+            if let Some(earlier) = targets.insert(to.as_str(), field.key.as_str()) {
+                return Err(fail(format!("`{to}` is already the field of `{earlier}`")));
             }
             if field.kind == FieldType::Null {
                 return Err(fail(
