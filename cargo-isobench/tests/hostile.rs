@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use common::TestContext;
+use common::{TestContext, stdout};
 
 const GOOD: &str = include_str!("bad-input/good.jsonl");
 const VICTIM: &str = "the user's own file: must stay as it is\n";
@@ -691,6 +691,54 @@ fn a_relative_state_directory_is_refused_so_a_checkout_cannot_trust_itself() {
         assert_ne!(run.status.code(), Some(0), "{err}");
         assert!(err.contains("is a relative path"), "{err}");
     }
+}
+
+/// `plugin list` reads the workspace it runs in and runs nothing of it: a checkout's
+/// `rust-toolchain.toml` naming a toolchain by `path` does not choose the `cargo` that
+/// reads it.
+#[test]
+fn plugin_list_runs_no_toolchain_the_checkout_names() {
+    let rustup = Command::new("rustup").arg("--version").output();
+    if !rustup.is_ok_and(|out| out.status.success()) {
+        eprintln!("skipped: no rustup here, so no `rust-toolchain.toml` chooses a toolchain");
+        return;
+    }
+    let context = TestContext::new();
+    context.write(
+        "Cargo.toml",
+        "[package]\nname = \"checkout\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    context.write("src/lib.rs", "");
+    let toolchain = context.path("toolchain");
+    for tool in ["cargo", "rustc"] {
+        let path = context.write(
+            format!("toolchain/bin/{tool}"),
+            format!(
+                "#!/bin/sh\ntouch \"{}\"\nexit 1\n",
+                context.path("toolchain-ran").display()
+            ),
+        );
+        fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    }
+    context.write(
+        "rust-toolchain.toml",
+        format!("[toolchain]\npath = \"{}\"\n", toolchain.display()),
+    );
+    // As a user runs the binary: `cargo` from the path, no toolchain chosen yet.
+    let out = context
+        .command()
+        .env_remove("CARGO")
+        .env_remove("RUSTUP_TOOLCHAIN")
+        .args(["plugin", "list"])
+        .output()
+        .unwrap();
+    assert!(
+        !context.path("toolchain-ran").exists(),
+        "the checkout's toolchain ran: {}",
+        stderr(&out)
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("no plugin packages in this workspace"));
 }
 
 /// A record's `repo` and `instance_id` name places under `--repos DIR` and `--timings DIR`:

@@ -27,11 +27,46 @@ fn target_index(target: &Path) -> PathBuf {
 }
 
 fn metadata(cwd: &Path) -> Result<Metadata, PluginError> {
-    MetadataCommand::new()
-        .current_dir(cwd)
+    metadata_with(MetadataCommand::new().current_dir(cwd))
+}
+
+fn metadata_with(command: &mut MetadataCommand) -> Result<Metadata, PluginError> {
+    command
         .no_deps()
         .exec()
         .map_err(|e| PluginError::Workspace(format!("cannot read the cargo workspace: {e}")))
+}
+
+/// The workspace's metadata read by the toolchain the user has outside any checkout, not
+/// one the checkout names: a `rust-toolchain.toml` may name a toolchain by `path`, whose
+/// `cargo` would then run, and reading a workspace runs nothing of it. The toolchain is
+/// `RUSTUP_TOOLCHAIN` when set, else the one rustup makes active in `/` (where no
+/// checkout can put a `rust-toolchain.toml`); without rustup, no file chooses one.
+fn metadata_read_only(cwd: &Path) -> Result<Metadata, PluginError> {
+    let mut command = MetadataCommand::new();
+    command.current_dir(cwd);
+    if std::env::var_os("RUSTUP_TOOLCHAIN").is_none()
+        && let Some(toolchain) = toolchain_outside_checkouts()
+    {
+        command.env("RUSTUP_TOOLCHAIN", toolchain);
+    }
+    metadata_with(&mut command)
+}
+
+/// The toolchain rustup makes active in `/`: `rustup show active-toolchain` prints its
+/// name first (`stable-x86_64-unknown-linux-gnu (default)`). `None` without rustup.
+fn toolchain_outside_checkouts() -> Option<String> {
+    let out = Command::new("rustup")
+        .args(["show", "active-toolchain"])
+        .current_dir("/")
+        .env_remove("RUSTUP_TOOLCHAIN")
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    let text = String::from_utf8(out.stdout).ok()?;
+    let name = text.split_whitespace().next()?;
+    (out.status.success() && !name.is_empty()).then(|| name.to_owned())
 }
 
 fn workspace_root(meta: &Metadata) -> PathBuf {
@@ -61,7 +96,7 @@ pub fn built_plugins(cwd: &Path, store: &Store, skipped: &mut Vec<Skipped>) -> V
     let Some(recorded) = cwd.ancestors().find(|d| store.workspaces.contains_key(*d)) else {
         return Vec::new();
     };
-    let meta = match metadata(recorded) {
+    let meta = match metadata_read_only(recorded) {
         Ok(meta) => meta,
         Err(e) => {
             skipped.push(Skipped {
@@ -151,7 +186,7 @@ pub fn target_indexes(cwd: &Path) -> Vec<Skipped> {
 
 /// `cargo isobench plugin list`.
 pub fn list(cwd: &Path, args: &PluginListArgs) -> Result<i32, CliError> {
-    let meta = metadata(cwd)?;
+    let meta = metadata_read_only(cwd)?;
     let store = Store::load()?;
     let built = store.workspaces.get(&workspace_root(&meta));
     let mut rows = Vec::new();
@@ -229,7 +264,7 @@ fn library_line(row: &serde_json::Value) -> String {
 
 /// `cargo isobench plugin build`.
 pub fn build(cwd: &Path, args: &PluginBuildArgs) -> Result<i32, CliError> {
-    let meta = metadata(cwd)?;
+    let meta = metadata_read_only(cwd)?;
     let mut packages: Vec<&Package> = plugin_packages(&meta);
     if !args.packages.is_empty() {
         for wanted in &args.packages {
