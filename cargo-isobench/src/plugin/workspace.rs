@@ -264,7 +264,7 @@ fn library_line(row: &serde_json::Value) -> String {
 
 /// `cargo isobench plugin build`.
 pub fn build(cwd: &Path, args: &PluginBuildArgs) -> Result<i32, CliError> {
-    let meta = metadata_read_only(cwd)?;
+    let meta = metadata(cwd)?;
     let mut packages: Vec<&Package> = plugin_packages(&meta);
     if !args.packages.is_empty() {
         for wanted in &args.packages {
