@@ -159,18 +159,25 @@ class _Rejects:
         if isinstance(rejects, list):
             self.list = rejects
         else:
-            self.file = open(os.fspath(rejects), "w" if overwrite else "x", encoding="utf-8")
+            # The command's own writer: a temporary file put in place when the
+            # conversion completes, never written through a link at the path.
+            self.file = _isobench.RejectsFile(os.fspath(rejects), overwrite)
 
     def add(self, lines: List[str]) -> None:
         if self.list is not None:
             self.list.extend(json.loads(line) for line in lines)
         elif self.file is not None:
-            for line in lines:
-                self.file.write(line + "\n")
+            self.file.add(lines)
 
     def close(self) -> None:
+        """Puts the file in place: the conversion completed."""
         if self.file is not None:
             self.file.close()
+
+    def abandon(self) -> None:
+        """Leaves no file: the conversion stopped."""
+        if self.file is not None:
+            self.file.abandon()
 
 
 def _rejects_option(rejects: Rejects) -> Optional[str]:
@@ -229,8 +236,10 @@ def convert_records(
                 chunk = []
         if chunk:
             yield from _convert_chunk(converter, chunk, sink)
-    finally:
-        sink.close()
+    except BaseException:
+        sink.abandon()
+        raise
+    sink.close()
 
 
 def _convert_chunk(converter: Any, chunk: List[Any], sink: _Rejects) -> Iterator[Dict[str, Any]]:
@@ -303,14 +312,16 @@ def convert_arrow(
         try:
             schema = _schema(converter.schema())
         except BaseException:
-            sink.close()
+            sink.abandon()
             raise
         return pa.RecordBatchReader.from_batches(schema, _batches(converter, sink))
     try:
         schema = _schema(converter.schema())
-        table = pa.Table.from_batches(list(_batches(converter, sink)), schema)
-    finally:
-        sink.close()
+    except BaseException:
+        sink.abandon()
+        raise
+    # `_batches` puts the rejects file in place once every batch is converted.
+    table = pa.Table.from_batches(list(_batches(converter, sink)), schema)
     if not all_columns:
         kept = _schema(converter.kept_schema())
         table = table.select(kept.names).replace_schema_metadata(kept.metadata)
@@ -358,7 +369,8 @@ def _arrow_converter(
 
 def _batches(converter: Any, sink: _Rejects) -> Iterator[Any]:
     """The converted batches of an `ArrowConverter`, their rejects handed to `sink`
-    as they come; the sink is closed at the end."""
+    as they come; the sink is put in place at the end, or abandoned when the
+    conversion stops."""
     import pyarrow as pa
 
     try:
@@ -370,8 +382,10 @@ def _batches(converter: Any, sink: _Rejects) -> Iterator[Any]:
             sink.add(rejected)
             yield from pa.table(batch).to_batches()
         sink.add(converter.take_rejects())
-    finally:
-        sink.close()
+    except BaseException:
+        sink.abandon()
+        raise
+    sink.close()
 
 
 def table_records(table: Any) -> List[Dict[str, Any]]:

@@ -17,8 +17,10 @@ use cargo_isobench::declared::TableError;
 use cargo_isobench::errors::CliError;
 use cargo_isobench::input::{self, Input, Item};
 use cargo_isobench::keywords::{self, KeywordError};
+use cargo_isobench::output::RecordWriter;
 use cargo_isobench::pipeline::ConvertRequest;
 use cargo_isobench::pipeline::{BatchConverter, ConvertedBatch};
+use isobench_core::codec::JsonStyle;
 use isobench_core::{Profile, Registry, Table, TableAdapter, ViewAdapter};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -227,6 +229,52 @@ fn convert(py: Python<'_>, from_: &str, to: &str, options: &Bound<'_, PyDict>) -
     Ok(serde_json::to_string(&finished.report).expect("the report serialises"))
 }
 
+/// A rejects file, written as `convert --rejects` writes one ([`RecordWriter`]): into a
+/// temporary file beside it, put in place by `close`, never through a link planted at
+/// its path; `abandon` (or dropping it) leaves nothing.
+#[pyclass(module = "isobench._isobench", unsendable)]
+struct RejectsFile {
+    writer: Option<RecordWriter>,
+}
+
+#[pymethods]
+impl RejectsFile {
+    #[new]
+    fn new(path: PathBuf, overwrite: bool) -> PyResult<Self> {
+        let writer =
+            RecordWriter::create(Some(&path), overwrite, JsonStyle::Compact).map_err(to_py)?;
+        Ok(Self {
+            writer: Some(writer),
+        })
+    }
+
+    /// Writes rejects file lines (JSON text without the line end).
+    fn add(&mut self, lines: Vec<String>) -> PyResult<()> {
+        let Some(writer) = self.writer.as_mut() else {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "the rejects file is closed",
+            ));
+        };
+        for line in lines {
+            writer.write_raw(line.as_bytes()).map_err(to_py)?;
+        }
+        Ok(())
+    }
+
+    /// Completes the file and puts it in place.
+    fn close(&mut self) -> PyResult<()> {
+        match self.writer.take() {
+            Some(writer) => writer.finish().map_err(to_py),
+            None => Ok(()),
+        }
+    }
+
+    /// Leaves nothing: the conversion did not complete.
+    fn abandon(&mut self) {
+        self.writer = None;
+    }
+}
+
 /// Converts batches of records, as Python objects or JSON Lines. Used from the
 /// thread that made it (enrichment holds repositories, which are not shared).
 #[pyclass(module = "isobench._isobench", unsendable)]
@@ -430,6 +478,7 @@ fn _isobench(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(options, m)?)?;
     m.add_function(wrap_pyfunction!(arrow_lines, m)?)?;
     m.add_class::<RecordConverter>()?;
+    m.add_class::<RejectsFile>()?;
     m.add_class::<arrow::ArrowStream>()?;
     m.add_class::<arrow::ArrowConverter>()?;
     errors::register(m)?;
