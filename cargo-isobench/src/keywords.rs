@@ -42,6 +42,8 @@ pub struct Keyword {
     pub default: Option<String>,
     /// The values it takes, for a choice.
     pub choices: Vec<String>,
+    /// Whether it is a switch (`--overwrite`): given, it is `true`.
+    pub switch: bool,
 }
 
 /// The options of `T`, in declaration order (those a flattened group brings included;
@@ -65,6 +67,7 @@ pub fn keywords<T: Args>() -> Vec<Keyword> {
                 .filter(|v| !v.is_hide_set())
                 .map(|v| v.get_name().to_owned())
                 .collect(),
+            switch: matches!(arg.get_action(), ArgAction::SetTrue),
         })
         .collect()
 }

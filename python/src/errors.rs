@@ -3,12 +3,15 @@
 //! `pointer`; for a file its `path`). A plugin's and a repository's errors keep their
 //! area's type (`PluginError`, `RepositoryError`), under `UsageError`.
 
+use cargo_isobench::cli::ConvertOptions;
 use cargo_isobench::errors::CliError;
+use cargo_isobench::keywords::Keyword;
 use cargo_isobench::mine::repo::RepoError;
 use cargo_isobench::plugin::PluginError as Plugin;
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
+use serde_json::Value;
 
 create_exception!(
     _isobench,
@@ -95,8 +98,8 @@ fn set<'py>(
 
 /// The Python exception for `e`.
 pub fn to_py(e: CliError) -> PyErr {
-    let message = e.to_string();
-    let hint = e.hint();
+    let message = as_keywords(&e.to_string());
+    let hint = e.hint().map(|hint| as_keywords(&hint));
     let code = e.exit_code();
     Python::attach(|py| {
         let err = match &e {
@@ -143,5 +146,63 @@ pub fn to_py(e: CliError) -> PyErr {
             Ok(())
         };
         attrs().map_or_else(|attr_err| attr_err, |()| err)
+    })
+}
+
+/// `text` with each flag of `convert` it quotes as the keyword argument the Python
+/// package takes for it: `` `--allow-incomplete` `` is `` `allow_incomplete=True` ``,
+/// `` `--set FIELD=VALUE` `` is `` `set={"FIELD": VALUE}` ``, `` `--on-error skip` `` is
+/// `` `on_error="skip"` ``. A flag the package has no keyword for (`--repos DIR`) is left
+/// as the command line's.
+pub fn as_keywords(text: &str) -> String {
+    let keywords = cargo_isobench::keywords::keywords::<ConvertOptions>();
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find('`') {
+        let Some(len) = rest[open + 1..].find('`') else {
+            break;
+        };
+        let quoted = &rest[open + 1..open + 1 + len];
+        out.push_str(&rest[..open]);
+        match keyword_for(quoted, &keywords) {
+            Some(keyword) => {
+                out.push('`');
+                out.push_str(&keyword);
+                out.push('`');
+            }
+            None => out.push_str(&rest[open..=open + 1 + len]),
+        }
+        rest = &rest[open + 2 + len..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The keyword argument for the flag `quoted` gives, with its value.
+fn keyword_for(quoted: &str, keywords: &[Keyword]) -> Option<String> {
+    let flag = quoted.strip_prefix("--")?;
+    let (flag, value) = match flag.split_once(' ') {
+        Some((flag, value)) => (flag, Some(value.trim_matches('\''))),
+        None => (flag, None),
+    };
+    let name = flag.replace('-', "_");
+    let keyword = keywords.iter().find(|k| k.name == name)?;
+    Some(match value {
+        None if keyword.switch => format!("{name}=True"),
+        None => name,
+        Some(assignment) if name == "set" || name == "replace" => {
+            let (field, value) = assignment.split_once('=').unwrap_or((assignment, "..."));
+            let value = if value == "VALUE"
+                || value == "..."
+                || serde_json::from_str::<Value>(value).is_ok()
+            {
+                value.to_owned()
+            } else {
+                Value::String(value.to_owned()).to_string()
+            };
+            format!("{name}={{\"{field}\": {value}}}")
+        }
+        Some(value) if value.chars().all(|c| c.is_ascii_uppercase()) => format!("{name}={value}"),
+        Some(value) => format!("{name}={}", Value::String(value.to_owned())),
     })
 }

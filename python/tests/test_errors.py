@@ -47,7 +47,7 @@ def test_a_bad_record_raises_record_error_with_where_and_the_cli_message(cli, tm
     assert (caught.value.line, caught.value.instance_id, caught.value.pointer) == (2, bad_id, "/FAIL_TO_PASS")
 
 
-def test_usage_errors_carry_the_cli_message_and_hint(cli, tmp_path):
+def test_usage_errors_carry_the_cli_message_and_hint_in_keywords(cli, tmp_path):
     with pytest.raises(isobench.UnknownFormatError) as caught:
         isobench.convert(SAMPLES / "gso.sample.jsonl", from_="parquet", to="canonical")
     done = cli("convert", "--from", "parquet", "--to", "canonical", "-i", SAMPLES / "gso.sample.jsonl",
@@ -60,13 +60,14 @@ def test_usage_errors_carry_the_cli_message_and_hint(cli, tmp_path):
     with pytest.raises(isobench.UsageError) as caught:
         isobench.convert(SAMPLES / "gso.sample.jsonl", from_="gso", to="canonical",
                          on_error="skip")
-    assert str(caught.value) == "`--on-error skip` needs a rejects file when the output is stdout"
-    assert caught.value.hint == "add `--rejects PATH`"
+    # The command line's words, its flags quoted as the keyword arguments they are here.
+    assert str(caught.value) == '`on_error="skip"` needs a rejects file when the output is stdout'
+    assert caught.value.hint == "add `rejects=PATH`"
 
-    with pytest.raises(isobench.UsageError, match="is only used with `--on-error skip`"):
+    with pytest.raises(isobench.UsageError, match='is only used with `on_error="skip"`'):
         list(isobench.convert_records([{}], from_="gso", to="canonical", rejects=[]))
 
-    with pytest.raises(isobench.UsageError, match="`--shard 3/2` is not `K/N`"):
+    with pytest.raises(isobench.UsageError, match='`shard="3/2"` is not `K/N`'):
         isobench.convert(SAMPLES / "gso.sample.jsonl", from_="gso", to="canonical", shard="3/2")
 
 

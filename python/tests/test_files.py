@@ -142,7 +142,7 @@ def test_parquet_compression_is_the_flags(cli, tmp_path, codec, written):
 
 def test_a_bad_parquet_compression_is_a_usage_error(tmp_path):
     source = SAMPLES / "swe-bench-verified.sample.jsonl"
-    with pytest.raises(isobench.UsageError, match=r"`--parquet-compression zstd:23` is not one of"):
+    with pytest.raises(isobench.UsageError, match=r'`parquet_compression="zstd:23"` is not one of'):
         isobench.convert(source, from_="swe-bench", to="canonical",
                          output=tmp_path / "out.parquet", parquet_compression="zstd:23")
     with pytest.raises(isobench.UsageError, match=r"applies to a Parquet output only"):
