@@ -240,6 +240,10 @@ struct RejectsFile {
 #[pymethods]
 impl RejectsFile {
     #[new]
+    #[expect(
+        clippy::needless_pass_by_value,
+        reason = "pyo3 gives a path argument as an owned value"
+    )]
     fn new(path: PathBuf, overwrite: bool) -> PyResult<Self> {
         let writer =
             RecordWriter::create(Some(&path), overwrite, JsonStyle::Compact).map_err(to_py)?;
