@@ -203,11 +203,15 @@ def convert_records(
     on_error: str = "fail",
     rejects: Rejects = None,
     set: Union[Dict[str, Any], Sequence[str], None] = None,  # noqa: A002
+    replace: Union[Dict[str, Any], Sequence[str], None] = None,
     allow_incomplete: bool = False,
     overwrite: bool = False,
 ) -> Iterator[Dict[str, Any]]:
     """Converts records (dicts) and yields the converted ones, streaming, in order: the
     records `cargo isobench convert` writes for the same records read as JSON Lines.
+
+    `set` fills a field only where a record has no value for it, `replace` writes over
+    the record's own (kept in `extensions.source.replaced`), as in `convert`.
 
     A bad record raises `RecordError` (`on_error="fail"`), or with `on_error="skip"` goes
     to `rejects`: a path (JSON Lines, the lines `--rejects` writes) or a list to append
@@ -218,6 +222,7 @@ def convert_records(
     options = _options(
         profile=profile,
         set=set,
+        replace=replace,
         allow_incomplete=allow_incomplete,
         on_error=on_error,
         rejects=_rejects_option(rejects),
@@ -270,6 +275,7 @@ def convert_arrow(
     on_error: str = "fail",
     rejects: Rejects = None,
     set: Union[Dict[str, Any], Sequence[str], None] = None,  # noqa: A002
+    replace: Union[Dict[str, Any], Sequence[str], None] = None,
     allow_incomplete: bool = False,
     overwrite: bool = False,
     all_columns: bool = False,
@@ -305,6 +311,7 @@ def convert_arrow(
         on_error=on_error,
         rejects=rejects,
         set=set,
+        replace=replace,
         allow_incomplete=allow_incomplete,
         overwrite=overwrite,
     )
@@ -350,6 +357,7 @@ def _arrow_converter(
     on_error: str = "fail",
     rejects: Rejects = None,
     set: Union[Dict[str, Any], Sequence[str], None] = None,  # noqa: A002
+    replace: Union[Dict[str, Any], Sequence[str], None] = None,
     allow_incomplete: bool = False,
     overwrite: bool = False,
 ) -> Any:
@@ -357,6 +365,7 @@ def _arrow_converter(
     options = _options(
         profile=profile,
         set=set,
+        replace=replace,
         allow_incomplete=allow_incomplete,
         on_error=on_error,
         rejects=_rejects_option(rejects),

@@ -138,3 +138,26 @@ def test_set_and_profile_reach_the_conversion(cli, files, tmp_path):
             # `set` fills only what a record lacks: the samples' own versions are kept.
             assert r["version"] == sources[r["instance_id"]]["version"] != "9.9"
             assert r["extensions"]["image_name"] == "img-" + r["instance_id"].lower()
+
+
+def test_replace_reaches_records_and_arrow_conversions(cli, files, tmp_path):
+    """`replace` writes over the records' own values in `convert_records` and
+    `convert_arrow` as `--replace` does, keeping the old ones."""
+    import pyarrow as pa
+
+    fmt, path = files[0]
+    out = tmp_path / "cli.jsonl"
+    cli("convert", "--from", fmt, "--to", "canonical", "-i", path, "-o", out,
+        "--replace", 'version="9.9"')
+    theirs = read_jsonl(out)
+    ours = list(isobench.convert_records(
+        read_jsonl(path), from_=fmt, to="canonical", replace={"version": "9.9"}))
+    assert ours == theirs
+    sources = {r["instance_id"]: r for r in read_jsonl(path)}
+    for r in ours:
+        assert r["version"] == "9.9"
+        replaced = r["extensions"]["source"]["replaced"]
+        assert replaced["version"] == sources[r["instance_id"]]["version"]
+    table = pa.Table.from_pylist(read_jsonl(path))
+    arrow = isobench.convert_arrow(table, from_=fmt, to="canonical", replace={"version": "9.9"})
+    assert arrow.column("version").to_pylist() == ["9.9"] * len(ours)
