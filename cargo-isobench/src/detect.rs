@@ -241,7 +241,7 @@ pub fn detect<'r>(registry: &'r Registry, sources: &[Input]) -> Result<&'r Regis
     }
     match choose(registry, &records) {
         Ok(adapter) => {
-            eprintln!("--from auto: the records read as `{}`", adapter.info().name);
+            crate::terminal::say!("--from auto: the records read as `{}`", adapter.info().name);
             Ok(adapter)
         }
         Err(why) => Err(DetectError::Undecided {

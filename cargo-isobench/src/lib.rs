@@ -70,7 +70,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         // A reader that stops early (`| head`) did not get every record: said in one line,
         // and not a success.
         Err(CliError::Write { ref source, .. }) if source.kind() == io::ErrorKind::BrokenPipe => {
-            eprintln!(
+            crate::terminal::say!(
                 "error: the output pipe was closed before every record was written; the rest were not"
             );
             exit::IO

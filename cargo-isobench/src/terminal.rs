@@ -6,6 +6,16 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
+/// `eprintln!` for a message that may hold a value from a file: the formatted text goes
+/// through [`shown`] first. Every line the tool writes on stderr is said with it, but the
+/// progress line's own cursor codes.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        eprintln!("{}", $crate::terminal::shown(&format!($($arg)*)))
+    };
+}
+pub(crate) use say;
+
 /// The most bytes one line of a message may take: a value longer than that (a 10 MB key) is
 /// cut, with how much was left out.
 pub const MAX_LINE_BYTES: usize = 4096;
@@ -68,6 +78,45 @@ mod tests {
             "... ({} bytes more)\nend",
             (10 << 20) + 1 - MAX_LINE_BYTES
         )));
+    }
+
+    /// Every line the tool writes on stderr goes through [`say`] (or [`shown`]): no
+    /// module prints with `eprintln!` or `eprint!` but this one and the progress line.
+    #[test]
+    fn stderr_is_written_only_through_shown() {
+        fn walk(dir: &std::path::Path, found: &mut Vec<String>) {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    walk(&path, found);
+                    continue;
+                }
+                let name = path.file_name().unwrap().to_string_lossy().into_owned();
+                if !name.ends_with(".rs") || name == "terminal.rs" || name == "progress.rs" {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap();
+                let lines: Vec<&str> = text.lines().collect();
+                for (i, line) in lines.iter().enumerate() {
+                    let raw = ["eprintln!(", "eprint!("].iter().any(|m| line.contains(m));
+                    // The call and its first arguments, as rustfmt lays them out.
+                    let call = lines[i..lines.len().min(i + 3)].concat();
+                    if raw && !call.contains("terminal::shown") {
+                        found.push(format!("{}:{}: {}", path.display(), i + 1, line.trim()));
+                    }
+                }
+            }
+        }
+        let mut found = Vec::new();
+        walk(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+            &mut found,
+        );
+        assert!(
+            found.is_empty(),
+            "printed without `say!`:\n{}",
+            found.join("\n")
+        );
     }
 
     proptest::proptest! {

@@ -75,11 +75,8 @@ pub fn run(registry: &Registry, args: &ValidateArgs) -> Result<i32, CliError> {
                                     format!("{first_file}:{first_line}")
                                 };
                                 if repeats <= SHOWN {
-                                    eprintln!(
-                                        "{}",
-                                        crate::terminal::shown(&format!(
-                                            "warning: {file}:{line}: instance_id {id:?} repeats {first} (a harness keys records by instance_id and keeps one of them)"
-                                        ))
+                                    crate::terminal::say!(
+                                        "warning: {file}:{line}: instance_id {id:?} repeats {first} (a harness keys records by instance_id and keeps one of them)"
                                     );
                                 }
                             }
@@ -125,9 +122,9 @@ pub fn run(registry: &Registry, args: &ValidateArgs) -> Result<i32, CliError> {
         })?;
     }
     if problems > SHOWN {
-        eprintln!("... and {} more problem(s), not shown", problems - SHOWN);
+        crate::terminal::say!("... and {} more problem(s), not shown", problems - SHOWN);
     }
-    eprintln!(
+    crate::terminal::say!(
         "{records} record(s) checked against `{}`{}: {} valid, {invalid} invalid ({problems} problem(s))",
         adapter.info().name,
         if canonical {
@@ -138,7 +135,7 @@ pub fn run(registry: &Registry, args: &ValidateArgs) -> Result<i32, CliError> {
         records - invalid
     );
     if repeats > 0 {
-        eprintln!(
+        crate::terminal::say!(
             "{repeats} record(s) repeat an earlier record's instance_id: valid each on its own, but a harness keeps one record per id"
         );
     }
@@ -146,7 +143,7 @@ pub fn run(registry: &Registry, args: &ValidateArgs) -> Result<i32, CliError> {
         && let Ok(other) = crate::detect::choose(registry, &sample)
         && other.info().name != adapter.info().name
     {
-        eprintln!(
+        crate::terminal::say!(
             "hint: the records read as `{0}`: check them with `--format {0}`",
             other.info().name
         );

@@ -846,6 +846,29 @@ fn values_from_a_file_reach_the_terminal_escaped_and_cut() {
             "out2.jsonl",
         ]),
         context.run(["diff", "--from", "swe-bench", "a.jsonl", "b.jsonl"]),
+        // A table's name, told by `--from auto`, and repeated by the summary.
+        {
+            let table = format!(
+                "name = {}\ndescription = \"d\"\n[[fields]]\nkey = \"instance_id\"\nto = \"instance_id\"\nrequired = true\n[[fields]]\nkey = \"repo\"\nto = \"repo\"\n[[fields]]\nkey = \"only_here\"\nto = \"extensions.only_here\"\nrequired = true\n",
+                serde_json::Value::from(id)
+            );
+            context.write("evil.toml", table);
+            context.write(
+                "t.jsonl",
+                "{\"instance_id\": \"a\", \"repo\": \"o/r\", \"only_here\": 1}\n",
+            );
+            context.run([
+                "--adapter",
+                "evil.toml",
+                "convert",
+                "--to",
+                "canonical",
+                "-i",
+                "t.jsonl",
+                "-o",
+                "t.out.jsonl",
+            ])
+        },
     ];
     for run in &runs {
         for (name, bytes) in [("stdout", &run.stdout), ("stderr", &run.stderr)] {

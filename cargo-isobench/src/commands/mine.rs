@@ -57,7 +57,7 @@ pub fn run_mine(session: &Session, args: &MineArgs) -> Result<i32, CliError> {
                 .origin_owner_name()
                 .ok_or_else(|| MineError::UnknownOwnerName(args.repo.clone()))?;
             if let Some(url) = repo.origin_url().filter(|u| repo::is_local_url(u)) {
-                eprintln!(
+                crate::terminal::say!(
                     "warning: the `origin` of `{}` is the local path `{url}`: the records name the repository `{name}` after its last two directories\nhint: give the repository's real name with `--repo-name OWNER/NAME`",
                     args.repo.display()
                 );
@@ -112,9 +112,9 @@ pub fn run_mine(session: &Session, args: &MineArgs) -> Result<i32, CliError> {
             return Err(e);
         }
         if stats.written == 0 {
-            eprintln!("stopped before the first record: nothing was written");
+            crate::terminal::say!("stopped before the first record: nothing was written");
         } else {
-            eprintln!(
+            crate::terminal::say!(
                 "stopped after {} record(s): those were written, the rest was not",
                 stats.written
             );
@@ -148,13 +148,10 @@ pub fn run_mine(session: &Session, args: &MineArgs) -> Result<i32, CliError> {
     } else {
         String::new()
     };
-    eprintln!(
-        "{}",
-        crate::terminal::shown(&format!(
-            "mined {} commit(s): {} record(s) written, {skipped} skipped{reasons}{not_utf8}",
-            tasks.len(),
-            stats.written,
-        ))
+    crate::terminal::say!(
+        "mined {} commit(s): {} record(s) written, {skipped} skipped{reasons}{not_utf8}",
+        tasks.len(),
+        stats.written,
     );
     Ok(exit::OK)
 }
@@ -417,10 +414,7 @@ impl Stats {
             }
             Mined::Skipped { commit, reason } => {
                 if single {
-                    eprintln!(
-                        "{}",
-                        crate::terminal::shown(&format!("skipped {commit}: {reason}"))
-                    );
+                    crate::terminal::say!("skipped {commit}: {reason}");
                 }
                 *self.skipped.entry(reason).or_default() += 1;
             }

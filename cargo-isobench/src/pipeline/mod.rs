@@ -75,7 +75,7 @@ pub fn run(registry: &Registry, plan: &ConvertPlan) -> Result<i32, CliError> {
 pub fn execute(registry: &Registry, plan: &ConvertPlan) -> Result<Finished, CliError> {
     let sources = &plan.inputs;
     if sources.contains(&Input::Stdin) && std::io::stdin().is_terminal() {
-        eprintln!(
+        crate::terminal::say!(
             "reading records from stdin, which is a terminal: paste JSON Lines and end with Ctrl-D, or give files with `-i FILE`"
         );
     }
@@ -152,7 +152,7 @@ impl IntoSink for Conversion<'_, '_> {
         let outcome = pipeline(shared, sources, settings, &mut ordered);
         ordered.progress.finish(ordered.report.read);
         if ordered.repeats > MAX_LISTED as u64 {
-            eprintln!(
+            crate::terminal::say!(
                 "warning: {} more records repeat an earlier instance_id (not listed)",
                 ordered.repeats - MAX_LISTED as u64
             );
@@ -234,7 +234,7 @@ fn finish(
             crate::terminal::shown(&summary::finished(&report, context))
         );
         if let Some(path) = plan.errors.rejects() {
-            eprintln!(
+            crate::terminal::say!(
                 "read = written + rejected: {} = {} + {}; rejects in `{}`",
                 report.read,
                 report.written,

@@ -126,12 +126,7 @@ impl<S: Sink> Ordered<'_, S> {
         let file = &self.files[source];
         if self.repeats <= MAX_LISTED as u64 {
             self.progress.clear();
-            eprintln!(
-                "{}",
-                crate::terminal::shown(&format!(
-                    "warning: {file}:{line}: instance_id {id:?} {message}"
-                ))
-            );
+            crate::terminal::say!("warning: {file}:{line}: instance_id {id:?} {message}");
         }
         self.report.warning_count += 1;
         if self.report.warnings.len() < MAX_LISTED {

@@ -66,10 +66,7 @@ pub fn register_all(
     native_paths.extend(workspace::built_plugins(cwd, &store, &mut skipped));
     skipped.extend(workspace::target_indexes(cwd));
     for s in &skipped {
-        eprintln!(
-            "{}",
-            crate::terminal::shown(&format!("warning: not loading {s}\nhint: {}", s.remedy))
-        );
+        crate::terminal::say!("warning: not loading {s}\nhint: {}", s.remedy);
     }
     for path in native_paths {
         let key = path.canonicalize().unwrap_or_else(|_| path.clone());
@@ -89,10 +86,10 @@ pub fn register_all(
         match program::start(&command, program::DEFAULT_TIMEOUT) {
             Ok(adapter) => {
                 if let Err(e) = add(registry, adapter) {
-                    eprintln!("warning: {e}; skipped");
+                    crate::terminal::say!("warning: {e}; skipped");
                 }
             }
-            Err(e) => eprintln!("warning: {e}; skipped"),
+            Err(e) => crate::terminal::say!("warning: {e}; skipped"),
         }
     }
     Ok(skipped)

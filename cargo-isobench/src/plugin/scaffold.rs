@@ -170,14 +170,16 @@ pub fn run(cwd: &Path, args: &PluginNewArgs) -> Result<i32, CliError> {
         args.name.replace('-', "_"),
         std::env::consts::DLL_SUFFIX
     );
-    eprintln!(
+    crate::terminal::say!(
         "created {}: edit the mapping in src/lib.rs, `cargo build --release`, then `cargo isobench --plugin {library} convert --from {} ...`",
         dir.display(),
         args.name
     );
     match &sdk {
-        Sdk::Path(path) => eprintln!("isobench-plugin-sdk: the local checkout at `{path}`"),
-        Sdk::Registry => eprintln!(
+        Sdk::Path(path) => {
+            crate::terminal::say!("isobench-plugin-sdk: the local checkout at `{path}`")
+        }
+        Sdk::Registry => crate::terminal::say!(
             "isobench-plugin-sdk: version {} from crates.io, where it is not published yet: `cargo build` will find no package of that name\nhint: build against a clone of cargo-isobench instead: remove this crate and run `cargo isobench plugin new {} --sdk-path CLONE/plugins/sdk`, or run `plugin new` anywhere inside the clone",
             env!("CARGO_PKG_VERSION"),
             args.name

@@ -244,13 +244,13 @@ pub fn run(cwd: &Path, args: &TrustArgs) -> Result<i32, CliError> {
     store.configs.insert(file.clone(), sha256);
     store.save()?;
     if config.plugins.is_empty() {
-        eprintln!(
+        crate::terminal::say!(
             "trusted `{}`; it names no plugins, and such a file needs no trust",
             file.display()
         );
     } else {
         let what: Vec<String> = config.plugins.iter().map(describe).collect();
-        eprintln!(
+        crate::terminal::say!(
             "trusted `{}`: from now on it loads {} (until the file changes)",
             file.display(),
             what.join(", ")
@@ -286,10 +286,10 @@ fn revoke(store: &mut Store, cwd: &Path, path: Option<&Path>) -> Result<i32, Cli
         revoked.push(format!("the workspace plugins of `{}`", path.display()));
     }
     if revoked.is_empty() {
-        eprintln!("`{}` was not trusted: nothing to revoke", path.display());
+        crate::terminal::say!("`{}` was not trusted: nothing to revoke", path.display());
     } else {
         store.save()?;
-        eprintln!("revoked {}", revoked.join(" and "));
+        crate::terminal::say!("revoked {}", revoked.join(" and "));
     }
     Ok(exit::OK)
 }

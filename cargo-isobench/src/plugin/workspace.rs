@@ -295,7 +295,7 @@ pub fn build(cwd: &Path, args: &PluginBuildArgs) -> Result<i32, CliError> {
         command.args(["-p", p.name.as_str()]);
     }
     if !args.release {
-        eprintln!(
+        crate::terminal::say!(
             "building {} as a debug library (unoptimised; `--release` for an optimised one)",
             packages
                 .iter()
@@ -367,10 +367,10 @@ pub fn build(cwd: &Path, args: &PluginBuildArgs) -> Result<i32, CliError> {
         "debug build, unoptimised"
     };
     for (name, lib) in &libraries {
-        eprintln!("built plugin {name}: {} ({profile})", lib.display());
+        crate::terminal::say!("built plugin {name}: {} ({profile})", lib.display());
     }
     if !args.release {
-        eprintln!(
+        crate::terminal::say!(
             "hint: records convert slower through a debug library; `cargo isobench plugin build --release` builds optimised ones, which later commands load instead"
         );
     }
