@@ -22,6 +22,12 @@
 //! [`core::table::Hooks`], [`core::table::io::Importer`] and
 //! [`core::table::io::Exporter`].
 //!
+//! A hook reads and writes its own fields' keys ([`core::table::Field::hook`]); a canonical
+//! field it fills or writes beyond them is declared on the table, with
+//! [`core::table::Table::fills_also`] and [`core::table::Table::carries_also`], so that
+//! `cargo isobench adapters`, the conversion report and the contract checks know the format
+//! fills and writes it. [`serde_json`] is re-exported, for building the values hooks put.
+//!
 //! A complete plugin (`Cargo.toml` has `crate-type = ["cdylib", "rlib"]` and depends on
 //! this crate):
 //!
@@ -33,16 +39,20 @@
 //!
 //! /// Rows `{"id": ..., "repository": ..., "issue": ..., "tests": [...], "level": ...}`.
 //! fn table() -> Table {
-//!     Table::new("tiny-bench", &[], "TinyBench rows").fields(vec![
-//!         Field::new("id", "instance_id").required(),
-//!         Field::new("repository", "repo").required(),
-//!         Field::new("issue", "extensions.problem_statement"),
-//!         Field::new("tests", "extensions.fail_to_pass").list(ListEncoding::Array),
-//!         Field::new("level", "extensions.level").hook(),
-//!     ])
+//!     Table::new("tiny-bench", &[], "TinyBench rows")
+//!         .fields(vec![
+//!             Field::new("id", "instance_id").required(),
+//!             Field::new("repository", "repo").required(),
+//!             Field::new("issue", "extensions.problem_statement"),
+//!             Field::new("tests", "extensions.fail_to_pass").list(ListEncoding::Array),
+//!             Field::new("level", "extensions.level").hook(),
+//!         ])
+//!         // The hook also fills SWE-bench Verified's `difficulty` from the level.
+//!         .fills_also(&["extensions.difficulty"])
 //! }
 //!
-//! /// `level` is written `L1` to `L3`; the canonical record holds the number.
+//! /// `level` is written `L1` to `L3`; the canonical record holds the number, and the
+//! /// difficulty it stands for.
 //! #[derive(Debug)]
 //! struct Level;
 //!
@@ -53,6 +63,10 @@
 //!                 return Err(RecordError::invalid("/level", format!("`{level}` is not `L<n>`")));
 //!             };
 //!             c.set_ext("level", n);
+//!             let difficulty = ["<15 min fix", "15 min - 1 hour", "1-4 hours"];
+//!             if let Some(text) = difficulty.get(usize::from(n).wrapping_sub(1)) {
+//!                 c.set_ext("difficulty", *text);
+//!             }
 //!         }
 //!         Ok(())
 //!     }
@@ -63,13 +77,16 @@
 //!         to: &mut isobench_plugin_sdk::core::table::io::Exporter<'_, '_, '_>,
 //!     ) -> HookResult {
 //!         if let Some(n) = c.ext("level").and_then(|n| n.as_u64()) {
-//!             to.put("level", format!("L{n}"));
+//!             to.put("level", isobench_plugin_sdk::serde_json::json!(format!("L{n}")));
 //!         }
 //!         Ok(())
 //!     }
 //! }
 //!
 //! export_table!(table(), Level);
+//!
+//! // `adapters` and the report say that the format fills `difficulty` too.
+//! assert!(table().info().fills.iter().any(|f| f == "extensions.difficulty"));
 //!
 //! // What the host does, without the dynamic loading:
 //! let descriptor = unsafe { &*isobench_plugin_entry() };
@@ -83,6 +100,7 @@ pub mod wire;
 
 pub use isobench_core as core;
 pub use isobench_core::{Hooks, ViewAdapter};
+pub use serde_json;
 
 /// Exports a format declared by a [`Table`](core::Table), with or without [`Hooks`], as a
 /// native plugin.
