@@ -1062,6 +1062,26 @@ mod tests {
         }
     }
 
+    /// A value known only under another key's value is not offered to `--set` when that
+    /// value lists nothing (a `version` for a `repo` without specs); under a listed one, or
+    /// on the path that looks nothing up, it is.
+    #[test]
+    fn set_is_not_offered_where_no_value_can_be_known() {
+        let c = spec_table();
+        let remedy = |record: Value| -> String {
+            let record = map(record);
+            let unmet = c.check(&record, &none);
+            let version = unmet
+                .iter()
+                .find(|u| u.requirement.key == "version")
+                .expect("version is unmet");
+            version.how_to_supply()
+        };
+        assert!(!remedy(json!({"repo": "x/y"})).contains("--set version=VALUE"));
+        assert!(remedy(json!({"repo": "a/b"})).contains("`--set version=VALUE`"));
+        assert!(remedy(json!({})).contains("`--set version=VALUE`"));
+    }
+
     #[test]
     fn the_schema_lists_the_known_values() {
         let mut schema = json!({"type": "object"});
