@@ -391,6 +391,16 @@ impl RecordWriter {
         })
     }
 
+    /// Whether what is written reaches the destination as it goes (stdout, a device or a
+    /// pipe), rather than as a whole file put in place at the end.
+    pub fn streams(&self) -> bool {
+        match &self.sink {
+            Sink::Stdout(_) => true,
+            Sink::File { file, .. } | Sink::Parquet { file, .. } => file.in_place_of_dest(),
+            Sink::Discard => false,
+        }
+    }
+
     /// Writes one record already serialised (without a line end).
     pub fn write_raw(&mut self, record: &[u8]) -> Result<(), CliError> {
         let (layout, first) = (self.layout, self.count == 0);

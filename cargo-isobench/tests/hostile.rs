@@ -641,6 +641,13 @@ fn a_closed_output_pipe_is_not_a_success() {
         "{}",
         stderr(&run)
     );
+    // Records reached the pipe before it closed: the summary does not say none did.
+    assert!(
+        !stderr(&run).contains("nothing was written")
+            && stderr(&run).contains("what reached the output before it stopped stays there"),
+        "{}",
+        stderr(&run)
+    );
 }
 
 #[test]

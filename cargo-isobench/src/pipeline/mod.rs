@@ -138,6 +138,7 @@ impl IntoSink for Conversion<'_, '_> {
             .output
             .as_deref()
             .map_or_else(|| "-".to_owned(), |p| p.display().to_string());
+        let streams = output.streams();
         let mut ordered = Ordered {
             skip: shared.skip,
             output: &mut output,
@@ -158,7 +159,10 @@ impl IntoSink for Conversion<'_, '_> {
             );
         }
         if let Err(e) = outcome {
-            eprint!("{}", crate::terminal::shown(&summary::stopped(&report)));
+            eprint!(
+                "{}",
+                crate::terminal::shown(&summary::stopped(&report, streams))
+            );
             return Err(e);
         }
         let context = summary::Context {

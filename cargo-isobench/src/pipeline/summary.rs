@@ -117,9 +117,14 @@ pub fn finished(report: &ConversionReport, context: Context<'_>) -> String {
 
 /// The summary of a conversion stopped by an error (printed after it): how far it read,
 /// and that nothing was written.
-pub fn stopped(report: &ConversionReport) -> String {
+pub fn stopped(report: &ConversionReport, streams: bool) -> String {
+    let written = if streams && report.written > 0 {
+        "what reached the output before it stopped stays there"
+    } else {
+        "nothing was written"
+    };
     format!(
-        "{} -> {} ({}): stopped after reading {} record(s); nothing was written\n",
+        "{} -> {} ({}): stopped after reading {} record(s); {written}\n",
         report.from, report.to, report.profile, report.read
     )
 }
@@ -200,12 +205,21 @@ mod tests {
     }
 
     #[test]
-    fn a_stopped_run_claims_nothing_written() {
+    fn a_stopped_run_says_what_its_output_holds() {
         let mut r = report("canonical", &["head_commit"]);
         r.written = 7;
-        let text = stopped(&r);
+        // A file is put in place whole, or not at all.
+        let text = stopped(&r, false);
         assert!(!text.contains("written 7"), "{text}");
         assert!(!text.contains("incomplete"), "{text}");
         assert!(text.ends_with("nothing was written\n"), "{text}");
+        // Standard output, a pipe or a device got the records as they came.
+        let text = stopped(&r, true);
+        assert!(
+            text.ends_with("what reached the output before it stopped stays there\n"),
+            "{text}"
+        );
+        r.written = 0;
+        assert!(stopped(&r, true).ends_with("nothing was written\n"));
     }
 }

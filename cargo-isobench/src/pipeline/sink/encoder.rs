@@ -69,6 +69,12 @@ pub(in crate::pipeline) trait Sink {
 
     /// Completes the output (see [`RecordWriter::finish`]).
     fn finish(self) -> Result<(), CliError>;
+
+    /// Whether what is written reaches the destination as it goes (see
+    /// [`RecordWriter::streams`]): a run that stops has then written the batches before.
+    fn streams(&self) -> bool {
+        false
+    }
 }
 
 /// A record's held values, as its encoder sees them: the texts the reader held

@@ -139,6 +139,10 @@ impl<'b> Sink for LinesSink<'b> {
     fn finish(self) -> Result<(), CliError> {
         self.writer.finish()
     }
+
+    fn streams(&self) -> bool {
+        self.writer.streams()
+    }
 }
 
 /// One JSON array, its elements written as the workers wrote them.
@@ -170,5 +174,9 @@ impl<'b> Sink for ArraySink<'b> {
 
     fn finish(self) -> Result<(), CliError> {
         self.writer.finish()
+    }
+
+    fn streams(&self) -> bool {
+        self.writer.streams()
     }
 }
