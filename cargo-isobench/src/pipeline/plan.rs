@@ -120,12 +120,17 @@ impl ConvertRequest {
             return Err(PlanError::StdinTwice.into());
         }
         let output = output.filter(|p| p.as_os_str() != "-");
+        // A folder per record: the output is a directory, which rejects and the report
+        // stay out of.
+        let directory = output
+            .as_deref()
+            .filter(|out| target.info().folder.is_some() || names_directory(out));
         let errors = match (on_error, rejects, &output) {
             (OnError::Skip, Some(path), _) => ErrorPolicy::Skip {
                 rejects: Some(path),
             },
             (OnError::Skip, None, Some(out)) => ErrorPolicy::Skip {
-                rejects: Some(PathBuf::from(format!("{}.rejects.jsonl", out.display()))),
+                rejects: Some(beside(out, ".rejects.jsonl")),
             },
             (OnError::Skip, None, None) => return Err(PlanError::RejectsNeeded.into()),
             (OnError::Fail, Some(_), _) => return Err(PlanError::RejectsWithoutSkip.into()),
@@ -142,6 +147,9 @@ impl ConvertRequest {
         }
         if let Some(report) = &report {
             written.push(("--report", report));
+        }
+        if let Some(root) = directory {
+            check_outside(root, &written[1..])?;
         }
         crate::output_file::check_distinct(&written, &inputs)?;
         if output.is_none() {
@@ -409,6 +417,54 @@ fn parquet_compression_of(
             output.map_or_else(|| "stdout".to_owned(), |p| format!("`{}`", p.display())),
         )),
     }
+}
+
+/// Whether `output` is written as a directory: `DIR/`.
+pub(crate) fn names_directory(output: &Path) -> bool {
+    output
+        .as_os_str()
+        .to_string_lossy()
+        .ends_with(std::path::is_separator)
+}
+
+/// The file beside `output` (a file or a directory) named after it with `suffix`:
+/// `out.jsonl.rejects.jsonl`, `tasks.rejects.jsonl` for `tasks/`.
+fn beside(output: &Path, suffix: &str) -> PathBuf {
+    let text = output.to_string_lossy();
+    let trimmed = text.trim_end_matches(std::path::is_separator);
+    let base = if trimmed.is_empty() { &*text } else { trimmed };
+    PathBuf::from(format!("{base}{suffix}"))
+}
+
+/// Refuses a rejects file or report (`written`, by flag) inside the output directory
+/// `root`, compared as absolute paths, `.` and `..` resolved by their text.
+fn check_outside(root: &Path, written: &[(&str, &Path)]) -> Result<(), CliError> {
+    let absolute = |p: &Path| -> PathBuf {
+        let p = std::path::absolute(p).unwrap_or_else(|_| p.to_owned());
+        let mut out = PathBuf::new();
+        for component in p.components() {
+            match component {
+                std::path::Component::ParentDir => {
+                    out.pop();
+                }
+                std::path::Component::CurDir => {}
+                other => out.push(other),
+            }
+        }
+        out
+    };
+    let root_abs = absolute(root);
+    for (flag, path) in written {
+        if absolute(path).starts_with(&root_abs) {
+            return Err(crate::pipeline::FolderError::InsideOutput {
+                flag: (*flag).to_owned(),
+                path: (*path).to_owned(),
+                root: root.to_owned(),
+            }
+            .into());
+        }
+    }
+    Ok(())
 }
 
 /// Worker threads by default: one per available core.
