@@ -260,7 +260,18 @@ impl<'l> FoldersSink<'l> {
         overwrite: bool,
     ) -> Result<Self, CliError> {
         let mut before = HashMap::new();
-        if let Some(root) = root {
+        // `DIR/` without its slash: with it, the directory's own entry is not looked at,
+        // but what a link there points to.
+        let root = root.map(|root| {
+            let text = root.as_os_str().to_string_lossy();
+            let trimmed = text.trim_end_matches(std::path::is_separator);
+            if trimmed.is_empty() {
+                root.to_owned()
+            } else {
+                PathBuf::from(trimmed)
+            }
+        });
+        if let Some(root) = root.as_deref() {
             let write_err = |source| CliError::Write {
                 path: root.to_owned(),
                 source,
@@ -286,7 +297,7 @@ impl<'l> FoldersSink<'l> {
         }
         Ok(Self {
             layout,
-            root: root.map(Path::to_owned),
+            root,
             overwrite,
             written: HashMap::new(),
             before,
