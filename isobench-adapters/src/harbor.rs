@@ -59,8 +59,9 @@ const NAME_POINTER: &str = "/task.toml/metadata/isobench/instance_id";
 /// The files written with the run bit.
 const EXECUTABLE: [&str; 2] = ["tests/test.sh", "solution/solve.sh"];
 
-/// Harbor's task folder, as a table: the instruction is a field; the other files, which
-/// say how the task runs and is graded, are the hook's.
+/// Harbor's task folder, as a table: a field per file, each written by the hook, as
+/// every file is made from several fields of the record (and folders are not read back
+/// yet, so no field is filled from one).
 pub fn table() -> Table {
     let f = Field::new;
     Table::new(
@@ -71,13 +72,14 @@ pub fn table() -> Table {
     .consumer("harbor 0.26.0 task loader and `harbor lint`")
     .fields(vec![
         f("task.toml", "").hook(),
-        f("instruction.md", "extensions.problem_statement")
+        f("instruction.md", "")
+            .hook()
             .required()
             .consumer("harbor.models.task.task.Task: instruction.md, not empty (`harbor lint`)")
             .non_empty(),
         f("environment/Dockerfile", "").hook(),
         f("solution/solve.sh", "").hook(),
-        f("solution/gold.patch", "patch"),
+        f("solution/gold.patch", "").hook(),
         f("tests/test.sh", "").hook(),
         f("tests/grade.py", "").hook(),
         f("tests/config.json", "").hook(),
@@ -102,6 +104,7 @@ pub fn table() -> Table {
         "extensions.eval_script",
         "extensions.log_parser",
         "extensions.eval_type",
+        "extensions.upstream_version",
     ])
     .folder(FolderLayout {
         name: NAME_POINTER.to_owned(),
@@ -270,7 +273,12 @@ impl Hooks for HarborHooks {
             "environment": { "docker_image": image },
         });
         to.put("task.toml", task);
+        to.put_some(
+            "instruction.md",
+            c.ext_str(vocab::PROBLEM_STATEMENT).map(Value::from),
+        );
         to.put("solution/solve.sh", SOLVE_SH);
+        to.put_some("solution/gold.patch", c.patch.as_deref().map(Value::from));
         to.put("tests/test.sh", test_sh(benchmark.swebench()));
         to.put("tests/grade.py", GRADE_PY);
         to.put("tests/config.json", Value::Object(row));
