@@ -165,6 +165,45 @@ fn swe_bench_samples_export_to_a_folder_per_record() {
     assert!(task.contains("ghcr.io/octo-five/sweb5.eval.octo-five__fastsort-412:v1"));
 }
 
+#[test]
+fn the_task_org_is_chosen_with_a_flag() {
+    let context = TestContext::new();
+    let input = sample("swe-bench-verified.sample.jsonl");
+    let run = |org: &str| {
+        context.run([
+            "convert",
+            "--from",
+            "swe-bench",
+            "--to",
+            "harbor",
+            "-i",
+            input.to_str().unwrap(),
+            "-o",
+            "out/",
+            "--overwrite",
+            "--task-org",
+            org,
+        ])
+    };
+    let out = run("my-lab.eval");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let task: toml::Table =
+        toml::from_str(&context.read("out/octo-labs__fastsort-412/task.toml")).unwrap();
+    assert_eq!(
+        task["task"]["name"].as_str(),
+        Some("my-lab.eval/octo-labs__fastsort-412")
+    );
+    for bad in ["", "_lab", ".lab", "a/b", "a..b", "lab org"] {
+        let out = run(bad);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("is not a name Harbor takes"));
+    }
+}
+
 fn sorted_by_id(mut rows: Vec<Value>) -> Vec<Value> {
     rows.sort_by(|a, b| a["instance_id"].as_str().cmp(&b["instance_id"].as_str()));
     rows

@@ -266,7 +266,7 @@ impl Hooks for HarborHooks {
         let task = json!({
             "schema_version": "1.4",
             "artifacts": ["/testbed"],
-            "task": { "name": format!("{DEFAULT_ORG}/{id}") },
+            "task": { "name": format!("{}/{id}", to.options.task_org.as_deref().unwrap_or(DEFAULT_ORG)) },
             "metadata": { "isobench": isobench },
             "verifier": { "environment_mode": "separate", "timeout_sec": 3600.0 },
             "agent": { "timeout_sec": 3600.0 },

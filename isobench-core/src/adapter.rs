@@ -166,17 +166,30 @@ impl AdapterInfo {
 }
 
 /// Options of an export.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 #[non_exhaustive]
 pub struct ExportOptions {
     /// The canonical profile (used by the `canonical` adapter).
     pub profile: Profile,
+    /// The org of a Harbor task's package name (`ORG/NAME`); `None`: the format's own
+    /// default.
+    pub task_org: Option<String>,
 }
 
 impl ExportOptions {
     /// Options with the given profile.
     pub fn with_profile(profile: Profile) -> Self {
-        Self { profile }
+        Self {
+            profile,
+            task_org: None,
+        }
+    }
+
+    /// The same options, with `task_org` as the org of a task's package name.
+    #[must_use]
+    pub fn with_task_org(mut self, task_org: Option<String>) -> Self {
+        self.task_org = task_org;
+        self
     }
 }
 

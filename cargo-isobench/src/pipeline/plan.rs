@@ -103,7 +103,9 @@ impl ConvertRequest {
             jobs,
             shard,
             parquet_compression,
+            task_org,
         } = self.options;
+        let task_org = task_org.map(checked_task_org).transpose()?;
         let source = from.as_deref().and_then(|from| registry.get(from));
         let tables: Vec<_> = [Some(target), source]
             .into_iter()
@@ -192,6 +194,7 @@ impl ConvertRequest {
             limit,
             dry_run,
             allow_incomplete,
+            task_org,
         })
     }
 
@@ -230,7 +233,9 @@ impl ConvertRequest {
             jobs,
             shard: _,
             parquet_compression: _,
+            task_org,
         } = self.options;
+        let task_org = task_org.map(checked_task_org).transpose()?;
         let tables: Vec<_> = [target, source]
             .into_iter()
             .filter_map(Registered::table)
@@ -262,6 +267,7 @@ impl ConvertRequest {
             limit: None,
             dry_run,
             allow_incomplete,
+            task_org,
         })
     }
 }
@@ -308,6 +314,8 @@ pub struct ConvertPlan {
     /// Write records the target's contract finds lacking, counted as incomplete
     /// (`--allow-incomplete`).
     pub allow_incomplete: bool,
+    /// The org of a Harbor task's package name (`--task-org`); `None`: the default.
+    pub task_org: Option<String>,
 }
 
 impl ConvertPlan {
@@ -467,6 +475,19 @@ fn check_outside(root: &Path, written: &[(&str, &Path)]) -> Result<(), CliError>
     Ok(())
 }
 
+/// `--task-org`, if it is a name Harbor takes for an org.
+fn checked_task_org(org: String) -> Result<String, PlanError> {
+    let mut chars = org.chars();
+    let fits = chars.next().is_some_and(|c| c.is_ascii_alphanumeric())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+        && !org.contains("..");
+    if fits {
+        Ok(org)
+    } else {
+        Err(PlanError::BadTaskOrg(org))
+    }
+}
+
 /// Worker threads by default: one per available core.
 fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
@@ -503,6 +524,9 @@ pub enum PlanError {
     /// `--parquet-compression` with an output that is not Parquet (named, or `stdout`).
     #[error("`--parquet-compression` applies to a Parquet output only, and the output is {0}")]
     ParquetCompressionWithoutParquet(String),
+    /// A `--task-org` Harbor would not take.
+    #[error("`--task-org {0}` is not a name Harbor takes for an org")]
+    BadTaskOrg(String),
     /// `auto` for records held in memory.
     #[error(
         "`auto` needs files to read ahead: records converted in memory need their format named"
@@ -525,6 +549,9 @@ impl AreaError for PlanError {
             Self::RejectsWithoutSkip => "add `--on-error skip`, or drop `--rejects`".into(),
             Self::BadShard(_) => "e.g. `--shard 2/8` converts the second of eight parts".into(),
             Self::ShardOfStdin => "give the input files with `-i`".into(),
+            Self::BadTaskOrg(_) => {
+                "an org starts with a letter or digit, then letters, digits, `.`, `_` and `-`, without `..`".into()
+            }
             Self::AutoInMemory => "name the format (`cargo isobench adapters` lists them)".into(),
             Self::BadParquetCompression(_) => {
                 "e.g. `--parquet-compression zstd:3` for smaller files, `snappy` for faster writes"
