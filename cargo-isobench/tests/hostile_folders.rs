@@ -325,6 +325,30 @@ fn a_write_failing_mid_folder_leaves_no_half_written_folder() {
     assert_eq!(entries(&context.path("out")), Vec::<String>::new());
 }
 
+/// What a killed run leaves (its temporary folder, hidden, named after its process) is
+/// removed by the next run into the directory; a live process's, or anything else, is
+/// kept.
+#[test]
+fn a_killed_runs_temporary_folder_is_removed_by_the_next_run() {
+    let context = TestContext::new();
+    let gone = (1..u32::MAX)
+        .map(|n| u32::MAX - n)
+        .find(|pid| !Path::new(&format!("/proc/{pid}")).exists())
+        .unwrap();
+    let stale = format!(".octo-labs__fastsort-412.isobench-{gone}-a1B2c3D4e5F6.tmp");
+    let live = format!(".octo-labs__fastsort-412.isobench-1-a1B2c3D4e5F6.tmp");
+    for name in [&stale, &live, &".hidden-of-the-user".to_owned()] {
+        fs::create_dir_all(context.path("out").join(name).join("tests")).unwrap();
+        fs::write(context.path("out").join(name).join("tests/test.sh"), "half").unwrap();
+    }
+    let out = harbor(&context, &verified_sample(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let left = entries(&context.path("out"));
+    assert!(!left.contains(&stale), "{left:?}");
+    assert!(left.contains(&live) && left.contains(&".hidden-of-the-user".to_owned()));
+    assert_eq!(left.len(), 5, "{left:?}");
+}
+
 #[test]
 fn shards_write_disjoint_folders_into_one_directory() {
     let context = TestContext::new();

@@ -292,6 +292,12 @@ impl<'l> FoldersSink<'l> {
             for entry in fs::read_dir(root).map_err(write_err)? {
                 let name = entry.map_err(write_err)?.file_name();
                 let name = name.to_string_lossy().into_owned();
+                if is_stale_temp(&name) {
+                    // A folder a killed run was writing: its own, so removed, a link as
+                    // a link.
+                    remove_entry(&root.join(&name));
+                    continue;
+                }
                 before.insert(name.to_lowercase(), name);
             }
         }
@@ -352,6 +358,48 @@ impl<'l> Sink for FoldersSink<'l> {
 
     fn finish(self) -> Result<(), CliError> {
         Ok(())
+    }
+}
+
+/// Whether `name` is a temporary folder (or an old folder set aside) that a run of this
+/// tool left when it was killed: `.NAME.isobench-PID-RANDOM.tmp` (or `.old`) whose process
+/// is gone. Where processes cannot be looked up (no `/proc`), none is.
+fn is_stale_temp(name: &str) -> bool {
+    let proc = Path::new("/proc");
+    if !name.starts_with('.') || !proc.join("self").exists() {
+        return false;
+    }
+    let Some(rest) = name
+        .strip_suffix(".tmp")
+        .or_else(|| name.strip_suffix(".old"))
+    else {
+        return false;
+    };
+    let Some((_, tail)) = rest.rsplit_once(".isobench-") else {
+        return false;
+    };
+    let Some((pid, random)) = tail.split_once('-') else {
+        return false;
+    };
+    let Ok(pid) = pid.parse::<u32>() else {
+        return false;
+    };
+    random.len() == 12
+        && random.chars().all(|c| c.is_ascii_alphanumeric())
+        && pid != std::process::id()
+        && !proc.join(pid.to_string()).exists()
+}
+
+/// Removes `path`: a directory with what it holds, anything else (a link) as itself.
+fn remove_entry(path: &Path) {
+    match fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => {
+            let _ = fs::remove_dir_all(path);
+        }
+        Ok(_) => {
+            let _ = fs::remove_file(path);
+        }
+        Err(_) => {}
     }
 }
 
