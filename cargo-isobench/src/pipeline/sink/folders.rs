@@ -630,6 +630,7 @@ impl AreaError for FolderError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
     use serde_json::json;
 
     fn layout() -> FolderLayout {
@@ -694,6 +695,60 @@ mod tests {
                 ),
                 "{path:?}"
             );
+        }
+    }
+
+    /// Components made of what hostile names are made of: dots, separators, NUL, control
+    /// characters, letters of both cases.
+    fn component() -> impl Strategy<Value = String> {
+        prop::collection::vec(
+            prop_oneof![
+                Just("."),
+                Just(".."),
+                Just("/"),
+                Just("\\"),
+                Just("\0"),
+                Just("\n"),
+                Just("a"),
+                Just("A"),
+                Just("-"),
+                Just("é"),
+            ],
+            0..6,
+        )
+        .prop_map(|parts| parts.concat())
+    }
+
+    proptest! {
+        /// Whatever the record holds, a folder that is laid out has a name that is one
+        /// normal component, and files whose paths, joined to it, stay under it; no two of
+        /// its paths fold to the same name.
+        #[test]
+        fn a_laid_out_folder_never_leaves_its_directory(
+            name in component(),
+            paths in prop::collection::vec(
+                prop::collection::vec(component(), 1..4).prop_map(|c| c.join("/")),
+                0..5,
+            ),
+        ) {
+            let files: Vec<(&str, Value)> = paths.iter().map(|p| (p.as_str(), json!("x"))).collect();
+            let Ok(folder) = TaskFolder::of(&record(&name, &files), &layout()) else {
+                return Ok(());
+            };
+            let root = std::path::Path::new("/out");
+            let dir = root.join(&folder.name);
+            let components: Vec<_> = std::path::Path::new(&folder.name).components().collect();
+            prop_assert!(matches!(components[..], [std::path::Component::Normal(_)]));
+            prop_assert!(!folder.name.contains('\0'));
+            let mut folded = std::collections::HashSet::new();
+            for file in &folder.files {
+                let path = dir.join(&file.path);
+                prop_assert!(path.starts_with(&dir));
+                prop_assert!(std::path::Path::new(&file.path)
+                    .components()
+                    .all(|c| matches!(c, std::path::Component::Normal(_))));
+                prop_assert!(folded.insert(file.path.to_lowercase()), "{}", file.path);
+            }
         }
     }
 
