@@ -312,10 +312,15 @@ fn pytest_log(row: &Value, statuses: &dyn Fn(usize) -> &'static str) -> String {
     };
     let mut log = String::from("+ pytest -rA\n>>>>> Start Test Output\n");
     for (i, test) in list("FAIL_TO_PASS").iter().enumerate() {
-        log.push_str(&format!("{} {test}\n", statuses(i)));
+        log.push_str(statuses(i));
+        log.push(' ');
+        log.push_str(test);
+        log.push('\n');
     }
     for test in list("PASS_TO_PASS") {
-        log.push_str(&format!("PASSED {test}\n"));
+        log.push_str("PASSED ");
+        log.push_str(&test);
+        log.push('\n');
     }
     log.push_str(">>>>> End Test Output\n");
     log
@@ -358,7 +363,8 @@ fn grades_recorded_logs(python: &Path, folder: &Path) {
         json!({"reward": 1, "fail_to_pass": 1.0, "pass_to_pass": 1.0})
     );
     let failing = pytest_log(&row, &|i| if i == f2p - 1 { "FAILED" } else { "PASSED" });
-    let fraction = (f2p - 1) as f64 / f2p as f64;
+    let count = |n: usize| f64::from(u32::try_from(n).expect("a handful of tests"));
+    let fraction = count(f2p - 1) / count(f2p);
     assert_eq!(
         grade(&context, python, folder, &failing),
         json!({"reward": 0, "fail_to_pass": fraction, "pass_to_pass": 1.0})

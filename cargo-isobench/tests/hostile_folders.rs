@@ -73,7 +73,10 @@ fn assert_victim_untouched(dir: &Path) {
 /// Converts canonical `records` to the declared folder format into `out/`.
 fn convert_folders(context: &TestContext, records: &[Value], extra: &[&str]) -> Output {
     let table = context.write("folders.toml", FOLDER_TABLE);
-    let text: String = records.iter().map(|r| format!("{r}\n")).collect();
+    let text: String = records
+        .iter()
+        .flat_map(|r| [r.to_string(), "\n".into()])
+        .collect();
     let input = context.write("records.jsonl", text);
     let mut args = vec![
         "--adapter",
@@ -336,7 +339,7 @@ fn a_killed_runs_temporary_folder_is_removed_by_the_next_run() {
         .find(|pid| !Path::new(&format!("/proc/{pid}")).exists())
         .unwrap();
     let stale = format!(".octo-labs__fastsort-412.isobench-{gone}-a1B2c3D4e5F6.tmp");
-    let live = format!(".octo-labs__fastsort-412.isobench-1-a1B2c3D4e5F6.tmp");
+    let live = ".octo-labs__fastsort-412.isobench-1-a1B2c3D4e5F6.tmp".to_owned();
     for name in [&stale, &live, &".hidden-of-the-user".to_owned()] {
         fs::create_dir_all(context.path("out").join(name).join("tests")).unwrap();
         fs::write(context.path("out").join(name).join("tests/test.sh"), "half").unwrap();

@@ -22,7 +22,7 @@
 //! - SWE-bench 4.x (Verified, Lite, full): SWE-bench's evaluation image of the instance
 //!   (the record's `extensions.image_name` when it has one); the eval script made at run
 //!   time by swebench 4.1.0's `make_test_spec`, graded by its `get_eval_report`;
-//! - any other benchmark (SWE-smith, SWE-Perf, GSO, MiniSandbox, ...) is refused, with
+//! - any other benchmark (SWE-smith, SWE-Perf, GSO, `MiniSandbox`, ...) is refused, with
 //!   the reason: its own grader is not set up in the verifier by this export.
 //!
 //! Reading task folders back is not done yet: an import is refused.

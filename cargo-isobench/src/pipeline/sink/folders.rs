@@ -148,15 +148,20 @@ fn component_problem(component: &str) -> Option<String> {
 /// array's JSON (`.json`) or TOML (`.toml`); nothing for `null` (the record has no such
 /// file).
 fn content(path: &str, value: &Value) -> Result<Option<Vec<u8>>, String> {
+    let extension = |wanted: &str| {
+        Path::new(path)
+            .extension()
+            .is_some_and(|ext| ext.eq_ignore_ascii_case(wanted))
+    };
     Ok(Some(match value {
         Value::Null => return Ok(None),
         Value::String(text) => text.as_bytes().to_vec(),
-        Value::Object(_) | Value::Array(_) if path.ends_with(".json") => {
+        Value::Object(_) | Value::Array(_) if extension("json") => {
             let mut bytes = serde_json::to_vec_pretty(value).expect("a JSON value serialises");
             bytes.push(b'\n');
             bytes
         }
-        Value::Object(_) if path.ends_with(".toml") => toml::to_string(value)
+        Value::Object(_) if extension("toml") => toml::to_string(value)
             .map_err(|e| format!("cannot be written as TOML: {e}"))?
             .into_bytes(),
         _ => {
