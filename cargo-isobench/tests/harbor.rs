@@ -204,6 +204,60 @@ fn the_task_org_is_chosen_with_a_flag() {
     }
 }
 
+#[test]
+fn a_folder_output_needs_a_folder_format_and_a_directory() {
+    let context = TestContext::new();
+    let input = sample("swe-bench-verified.sample.jsonl");
+    let input = input.to_str().unwrap();
+    let said = |args: &[&str]| {
+        let out = context.run(args);
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, stderr) = said(&[
+        "convert",
+        "--from",
+        "swe-bench",
+        "--to",
+        "harbor",
+        "-i",
+        input,
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("no output directory is given"), "{stderr}");
+    let (code, stderr) = said(&[
+        "convert",
+        "--from",
+        "swe-bench",
+        "--to",
+        "swe-bench",
+        "-i",
+        input,
+        "-o",
+        "x/",
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("writes records, not folders"), "{stderr}");
+    assert!(!context.path("x").exists());
+    // `--dry-run` lays every folder out and checks it, and writes none.
+    let (code, stderr) = said(&[
+        "convert",
+        "--from",
+        "swe-bench",
+        "--to",
+        "harbor",
+        "-i",
+        input,
+        "-o",
+        "d/",
+        "--dry-run",
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(!context.path("d").exists());
+}
+
 fn sorted_by_id(mut rows: Vec<Value>) -> Vec<Value> {
     rows.sort_by(|a, b| a["instance_id"].as_str().cmp(&b["instance_id"].as_str()));
     rows
