@@ -464,7 +464,7 @@ fn check_outside(root: &Path, written: &[(&str, &Path)]) -> Result<(), CliError>
     let root_abs = absolute(root);
     for (flag, path) in written {
         if absolute(path).starts_with(&root_abs) {
-            return Err(crate::pipeline::FolderError::InsideOutput {
+            return Err(PlanError::InsideOutput {
                 flag: (*flag).to_owned(),
                 path: (*path).to_owned(),
                 root: root.to_owned(),
@@ -524,6 +524,16 @@ pub enum PlanError {
     /// `--parquet-compression` with an output that is not Parquet (named, or `stdout`).
     #[error("`--parquet-compression` applies to a Parquet output only, and the output is {0}")]
     ParquetCompressionWithoutParquet(String),
+    /// A rejects file or report inside the output directory of a folder output.
+    #[error("`{flag} {}` is inside the output directory `{}`", path.display(), root.display())]
+    InsideOutput {
+        /// The flag.
+        flag: String,
+        /// Its path.
+        path: PathBuf,
+        /// The output directory.
+        root: PathBuf,
+    },
     /// A `--task-org` Harbor would not take.
     #[error("`--task-org {0}` is not a name Harbor takes for an org")]
     BadTaskOrg(String),
@@ -549,6 +559,7 @@ impl AreaError for PlanError {
             Self::RejectsWithoutSkip => "add `--on-error skip`, or drop `--rejects`".into(),
             Self::BadShard(_) => "e.g. `--shard 2/8` converts the second of eight parts".into(),
             Self::ShardOfStdin => "give the input files with `-i`".into(),
+            Self::InsideOutput { .. } => "put it beside the output directory".into(),
             Self::BadTaskOrg(_) => {
                 "an org starts with a letter or digit, then letters, digits, `.`, `_` and `-`, without `..`".into()
             }

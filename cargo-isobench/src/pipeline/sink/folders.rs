@@ -590,16 +590,6 @@ pub enum FolderError {
         /// The target format.
         format: String,
     },
-    /// A rejects file or report inside the output directory.
-    #[error("`{flag} {}` is inside the output directory `{}`", path.display(), root.display())]
-    InsideOutput {
-        /// The flag.
-        flag: String,
-        /// Its path.
-        path: PathBuf,
-        /// The output directory.
-        root: PathBuf,
-    },
 }
 
 impl AreaError for FolderError {
@@ -620,7 +610,6 @@ impl AreaError for FolderError {
             Self::NotAFolderFormat { .. } => {
                 "write the records to a file (`-o NAME.jsonl`), or task folders with `--to harbor`".into()
             }
-            Self::InsideOutput { .. } => "put it beside the output directory".into(),
         })
     }
 
