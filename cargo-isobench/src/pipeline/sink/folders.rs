@@ -1,7 +1,8 @@
 //! A folder per record, for a format whose records are folders of files (Harbor's task
 //! folders): a worker lays each exported record out as its files, every name and path
-//! checked ([`TaskFolder::of`]); the sink writes each folder into the output directory,
-//! whole or not at all.
+//! checked ([`TaskFolder::of`]), and writes them into a temporary sibling of the record's
+//! folder; the sink renames each into place, in input order, so that a folder is whole
+//! or not at all.
 //!
 //! The output directory is treated as hostile ground, as a file output is
 //! (`output_file.rs`):
@@ -173,8 +174,27 @@ fn content(path: &str, value: &Value) -> Result<Option<Vec<u8>>, String> {
     }))
 }
 
-/// A batch's records, each laid out as its folder or the reason it cannot be.
-pub(in crate::pipeline) type Folders = Vec<Result<TaskFolder, FolderError>>;
+/// A batch's records, each written as its folder into a temporary sibling of where it
+/// goes, or the reason it cannot be.
+pub(in crate::pipeline) type Folders = Vec<Result<Built, CliError>>;
+
+/// A record's folder, written whole into a temporary sibling of where it goes (by a
+/// worker), waiting for the sink to put it in place; removed if dropped before.
+pub(in crate::pipeline) struct Built {
+    name: String,
+    /// The temporary folder; `None` under `--dry-run`, or once put in place.
+    temp: Option<tempfile::TempDir>,
+}
+
+impl Drop for Built {
+    fn drop(&mut self) {
+        if let Some(temp) = self.temp.take() {
+            let path = temp.path().to_owned();
+            drop(temp);
+            forget_temp(&path);
+        }
+    }
+}
 
 /// Puts into `record` the values the reader held outside it, each at its path.
 fn put_held(record: &mut Map<String, Value>, held: &HeldValues<'_>) -> Result<(), FolderError> {
@@ -211,10 +231,44 @@ fn insert_at(object: &mut Map<String, Value>, path: &[String], value: Value) {
     }
 }
 
-/// Lays out each record as its folder.
+/// Lays out each record as its folder and writes it into a temporary sibling of where it
+/// goes, so that the workers write (and sync) folders side by side and the sink only
+/// renames them into place, in input order.
 pub(in crate::pipeline) struct FoldersEncoder<'l> {
     layout: &'l FolderLayout,
+    /// The output directory; `None` under `--dry-run`.
+    root: Option<PathBuf>,
     folders: Folders,
+}
+
+impl FoldersEncoder<'_> {
+    /// `folder`, written into a fresh temporary sibling of its place in the output
+    /// directory (not written under `--dry-run`).
+    fn build(&self, folder: TaskFolder) -> Result<Built, CliError> {
+        let Some(root) = &self.root else {
+            return Ok(Built {
+                name: folder.name,
+                temp: None,
+            });
+        };
+        let write_err = |source| CliError::Write {
+            path: root.join(&folder.name),
+            source,
+        };
+        let prefix = temp_prefix(&folder.name);
+        let temp = tracked_temp(
+            || temp_builder(&prefix, ".tmp").tempdir_in(root),
+            |dir| dir.path().to_owned(),
+        )
+        .map_err(write_err)?;
+        let built = Built {
+            name: folder.name.clone(),
+            temp: Some(temp),
+        };
+        let dir = built.temp.as_ref().expect("just made").path();
+        write_files(dir, &folder)?;
+        Ok(built)
+    }
 }
 
 impl Encoder for FoldersEncoder<'_> {
@@ -236,7 +290,10 @@ impl Encoder for FoldersEncoder<'_> {
             }
             None => TaskFolder::of(&record, self.layout),
         };
-        self.folders.push(folder);
+        let built = folder
+            .map_err(CliError::from)
+            .and_then(|folder| self.build(folder));
+        self.folders.push(built);
     }
 
     fn finish(&mut self) -> Folders {
@@ -346,16 +403,21 @@ impl<'l> Sink for FoldersSink<'l> {
     fn encoder(&self) -> FoldersEncoder<'l> {
         FoldersEncoder {
             layout: self.layout,
+            root: self.root.clone(),
             folders: Vec::new(),
         }
     }
 
     fn write(&mut self, folders: Folders) -> Result<(), CliError> {
-        for folder in folders {
-            let folder = folder?;
-            self.claim(&folder.name)?;
-            if let Some(root) = &self.root {
-                write_folder(root, &folder, self.overwrite)?;
+        for built in folders {
+            let mut built = built?;
+            self.claim(&built.name)?;
+            if let (Some(root), Some(temp)) = (&self.root, built.temp.as_ref()) {
+                put_in_place(root, &built.name, temp.path(), self.overwrite)?;
+                // Renamed into place: nothing of it is left to remove.
+                let temp = built.temp.take().expect("present");
+                let path = temp.keep();
+                forget_temp(&path);
             }
         }
         Ok(())
@@ -408,38 +470,22 @@ fn remove_entry(path: &Path) {
     }
 }
 
-/// Writes `folder` into `root` whole: its files into a fresh temporary sibling, then that
-/// renamed into place.
-fn write_folder(root: &Path, folder: &TaskFolder, overwrite: bool) -> Result<(), CliError> {
-    let dest = root.join(&folder.name);
-    let write_err = |path: &Path| {
-        let path = path.to_owned();
-        move |source| CliError::Write { path, source }
-    };
+/// Puts the folder `name`, written whole in `temp`, in its place in `root`: an existing
+/// entry of that name is kept unless `overwrite`.
+fn put_in_place(root: &Path, name: &str, temp: &Path, overwrite: bool) -> Result<(), CliError> {
+    let dest = root.join(name);
     let existing = match fs::symlink_metadata(&dest) {
         Ok(_) if !overwrite => return Err(FolderError::Exists(dest).into()),
         Ok(meta) => Some(meta),
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-        Err(e) => return Err(write_err(&dest)(e)),
-    };
-    let prefix = temp_prefix(&folder.name);
-    let temp = tracked_temp(
-        || temp_builder(&prefix, ".tmp").tempdir_in(root),
-        |dir| dir.path().to_owned(),
-    )
-    .map_err(write_err(&dest))?;
-    let written = write_files(temp.path(), folder);
-    let placed = written.and_then(|()| place(temp.path(), &dest, existing.as_ref()));
-    let temp_path = temp.path().to_owned();
-    match placed {
-        Ok(()) => {
-            // Renamed into place: nothing of it is left to remove.
-            let _ = temp.keep();
+        Err(e) => {
+            return Err(CliError::Write {
+                path: dest,
+                source: e,
+            });
         }
-        Err(_) => drop(temp),
-    }
-    forget_temp(&temp_path);
-    placed
+    };
+    place(temp, &dest, existing.as_ref())
 }
 
 /// The prefix of the temporary siblings of the folder `name`: hidden, named after the
