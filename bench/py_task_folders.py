@@ -2,11 +2,12 @@
 `cargo isobench convert --to harbor -o DIR/` writes: the baseline of
 `bench/task_folders.sh`.
 
-    python3 bench/py_task_folders.py ROWS.jsonl TEMPLATE_FOLDER OUT_DIR
+    python3 bench/py_task_folders.py ROWS.jsonl TEMPLATE_FOLDER OUT_DIR [sync]
 
 TEMPLATE_FOLDER is one folder cargo isobench wrote: the scripts every folder shares
 (`tests/test.sh`, `tests/grade.py`, `solution/solve.sh`) are read from it, once. Each
-folder is written directly in place (no temporary sibling, no sync), as a script would."""
+folder is written directly in place (no temporary sibling), as a script would; with `sync`,
+each file is synced once written (`os.fsync`), as cargo isobench syncs its files."""
 
 import json
 import os
@@ -33,9 +34,15 @@ def task_toml(instance_id):
     )
 
 
+SYNC = False
+
+
 def write(path, data, executable=False):
     with open(path, "wb") as f:
         f.write(data)
+        if SYNC:
+            f.flush()
+            os.fsync(f.fileno())
     if executable:
         os.chmod(path, 0o755)
 
@@ -63,4 +70,5 @@ def main(rows_path, template, out):
 
 
 if __name__ == "__main__":
+    SYNC = sys.argv[4:5] == ["sync"]
     main(*sys.argv[1:4])

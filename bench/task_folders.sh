@@ -2,7 +2,8 @@
 # Times `cargo isobench convert --to harbor -o DIR/` on 500 SWE-bench Verified rows (the
 # real rows, the first 150 again under new ids) against `cp -r` of the tree it writes (the
 # floor: the same files, nothing computed) and against a plain Python script writing the
-# same files (`py_task_folders.py`, checked equal with `diff -r`). Prints a Markdown table:
+# same files (`py_task_folders.py`, checked equal with `diff -r`), without and with a sync
+# of each file as cargo isobench does. Prints a Markdown table:
 # median wall and CPU seconds (user + system) of ROUNDS runs each, and each one's ratio to
 # cargo isobench's.
 #
@@ -41,6 +42,8 @@ for _ in $(seq "$rounds"); do
   time_it isobench "$binary" convert --from swe-bench --to harbor -i "$work/rows.jsonl" -o "$work/out/"
   time_it cp-r cp -r "$work/ref" "$work/copy"
   time_it python python3 "$here/py_task_folders.py" "$work/rows.jsonl" "$work/ref/astropy__astropy-12907" "$work/py"
+  rm -rf "$work/py"
+  time_it python-synced python3 "$here/py_task_folders.py" "$work/rows.jsonl" "$work/ref/astropy__astropy-12907" "$work/py" sync
 done
 
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
@@ -48,7 +51,7 @@ ref_wall="$(cut -d' ' -f1 "$work/isobench.times" | median)"
 ref_cpu="$(cut -d' ' -f2 "$work/isobench.times" | median)"
 echo "| implementation | wall s | CPU s | cargo isobench ÷ it, wall | cargo isobench ÷ it, CPU |"
 echo "| --- | ---: | ---: | ---: | ---: |"
-for name in isobench cp-r python; do
+for name in isobench cp-r python python-synced; do
   wall="$(cut -d' ' -f1 "$work/$name.times" | median)"
   cpu="$(cut -d' ' -f2 "$work/$name.times" | median)"
   awk -v n="$name" -v w="$wall" -v c="$cpu" -v rw="$ref_wall" -v rc="$ref_cpu" \
