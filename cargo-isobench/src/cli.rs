@@ -358,6 +358,10 @@ pub struct ConvertOptions {
     /// `LZ4_RAW` codec) or `none`. Only with a `.parquet` output.
     #[arg(long, value_name = "CODEC")]
     pub parquet_compression: Option<String>,
+    /// The org of a Harbor task's package name, `[task].name = "ORG/NAME"` (`--to harbor`):
+    /// letters, digits, `.`, `_` and `-`. Default: `isobench`.
+    #[arg(long, value_name = "ORG")]
+    pub task_org: Option<String>,
 }
 
 impl Default for ConvertOptions {

@@ -306,7 +306,8 @@ mod tests {
                 "json_style",
                 "jobs",
                 "shard",
-                "parquet_compression"
+                "parquet_compression",
+                "task_org"
             ]
         );
         let profile = keywords::<ConvertOptions>()

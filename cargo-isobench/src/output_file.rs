@@ -313,7 +313,7 @@ pub fn check_stdout_distinct(inputs: &[Input]) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The temporary files being written, removed if the process is interrupted (`SIGINT`,
+/// The temporary files (and task folders) being written, removed if the process is interrupted (`SIGINT`,
 /// `SIGTERM`, `SIGHUP`) as they are when a run fails.
 static LIVE_TEMPS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
@@ -323,6 +323,26 @@ fn live_temps() -> MutexGuard<'static, Vec<PathBuf>> {
 
 fn untrack(temp: &Path) {
     live_temps().retain(|t| t != temp);
+}
+
+/// Makes `create` a temporary file or directory that an interruption removes, as the
+/// temporary files of [`OutputFile`] are: the handler is in place before it exists, and
+/// its path is on the list before anyone else can add to it. Give it back with
+/// [`forget_temp`] once it is renamed into place or removed.
+pub fn tracked_temp<T>(
+    create: impl FnOnce() -> io::Result<T>,
+    path_of: impl Fn(&T) -> PathBuf,
+) -> io::Result<T> {
+    remove_temps_on_interrupt();
+    let mut live = live_temps();
+    let made = create()?;
+    live.push(path_of(&made));
+    Ok(made)
+}
+
+/// Takes `temp` off the list of temporaries an interruption removes.
+pub fn forget_temp(temp: &Path) {
+    untrack(temp);
 }
 
 /// Once per process: a thread that waits for an interrupting signal, removes the
@@ -340,7 +360,16 @@ fn remove_temps_on_interrupt() {
                 // Held until the end: no new temporary file starts meanwhile.
                 let temps = live_temps();
                 for temp in temps.iter() {
-                    let _ = fs::remove_file(temp);
+                    // A link is removed as a link; a directory (a task folder being
+                    // written) with what it holds.
+                    match fs::symlink_metadata(temp) {
+                        Ok(meta) if meta.is_dir() => {
+                            let _ = fs::remove_dir_all(temp);
+                        }
+                        _ => {
+                            let _ = fs::remove_file(temp);
+                        }
+                    }
                 }
                 let _ = signal_hook::low_level::emulate_default_handler(signal);
                 std::process::exit(128 + signal);

@@ -94,6 +94,7 @@ fn every_builtin_adapter_is_linked_into_the_binary() {
         [
             "canonical",
             "gso",
+            "harbor",
             "minisandbox",
             "swe-bench",
             "swe-perf",

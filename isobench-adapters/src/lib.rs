@@ -1,5 +1,5 @@
 //! The built-in adapters of `cargo isobench`: `canonical`, `swe-bench`, `swe-smith`,
-//! `minisandbox`, `swe-perf` and `gso`. Each registers itself with `inventory`, so
+//! `minisandbox`, `swe-perf`, `gso`, and `harbor` (task folders, written). Each registers itself with `inventory`, so
 //! linking this crate is enough to find them all in [`isobench_core::Registry::builtin`].
 //!
 //! ```
@@ -28,6 +28,7 @@
 mod canonical;
 mod common;
 mod gso;
+mod harbor;
 mod minisandbox;
 mod smith_family;
 mod smith_profiles;
@@ -40,9 +41,10 @@ pub use smith_profiles::{SmithProfile, SmithProfiles};
 pub use swe_bench::Accepted5x;
 
 /// The names of the built-in adapters.
-pub const BUILTIN: [&str; 6] = [
+pub const BUILTIN: [&str; 7] = [
     "canonical",
     "gso",
+    "harbor",
     "minisandbox",
     "swe-bench",
     "swe-perf",

@@ -35,6 +35,48 @@ pub struct AdapterInfo {
     /// Where the adapter comes from (`built-in`, or a plugin's path).
     #[serde(default = "built_in")]
     pub origin: String,
+    /// For a format whose records are folders of files (Harbor's task folders): how a
+    /// record is laid out as one. `None` for a format of records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub folder: Option<FolderLayout>,
+}
+
+/// How an exported record of a folder format is laid out as a folder: each of the
+/// record's keys is the path of a file in the folder (`/`-separated, relative), and its
+/// value the file's content: a string is the file's text; an object or array is written
+/// as JSON to a `.json` path and as TOML to a `.toml` path.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FolderLayout {
+    /// Where the name of the record's folder is in the exported record: a JSON pointer to
+    /// a string (`/task.toml/metadata/isobench/instance_id`).
+    pub name: String,
+    /// The files written with the run bit (`tests/test.sh`), by path.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub executable: Vec<String>,
+}
+
+impl FolderLayout {
+    /// The name of `record`'s folder, if the record holds a string where the layout says.
+    pub fn name_of<'r>(&self, record: &'r Map<String, Value>) -> Option<&'r str> {
+        let mut parts = self.name.strip_prefix('/')?.split('/');
+        let first = unescape_pointer(parts.next()?);
+        let mut value = record.get(first.as_str())?;
+        for part in parts {
+            value = value.get(unescape_pointer(part).as_str())?;
+        }
+        value.as_str()
+    }
+
+    /// Whether the file at `path` is written with the run bit.
+    pub fn is_executable(&self, path: &str) -> bool {
+        self.executable.iter().any(|p| p == path)
+    }
+}
+
+/// A JSON pointer's reference token as the key it names (`~1` is `/`, `~0` is `~`).
+fn unescape_pointer(token: &str) -> String {
+    token.replace("~1", "/").replace("~0", "~")
 }
 
 fn built_in() -> String {
@@ -52,6 +94,7 @@ impl AdapterInfo {
             carries: Vec::new(),
             contract: Contract::default(),
             origin: built_in(),
+            folder: None,
         }
     }
 
@@ -123,17 +166,30 @@ impl AdapterInfo {
 }
 
 /// Options of an export.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 #[non_exhaustive]
 pub struct ExportOptions {
     /// The canonical profile (used by the `canonical` adapter).
     pub profile: Profile,
+    /// The org of a Harbor task's package name (`ORG/NAME`); `None`: the format's own
+    /// default.
+    pub task_org: Option<String>,
 }
 
 impl ExportOptions {
     /// Options with the given profile.
     pub fn with_profile(profile: Profile) -> Self {
-        Self { profile }
+        Self {
+            profile,
+            task_org: None,
+        }
+    }
+
+    /// The same options, with `task_org` as the org of a task's package name.
+    #[must_use]
+    pub fn with_task_org(mut self, task_org: Option<String>) -> Self {
+        self.task_org = task_org;
+        self
     }
 }
 

@@ -128,6 +128,7 @@ def convert(
     shard: Optional[str] = None,
     dry_run: bool = False,
     parquet_compression: Optional[str] = None,
+    task_org: Optional[str] = None,
 ) -> Dict[str, Any]:
     """`cargo isobench convert` on files: JSON Lines, JSON arrays, Parquet, `.gz`/`.zst`,
     and `hf:OWNER/NAME[@REVISION][:SPLIT]` ids from the local Hugging Face cache.
@@ -136,7 +137,9 @@ def convert(
     `"none"`) is that of a `.parquet` output, as `--parquet-compression` takes it. Returns
     the conversion report (what `--report` writes). `set` fills a field only where a
     record has no value for it; `replace` writes over the record's own value, which the
-    report's `replaced` counts and `extensions.source.replaced` keeps."""
+    report's `replaced` counts and `extensions.source.replaced` keeps. `to="harbor"` with
+    `output="DIR/"` writes a task folder per record; `task_org` is the org of their
+    `[task].name`, as `--task-org` takes it."""
     options = dict(locals())
     del options["from_"], options["to"]
     options["inputs"] = [inputs] if isinstance(inputs, (str, os.PathLike)) else list(inputs)

@@ -114,7 +114,8 @@ impl<'a> Shared<'a> {
             registry,
             from,
             to,
-            options: ExportOptions::with_profile(plan.profile()),
+            options: ExportOptions::with_profile(plan.profile())
+                .with_task_org(plan.task_org.clone()),
             assignments: plan.assignments.clone(),
             allow_incomplete: plan.allow_incomplete,
             skip: plan.errors.skips(),

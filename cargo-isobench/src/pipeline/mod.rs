@@ -38,7 +38,7 @@ use isobench_core::{ConversionReport, Registry};
 
 pub use converter::{BatchConverter, ConvertedBatch, HoldingBatch, HoldingRecord};
 pub use plan::{ConvertPlan, ConvertRequest};
-pub use sink::{ExportedRecord, HeldAt};
+pub use sink::{ExportedRecord, FolderError, HeldAt};
 
 use buffers::{BATCH_BYTES, Buffers};
 use job::{Done, Job, Shared, Work, first_style};
@@ -91,7 +91,8 @@ pub fn execute(registry: &Registry, plan: &ConvertPlan) -> Result<Finished, CliE
     // Columnar output takes its columns from the lossless profile's schema, whose fields
     // hold the strict profile's too: the columns do not depend on `--profile`.
     let schema = shared.to.schema(isobench_core::Profile::Lossless);
-    sink::open(plan, schema, &shared.buffers)?.run(Conversion {
+    let folder = shared.to.info().folder.as_ref();
+    sink::open(plan, schema, folder, &shared.buffers)?.run(Conversion {
         plan,
         shared: &shared,
         settings,

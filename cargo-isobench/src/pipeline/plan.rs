@@ -103,7 +103,9 @@ impl ConvertRequest {
             jobs,
             shard,
             parquet_compression,
+            task_org,
         } = self.options;
+        let task_org = task_org.map(checked_task_org).transpose()?;
         let source = from.as_deref().and_then(|from| registry.get(from));
         let assignments = assignments(&set, &replace, target, source)?;
         let inputs: Vec<Input> = if inputs.is_empty() {
@@ -115,12 +117,17 @@ impl ConvertRequest {
             return Err(PlanError::StdinTwice.into());
         }
         let output = output.filter(|p| p.as_os_str() != "-");
+        // A folder per record: the output is a directory, which rejects and the report
+        // stay out of.
+        let directory = output
+            .as_deref()
+            .filter(|out| target.info().folder.is_some() || names_directory(out));
         let errors = match (on_error, rejects, &output) {
             (OnError::Skip, Some(path), _) => ErrorPolicy::Skip {
                 rejects: Some(path),
             },
             (OnError::Skip, None, Some(out)) => ErrorPolicy::Skip {
-                rejects: Some(PathBuf::from(format!("{}.rejects.jsonl", out.display()))),
+                rejects: Some(beside(out, ".rejects.jsonl")),
             },
             (OnError::Skip, None, None) => return Err(PlanError::RejectsNeeded.into()),
             (OnError::Fail, Some(_), _) => return Err(PlanError::RejectsWithoutSkip.into()),
@@ -137,6 +144,9 @@ impl ConvertRequest {
         }
         if let Some(report) = &report {
             written.push(("--report", report));
+        }
+        if let Some(root) = directory {
+            check_outside(root, &written[1..])?;
         }
         crate::output_file::check_distinct(&written, &inputs)?;
         if output.is_none() {
@@ -179,6 +189,7 @@ impl ConvertRequest {
             limit,
             dry_run,
             allow_incomplete,
+            task_org,
         })
     }
 
@@ -217,7 +228,9 @@ impl ConvertRequest {
             jobs,
             shard: _,
             parquet_compression: _,
+            task_org,
         } = self.options;
+        let task_org = task_org.map(checked_task_org).transpose()?;
         let assignments = assignments(&set, &replace, target, Some(source))?;
         let errors = match (on_error, rejects) {
             (OnError::Fail, Some(_)) => return Err(PlanError::RejectsWithoutSkip.into()),
@@ -245,6 +258,7 @@ impl ConvertRequest {
             limit: None,
             dry_run,
             allow_incomplete,
+            task_org,
         })
     }
 }
@@ -291,6 +305,8 @@ pub struct ConvertPlan {
     /// Write records the target's contract finds lacking, counted as incomplete
     /// (`--allow-incomplete`).
     pub allow_incomplete: bool,
+    /// The org of a Harbor task's package name (`--task-org`); `None`: the default.
+    pub task_org: Option<String>,
 }
 
 impl ConvertPlan {
@@ -402,6 +418,67 @@ fn parquet_compression_of(
     }
 }
 
+/// Whether `output` is written as a directory: `DIR/`.
+pub(crate) fn names_directory(output: &Path) -> bool {
+    output
+        .as_os_str()
+        .to_string_lossy()
+        .ends_with(std::path::is_separator)
+}
+
+/// The file beside `output` (a file or a directory) named after it with `suffix`:
+/// `out.jsonl.rejects.jsonl`, `tasks.rejects.jsonl` for `tasks/`.
+fn beside(output: &Path, suffix: &str) -> PathBuf {
+    let text = output.to_string_lossy();
+    let trimmed = text.trim_end_matches(std::path::is_separator);
+    let base = if trimmed.is_empty() { &*text } else { trimmed };
+    PathBuf::from(format!("{base}{suffix}"))
+}
+
+/// Refuses a rejects file or report (`written`, by flag) inside the output directory
+/// `root`, compared as absolute paths, `.` and `..` resolved by their text.
+fn check_outside(root: &Path, written: &[(&str, &Path)]) -> Result<(), CliError> {
+    let absolute = |p: &Path| -> PathBuf {
+        let p = std::path::absolute(p).unwrap_or_else(|_| p.to_owned());
+        let mut out = PathBuf::new();
+        for component in p.components() {
+            match component {
+                std::path::Component::ParentDir => {
+                    out.pop();
+                }
+                std::path::Component::CurDir => {}
+                other => out.push(other),
+            }
+        }
+        out
+    };
+    let root_abs = absolute(root);
+    for (flag, path) in written {
+        if absolute(path).starts_with(&root_abs) {
+            return Err(PlanError::InsideOutput {
+                flag: (*flag).to_owned(),
+                path: (*path).to_owned(),
+                root: root.to_owned(),
+            }
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// `--task-org`, if it is a name Harbor takes for an org.
+fn checked_task_org(org: String) -> Result<String, PlanError> {
+    let mut chars = org.chars();
+    let fits = chars.next().is_some_and(|c| c.is_ascii_alphanumeric())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+        && !org.contains("..");
+    if fits {
+        Ok(org)
+    } else {
+        Err(PlanError::BadTaskOrg(org))
+    }
+}
+
 /// Worker threads by default: one per available core.
 fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
@@ -438,6 +515,19 @@ pub enum PlanError {
     /// `--parquet-compression` with an output that is not Parquet (named, or `stdout`).
     #[error("`--parquet-compression` applies to a Parquet output only, and the output is {0}")]
     ParquetCompressionWithoutParquet(String),
+    /// A rejects file or report inside the output directory of a folder output.
+    #[error("`{flag} {}` is inside the output directory `{}`", path.display(), root.display())]
+    InsideOutput {
+        /// The flag.
+        flag: String,
+        /// Its path.
+        path: PathBuf,
+        /// The output directory.
+        root: PathBuf,
+    },
+    /// A `--task-org` Harbor would not take.
+    #[error("`--task-org {0}` is not a name Harbor takes for an org")]
+    BadTaskOrg(String),
     /// `auto` for records held in memory.
     #[error(
         "`auto` needs files to read ahead: records converted in memory need their format named"
@@ -460,6 +550,10 @@ impl AreaError for PlanError {
             Self::RejectsWithoutSkip => "add `--on-error skip`, or drop `--rejects`".into(),
             Self::BadShard(_) => "e.g. `--shard 2/8` converts the second of eight parts".into(),
             Self::ShardOfStdin => "give the input files with `-i`".into(),
+            Self::InsideOutput { .. } => "put it beside the output directory".into(),
+            Self::BadTaskOrg(_) => {
+                "an org starts with a letter or digit, then letters, digits, `.`, `_` and `-`, without `..`".into()
+            }
             Self::AutoInMemory => "name the format (`cargo isobench adapters` lists them)".into(),
             Self::BadParquetCompression(_) => {
                 "e.g. `--parquet-compression zstd:3` for smaller files, `snappy` for faster writes"

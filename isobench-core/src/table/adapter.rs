@@ -134,11 +134,12 @@ impl ViewAdapter for TableAdapter {
     fn export(
         &self,
         c: &CanonicalRecord,
-        _options: &ExportOptions,
+        options: &ExportOptions,
         notes: &mut Notes,
     ) -> Result<Map<String, Value>, RecordError> {
         self.info.note_dropped(c, notes);
         let mut to = Exporter::new(&self.table.name, c, notes);
+        to.options.clone_from(options);
         for field in self.table.fields.iter().filter(|f| !f.hook) {
             export_field(field, c, &mut to);
         }

@@ -4,6 +4,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::adapter::ExportOptions;
 use crate::codec::{self, DecodedList, Encoding};
 use crate::error::{RecordError, pointer_token};
 use crate::passthrough::HeldKey;
@@ -326,6 +327,8 @@ pub struct Exporter<'f, 'r, 'n> {
     out: Map<String, Value>,
     /// Where warnings and drops are noted.
     pub notes: &'n mut Notes,
+    /// The options of the export.
+    pub options: ExportOptions,
 }
 
 impl<'f, 'r, 'n> Exporter<'f, 'r, 'n> {
@@ -337,6 +340,7 @@ impl<'f, 'r, 'n> Exporter<'f, 'r, 'n> {
             source: Source::of_format(&record.extensions, format),
             out: Map::new(),
             notes,
+            options: ExportOptions::default(),
         }
     }
 
@@ -355,6 +359,7 @@ impl<'f, 'r, 'n> Exporter<'f, 'r, 'n> {
             source,
             out: Map::new(),
             notes,
+            options: ExportOptions::default(),
         }
     }
 

@@ -216,7 +216,7 @@ use serde_json::{Map, Value, json};
 
 pub use adapter::{HookResult, Hooks, TableAdapter};
 
-use crate::adapter::AdapterInfo;
+use crate::adapter::{AdapterInfo, FolderLayout};
 use crate::codec::Encoding;
 use crate::contract::{Contract, Kind, Known, Requirement};
 use crate::passthrough::Place;
@@ -591,6 +591,10 @@ pub struct Table {
     /// Canonical fields the hooks write beyond the fields' own.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hook_carries: Vec<String>,
+    /// For a format whose records are folders of files: how a record is laid out as one
+    /// (its keys are the files' paths).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub folder: Option<FolderLayout>,
 }
 
 /// A table that says something impossible.
@@ -617,7 +621,15 @@ impl Table {
             closed: false,
             hook_fills: Vec::new(),
             hook_carries: Vec::new(),
+            folder: None,
         }
+    }
+
+    /// Declares the format's records folders of files, laid out by `layout`.
+    #[must_use]
+    pub fn folder(mut self, layout: FolderLayout) -> Self {
+        self.folder = Some(layout);
+        self
     }
 
     /// Sets who reads the format's records.
@@ -791,6 +803,7 @@ impl Table {
         info.fills = mapped().chain(self.hook_fills.iter().cloned()).collect();
         info.carries = mapped().chain(self.hook_carries.iter().cloned()).collect();
         info.contract = self.contract();
+        info.folder.clone_from(&self.folder);
         info
     }
 

@@ -10,18 +10,22 @@
 //! - `json`: JSON Lines and one JSON array (plain, `.gz`, `.zst`; stdout; `--dry-run`);
 //! - `columns`: Parquet, rows laid into the output's columns by the workers;
 //! - `records`: exported maps kept in memory, for the Python bindings
-//!   ([`super::BatchConverter::records_holding`]).
+//!   ([`super::BatchConverter::records_holding`]);
+//! - `folders`: a folder per record, for a format whose records are folders of files
+//!   (Harbor's task folders), into an output directory.
 
 #[cfg(feature = "parquet")]
 mod columns;
 mod encoder;
+mod folders;
 mod json;
 mod records;
 
+use isobench_core::adapter::FolderLayout;
 use serde_json::Value;
 
 use super::buffers::Buffers;
-use super::plan::ConvertPlan;
+use super::plan::{ConvertPlan, names_directory};
 use crate::errors::CliError;
 use crate::input::Layout;
 use crate::output::RecordWriter;
@@ -29,6 +33,7 @@ use crate::output::RecordWriter;
 #[cfg(feature = "parquet")]
 pub(super) use columns::ColumnsEncoder;
 pub(super) use encoder::{Encoder, HeldValues, Sink};
+pub use folders::FolderError;
 pub(super) use json::{JsonText, LinesEncoder};
 pub(super) use records::RecordsEncoder;
 pub use records::{ExportedRecord, HeldAt};
@@ -48,6 +53,7 @@ pub(super) enum Destination<'b> {
     Array(json::ArraySink<'b>),
     #[cfg(feature = "parquet")]
     Columns(columns::ColumnsSink),
+    Folders(folders::FoldersSink<'b>),
 }
 
 impl Destination<'_> {
@@ -58,19 +64,41 @@ impl Destination<'_> {
             Self::Array(sink) => conversion.run(sink),
             #[cfg(feature = "parquet")]
             Self::Columns(sink) => conversion.run(sink),
+            Self::Folders(sink) => conversion.run(sink),
         }
     }
 }
 
-/// The output of `plan`, opened, as its sink: rows of columns for Parquet, one JSON
+/// The output of `plan`, opened, as its sink: a folder per record for a target whose
+/// records are folders (`folder`: its layout), rows of columns for Parquet, one JSON
 /// array for a `.json` file, JSON Lines otherwise (stdout, or nothing under
 /// `--dry-run`). `schema`: the JSON Schema of the records written (a Parquet output's
 /// columns); `buffers`: where JSON text buffers go back.
 pub(super) fn open<'b>(
     plan: &ConvertPlan,
     schema: &Value,
+    folder: Option<&'b FolderLayout>,
     buffers: &'b Buffers,
 ) -> Result<Destination<'b>, CliError> {
+    if let Some(layout) = folder {
+        let root = match (&plan.output, plan.dry_run) {
+            (_, true) => None,
+            (Some(root), false) => Some(root.as_path()),
+            (None, false) => return Err(FolderError::NoDirectory(plan.to.clone()).into()),
+        };
+        return Ok(Destination::Folders(folders::FoldersSink::new(
+            layout,
+            root,
+            plan.overwrite,
+        )?));
+    }
+    if let Some(output) = plan.output.as_deref().filter(|o| names_directory(o)) {
+        return Err(FolderError::NotAFolderFormat {
+            path: output.to_owned(),
+            format: plan.to.clone(),
+        }
+        .into());
+    }
     let writer = if plan.dry_run {
         RecordWriter::discard()
     } else {
