@@ -92,7 +92,8 @@ mod tests {
                     continue;
                 }
                 let name = path.file_name().unwrap().to_string_lossy().into_owned();
-                if !name.ends_with(".rs") || name == "terminal.rs" || name == "progress.rs" {
+                let rust = path.extension().is_some_and(|e| e == "rs");
+                if !rust || name == "terminal.rs" || name == "progress.rs" {
                     continue;
                 }
                 let text = std::fs::read_to_string(&path).unwrap();

@@ -177,7 +177,7 @@ pub fn run(cwd: &Path, args: &PluginNewArgs) -> Result<i32, CliError> {
     );
     match &sdk {
         Sdk::Path(path) => {
-            crate::terminal::say!("isobench-plugin-sdk: the local checkout at `{path}`")
+            crate::terminal::say!("isobench-plugin-sdk: the local checkout at `{path}`");
         }
         Sdk::Registry => crate::terminal::say!(
             "isobench-plugin-sdk: version {} from crates.io, where it is not published yet: `cargo build` will find no package of that name\nhint: build against a clone of cargo-isobench instead: remove this crate and run `cargo isobench plugin new {} --sdk-path CLONE/plugins/sdk`, or run `plugin new` anywhere inside the clone",
