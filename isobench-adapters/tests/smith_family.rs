@@ -365,11 +365,13 @@ fn swe_bench_to_swe_smith_names_the_mirror_or_asks_for_it() {
         .unwrap();
     assert_eq!(unmet(&row), ["repo"]);
     let repo = smith.info().contract.get("repo").unwrap();
+    let how = repo.how_to_supply();
     assert!(
-        repo.how_to_supply()
-            .contains("`--set extensions.mirror_repo=swesmith/<owner>__<repo>.<commit8>`"),
+        how.contains("`--set extensions.mirror_repo=VALUE`")
+            && how.contains("`swesmith/<owner>__<repo>.<commit8>`")
+            && how.contains("such as `swe-bench`"),
         "{}",
-        repo.how_to_supply()
+        how
     );
 
     // With the fixed upstream state known, the mirror is named by SWE-smith's convention;
