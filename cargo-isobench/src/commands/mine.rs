@@ -314,6 +314,7 @@ fn mine_parallel(
                     }
                 };
                 let mut finder = FunctionFinder::new();
+                let blobs = repo.blobs();
                 loop {
                     let start = next.fetch_add(CHUNK, Ordering::SeqCst);
                     if start >= tasks.len() {
@@ -322,8 +323,14 @@ fn mine_parallel(
                     let end = (start + CHUNK).min(tasks.len());
                     for (i, task) in tasks[start..end].iter().enumerate() {
                         let i = start + i;
-                        let mut outcome =
-                            commit::mine(&repo, &mut finder, settings, task.head, task.base);
+                        let mut outcome = commit::mine(
+                            &repo,
+                            &blobs,
+                            &mut finder,
+                            settings,
+                            task.head,
+                            task.base,
+                        );
                         if !strict_root && let Err(RepoError::RootCommit { commit, .. }) = &outcome
                         {
                             outcome = Ok(Mined::Skipped {

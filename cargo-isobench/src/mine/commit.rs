@@ -8,6 +8,7 @@ use isobench_core::testfiles::{Placement, SplitPreset, push_without_index_lines}
 use isobench_core::{CanonicalRecord, envsig};
 use serde_json::{Map, Value};
 
+use super::blobs::Blobs;
 use super::functions::{FunctionFinder, HunkRange, Lang, Side, Touched, from_hunk_headers};
 use super::repo::{Repo, RepoError, TreeDiff};
 
@@ -157,9 +158,13 @@ struct Parts {
 
 /// Writes the diff's text once, straight into `patch` or `test_patch` by the preset, and
 /// notes each file's changed lines, hunks and blobs on the way.
-fn split_diff(diff: &TreeDiff<'_>, preset: &SplitPreset) -> Result<Parts, RepoError> {
+fn split_diff<'r>(
+    blobs: &Blobs<'r>,
+    diff: &TreeDiff<'r>,
+    preset: &SplitPreset,
+) -> Result<Parts, RepoError> {
     let mut parts = Parts::default();
-    diff.print(|file, line| {
+    diff.print(blobs, |file, line| {
         let origin = line.origin;
         if origin == 'F' {
             parts.close_section();
@@ -272,7 +277,7 @@ pub const NOT_UTF8_REASON: &str = "its diff is not UTF-8 text, which a record's 
 
 /// The functions a file's change touches: parsed when its language has a grammar, else
 /// from its hunk headers.
-fn touched(repo: &Repo, finder: &mut FunctionFinder, section: &Section) -> Vec<Touched> {
+fn touched(blobs: &Blobs<'_>, finder: &mut FunctionFinder, section: &Section) -> Vec<Touched> {
     let Some(lang) = Lang::of_path(&section.path) else {
         return from_hunk_headers(section.contexts.iter().map(String::as_str));
     };
@@ -280,7 +285,7 @@ fn touched(repo: &Repo, finder: &mut FunctionFinder, section: &Section) -> Vec<T
     // side, or (for a language parsed whole) as the head to keep for the next commit.
     let load = |oid: Option<Oid>, wanted: bool| {
         oid.filter(|_| wanted)
-            .and_then(|oid| repo.git.find_blob(oid).ok().map(|b| (oid, b)))
+            .and_then(|oid| blobs.get(oid).ok().map(|b| (oid, b)))
     };
     let old = load(
         section.old_blob,
@@ -316,8 +321,9 @@ pub const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
 /// Mines `head` against `base` (its first parent when `None`; the empty tree when it is
 /// [`empty_tree`]).
-pub fn mine(
-    repo: &Repo,
+pub fn mine<'r>(
+    repo: &'r Repo,
+    blobs: &Blobs<'r>,
     finder: &mut FunctionFinder,
     settings: &MineSettings,
     head: Oid,
@@ -336,7 +342,7 @@ pub fn mine(
         None => None,
     };
     let git_diff = repo
-        .diff_trees(base_tree.as_ref(), &head_tree)?
+        .diff_trees(blobs, base_tree.as_ref(), &head_tree)?
         .with_language_drivers(settings.language_drivers);
     let files = git_diff.files();
     let skip = |reason: String| {
@@ -365,7 +371,7 @@ pub fn mine(
             return skip("touches none of the `--path` prefixes".into());
         }
     }
-    let parts = split_diff(&git_diff, &settings.preset)?;
+    let parts = split_diff(blobs, &git_diff, &settings.preset)?;
     if settings.filters.only_source && parts.patch.is_empty() {
         return skip("touches only test files (`--only-source`)".into());
     }
@@ -405,7 +411,7 @@ pub fn mine(
         if section.binary {
             continue;
         }
-        for t in touched(repo, finder, section) {
+        for t in touched(blobs, finder, section) {
             let name = if section.is_test {
                 // In a test file, the test the change is in.
                 match t.test {

@@ -3,6 +3,7 @@
 //! `convert`. The commands that run them are in [`crate::commands`].
 
 mod attributes;
+pub mod blobs;
 pub mod commit;
 pub mod enrich;
 pub mod funcname;
