@@ -140,6 +140,8 @@ struct Section {
     /// Whether its diff goes to `test_patch`.
     is_test: bool,
     binary: bool,
+    /// The size of its larger blob, over `core.bigFileThreshold`: diffed as binary.
+    too_big: Option<u64>,
     old_blob: Option<Oid>,
     new_blob: Option<Oid>,
     old_lines: Vec<usize>,
@@ -175,6 +177,7 @@ fn split_diff<'r>(
                     .or_else(|| file.old_path.clone())
                     .unwrap_or_default(),
                 binary: file.binary,
+                too_big: file.too_big,
                 old_blob: file.old_blob,
                 new_blob: file.new_blob,
                 ..Section::default()
@@ -274,6 +277,13 @@ fn into_text(bytes: Vec<u8>) -> String {
 
 /// Why a file whose diff is not UTF-8 is not in the record.
 pub const NOT_UTF8_REASON: &str = "its diff is not UTF-8 text, which a record's string cannot carry byte for byte; the file is left out so that the patch applies";
+
+/// Why a file is diffed as binary though it may be text.
+pub fn big_file_reason(threshold: u64) -> String {
+    format!(
+        "a blob over `core.bigFileThreshold` ({threshold} bytes): diffed as binary without being read, as git does"
+    )
+}
 
 /// The functions a file's change touches: parsed when its language has a grammar, else
 /// from its hunk headers.
@@ -392,6 +402,7 @@ pub fn mine<'r>(
     let mut test_files = Map::new();
     let mut left_out = Vec::new();
     let mut not_utf8 = Vec::new();
+    let mut big_files = Vec::new();
     for section in &parts.sections {
         if section.left_out {
             left_out.push(Value::from(section.path.clone()));
@@ -408,6 +419,16 @@ pub fn mine<'r>(
             section.path.clone(),
             section.rule.clone().map_or(Value::Null, Value::String),
         );
+        if let Some(size) = section.too_big {
+            let mut entry = Map::new();
+            entry.insert("path".into(), section.path.clone().into());
+            entry.insert("bytes".into(), size.into());
+            entry.insert(
+                "reason".into(),
+                big_file_reason(blobs.big_file_threshold()).into(),
+            );
+            big_files.push(Value::Object(entry));
+        }
         if section.binary {
             continue;
         }
@@ -468,6 +489,9 @@ pub fn mine<'r>(
     }
     if !not_utf8.is_empty() {
         mining.insert("not_utf8".into(), not_utf8.into());
+    }
+    if !big_files.is_empty() {
+        mining.insert("big_files".into(), big_files.into());
     }
     mining.insert("functions".into(), methods.into());
     mining.insert("pr_number".into(), pr.map_or(Value::Null, Value::from));

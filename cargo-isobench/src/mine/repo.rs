@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 use git2::{Commit, Delta, Diff, DiffOptions, Oid, Patch, Repository, Tree};
@@ -61,6 +61,16 @@ pub enum RepoError {
         /// The file.
         file: String,
     },
+    /// libgit2 could not diff a file's blobs.
+    #[error("could not diff `{file}` in `{}`: {source}", path.display())]
+    Diff {
+        /// The repository.
+        path: PathBuf,
+        /// The file.
+        file: String,
+        /// The failure.
+        source: git2::Error,
+    },
     /// Any other libgit2 failure.
     #[error("git error in `{}`: {source}", path.display())]
     Git {
@@ -86,7 +96,7 @@ impl AreaError for RepoError {
             Self::RootCommit { .. } => Some(
                 "mine it against the empty tree: `--base 4b825dc642cb6eb9a060e54bf8d69288fbee4904`",
             ),
-            Self::NoHunks { .. } => Some(
+            Self::NoHunks { .. } | Self::Diff { .. } => Some(
                 "the file could not be diffed; if memory is limited (`ulimit -v`), raise the limit or lower `core.bigFileThreshold` so that larger files are diffed as binary",
             ),
             Self::Git { .. } => None,
@@ -245,13 +255,18 @@ impl Repo {
             }
         }
         let mut renamed = Vec::new();
+        let mut read_for_renames = HashSet::new();
         if !srcs.is_empty() && !dsts.is_empty() {
             // Deltas come sorted by path; the rename rules want each side in that order.
             let mut ids: HashMap<[u8; 20], Oid> = HashMap::new();
             for (_, oid, c) in srcs.iter().chain(&dsts) {
                 ids.insert(c.blob, *oid);
             }
-            let mut blobs = BlobReader { blobs, ids };
+            let mut blobs = BlobReader {
+                blobs,
+                ids,
+                read: HashSet::new(),
+            };
             let src_list: Vec<_> = srcs.iter().map(|(_, _, c)| c.clone()).collect();
             let dst_list: Vec<_> = dsts.iter().map(|(_, _, c)| c.clone()).collect();
             for pair in renames::find(&src_list, &dst_list, &mut blobs) {
@@ -263,12 +278,14 @@ impl Repo {
                     score: pair.score,
                 });
             }
+            read_for_renames = blobs.read;
         }
         Ok(TreeDiff {
             repo: self,
             diff,
             roles,
             renamed,
+            read_for_renames,
             new_tree: new.clone(),
             language_drivers: false,
         })
@@ -318,6 +335,8 @@ const EMPTY_BLOB: &str = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
 struct BlobReader<'b, 'r> {
     blobs: &'b Blobs<'r>,
     ids: HashMap<[u8; 20], Oid>,
+    /// The blobs whose contents the rename rules read.
+    read: HashSet<Oid>,
 }
 
 impl renames::Blobs for BlobReader<'_, '_> {
@@ -326,6 +345,7 @@ impl renames::Blobs for BlobReader<'_, '_> {
     }
 
     fn content(&mut self, blob: &[u8; 20]) -> Vec<u8> {
+        self.read.insert(self.ids[blob]);
         self.blobs
             .get(self.ids[blob])
             .map(|b| b.content().to_vec())
@@ -356,6 +376,9 @@ pub struct TreeDiff<'r> {
     diff: Diff<'r>,
     roles: Vec<Role>,
     renamed: Vec<Rename>,
+    /// The blobs finding renames read whole: as in git, the size rule of
+    /// `core.bigFileThreshold` does not make them binary, their contents being at hand.
+    read_for_renames: HashSet<Oid>,
     /// The tree whose `.gitattributes` files choose each file's diff driver.
     new_tree: Tree<'r>,
     /// Whether a file no attribute gives a driver takes its language's built-in one.
@@ -668,7 +691,8 @@ impl<'r> TreeDiff<'r> {
         // git's rule: a blob over the threshold is binary, unread, unless the attributes
         // of its path say `diff`.
         for side in [&old, &new].into_iter().flatten() {
-            if !drivers.says_text(&side.path)
+            if !self.read_for_renames.contains(&side.id)
+                && !drivers.says_text(&side.path)
                 && let Some(size) = blobs.too_big(side.id).map_err(|e| repo.err(e))?
             {
                 head.too_big = Some(head.too_big.map_or(size, |s: u64| s.max(size)));
@@ -702,6 +726,16 @@ impl<'r> TreeDiff<'r> {
             Path::new(&old.as_ref().unwrap_or(either).path),
             Path::new(&new.as_ref().unwrap_or(either).path),
         );
+        let file = head
+            .new_path
+            .clone()
+            .or(head.old_path.clone())
+            .unwrap_or_default();
+        let diff_error = |source| RepoError::Diff {
+            path: repo.path.clone(),
+            file: file.clone(),
+            source,
+        };
         let mut patch = match (&old_blob, &new_blob) {
             (Some(o), Some(n)) => Patch::from_blobs(
                 o,
@@ -726,7 +760,7 @@ impl<'r> TreeDiff<'r> {
             ),
             (None, None) => unreachable!("a file has a side"),
         }
-        .map_err(|e| repo.err(e))?;
+        .map_err(diff_error)?;
         if patch.delta().flags().is_binary() {
             head.binary = true;
             binary_line(&mut header);
@@ -739,11 +773,7 @@ impl<'r> TreeDiff<'r> {
         {
             return Err(RepoError::NoHunks {
                 path: repo.path.clone(),
-                file: head
-                    .new_path
-                    .clone()
-                    .or(head.old_path.clone())
-                    .unwrap_or_default(),
+                file: file.clone(),
             });
         }
         if hunks > 0 {
@@ -775,7 +805,7 @@ impl<'r> TreeDiff<'r> {
                 }
                 true
             })
-            .map_err(|e| repo.err(e))
+            .map_err(diff_error)
     }
 
     /// Writes delta `index` as libgit2 prints it (a submodule's commit ids), with git's
