@@ -716,3 +716,47 @@ fn a_text_file_the_diff_could_not_allocate_for_is_the_record_s_error_not_an_empt
     assert!(err.contains("`data.txt`"), "{err}");
     assert!(err.contains("nothing was written"), "{err}");
 }
+
+#[test]
+fn the_file_core_attributes_file_names_gives_drivers_as_in_git() {
+    let context = TestContext::new();
+    let dir = context.path("global");
+    std::fs::create_dir_all(&dir).unwrap();
+    git(&dir, &["init", "-q"]);
+    write(
+        &dir,
+        b"app.cfg",
+        b"[server]\nhost=a\nport=1\nx=1\ny=2\nz=3\nw=4\n",
+    );
+    commit(&dir, "Configuration");
+    write(
+        &dir,
+        b"app.cfg",
+        b"[server]\nhost=a\nport=1\nx=1\ny=2\nz=3\nw=5\n",
+    );
+    commit(&dir, "Change it");
+    let bare = context.path("global.git");
+    git(
+        &context.path(""),
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            dir.to_str().unwrap(),
+            bare.to_str().unwrap(),
+        ],
+    );
+    let attributes = context.write("user.attributes", "*.cfg diff=ini\n");
+    git(
+        &bare,
+        &[
+            "config",
+            "core.attributesFile",
+            attributes.to_str().unwrap(),
+        ],
+    );
+    git(&bare, &["config", "diff.ini.xfuncname", "^\\[(.*)\\]$"]);
+    let records = hold_against_git(&context, &bare, &["--head", "main"], None);
+    let patch = records[0]["patch"].as_str().unwrap();
+    assert!(patch.contains("@@ -4,4 +4,4 @@ server\n"), "{patch}");
+}
