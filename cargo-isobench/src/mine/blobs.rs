@@ -170,7 +170,10 @@ mod tests {
             );
             let kept = cache.kept.borrow();
             assert!(kept.bytes <= KEPT_BYTES, "round {round}: {}", kept.bytes);
-            assert_eq!(kept.bytes, kept.blobs.values().map(Blob::size).sum());
+            assert_eq!(
+                kept.bytes,
+                kept.blobs.values().map(Blob::size).sum::<usize>()
+            );
         }
         // The most recently read is kept; the first, read long ago, is not.
         assert!(cache.kept.borrow().blobs.contains_key(&ids[19]));
