@@ -4,6 +4,7 @@
 
 mod attributes;
 pub mod blobs;
+mod changed;
 pub mod commit;
 pub mod enrich;
 pub mod funcname;

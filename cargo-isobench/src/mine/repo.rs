@@ -224,9 +224,19 @@ impl Repo {
         old: Option<&Tree<'r>>,
         new: &Tree<'r>,
     ) -> Result<TreeDiff<'r>, RepoError> {
+        // libgit2 is given the files that differ, found without entering the subtrees
+        // both sides share, so that it walks only the subtrees leading to them.
+        let changed = super::changed::files(&self.git, old, new).map_err(|e| self.err(e))?;
+        let mut options = diff_options();
+        if !changed.is_empty() {
+            options.disable_pathspec_match(true);
+            for path in &changed {
+                options.pathspec(path.as_slice());
+            }
+        }
         let diff = self
             .git
-            .diff_tree_to_tree(old, Some(new), Some(&mut diff_options()))
+            .diff_tree_to_tree(old, Some(new), Some(&mut options))
             .map_err(|e| self.err(e))?;
         let mut roles = vec![Role::Own; diff.deltas().len()];
         let mut srcs = Vec::new();
