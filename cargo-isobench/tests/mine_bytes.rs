@@ -611,6 +611,16 @@ fn numbered(n: usize, changed: Option<usize>) -> Vec<u8> {
         .into_bytes()
 }
 
+/// `n` lines `WORD I`.
+fn counted(word: &str, n: usize) -> Vec<u8> {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    for i in 0..n {
+        let _ = writeln!(out, "{word} {i}");
+    }
+    out.into_bytes()
+}
+
 #[test]
 fn a_blob_over_the_big_file_threshold_is_binary_as_git_makes_it_and_the_record_says_so() {
     let context = TestContext::new();
@@ -627,14 +637,12 @@ fn a_blob_over_the_big_file_threshold_is_binary_as_git_makes_it_and_the_record_s
     write(&dir, b"big.txt", &numbered(40, Some(3)));
     write(&dir, b"kept.txt", &numbered(40, Some(3)));
     write(&dir, b"small.txt", &numbered(5, Some(3)));
-    let other: String = (0..40).map(|i| format!("other {i}\n")).collect();
-    write(&dir, b"added.txt", other.as_bytes());
+    write(&dir, b"added.txt", &counted("other", 40));
     commit(&dir, "Change them");
     // A file deleted and one added are compared for a rename: git reads both whole, and
     // the size rule no longer makes them binary.
     remove(&dir, b"gone.txt");
-    let third: String = (0..40).map(|i| format!("third {i}\n")).collect();
-    write(&dir, b"third.txt", third.as_bytes());
+    write(&dir, b"third.txt", &counted("third", 40));
     commit(&dir, "Delete one, add one");
     let bare = context.path("big.git");
     git(

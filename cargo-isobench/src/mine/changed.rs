@@ -92,13 +92,12 @@ mod tests {
         let mut here = repo.treebuilder(None).expect("a tree builder");
         let mut below: HashMap<&str, Vec<(&str, &str, bool)>> = HashMap::new();
         for &(path, content, exec) in files {
-            match path.split_once('/') {
-                Some((dir, rest)) => below.entry(dir).or_default().push((rest, content, exec)),
-                None => {
-                    let blob = repo.blob(content.as_bytes()).expect("a blob");
-                    let mode = if exec { 0o100_755 } else { 0o100_644 };
-                    here.insert(path, blob, mode).expect("an entry");
-                }
+            if let Some((dir, rest)) = path.split_once('/') {
+                below.entry(dir).or_default().push((rest, content, exec));
+            } else {
+                let blob = repo.blob(content.as_bytes()).expect("a blob");
+                let mode = if exec { 0o100_755 } else { 0o100_644 };
+                here.insert(path, blob, mode).expect("an entry");
             }
         }
         for (dir, files) in below {

@@ -278,6 +278,15 @@ fn into_text(bytes: Vec<u8>) -> String {
 /// Why a file whose diff is not UTF-8 is not in the record.
 pub const NOT_UTF8_REASON: &str = "its diff is not UTF-8 text, which a record's string cannot carry byte for byte; the file is left out so that the patch applies";
 
+/// The `extensions.mining.big_files` entry of a file diffed as binary for its size.
+fn big_file_entry(path: &str, size: u64, threshold: u64) -> Value {
+    let mut entry = Map::new();
+    entry.insert("path".into(), path.into());
+    entry.insert("bytes".into(), size.into());
+    entry.insert("reason".into(), big_file_reason(threshold).into());
+    Value::Object(entry)
+}
+
 /// Why a file is diffed as binary though it may be text.
 pub fn big_file_reason(threshold: u64) -> String {
     format!(
@@ -354,32 +363,14 @@ pub fn mine<'r>(
     let git_diff = repo
         .diff_trees(blobs, base_tree.as_ref(), &head_tree)?
         .with_language_drivers(settings.language_drivers);
-    let files = git_diff.files();
     let skip = |reason: String| {
         Ok(Mined::Skipped {
             commit: head.id().to_string(),
             reason,
         })
     };
-    if files == 0 {
-        return skip(EMPTY_COMMIT.into());
-    }
-    if let Some(max) = settings.filters.max_files
-        && files > max
-    {
-        return skip(format!("{files} files changed (more than {max})"));
-    }
-    if !settings.filters.paths.is_empty() {
-        let touches = git_diff.paths().any(|p| {
-            settings
-                .filters
-                .paths
-                .iter()
-                .any(|prefix| under(&p, prefix))
-        });
-        if !touches {
-            return skip("touches none of the `--path` prefixes".into());
-        }
+    if let Some(reason) = skipped_by_files(&git_diff, &settings.filters) {
+        return skip(reason);
     }
     let parts = split_diff(blobs, &git_diff, &settings.preset)?;
     if settings.filters.only_source && parts.patch.is_empty() {
@@ -420,14 +411,11 @@ pub fn mine<'r>(
             section.rule.clone().map_or(Value::Null, Value::String),
         );
         if let Some(size) = section.too_big {
-            let mut entry = Map::new();
-            entry.insert("path".into(), section.path.clone().into());
-            entry.insert("bytes".into(), size.into());
-            entry.insert(
-                "reason".into(),
-                big_file_reason(blobs.big_file_threshold()).into(),
-            );
-            big_files.push(Value::Object(entry));
+            big_files.push(big_file_entry(
+                &section.path,
+                size,
+                blobs.big_file_threshold(),
+            ));
         }
         if section.binary {
             continue;
@@ -508,6 +496,25 @@ pub fn mine<'r>(
     mining.insert("merge".into(), (head.parent_count() > 1).into());
     record.set_ext("mining", mining);
     Ok(Mined::Record(Box::new(record)))
+}
+
+/// Why a commit whose diff is `diff` is skipped before its text is written: it changes no
+/// file, more than `--max-files`, or none under the `--path` prefixes.
+fn skipped_by_files(diff: &TreeDiff<'_>, filters: &Filters) -> Option<String> {
+    let files = diff.files();
+    if files == 0 {
+        return Some(EMPTY_COMMIT.into());
+    }
+    if let Some(max) = filters.max_files
+        && files > max
+    {
+        return Some(format!("{files} files changed (more than {max})"));
+    }
+    let touches = |p: String| filters.paths.iter().any(|prefix| under(&p, prefix));
+    if !filters.paths.is_empty() && !diff.paths().any(touches) {
+        return Some("touches none of the `--path` prefixes".into());
+    }
+    None
 }
 
 /// Whether `path` is `prefix` or lies under it.

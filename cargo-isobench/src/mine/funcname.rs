@@ -196,14 +196,13 @@ impl<C: AsRef<[u8]>> ContextFinder<C> {
         let bytes = self.old.as_ref();
         while self.starts.len() < n && !self.whole {
             let from = *self.starts.last().expect("the first line starts at 0");
-            match memchr::memchr(b'\n', &bytes[from..]) {
-                Some(i) => self.starts.push(from + i + 1),
-                None => {
-                    if from != bytes.len() {
-                        self.starts.push(bytes.len());
-                    }
-                    self.whole = true;
+            if let Some(i) = memchr::memchr(b'\n', &bytes[from..]) {
+                self.starts.push(from + i + 1);
+            } else {
+                if from != bytes.len() {
+                    self.starts.push(bytes.len());
                 }
+                self.whole = true;
             }
         }
     }

@@ -585,8 +585,8 @@ impl<'r> TreeDiff<'r> {
                     let (old, new) = (side(src.old_file()), side(delta.new_file()));
                     self.print_file(
                         blobs,
-                        Some(old),
-                        Some(new),
+                        Some(&old),
+                        Some(&new),
                         Some(rename.score),
                         &mut drivers,
                         &mut visit,
@@ -601,7 +601,14 @@ impl<'r> TreeDiff<'r> {
                     }
                     let old = (status != Delta::Added).then(|| Side::of(&delta.old_file()));
                     let new = (status != Delta::Deleted).then(|| Side::of(&delta.new_file()));
-                    self.print_file(blobs, old, new, None, &mut drivers, &mut visit)?;
+                    self.print_file(
+                        blobs,
+                        old.as_ref(),
+                        new.as_ref(),
+                        None,
+                        &mut drivers,
+                        &mut visit,
+                    )?;
                 }
             }
         }
@@ -613,94 +620,32 @@ impl<'r> TreeDiff<'r> {
     fn print_file(
         &self,
         blobs: &Blobs<'r>,
-        old: Option<Side>,
-        new: Option<Side>,
+        old: Option<&Side>,
+        new: Option<&Side>,
         similarity: Option<u64>,
         drivers: &mut Drivers<'_>,
         visit: &mut impl FnMut(&FileHead, &Line<'_>),
     ) -> Result<(), RepoError> {
         let repo = self.repo;
-        let either = new.as_ref().or(old.as_ref()).expect("a file has a side");
-        let (old_raw, new_raw) = (
-            old.as_ref().unwrap_or(either).raw.as_slice(),
-            new.as_ref().unwrap_or(either).raw.as_slice(),
-        );
-        let (old_mode, new_mode) = (
-            old.as_ref().map_or(0, |s| s.mode),
-            new.as_ref().map_or(0, |s| s.mode),
-        );
-        let (old_id, new_id) = (old.as_ref().map(|s| s.id), new.as_ref().map(|s| s.id));
+        let either = new.or(old).expect("a file has a side");
         let mut head = FileHead {
-            old_path: old.as_ref().map(|s| s.path.clone()),
-            new_path: new.as_ref().map(|s| s.path.clone()),
-            old_blob: old_id,
-            new_blob: new_id,
+            old_path: old.map(|s| s.path.clone()),
+            new_path: new.map(|s| s.path.clone()),
+            old_blob: old.map(|s| s.id),
+            new_blob: new.map(|s| s.id),
             binary: false,
             too_big: None,
         };
-        let mut header = format!(
-            "diff --git {} {}\n",
-            quote_path("a/", old_raw),
-            quote_path("b/", new_raw)
-        );
-        let unchanged = old_id == new_id;
-        if similarity.is_some() || unchanged {
-            if old_mode != new_mode {
-                let _ = write!(header, "old mode {old_mode:o}\nnew mode {new_mode:o}\n");
-            }
-        }
-        if let Some(score) = similarity {
-            let _ = write!(
-                header,
-                "similarity index {}%\nrename from {}\nrename to {}\n",
-                renames::percent(score),
-                quote_path("", old_raw),
-                quote_path("", new_raw)
-            );
-        }
-        if unchanged {
+        let Some(GitHeader { mut header, a, b }) = git_header(old, new, similarity) else {
+            // The same blob on both sides: the header says it all.
+            let header = git_header_start(old, new, similarity);
             visit(&head, &plain('F', header.as_bytes()));
             return Ok(());
-        }
-        let short = |id: Option<Oid>| match id {
-            Some(id) => id.to_string()[..7].to_owned(),
-            None => "0000000".to_owned(),
         };
-        if old_mode == new_mode {
-            let _ = writeln!(
-                header,
-                "index {}..{} {new_mode:o}",
-                short(old_id),
-                short(new_id)
-            );
-        } else {
-            if similarity.is_none() {
-                match (old_mode, new_mode) {
-                    (0, mode) => {
-                        let _ = writeln!(header, "new file mode {mode:o}");
-                    }
-                    (mode, 0) => {
-                        let _ = writeln!(header, "deleted file mode {mode:o}");
-                    }
-                    (from, to) => {
-                        let _ = write!(header, "old mode {from:o}\nnew mode {to:o}\n");
-                    }
-                }
-            }
-            let _ = writeln!(header, "index {}..{}", short(old_id), short(new_id));
-        }
-        let name = |prefix: &str, side: &Option<Side>, raw: &[u8]| match side {
-            Some(_) => quote_path(prefix, raw),
-            None => "/dev/null".to_owned(),
-        };
-        let (a, b) = (name("a/", &old, old_raw), name("b/", &new, new_raw));
-        let driver = drivers.of(
-            old.as_ref().map(|s| s.path.as_str()),
-            new.as_ref().map(|s| s.path.as_str()),
-        );
+        let driver = drivers.of(old.map(|s| s.path.as_str()), new.map(|s| s.path.as_str()));
         // git's rule: a blob over the threshold is binary, unread, unless the attributes
         // of its path say `diff`.
-        for side in [&old, &new].into_iter().flatten() {
+        for side in [old, new].into_iter().flatten() {
             if !self.read_for_renames.contains(&side.id)
                 && !drivers.says_text(&side.path)
                 && let Some(size) = blobs.too_big(side.id).map_err(|e| repo.err(e))?
@@ -728,13 +673,13 @@ impl<'r> TreeDiff<'r> {
             id.map(|id| blobs.get(id).map_err(|e| repo.err(e)))
                 .transpose()
         };
-        let (old_blob, new_blob) = (blob(old_id)?, blob(new_id)?);
+        let (old_blob, new_blob) = (blob(head.old_blob)?, blob(head.new_blob)?);
         // Diffed from the blobs (their ids known, their bytes not hashed again) with their
         // paths, by which libgit2 reads the attributes that make a file binary, as the
         // tree's diff does. An added file is its blob diffed in reverse against nothing.
         let (old_path, new_path) = (
-            Path::new(&old.as_ref().unwrap_or(either).path),
-            Path::new(&new.as_ref().unwrap_or(either).path),
+            Path::new(&old.unwrap_or(either).path),
+            Path::new(&new.unwrap_or(either).path),
         );
         let file = head
             .new_path
@@ -868,6 +813,91 @@ impl<'r> TreeDiff<'r> {
             })
             .map_err(|e| repo.err(e))
     }
+}
+
+/// A file's header as git writes it up to its `index` line, and the names its
+/// `---`/`+++` (or `Binary files`) line gives the two sides.
+struct GitHeader {
+    header: String,
+    a: String,
+    b: String,
+}
+
+/// The `diff --git` line, and a rename's mode and similarity lines.
+fn git_header_start(old: Option<&Side>, new: Option<&Side>, similarity: Option<u64>) -> String {
+    let either = new.or(old).expect("a file has a side");
+    let (old_raw, new_raw) = (&old.unwrap_or(either).raw, &new.unwrap_or(either).raw);
+    let (old_mode, new_mode) = (old.map_or(0, |s| s.mode), new.map_or(0, |s| s.mode));
+    let mut header = format!(
+        "diff --git {} {}\n",
+        quote_path("a/", old_raw),
+        quote_path("b/", new_raw)
+    );
+    let unchanged = old.map(|s| s.id) == new.map(|s| s.id);
+    if (similarity.is_some() || unchanged) && old_mode != new_mode {
+        let _ = write!(header, "old mode {old_mode:o}\nnew mode {new_mode:o}\n");
+    }
+    if let Some(score) = similarity {
+        let _ = write!(
+            header,
+            "similarity index {}%\nrename from {}\nrename to {}\n",
+            renames::percent(score),
+            quote_path("", old_raw),
+            quote_path("", new_raw)
+        );
+    }
+    header
+}
+
+/// git's header of a file whose blobs differ, up to its `index` line; `None` when the
+/// blobs are the same.
+fn git_header(
+    old: Option<&Side>,
+    new: Option<&Side>,
+    similarity: Option<u64>,
+) -> Option<GitHeader> {
+    let (old_id, new_id) = (old.map(|s| s.id), new.map(|s| s.id));
+    if old_id == new_id {
+        return None;
+    }
+    let mut header = git_header_start(old, new, similarity);
+    let (old_mode, new_mode) = (old.map_or(0, |s| s.mode), new.map_or(0, |s| s.mode));
+    let short = |id: Option<Oid>| match id {
+        Some(id) => id.to_string()[..7].to_owned(),
+        None => "0000000".to_owned(),
+    };
+    if old_mode == new_mode {
+        let _ = writeln!(
+            header,
+            "index {}..{} {new_mode:o}",
+            short(old_id),
+            short(new_id)
+        );
+    } else {
+        if similarity.is_none() {
+            match (old_mode, new_mode) {
+                (0, mode) => {
+                    let _ = writeln!(header, "new file mode {mode:o}");
+                }
+                (mode, 0) => {
+                    let _ = writeln!(header, "deleted file mode {mode:o}");
+                }
+                (from, to) => {
+                    let _ = write!(header, "old mode {from:o}\nnew mode {to:o}\n");
+                }
+            }
+        }
+        let _ = writeln!(header, "index {}..{}", short(old_id), short(new_id));
+    }
+    let name = |prefix: &str, side: Option<&Side>| match side {
+        Some(side) => quote_path(prefix, &side.raw),
+        None => "/dev/null".to_owned(),
+    };
+    Some(GitHeader {
+        header,
+        a: name("a/", old),
+        b: name("b/", new),
+    })
 }
 
 /// One side of a file in a diff.
