@@ -15,7 +15,10 @@ Two measurements in one run:
   names in `extensions.mining.not_utf8` is its own kind. `--language-drivers` mines with
   that flag and gives git the same drivers by `core.attributesFile`.
 * CPU: `mine --range` (functions included, one job) and the same `git log` command, A and B
-  interleaved `--runs` times, user + system time of the child process; medians.
+  interleaved `--runs` times, user + system time of the child process; medians. With
+  `--before BIN`, that build's `mine --range` is a third job in the same loop (its records
+  compared with `cmp`'s rule: byte for byte), so that two builds and git are measured
+  under the same load. The load average is printed before and after the loop.
 
 The clone is only read.
 """
@@ -103,6 +106,7 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--show", type=int, default=0, help="print the first N differing file diffs")
     ap.add_argument("--language-drivers", action="store_true")
+    ap.add_argument("--before", help="an earlier build, run in the same loop")
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
     out = os.path.join(args.work, "mined.jsonl")
@@ -115,10 +119,16 @@ def main():
         with open(attributes, "w") as f:
             f.write(LANGUAGE_ATTRIBUTES)
 
-    def run_ours():
+    def run_ours(command=mine):
         c0 = child_cpu()
-        subprocess.run(mine, check=True, capture_output=True)
+        subprocess.run(command, check=True, capture_output=True)
         return child_cpu() - c0
+
+    before_out = os.path.join(args.work, "mined-before.jsonl")
+    before = None
+    if args.before:
+        before = [args.before, *mine[1:]]
+        before[before.index(out)] = before_out
 
     def run_git():
         c0 = child_cpu()
@@ -126,10 +136,14 @@ def main():
                        check=True, stdout=subprocess.DEVNULL)
         return child_cpu() - c0
 
-    ours_cpu, git_cpu = [], []
+    ours_cpu, git_cpu, before_cpu = [], [], []
+    load_before = os.getloadavg()
     for _ in range(args.runs):
+        if before:
+            before_cpu.append(run_ours(before))
         ours_cpu.append(run_ours())
         git_cpu.append(run_git())
+    load_after = os.getloadavg()
     commits = int(subprocess.run(["git", "-C", args.repo, "rev-list", "--count", args.range],
                                  check=True, capture_output=True, text=True).stdout)
 
@@ -167,6 +181,13 @@ def main():
     print(f"cpu (median of {args.runs}, interleaved): mine --range --jobs 1 {o:.2f} s "
           f"({commits / o:.0f} commits per cpu-second); git log -p -M --diff-merges=first-parent "
           f"{g:.2f} s ({commits / g:.0f}); ratio {o / g:.2f}")
+    print("load average before the loop {:.2f} {:.2f} {:.2f}, after {:.2f} {:.2f} {:.2f}".format(
+        *load_before, *load_after))
+    if before:
+        b = statistics.median(before_cpu)
+        with open(out, "rb") as f1, open(before_out, "rb") as f2:
+            same = f1.read() == f2.read()
+        print(f"before: {b:.2f} s, ratio {b / g:.2f}; records byte for byte the same: {same}")
 
 
 if __name__ == "__main__":

@@ -599,3 +599,172 @@ proptest::proptest! {
         proptest::prop_assert_eq!(records.len(), 1);
     }
 }
+
+/// `n` numbered lines.
+fn numbered(n: usize, changed: Option<usize>) -> Vec<u8> {
+    (0..n)
+        .map(|i| match changed {
+            Some(c) if c == i => format!("line {i} changed\n"),
+            _ => format!("line {i}\n"),
+        })
+        .collect::<String>()
+        .into_bytes()
+}
+
+/// `n` lines `WORD I`.
+fn counted(word: &str, n: usize) -> Vec<u8> {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    for i in 0..n {
+        let _ = writeln!(out, "{word} {i}");
+    }
+    out.into_bytes()
+}
+
+#[test]
+fn a_blob_over_the_big_file_threshold_is_binary_as_git_makes_it_and_the_record_says_so() {
+    let context = TestContext::new();
+    let dir = context.path("big");
+    std::fs::create_dir_all(&dir).unwrap();
+    git(&dir, &["init", "-q"]);
+    // `diff` set by the attributes keeps a file text whatever its size, as in git.
+    write(&dir, b".gitattributes", b"kept.txt diff\n");
+    write(&dir, b"big.txt", &numbered(40, None));
+    write(&dir, b"kept.txt", &numbered(40, None));
+    write(&dir, b"small.txt", &numbered(5, None));
+    write(&dir, b"gone.txt", &numbered(40, None));
+    commit(&dir, "Files");
+    write(&dir, b"big.txt", &numbered(40, Some(3)));
+    write(&dir, b"kept.txt", &numbered(40, Some(3)));
+    write(&dir, b"small.txt", &numbered(5, Some(3)));
+    write(&dir, b"added.txt", &counted("other", 40));
+    commit(&dir, "Change them");
+    // A file deleted and one added are compared for a rename: git reads both whole, and
+    // the size rule no longer makes them binary.
+    remove(&dir, b"gone.txt");
+    write(&dir, b"third.txt", &counted("third", 40));
+    commit(&dir, "Delete one, add one");
+    let bare = context.path("big.git");
+    git(
+        &context.path(""),
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            dir.to_str().unwrap(),
+            bare.to_str().unwrap(),
+        ],
+    );
+    // Each 40-line file is over 200 bytes; the 5-line one is under.
+    git(&bare, &["config", "core.bigFileThreshold", "200"]);
+    let records = hold_against_git(&context, &bare, &["--range", "main~2..main"], None);
+    let patch = records[0]["patch"].as_str().unwrap();
+    for binary in [
+        "Binary files a/big.txt and b/big.txt differ\n",
+        "Binary files /dev/null and b/added.txt differ\n",
+    ] {
+        assert!(patch.contains(binary), "{binary} in\n{patch}");
+    }
+    assert!(patch.contains("+line 3 changed\n"), "{patch}");
+    let read_for_renames = records[1]["patch"].as_str().unwrap();
+    assert!(
+        read_for_renames.contains("+third 0\n"),
+        "{read_for_renames}"
+    );
+    assert!(read_for_renames.contains("-line 0\n"), "{read_for_renames}");
+    assert!(records[1]["extensions"]["mining"]["big_files"].is_null());
+    let big: Vec<(&str, u64)> = records[0]["extensions"]["mining"]["big_files"]
+        .as_array()
+        .expect("the record lists the files made binary by their size")
+        .iter()
+        .map(|f| {
+            assert!(f["reason"].as_str().unwrap().contains("200 bytes"));
+            (f["path"].as_str().unwrap(), f["bytes"].as_u64().unwrap())
+        })
+        .collect();
+    assert_eq!(big, [("added.txt", 350), ("big.txt", 318)]);
+}
+
+/// Whether `prlimit` (util-linux) is there to limit the binary's memory.
+fn prlimit_found() -> bool {
+    Command::new("prlimit")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn a_text_file_the_diff_could_not_allocate_for_is_the_record_s_error_not_an_empty_diff() {
+    assert!(
+        prlimit_found(),
+        "this test needs `prlimit` (util-linux) to limit the binary's memory"
+    );
+    let context = TestContext::new();
+    let dir = context.path("oom");
+    std::fs::create_dir_all(&dir).unwrap();
+    git(&dir, &["init", "-q"]);
+    commit(&dir, "Root");
+    // 16 MB of two-byte lines: read in well under the limit, while libgit2's diff of its
+    // eight million lines needs more than a gigabyte and fails to allocate.
+    write(&dir, b"data.txt", &b"x\n".repeat(8_000_000));
+    commit(&dir, "Add data");
+    let out = context
+        .program("prlimit")
+        .arg("--as=500000000")
+        .arg("--")
+        .arg(common::BIN)
+        .args(["isobench", "mine", "--repo"])
+        .arg(&dir)
+        .args(["--repo-name", "octo/oom", "--head", "HEAD"])
+        .output()
+        .expect("prlimit runs");
+    let err = stderr(&out);
+    assert!(!out.status.success(), "{err}");
+    assert!(out.stdout.is_empty(), "a record was written: {err}");
+    assert!(err.contains("`data.txt`"), "{err}");
+    assert!(err.contains("nothing was written"), "{err}");
+}
+
+#[test]
+fn the_file_core_attributes_file_names_gives_drivers_as_in_git() {
+    let context = TestContext::new();
+    let dir = context.path("global");
+    std::fs::create_dir_all(&dir).unwrap();
+    git(&dir, &["init", "-q"]);
+    write(
+        &dir,
+        b"app.cfg",
+        b"[server]\nhost=a\nport=1\nx=1\ny=2\nz=3\nw=4\n",
+    );
+    commit(&dir, "Configuration");
+    write(
+        &dir,
+        b"app.cfg",
+        b"[server]\nhost=a\nport=1\nx=1\ny=2\nz=3\nw=5\n",
+    );
+    commit(&dir, "Change it");
+    let bare = context.path("global.git");
+    git(
+        &context.path(""),
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            dir.to_str().unwrap(),
+            bare.to_str().unwrap(),
+        ],
+    );
+    let attributes = context.write("user.attributes", "*.cfg diff=ini\n");
+    git(
+        &bare,
+        &[
+            "config",
+            "core.attributesFile",
+            attributes.to_str().unwrap(),
+        ],
+    );
+    git(&bare, &["config", "diff.ini.xfuncname", "^\\[(.*)\\]$"]);
+    let records = hold_against_git(&context, &bare, &["--head", "main"], None);
+    let patch = records[0]["patch"].as_str().unwrap();
+    assert!(patch.contains("@@ -4,4 +4,4 @@ server\n"), "{patch}");
+}

@@ -281,6 +281,28 @@ fn range_commits(repo: &Repo, from: Oid, to: Oid) -> Result<Vec<Oid>, RepoError>
     walk.map(|oid| oid.map_err(|e| repo.err(e))).collect()
 }
 
+/// Says on stderr which files of `record` were diffed as binary for their size.
+fn note_big_files(record: &isobench_core::CanonicalRecord) {
+    let Some(Value::Array(files)) = record.ext("mining").and_then(|m| m.get("big_files")) else {
+        return;
+    };
+    let mut err = std::io::stderr().lock();
+    for file in files {
+        let _ = writeln!(
+            err,
+            "note: {}: `{}` ({} bytes) is {}",
+            crate::terminal::shown(record.instance_id.as_deref().unwrap_or_default()),
+            crate::terminal::shown(file.get("path").and_then(Value::as_str).unwrap_or_default()),
+            file.get("bytes")
+                .and_then(Value::as_u64)
+                .unwrap_or_default(),
+            file.get("reason")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+        );
+    }
+}
+
 /// How many consecutive commits a thread takes at a time: a file's head blob is often
 /// the base blob of a later commit, and a thread keeps the blobs it parsed.
 const CHUNK: usize = 16;
@@ -311,6 +333,7 @@ fn mine_parallel(
                     }
                 };
                 let mut finder = FunctionFinder::new();
+                let blobs = repo.blobs();
                 loop {
                     let start = next.fetch_add(CHUNK, Ordering::SeqCst);
                     if start >= tasks.len() {
@@ -319,8 +342,14 @@ fn mine_parallel(
                     let end = (start + CHUNK).min(tasks.len());
                     for (i, task) in tasks[start..end].iter().enumerate() {
                         let i = start + i;
-                        let mut outcome =
-                            commit::mine(&repo, &mut finder, settings, task.head, task.base);
+                        let mut outcome = commit::mine(
+                            &repo,
+                            &blobs,
+                            &mut finder,
+                            settings,
+                            task.head,
+                            task.base,
+                        );
                         if !strict_root && let Err(RepoError::RootCommit { commit, .. }) = &outcome
                         {
                             outcome = Ok(Mined::Skipped {
@@ -406,6 +435,7 @@ impl Stats {
                     describe(&record);
                 }
                 self.note_not_utf8(&record);
+                note_big_files(&record);
                 let Value::Object(map) = record.to_value() else {
                     unreachable!("a record serialises to an object")
                 };

@@ -44,6 +44,8 @@ pub struct Attributes<'r> {
     repo: &'r git2::Repository,
     /// The repository's `info/attributes` (highest priority).
     info: Option<RuleFile>,
+    /// The file `core.attributesFile` names (lowest priority).
+    global: Option<RuleFile>,
     /// `.gitattributes` by directory (`""` for the root, else `dir/`).
     files: HashMap<String, Option<RuleFile>>,
 }
@@ -62,10 +64,17 @@ impl<'r> Attributes<'r> {
         let info = std::fs::read(repo.path().join("info").join("attributes"))
             .ok()
             .map(|text| parse(&text, ""));
+        let global = repo
+            .config()
+            .and_then(|c| c.get_path("core.attributesFile"))
+            .ok()
+            .and_then(|path| crate::small_file::read(&path).ok())
+            .map(|text| parse(&text, ""));
         Self {
             tree,
             repo,
             info,
+            global,
             files: HashMap::new(),
         }
     }
@@ -90,7 +99,10 @@ impl<'r> Attributes<'r> {
                 return value;
             }
         }
-        DiffAttr::Unspecified
+        self.global
+            .as_ref()
+            .and_then(|f| f.lookup(path))
+            .unwrap_or(DiffAttr::Unspecified)
     }
 
     fn read(&self, dir: &str) -> Option<RuleFile> {

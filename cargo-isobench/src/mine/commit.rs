@@ -8,6 +8,7 @@ use isobench_core::testfiles::{Placement, SplitPreset, push_without_index_lines}
 use isobench_core::{CanonicalRecord, envsig};
 use serde_json::{Map, Value};
 
+use super::blobs::Blobs;
 use super::functions::{FunctionFinder, HunkRange, Lang, Side, Touched, from_hunk_headers};
 use super::repo::{Repo, RepoError, TreeDiff};
 
@@ -139,6 +140,8 @@ struct Section {
     /// Whether its diff goes to `test_patch`.
     is_test: bool,
     binary: bool,
+    /// The size of its larger blob, over `core.bigFileThreshold`: diffed as binary.
+    too_big: Option<u64>,
     old_blob: Option<Oid>,
     new_blob: Option<Oid>,
     old_lines: Vec<usize>,
@@ -157,9 +160,13 @@ struct Parts {
 
 /// Writes the diff's text once, straight into `patch` or `test_patch` by the preset, and
 /// notes each file's changed lines, hunks and blobs on the way.
-fn split_diff(diff: &TreeDiff<'_>, preset: &SplitPreset) -> Result<Parts, RepoError> {
+fn split_diff<'r>(
+    blobs: &Blobs<'r>,
+    diff: &TreeDiff<'r>,
+    preset: &SplitPreset,
+) -> Result<Parts, RepoError> {
     let mut parts = Parts::default();
-    diff.print(|file, line| {
+    diff.print(blobs, |file, line| {
         let origin = line.origin;
         if origin == 'F' {
             parts.close_section();
@@ -170,6 +177,7 @@ fn split_diff(diff: &TreeDiff<'_>, preset: &SplitPreset) -> Result<Parts, RepoEr
                     .or_else(|| file.old_path.clone())
                     .unwrap_or_default(),
                 binary: file.binary,
+                too_big: file.too_big,
                 old_blob: file.old_blob,
                 new_blob: file.new_blob,
                 ..Section::default()
@@ -270,9 +278,25 @@ fn into_text(bytes: Vec<u8>) -> String {
 /// Why a file whose diff is not UTF-8 is not in the record.
 pub const NOT_UTF8_REASON: &str = "its diff is not UTF-8 text, which a record's string cannot carry byte for byte; the file is left out so that the patch applies";
 
+/// The `extensions.mining.big_files` entry of a file diffed as binary for its size.
+fn big_file_entry(path: &str, size: u64, threshold: u64) -> Value {
+    let mut entry = Map::new();
+    entry.insert("path".into(), path.into());
+    entry.insert("bytes".into(), size.into());
+    entry.insert("reason".into(), big_file_reason(threshold).into());
+    Value::Object(entry)
+}
+
+/// Why a file is diffed as binary though it may be text.
+pub fn big_file_reason(threshold: u64) -> String {
+    format!(
+        "a blob over `core.bigFileThreshold` ({threshold} bytes): diffed as binary without being read, as git does"
+    )
+}
+
 /// The functions a file's change touches: parsed when its language has a grammar, else
 /// from its hunk headers.
-fn touched(repo: &Repo, finder: &mut FunctionFinder, section: &Section) -> Vec<Touched> {
+fn touched(blobs: &Blobs<'_>, finder: &mut FunctionFinder, section: &Section) -> Vec<Touched> {
     let Some(lang) = Lang::of_path(&section.path) else {
         return from_hunk_headers(section.contexts.iter().map(String::as_str));
     };
@@ -280,7 +304,7 @@ fn touched(repo: &Repo, finder: &mut FunctionFinder, section: &Section) -> Vec<T
     // side, or (for a language parsed whole) as the head to keep for the next commit.
     let load = |oid: Option<Oid>, wanted: bool| {
         oid.filter(|_| wanted)
-            .and_then(|oid| repo.git.find_blob(oid).ok().map(|b| (oid, b)))
+            .and_then(|oid| blobs.get(oid).ok().map(|b| (oid, b)))
     };
     let old = load(
         section.old_blob,
@@ -316,8 +340,9 @@ pub const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
 /// Mines `head` against `base` (its first parent when `None`; the empty tree when it is
 /// [`empty_tree`]).
-pub fn mine(
-    repo: &Repo,
+pub fn mine<'r>(
+    repo: &'r Repo,
+    blobs: &Blobs<'r>,
     finder: &mut FunctionFinder,
     settings: &MineSettings,
     head: Oid,
@@ -336,36 +361,18 @@ pub fn mine(
         None => None,
     };
     let git_diff = repo
-        .diff_trees(base_tree.as_ref(), &head_tree)?
+        .diff_trees(blobs, base_tree.as_ref(), &head_tree)?
         .with_language_drivers(settings.language_drivers);
-    let files = git_diff.files();
     let skip = |reason: String| {
         Ok(Mined::Skipped {
             commit: head.id().to_string(),
             reason,
         })
     };
-    if files == 0 {
-        return skip(EMPTY_COMMIT.into());
+    if let Some(reason) = skipped_by_files(&git_diff, &settings.filters) {
+        return skip(reason);
     }
-    if let Some(max) = settings.filters.max_files
-        && files > max
-    {
-        return skip(format!("{files} files changed (more than {max})"));
-    }
-    if !settings.filters.paths.is_empty() {
-        let touches = git_diff.paths().any(|p| {
-            settings
-                .filters
-                .paths
-                .iter()
-                .any(|prefix| under(&p, prefix))
-        });
-        if !touches {
-            return skip("touches none of the `--path` prefixes".into());
-        }
-    }
-    let parts = split_diff(&git_diff, &settings.preset)?;
+    let parts = split_diff(blobs, &git_diff, &settings.preset)?;
     if settings.filters.only_source && parts.patch.is_empty() {
         return skip("touches only test files (`--only-source`)".into());
     }
@@ -386,6 +393,7 @@ pub fn mine(
     let mut test_files = Map::new();
     let mut left_out = Vec::new();
     let mut not_utf8 = Vec::new();
+    let mut big_files = Vec::new();
     for section in &parts.sections {
         if section.left_out {
             left_out.push(Value::from(section.path.clone()));
@@ -402,10 +410,17 @@ pub fn mine(
             section.path.clone(),
             section.rule.clone().map_or(Value::Null, Value::String),
         );
+        if let Some(size) = section.too_big {
+            big_files.push(big_file_entry(
+                &section.path,
+                size,
+                blobs.big_file_threshold(),
+            ));
+        }
         if section.binary {
             continue;
         }
-        for t in touched(repo, finder, section) {
+        for t in touched(blobs, finder, section) {
             let name = if section.is_test {
                 // In a test file, the test the change is in.
                 match t.test {
@@ -463,6 +478,9 @@ pub fn mine(
     if !not_utf8.is_empty() {
         mining.insert("not_utf8".into(), not_utf8.into());
     }
+    if !big_files.is_empty() {
+        mining.insert("big_files".into(), big_files.into());
+    }
     mining.insert("functions".into(), methods.into());
     mining.insert("pr_number".into(), pr.map_or(Value::Null, Value::from));
     if let Some(why) = pr_rejected {
@@ -478,6 +496,25 @@ pub fn mine(
     mining.insert("merge".into(), (head.parent_count() > 1).into());
     record.set_ext("mining", mining);
     Ok(Mined::Record(Box::new(record)))
+}
+
+/// Why a commit whose diff is `diff` is skipped before its text is written: it changes no
+/// file, more than `--max-files`, or none under the `--path` prefixes.
+fn skipped_by_files(diff: &TreeDiff<'_>, filters: &Filters) -> Option<String> {
+    let files = diff.files();
+    if files == 0 {
+        return Some(EMPTY_COMMIT.into());
+    }
+    if let Some(max) = filters.max_files
+        && files > max
+    {
+        return Some(format!("{files} files changed (more than {max})"));
+    }
+    let touches = |p: String| filters.paths.iter().any(|prefix| under(&p, prefix));
+    if !filters.paths.is_empty() && !diff.paths().any(touches) {
+        return Some("touches none of the `--path` prefixes".into());
+    }
+    None
 }
 
 /// Whether `path` is `prefix` or lies under it.

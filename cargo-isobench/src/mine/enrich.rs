@@ -459,13 +459,15 @@ fn mirror_test_patch(
     let bug = match tip_subject.as_str() {
         "Remove F2P Tests" => {
             let bug = repo.first_parent(&tip).map_err(|e| repo_error(&e))?;
+            let blobs = repo.blobs();
             let diff = repo
                 .diff_trees(
+                    &blobs,
                     Some(&tip.tree().map_err(|e| repo_error(&repo.err(e)))?),
                     &bug.tree().map_err(|e| repo_error(&repo.err(e)))?,
                 )
                 .map_err(|e| repo_error(&e))?;
-            let text = repo.diff_text(&diff).map_err(|e| repo_error(&e))?;
+            let text = repo.diff_text(&blobs, &diff).map_err(|e| repo_error(&e))?;
             record.test_patch = Some(text);
             notes.derived(
                 "test_patch",

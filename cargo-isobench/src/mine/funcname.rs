@@ -6,7 +6,7 @@
 //! A driver is git's default (a line starting with a letter, `_` or `$`), one of git's
 //! built-in language drivers, or an `xfuncname` pattern from the repository's configuration.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use regex::bytes::{Regex, RegexBuilder};
 
@@ -102,11 +102,20 @@ impl Patterns {
 }
 
 impl Driver {
-    /// The built-in driver called `name`, if this module has it.
+    /// The built-in driver called `name`, if this module has it (its patterns compiled
+    /// once for the process).
     pub fn built_in(name: &str) -> Option<Self> {
-        let (_, pattern) = BUILT_IN.iter().find(|(n, _)| *n == name)?;
-        let patterns = Patterns::new(pattern).expect("the built-in patterns compile");
-        Some(Self::Patterns(Arc::new(patterns)))
+        static COMPILED: OnceLock<Vec<Arc<Patterns>>> = OnceLock::new();
+        let compiled = COMPILED.get_or_init(|| {
+            BUILT_IN
+                .iter()
+                .map(|(_, pattern)| {
+                    Arc::new(Patterns::new(pattern).expect("the built-in patterns compile"))
+                })
+                .collect()
+        });
+        let index = BUILT_IN.iter().position(|(n, _)| *n == name)?;
+        Some(Self::Patterns(Arc::clone(&compiled[index])))
     }
 
     /// The name of the built-in driver for `path`'s extension, if any.
@@ -159,8 +168,11 @@ fn is_c_space(b: u8) -> bool {
 pub struct ContextFinder<C> {
     driver: Driver,
     old: C,
-    /// Where each line of `old` starts, and its length as the last entry.
+    /// Where each line of `old` starts, as far as the searches have needed, and its
+    /// length as the last entry once `whole`.
     starts: Vec<usize>,
+    /// Whether `starts` holds every line.
+    whole: bool,
     /// Where the previous search stopped (the line above the previous hunk).
     searched_to: Option<usize>,
     current: Vec<u8>,
@@ -169,18 +181,29 @@ pub struct ContextFinder<C> {
 impl<C: AsRef<[u8]>> ContextFinder<C> {
     /// A finder over the old file `old` (empty for an added file).
     pub fn new(driver: Driver, old: C) -> Self {
-        let bytes = old.as_ref();
-        let mut starts = vec![0];
-        starts.extend(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1));
-        if starts.last() != Some(&bytes.len()) {
-            starts.push(bytes.len());
-        }
         Self {
             driver,
             old,
-            starts,
+            starts: vec![0],
+            whole: false,
             searched_to: None,
             current: Vec::new(),
+        }
+    }
+
+    /// Finds line starts until `starts` holds `n` of them or every line.
+    fn find_starts(&mut self, n: usize) {
+        let bytes = self.old.as_ref();
+        while self.starts.len() < n && !self.whole {
+            let from = *self.starts.last().expect("the first line starts at 0");
+            if let Some(i) = memchr::memchr(b'\n', &bytes[from..]) {
+                self.starts.push(from + i + 1);
+            } else {
+                if from != bytes.len() {
+                    self.starts.push(bytes.len());
+                }
+                self.whole = true;
+            }
         }
     }
 
@@ -192,8 +215,14 @@ impl<C: AsRef<[u8]>> ContextFinder<C> {
         } else {
             old_start.saturating_sub(1)
         };
+        // The lines above the hunk's first are searched.
+        self.find_starts(first + 1);
         let bytes = self.old.as_ref();
-        let count = self.starts.len() - 1;
+        let count = if self.whole {
+            self.starts.len() - 1
+        } else {
+            usize::MAX
+        };
         let stop = self.searched_to;
         let mut line = first;
         while line > 0 {

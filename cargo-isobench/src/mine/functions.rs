@@ -312,14 +312,44 @@ impl FunctionFinder {
                 if side.lines.is_empty() {
                     continue;
                 }
-                let named = self.scanned(side).and_then(|read| {
-                    python_defs::told(python_defs::answers(side.content, &read, side.lines))
+                let answers = self
+                    .scanned(side)
+                    .map(|read| python_defs::answers(side.content, &read, side.lines));
+                let Some(answers) = answers else {
+                    // The scan cannot read the file: every line is for the parser.
+                    if let Some(tree) = self.parse_python_around(side.content, side.lines) {
+                        find_at(lang, &tree, side.content, side.lines, &mut found);
+                    }
+                    continue;
+                };
+                // Only the lines the scan cannot tell are parsed for, with the blocks
+                // around them; the others keep the scan's names (tree-sitter's, where it
+                // tells them), in the order of the lines.
+                let unsure: Vec<usize> = side
+                    .lines
+                    .iter()
+                    .zip(&answers)
+                    .filter(|(_, a)| matches!(a, python_defs::Answer::Unsure))
+                    .map(|(line, _)| *line)
+                    .collect();
+                let parsed = if unsure.is_empty() {
+                    None
+                } else {
+                    match self.parse_python_around(side.content, &unsure) {
+                        Some(tree) => Some(tree),
+                        None => continue,
+                    }
+                };
+                let mut from_parse = parsed
+                    .as_ref()
+                    .map(|tree| definitions_at(lang, tree, side.content, &unsure));
+                let named = answers.into_iter().map(|answer| match answer {
+                    python_defs::Answer::Told(named) => named,
+                    python_defs::Answer::Unsure => {
+                        from_parse.as_mut().and_then(Iterator::next).flatten()
+                    }
                 });
-                if let Some(named) = named {
-                    add_named(lang, named.into_iter().flatten(), &mut found);
-                } else if let Some(tree) = self.parse_python_around(side.content, side.lines) {
-                    find_at(lang, &tree, side.content, side.lines, &mut found);
-                }
+                add_named(lang, named.flatten(), &mut found);
             }
             return found;
         }

@@ -3,6 +3,8 @@
 //! enrichment of `convert`. The commands that run them are in [`crate::commands`].
 
 mod attributes;
+pub mod blobs;
+mod changed;
 pub mod commit;
 pub mod enrich;
 pub mod funcname;

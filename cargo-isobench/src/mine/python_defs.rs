@@ -180,18 +180,6 @@ fn name(source: &[u8], nodes: &[Node], from: Option<usize>) -> Option<Named> {
     Some((join(&names), test_at.map(|i| join(&names[i..]))))
 }
 
-/// The names of `answers` (from [`answers`]), or `None` when the scan cannot tell for one
-/// of them.
-pub(super) fn told(answers: Vec<Answer>) -> Option<Vec<Option<Named>>> {
-    answers
-        .into_iter()
-        .map(|answer| match answer {
-            Answer::Told(named) => Some(named),
-            Answer::Unsure => None,
-        })
-        .collect()
-}
-
 /// What the scan makes of a line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Answer {
@@ -214,7 +202,7 @@ pub(super) struct Structure {
 impl Structure {
     /// The structure of `source`; `None` when it is not read with certainty.
     pub(super) fn of(source: &[u8]) -> Option<Self> {
-        if std::str::from_utf8(source).is_err()
+        if simdutf8::basic::from_utf8(source).is_err()
             || memchr::memchr(b'\x0c', source).is_some()
             || memchr::memchr_iter(b'\r', source).any(|i| source.get(i + 1) != Some(&b'\n'))
         {

@@ -4,12 +4,13 @@
 
 use std::path::{Path, PathBuf};
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
-use git2::{Commit, Delta, Diff, DiffFormat, DiffOptions, Oid, Patch, Repository, Tree};
+use git2::{Commit, Delta, Diff, DiffOptions, Oid, Patch, Repository, Tree};
 
 use super::attributes::{Attributes, DiffAttr};
+use super::blobs::Blobs;
 use super::funcname::{ContextFinder, Driver, Patterns, hunk_header};
 use super::renames;
 use crate::errors::AreaError;
@@ -51,6 +52,25 @@ pub enum RepoError {
         /// The commit.
         commit: String,
     },
+    /// A text file that changed came back from the diff with no hunk (libgit2 could not
+    /// diff it: out of memory, or any other failure it did not report).
+    #[error("the diff of `{file}` in `{}` has no hunk, though its text changed", path.display())]
+    NoHunks {
+        /// The repository.
+        path: PathBuf,
+        /// The file.
+        file: String,
+    },
+    /// libgit2 could not diff a file's blobs.
+    #[error("could not diff `{file}` in `{}`: {source}", path.display())]
+    Diff {
+        /// The repository.
+        path: PathBuf,
+        /// The file.
+        file: String,
+        /// The failure.
+        source: git2::Error,
+    },
     /// Any other libgit2 failure.
     #[error("git error in `{}`: {source}", path.display())]
     Git {
@@ -76,6 +96,9 @@ impl AreaError for RepoError {
             Self::RootCommit { .. } => Some(
                 "mine it against the empty tree: `--base 4b825dc642cb6eb9a060e54bf8d69288fbee4904`",
             ),
+            Self::NoHunks { .. } | Self::Diff { .. } => Some(
+                "the file could not be diffed; if memory is limited (`ulimit -v`), raise the limit or lower `core.bigFileThreshold` so that larger files are diffed as binary",
+            ),
             Self::Git { .. } => None,
         };
         hint.map(str::to_owned)
@@ -88,7 +111,12 @@ pub struct Repo {
     pub git: Repository,
     /// The path it was opened from.
     pub path: PathBuf,
+    /// A blob larger than this many bytes is diffed as binary (`core.bigFileThreshold`).
+    big_file_threshold: u64,
 }
+
+/// git's `core.bigFileThreshold` when the configuration does not set it: 512 MiB.
+pub const BIG_FILE_THRESHOLD: u64 = 512 << 20;
 
 impl std::fmt::Debug for Repo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -111,10 +139,23 @@ impl Repo {
             path: path.to_owned(),
             message: e.message().to_owned(),
         })?;
+        let big_file_threshold = git
+            .config()
+            .and_then(|c| c.get_i64("core.bigFileThreshold"))
+            .ok()
+            .and_then(|v| u64::try_from(v).ok())
+            .unwrap_or(BIG_FILE_THRESHOLD);
         Ok(Self {
             git,
             path: path.to_owned(),
+            big_file_threshold,
         })
+    }
+
+    /// A reader of this repository's blobs that keeps those it read lately, and knows
+    /// `core.bigFileThreshold`; keep one for a run of commits.
+    pub fn blobs(&self) -> Blobs<'_> {
+        Blobs::new(&self.git, self.big_file_threshold)
     }
 
     /// Wraps a libgit2 error with the repository's path.
@@ -179,12 +220,23 @@ impl Repo {
     /// heuristic.
     pub fn diff_trees<'r>(
         &'r self,
+        blobs: &Blobs<'r>,
         old: Option<&Tree<'r>>,
         new: &Tree<'r>,
     ) -> Result<TreeDiff<'r>, RepoError> {
+        // libgit2 is given the files that differ, found without entering the subtrees
+        // both sides share, so that it walks only the subtrees leading to them.
+        let changed = super::changed::files(&self.git, old, new).map_err(|e| self.err(e))?;
+        let mut options = diff_options();
+        if !changed.is_empty() {
+            options.disable_pathspec_match(true);
+            for path in &changed {
+                options.pathspec(path.as_slice());
+            }
+        }
         let diff = self
             .git
-            .diff_tree_to_tree(old, Some(new), Some(&mut diff_options()))
+            .diff_tree_to_tree(old, Some(new), Some(&mut options))
             .map_err(|e| self.err(e))?;
         let mut roles = vec![Role::Own; diff.deltas().len()];
         let mut srcs = Vec::new();
@@ -213,13 +265,18 @@ impl Repo {
             }
         }
         let mut renamed = Vec::new();
+        let mut read_for_renames = HashSet::new();
         if !srcs.is_empty() && !dsts.is_empty() {
             // Deltas come sorted by path; the rename rules want each side in that order.
             let mut ids: HashMap<[u8; 20], Oid> = HashMap::new();
             for (_, oid, c) in srcs.iter().chain(&dsts) {
                 ids.insert(c.blob, *oid);
             }
-            let mut blobs = BlobReader { repo: self, ids };
+            let mut blobs = BlobReader {
+                blobs,
+                ids,
+                read: HashSet::new(),
+            };
             let src_list: Vec<_> = srcs.iter().map(|(_, _, c)| c.clone()).collect();
             let dst_list: Vec<_> = dsts.iter().map(|(_, _, c)| c.clone()).collect();
             for pair in renames::find(&src_list, &dst_list, &mut blobs) {
@@ -228,25 +285,30 @@ impl Repo {
                 roles[dst] = Role::RenameTo(renamed.len());
                 renamed.push(Rename {
                     src,
-                    dst,
                     score: pair.score,
                 });
             }
+            read_for_renames = blobs.read;
         }
         Ok(TreeDiff {
             repo: self,
             diff,
             roles,
             renamed,
+            read_for_renames,
             new_tree: new.clone(),
             language_drivers: false,
         })
     }
 
     /// The whole diff as `git diff` text.
-    pub fn diff_text(&self, diff: &TreeDiff<'_>) -> Result<String, RepoError> {
+    pub fn diff_text<'r>(
+        &'r self,
+        blobs: &Blobs<'r>,
+        diff: &TreeDiff<'r>,
+    ) -> Result<String, RepoError> {
         let mut out = Vec::with_capacity(4096);
-        diff.print(|_, line| {
+        diff.print(blobs, |_, line| {
             if matches!(line.origin, '+' | '-' | ' ') {
                 out.push(line.origin as u8);
             }
@@ -280,22 +342,22 @@ fn diff_options() -> DiffOptions {
 /// The id of the empty blob.
 const EMPTY_BLOB: &str = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
 
-struct BlobReader<'r> {
-    repo: &'r Repo,
+struct BlobReader<'b, 'r> {
+    blobs: &'b Blobs<'r>,
     ids: HashMap<[u8; 20], Oid>,
+    /// The blobs whose contents the rename rules read.
+    read: HashSet<Oid>,
 }
 
-impl renames::Blobs for BlobReader<'_> {
+impl renames::Blobs for BlobReader<'_, '_> {
     fn size(&mut self, blob: &[u8; 20]) -> u64 {
-        let odb = self.repo.git.odb().ok();
-        odb.and_then(|odb| odb.read_header(self.ids[blob]).ok())
-            .map_or(0, |(size, _)| size as u64)
+        self.blobs.size(self.ids[blob]).unwrap_or(0)
     }
 
     fn content(&mut self, blob: &[u8; 20]) -> Vec<u8> {
-        self.repo
-            .git
-            .find_blob(self.ids[blob])
+        self.read.insert(self.ids[blob]);
+        self.blobs
+            .get(self.ids[blob])
             .map(|b| b.content().to_vec())
             .unwrap_or_default()
     }
@@ -315,7 +377,6 @@ enum Role {
 #[derive(Debug, Clone, Copy)]
 struct Rename {
     src: usize,
-    dst: usize,
     score: u64,
 }
 
@@ -325,6 +386,9 @@ pub struct TreeDiff<'r> {
     diff: Diff<'r>,
     roles: Vec<Role>,
     renamed: Vec<Rename>,
+    /// The blobs finding renames read whole: as in git, the size rule of
+    /// `core.bigFileThreshold` does not make them binary, their contents being at hand.
+    read_for_renames: HashSet<Oid>,
     /// The tree whose `.gitattributes` files choose each file's diff driver.
     new_tree: Tree<'r>,
     /// Whether a file no attribute gives a driver takes its language's built-in one.
@@ -365,6 +429,11 @@ impl<'r> Drivers<'r> {
         Some(chosen)
     }
 
+    /// Whether the attributes of `path` set `diff`, which makes it text whatever its size.
+    fn says_text(&mut self, path: &str) -> bool {
+        self.attributes.diff(path) == DiffAttr::Set
+    }
+
     fn of_path(&mut self, path: &str) -> Option<Driver> {
         let name = match self.attributes.diff(path) {
             DiffAttr::Unset => return None,
@@ -392,15 +461,12 @@ impl<'r> Drivers<'r> {
     }
 }
 
-/// The hunk headers of the file being printed: its driver and its old blob, read when
-/// its first hunk comes.
+/// The hunk headers of the file being printed, found in its old blob.
 struct FileContext<'r> {
-    driver: Driver,
-    old_blob: Option<Oid>,
-    finder: Option<ContextFinder<BlobBytes<'r>>>,
+    finder: ContextFinder<BlobBytes<'r>>,
 }
 
-/// A blob's bytes.
+/// A blob's bytes (none for an added file).
 struct BlobBytes<'r>(Option<git2::Blob<'r>>);
 
 impl AsRef<[u8]> for BlobBytes<'_> {
@@ -410,31 +476,19 @@ impl AsRef<[u8]> for BlobBytes<'_> {
 }
 
 impl<'r> FileContext<'r> {
-    fn new(driver: Driver, old_blob: Option<Oid>) -> Self {
+    fn new(driver: Driver, old: BlobBytes<'r>) -> Self {
         Self {
-            driver,
-            old_blob,
-            finder: None,
+            finder: ContextFinder::new(driver, old),
         }
     }
 
     /// git's header for the hunk libgit2 wrote as `line`.
-    fn header(
-        &mut self,
-        repo: &'r Repo,
-        line: &[u8],
-        old_start: usize,
-        old_lines: usize,
-    ) -> Vec<u8> {
+    fn header(&mut self, line: &[u8], old_start: usize, old_lines: usize) -> Vec<u8> {
         let ranges_end = line
             .get(2..)
             .and_then(|rest| memchr::memmem::find(rest, b"@@"))
             .map_or(line.len(), |i| i + 4);
-        let finder = self.finder.get_or_insert_with(|| {
-            let blob = self.old_blob.and_then(|oid| repo.git.find_blob(oid).ok());
-            ContextFinder::new(self.driver.clone(), BlobBytes(blob))
-        });
-        let context = finder.next(old_start, old_lines);
+        let context = self.finder.next(old_start, old_lines);
         hunk_header(&line[..ranges_end], context)
     }
 }
@@ -452,6 +506,9 @@ pub struct FileHead {
     pub new_blob: Option<Oid>,
     /// Whether the file is binary.
     pub binary: bool,
+    /// The size of its larger blob when that is over `core.bigFileThreshold`, which made
+    /// the file binary.
+    pub too_big: Option<u64>,
 }
 
 /// One line of git's diff text.
@@ -485,7 +542,7 @@ fn blob_of(file: &git2::DiffFile<'_>) -> Option<Oid> {
     (!file.id().is_zero()).then(|| file.id())
 }
 
-impl TreeDiff<'_> {
+impl<'r> TreeDiff<'r> {
     /// How many files the diff writes (a rename is one).
     pub fn files(&self) -> usize {
         self.roles.len() - self.renamed.len()
@@ -509,188 +566,172 @@ impl TreeDiff<'_> {
     }
 
     /// Writes the diff's lines, file by file, as `git diff -M` does, with the hunk headers
-    /// and binary files the attributes of the new tree give.
-    pub fn print(&self, mut visit: impl FnMut(&FileHead, &Line<'_>)) -> Result<(), RepoError> {
-        let repo = self.repo;
-        let mut drivers = Drivers::new(repo, self.new_tree.clone(), self.language_drivers);
-        let mut index: Option<usize> = None;
-        let mut head = FileHead::default();
-        let mut context: Option<FileContext<'_>> = None;
-        let mut skip_lines = false;
-        let mut failed = None;
-        self.diff
-            .print(DiffFormat::Patch, |delta, hunk, line| {
-                let origin = line.origin();
-                if origin == 'F' {
-                    let next = index.map_or(0, |i| i + 1);
-                    index = Some(self.delta_index(next, &delta));
-                }
-                let Some(i) = index else { return true };
-                match self.roles[i] {
-                    Role::RenamedAway => return true,
-                    Role::RenameTo(r) => {
-                        if origin == 'F'
-                            && let Err(e) =
-                                self.print_rename(self.renamed[r], &mut drivers, &mut visit)
-                        {
-                            failed = Some(e);
-                            return false;
-                        }
-                        return true;
-                    }
-                    Role::Own => {}
-                }
-                if origin == 'F' {
-                    let status = delta.status();
-                    head = FileHead {
-                        old_path: (status != Delta::Added)
-                            .then(|| path_of(&delta.old_file()))
-                            .flatten(),
-                        new_path: (status != Delta::Deleted)
-                            .then(|| path_of(&delta.new_file()))
-                            .flatten(),
-                        old_blob: (status != Delta::Added)
-                            .then(|| blob_of(&delta.old_file()))
-                            .flatten(),
-                        new_blob: (status != Delta::Deleted)
-                            .then(|| blob_of(&delta.new_file()))
-                            .flatten(),
-                        binary: delta.flags().is_binary(),
-                    };
-                    let driver = drivers.of(
-                        path_of(&delta.old_file()).as_deref(),
-                        path_of(&delta.new_file()).as_deref(),
-                    );
-                    let empty = match status {
-                        Delta::Added => delta.new_file().id().to_string() == EMPTY_BLOB,
-                        Delta::Deleted => delta.old_file().id().to_string() == EMPTY_BLOB,
-                        _ => false,
-                    };
-                    let text = file_header(line.content(), empty, driver.is_none());
-                    // Made binary here: libgit2's hunks of it are not written.
-                    skip_lines = text.binary;
-                    head.binary |= text.binary;
-                    context = driver
-                        .filter(|_| !head.binary)
-                        .map(|d| FileContext::new(d, head.old_blob));
-                    visit(&head, &plain('F', &text.bytes));
-                    return true;
-                }
-                if skip_lines {
-                    return true;
-                }
-                if origin == 'H'
-                    && let (Some(h), Some(file)) = (hunk.as_ref(), context.as_mut())
-                {
-                    let header = file.header(
-                        repo,
-                        line.content(),
-                        h.old_start() as usize,
-                        h.old_lines() as usize,
-                    );
-                    let mut converted = convert(Some(h), &line);
-                    converted.content = &header;
-                    visit(&head, &converted);
-                    return true;
-                }
-                visit(&head, &convert(hunk.as_ref(), &line));
-                true
-            })
-            .map_err(|e| failed.take().unwrap_or_else(|| repo.err(e)))?;
-        match failed {
-            Some(e) => Err(e),
-            None => Ok(()),
-        }
-    }
-
-    /// The index of the delta the printer reports after delta `expected - 1`: `expected`
-    /// when its paths agree, else the one whose paths are those of `delta`.
-    fn delta_index(&self, expected: usize, delta: &git2::DiffDelta<'_>) -> usize {
-        let same = |d: &git2::DiffDelta<'_>| {
-            d.status() == delta.status()
-                && d.old_file().path() == delta.old_file().path()
-                && d.new_file().path() == delta.new_file().path()
-        };
-        if self.diff.get_delta(expected).is_some_and(|d| same(&d)) {
-            return expected;
-        }
-        self.diff
-            .deltas()
-            .position(|d| same(&d))
-            .unwrap_or(expected)
-    }
-
-    /// Writes a rename: git's header, then the blobs' diff.
-    fn print_rename(
+    /// and binary files the attributes of the new tree give. Each blob is read once (see
+    /// [`Repo::blob`]); a blob over `core.bigFileThreshold` is not read and its file is
+    /// binary, as in git; a text file that changed and comes back with no hunk is an error.
+    pub fn print(
         &self,
-        rename: Rename,
+        blobs: &Blobs<'r>,
+        mut visit: impl FnMut(&FileHead, &Line<'_>),
+    ) -> Result<(), RepoError> {
+        let mut drivers = Drivers::new(self.repo, self.new_tree.clone(), self.language_drivers);
+        for (i, delta) in self.diff.deltas().enumerate() {
+            match self.roles[i] {
+                Role::RenamedAway => {}
+                Role::RenameTo(r) => {
+                    let rename = self.renamed[r];
+                    let src = self.diff.get_delta(rename.src).expect("the source delta");
+                    let side = |file: git2::DiffFile<'_>| Side::of(&file);
+                    let (old, new) = (side(src.old_file()), side(delta.new_file()));
+                    self.print_file(
+                        blobs,
+                        Some(&old),
+                        Some(&new),
+                        Some(rename.score),
+                        &mut drivers,
+                        &mut visit,
+                    )?;
+                }
+                Role::Own => {
+                    let status = delta.status();
+                    let gitlink = |f: git2::DiffFile<'_>| f.mode() == git2::FileMode::Commit;
+                    if gitlink(delta.old_file()) || gitlink(delta.new_file()) {
+                        self.print_by_libgit2(i, &mut drivers, &mut visit)?;
+                        continue;
+                    }
+                    let old = (status != Delta::Added).then(|| Side::of(&delta.old_file()));
+                    let new = (status != Delta::Deleted).then(|| Side::of(&delta.new_file()));
+                    self.print_file(
+                        blobs,
+                        old.as_ref(),
+                        new.as_ref(),
+                        None,
+                        &mut drivers,
+                        &mut visit,
+                    )?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes one file: git's header (a rename's when `similarity` is given), then the
+    /// diff of its blobs.
+    fn print_file(
+        &self,
+        blobs: &Blobs<'r>,
+        old: Option<&Side>,
+        new: Option<&Side>,
+        similarity: Option<u64>,
         drivers: &mut Drivers<'_>,
         visit: &mut impl FnMut(&FileHead, &Line<'_>),
     ) -> Result<(), RepoError> {
         let repo = self.repo;
-        let src = self.diff.get_delta(rename.src).expect("the source delta");
-        let dst = self
-            .diff
-            .get_delta(rename.dst)
-            .expect("the destination delta");
-        let (old, new) = (src.old_file(), dst.new_file());
-        let old_path = path_of(&old).unwrap_or_default();
-        let new_path = path_of(&new).unwrap_or_default();
-        let old_raw = old.path_bytes().unwrap_or_default();
-        let new_raw = new.path_bytes().unwrap_or_default();
-        let (old_mode, new_mode) = (u32::from(old.mode()), u32::from(new.mode()));
-        let mut header = format!(
-            "diff --git {} {}\n",
-            quote_path("a/", old_raw),
-            quote_path("b/", new_raw)
-        );
-        if old_mode != new_mode {
-            let _ = write!(header, "old mode {old_mode:o}\nnew mode {new_mode:o}\n");
-        }
-        let _ = write!(
-            header,
-            "similarity index {}%\nrename from {}\nrename to {}\n",
-            renames::percent(rename.score),
-            quote_path("", old_raw),
-            quote_path("", new_raw)
-        );
+        let either = new.or(old).expect("a file has a side");
         let mut head = FileHead {
-            old_path: Some(old_path.clone()),
-            new_path: Some(new_path.clone()),
-            old_blob: Some(old.id()),
-            new_blob: Some(new.id()),
+            old_path: old.map(|s| s.path.clone()),
+            new_path: new.map(|s| s.path.clone()),
+            old_blob: old.map(|s| s.id),
+            new_blob: new.map(|s| s.id),
             binary: false,
+            too_big: None,
         };
-        if old.id() == new.id() {
+        let Some(GitHeader { mut header, a, b }) = git_header(old, new, similarity) else {
+            // The same blob on both sides: the header says it all.
+            let header = git_header_start(old, new, similarity);
+            visit(&head, &plain('F', header.as_bytes()));
+            return Ok(());
+        };
+        let driver = drivers.of(old.map(|s| s.path.as_str()), new.map(|s| s.path.as_str()));
+        // git's rule: a blob over the threshold is binary, unread, unless the attributes
+        // of its path say `diff`.
+        for side in [old, new].into_iter().flatten() {
+            if !self.read_for_renames.contains(&side.id)
+                && !drivers.says_text(&side.path)
+                && let Some(size) = blobs.too_big(side.id).map_err(|e| repo.err(e))?
+            {
+                head.too_big = Some(head.too_big.map_or(size, |s: u64| s.max(size)));
+            }
+        }
+        let binary_line = |header: &mut String| {
+            let _ = writeln!(header, "Binary files {a} and {b} differ");
+        };
+        if driver.is_none() || head.too_big.is_some() {
+            // An empty file added or deleted has no hunk to make binary: git writes its
+            // header alone.
+            let empty_blob = Oid::from_str(EMPTY_BLOB).expect("the empty blob's id is hexadecimal");
+            let empty_file =
+                similarity.is_none() && (old.is_none() || new.is_none()) && either.id == empty_blob;
+            head.binary = !empty_file;
+            if !empty_file {
+                binary_line(&mut header);
+            }
             visit(&head, &plain('F', header.as_bytes()));
             return Ok(());
         }
-        let short = |id: Oid| id.to_string()[..7].to_owned();
-        let _ = write!(header, "index {}..{}", short(old.id()), short(new.id()));
-        if old_mode == new_mode {
-            let _ = write!(header, " {new_mode:o}");
+        let blob = |id: Option<Oid>| {
+            id.map(|id| blobs.get(id).map_err(|e| repo.err(e)))
+                .transpose()
+        };
+        let (old_blob, new_blob) = (blob(head.old_blob)?, blob(head.new_blob)?);
+        // Diffed from the blobs (their ids known, their bytes not hashed again) with their
+        // paths, by which libgit2 reads the attributes that make a file binary, as the
+        // tree's diff does. An added file is its blob diffed in reverse against nothing.
+        let (old_path, new_path) = (
+            Path::new(&old.unwrap_or(either).path),
+            Path::new(&new.unwrap_or(either).path),
+        );
+        let file = head
+            .new_path
+            .clone()
+            .or(head.old_path.clone())
+            .unwrap_or_default();
+        let diff_error = |source| RepoError::Diff {
+            path: repo.path.clone(),
+            file: file.clone(),
+            source,
+        };
+        let mut patch = match (&old_blob, &new_blob) {
+            (Some(o), Some(n)) => Patch::from_blobs(
+                o,
+                Some(old_path),
+                n,
+                Some(new_path),
+                Some(&mut diff_options()),
+            ),
+            (Some(o), None) => Patch::from_blob_and_buffer(
+                o,
+                Some(old_path),
+                &[],
+                Some(new_path),
+                Some(&mut diff_options()),
+            ),
+            (None, Some(n)) => Patch::from_blob_and_buffer(
+                n,
+                Some(new_path),
+                &[],
+                Some(old_path),
+                Some(diff_options().reverse(true)),
+            ),
+            (None, None) => unreachable!("a file has a side"),
         }
-        header.push('\n');
-        let old_blob = repo.git.find_blob(old.id()).map_err(|e| repo.err(e))?;
-        let new_blob = repo.git.find_blob(new.id()).map_err(|e| repo.err(e))?;
-        let mut patch = Patch::from_blobs(
-            &old_blob,
-            Some(Path::new(&old_path)),
-            &new_blob,
-            Some(Path::new(&new_path)),
-            Some(&mut diff_options()),
-        )
-        .map_err(|e| repo.err(e))?;
-        let driver = drivers.of(Some(&old_path), Some(&new_path));
-        head.binary = patch.delta().flags().is_binary() || driver.is_none();
-        let (a, b) = (quote_path("a/", old_raw), quote_path("b/", new_raw));
-        if head.binary {
-            if !patch.delta().flags().is_binary() {
-                let _ = writeln!(header, "Binary files {a} and {b} differ");
-                visit(&head, &plain('F', header.as_bytes()));
-                return Ok(());
-            }
-        } else {
+        .map_err(diff_error)?;
+        if patch.delta().flags().is_binary() {
+            head.binary = true;
+            binary_line(&mut header);
+            visit(&head, &plain('F', header.as_bytes()));
+            return Ok(());
+        }
+        let hunks = patch.num_hunks();
+        if hunks == 0
+            && BlobBytes(old_blob.clone()).as_ref() != BlobBytes(new_blob.clone()).as_ref()
+        {
+            return Err(RepoError::NoHunks {
+                path: repo.path.clone(),
+                file: file.clone(),
+            });
+        }
+        if hunks > 0 {
             let _ = write!(
                 header,
                 "--- {a}{}\n+++ {b}{}\n",
@@ -699,14 +740,14 @@ impl TreeDiff<'_> {
             );
         }
         visit(&head, &plain('F', header.as_bytes()));
-        let mut context = driver.map(|d| FileContext::new(d, Some(old.id())));
+        let Some(driver) = driver else { return Ok(()) };
+        let mut context = FileContext::new(driver, BlobBytes(old_blob));
         patch
             .print(&mut |_, hunk, line| {
-                match (line.origin(), hunk.as_ref(), context.as_mut()) {
-                    ('F', ..) => {}
-                    ('H', Some(h), Some(file)) => {
-                        let text = file.header(
-                            repo,
+                match (line.origin(), hunk.as_ref()) {
+                    ('F' | 'B', _) => {}
+                    ('H', Some(h)) => {
+                        let text = context.header(
                             line.content(),
                             h.old_start() as usize,
                             h.old_lines() as usize,
@@ -719,7 +760,163 @@ impl TreeDiff<'_> {
                 }
                 true
             })
+            .map_err(diff_error)
+    }
+
+    /// Writes delta `index` as libgit2 prints it (a submodule's commit ids), with git's
+    /// headers.
+    fn print_by_libgit2(
+        &self,
+        index: usize,
+        drivers: &mut Drivers<'_>,
+        visit: &mut impl FnMut(&FileHead, &Line<'_>),
+    ) -> Result<(), RepoError> {
+        let repo = self.repo;
+        let Some(mut patch) = Patch::from_diff(&self.diff, index).map_err(|e| repo.err(e))? else {
+            return Ok(());
+        };
+        let delta = self.diff.get_delta(index).expect("the delta printed");
+        let status = delta.status();
+        let mut head = FileHead {
+            old_path: (status != Delta::Added)
+                .then(|| path_of(&delta.old_file()))
+                .flatten(),
+            new_path: (status != Delta::Deleted)
+                .then(|| path_of(&delta.new_file()))
+                .flatten(),
+            old_blob: (status != Delta::Added)
+                .then(|| blob_of(&delta.old_file()))
+                .flatten(),
+            new_blob: (status != Delta::Deleted)
+                .then(|| blob_of(&delta.new_file()))
+                .flatten(),
+            binary: false,
+            too_big: None,
+        };
+        let driver = drivers.of(
+            path_of(&delta.old_file()).as_deref(),
+            path_of(&delta.new_file()).as_deref(),
+        );
+        let mut skip_lines = false;
+        patch
+            .print(&mut |delta, hunk, line| {
+                if line.origin() == 'F' {
+                    head.binary = delta.flags().is_binary();
+                    let text = file_header(line.content(), false, driver.is_none());
+                    skip_lines = text.binary;
+                    head.binary |= text.binary;
+                    visit(&head, &plain('F', &text.bytes));
+                } else if !skip_lines {
+                    visit(&head, &convert(hunk.as_ref(), &line));
+                }
+                true
+            })
             .map_err(|e| repo.err(e))
+    }
+}
+
+/// A file's header as git writes it up to its `index` line, and the names its
+/// `---`/`+++` (or `Binary files`) line gives the two sides.
+struct GitHeader {
+    header: String,
+    a: String,
+    b: String,
+}
+
+/// The `diff --git` line, and a rename's mode and similarity lines.
+fn git_header_start(old: Option<&Side>, new: Option<&Side>, similarity: Option<u64>) -> String {
+    let either = new.or(old).expect("a file has a side");
+    let (old_raw, new_raw) = (&old.unwrap_or(either).raw, &new.unwrap_or(either).raw);
+    let (old_mode, new_mode) = (old.map_or(0, |s| s.mode), new.map_or(0, |s| s.mode));
+    let mut header = format!(
+        "diff --git {} {}\n",
+        quote_path("a/", old_raw),
+        quote_path("b/", new_raw)
+    );
+    let unchanged = old.map(|s| s.id) == new.map(|s| s.id);
+    if (similarity.is_some() || unchanged) && old_mode != new_mode {
+        let _ = write!(header, "old mode {old_mode:o}\nnew mode {new_mode:o}\n");
+    }
+    if let Some(score) = similarity {
+        let _ = write!(
+            header,
+            "similarity index {}%\nrename from {}\nrename to {}\n",
+            renames::percent(score),
+            quote_path("", old_raw),
+            quote_path("", new_raw)
+        );
+    }
+    header
+}
+
+/// git's header of a file whose blobs differ, up to its `index` line; `None` when the
+/// blobs are the same.
+fn git_header(
+    old: Option<&Side>,
+    new: Option<&Side>,
+    similarity: Option<u64>,
+) -> Option<GitHeader> {
+    let (old_id, new_id) = (old.map(|s| s.id), new.map(|s| s.id));
+    if old_id == new_id {
+        return None;
+    }
+    let mut header = git_header_start(old, new, similarity);
+    let (old_mode, new_mode) = (old.map_or(0, |s| s.mode), new.map_or(0, |s| s.mode));
+    let short = |id: Option<Oid>| match id {
+        Some(id) => id.to_string()[..7].to_owned(),
+        None => "0000000".to_owned(),
+    };
+    if old_mode == new_mode {
+        let _ = writeln!(
+            header,
+            "index {}..{} {new_mode:o}",
+            short(old_id),
+            short(new_id)
+        );
+    } else {
+        if similarity.is_none() {
+            match (old_mode, new_mode) {
+                (0, mode) => {
+                    let _ = writeln!(header, "new file mode {mode:o}");
+                }
+                (mode, 0) => {
+                    let _ = writeln!(header, "deleted file mode {mode:o}");
+                }
+                (from, to) => {
+                    let _ = write!(header, "old mode {from:o}\nnew mode {to:o}\n");
+                }
+            }
+        }
+        let _ = writeln!(header, "index {}..{}", short(old_id), short(new_id));
+    }
+    let name = |prefix: &str, side: Option<&Side>| match side {
+        Some(side) => quote_path(prefix, &side.raw),
+        None => "/dev/null".to_owned(),
+    };
+    Some(GitHeader {
+        header,
+        a: name("a/", old),
+        b: name("b/", new),
+    })
+}
+
+/// One side of a file in a diff.
+struct Side {
+    path: String,
+    raw: Vec<u8>,
+    id: Oid,
+    mode: u32,
+}
+
+impl Side {
+    fn of(file: &git2::DiffFile<'_>) -> Self {
+        let raw = file.path_bytes().unwrap_or_default().to_vec();
+        Self {
+            path: String::from_utf8_lossy(&raw).into_owned(),
+            raw,
+            id: file.id(),
+            mode: u32::from(file.mode()),
+        }
     }
 }
 
