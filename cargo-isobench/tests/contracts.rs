@@ -92,6 +92,11 @@ fn convert(
     context.run(&args)
 }
 
+/// `validate --format FORMAT -i FILE`.
+fn validate(context: &TestContext, format: &str, file: &Path) -> Output {
+    context.run(["validate", "--format", format, "-i", file.to_str().unwrap()])
+}
+
 /// One cell: what happened, checked against the rules of the module documentation.
 fn cell(context: &TestContext, label: &str, from: &str, to: &str, input: &Path) -> String {
     let output = context.path(format!(
@@ -102,7 +107,7 @@ fn cell(context: &TestContext, label: &str, from: &str, to: &str, input: &Path) 
     let what = format!("{label} -> {to}");
     match out.status.code() {
         Some(0) => {
-            let checked = context.run(["validate", "--format", to, "-i", output.to_str().unwrap()]);
+            let checked = validate(context, to, &output);
             assert!(
                 checked.status.success(),
                 "{what}: written with exit 0, but `validate --format {to}` rejects it:\n{}{}",
@@ -312,13 +317,7 @@ fn a_refusal_names_every_missing_field_and_its_remedy() {
         ],
     );
     assert!(out.status.success(), "{}", stderr(&out));
-    let checked = context.run([
-        "validate",
-        "--format",
-        "swe-smith",
-        "-i",
-        output.to_str().unwrap(),
-    ]);
+    let checked = validate(&context, "swe-smith", &output);
     assert!(checked.status.success(), "{}", stderr(&checked));
     let written = std::fs::read_to_string(&output).unwrap();
     for row in written.lines() {
@@ -377,13 +376,7 @@ fn allow_incomplete_reports_what_each_record_lacks() {
     // SWE-bench's own "none" for hints is written, and said to be a default.
     assert!(report["defaulted"]["hints_text"]["records"] == n);
     // What was written is what `validate` then finds lacking, and nothing else.
-    let checked = context.run([
-        "validate",
-        "--format",
-        "swe-bench",
-        "-i",
-        output.to_str().unwrap(),
-    ]);
+    let checked = validate(&context, "swe-bench", &output);
     assert_eq!(checked.status.code(), Some(1));
     let said = stdout(&checked);
     assert!(
@@ -762,8 +755,7 @@ fn every_printed_remedy_works_when_followed() {
                 args.extend(more.iter().map(String::as_str));
                 let out = convert(&context, from, to, input, &output, &args);
                 assert!(out.status.success(), "{what}: {}", stderr(&out));
-                let checked =
-                    context.run(["validate", "--format", to, "-i", output.to_str().unwrap()]);
+                let checked = validate(&context, to, &output);
                 assert!(
                     checked.status.success(),
                     "{what}: remedies followed, written, and `validate` rejects it: {}{}",
@@ -854,13 +846,7 @@ fn the_timings_remedy_is_a_convert_flag_that_works() {
         &["--timings", logs.to_str().unwrap()],
     );
     assert!(out.status.success(), "{}", stderr(&out));
-    let checked = context.run([
-        "validate",
-        "--format",
-        "swe-perf",
-        "-i",
-        output.to_str().unwrap(),
-    ]);
+    let checked = validate(&context, "swe-perf", &output);
     assert!(checked.status.success(), "{}", stderr(&checked));
     for row in context.read_json_lines("perf.jsonl") {
         assert!(
@@ -890,7 +876,7 @@ fn a_closed_target_leaves_out_the_keys_it_does_not_declare() {
         extra.push('\n');
     }
     let input = context.write("extra.jsonl", extra);
-    let not_gso = context.run(["validate", "--format", "gso", "-i", input.to_str().unwrap()]);
+    let not_gso = validate(&context, "gso", &input);
     assert_eq!(not_gso.status.code(), Some(1), "{}", stderr(&not_gso));
     for from in ["gso", "canonical"] {
         let source = if from == "gso" {
@@ -917,13 +903,7 @@ fn a_closed_target_leaves_out_the_keys_it_does_not_declare() {
             "{from}: {}",
             stderr(&out)
         );
-        let checked = context.run([
-            "validate",
-            "--format",
-            "gso",
-            "-i",
-            output.to_str().unwrap(),
-        ]);
+        let checked = validate(&context, "gso", &output);
         assert!(checked.status.success(), "{from}: {}", stdout(&checked));
         assert!(!context.read("out.jsonl").contains("notes_of_a_curator"));
     }

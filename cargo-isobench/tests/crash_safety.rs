@@ -278,16 +278,26 @@ fn a_full_disk_fails_cleanly_with_its_path() {
     );
 }
 
-#[test]
-fn a_full_device_named_by_o_fails_cleanly_and_stays_a_device() {
+/// `/dev/full`, a device every write to fails with ENOSPC, and a scratch directory
+/// holding `in.jsonl`; `None` (the test says it was skipped) on a system without it.
+fn full_device() -> Option<(&'static Path, TestContext)> {
     use std::os::unix::fs::FileTypeExt;
     let device = Path::new("/dev/full");
     if !fs::metadata(device).is_ok_and(|m| m.file_type().is_char_device()) {
         eprintln!("skipped: no /dev/full on this system");
-        return;
+        return None;
     }
     let context = TestContext::new();
     fs::write(context.path("in.jsonl"), sample()).unwrap();
+    Some((device, context))
+}
+
+#[test]
+fn a_full_device_named_by_o_fails_cleanly_and_stays_a_device() {
+    use std::os::unix::fs::FileTypeExt;
+    let Some((device, context)) = full_device() else {
+        return;
+    };
     // No `--overwrite`: a device is written into, never replaced.
     let out = context
         .command()
@@ -308,14 +318,9 @@ fn a_full_device_named_by_o_fails_cleanly_and_stays_a_device() {
 /// output is left that the run reports as failed.
 #[test]
 fn a_report_that_cannot_be_written_leaves_no_output_in_place() {
-    use std::os::unix::fs::FileTypeExt;
-    let device = Path::new("/dev/full");
-    if !fs::metadata(device).is_ok_and(|m| m.file_type().is_char_device()) {
-        eprintln!("skipped: no /dev/full on this system");
+    let Some((_, context)) = full_device() else {
         return;
-    }
-    let context = TestContext::new();
-    fs::write(context.path("in.jsonl"), sample()).unwrap();
+    };
     let out = context
         .command()
         .args(["convert", "--from", "swe-bench", "--to", "canonical"])

@@ -1,5 +1,6 @@
 //! `import` of every built-in adapter on arbitrary JSON: never a panic, and a record an
-//! adapter accepts exports back to itself (the round-trip contract).
+//! adapter accepts exports back to itself (the round-trip contract), but for the keys a
+//! closed table does not declare, which its format's loader refuses.
 #![no_main]
 
 use isobench_core::adapter::ExportOptions;
@@ -20,7 +21,16 @@ fuzz_target!(|data: &[u8]| {
             let back = adapter
                 .export(&canonical, &ExportOptions::default(), &mut notes)
                 .unwrap_or_else(|e| panic!("{}: an imported record does not export: {e}", adapter.info().name));
-            assert!(back == record, "{}: export(import(r)) != r", adapter.info().name);
+            // A closed table's loader refuses keys it does not declare: they are left out.
+            let expected: Map<String, Value> = match adapter.table().filter(|t| t.closed) {
+                Some(table) => record
+                    .iter()
+                    .filter(|(key, _)| table.fields.iter().any(|f| &f.key == *key))
+                    .map(|(key, value)| (key.clone(), value.clone()))
+                    .collect(),
+                None => record.clone(),
+            };
+            assert!(back == expected, "{}: export(import(r)) != r", adapter.info().name);
         }
     }
 });

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use isobench_core::adapter::ExportOptions;
-use isobench_core::{Notes, Registry, codec, diff};
+use isobench_core::{Notes, Registered, Registry, codec, diff};
 use serde_json::{Map, Value};
 
 fn inputs(target: &str) -> Vec<(String, Vec<u8>)> {
@@ -71,11 +71,25 @@ fn adapter_import_regressions() {
             if let Ok(canonical) = adapter.import(record.clone(), &mut notes) {
                 let back = adapter.export(&canonical, &ExportOptions::default(), &mut notes);
                 let format = &adapter.info().name;
+                let expected = declared_keys(adapter, &record);
                 assert!(
-                    back.as_ref().is_ok_and(|b| *b == record),
+                    back.as_ref().is_ok_and(|b| *b == expected),
                     "{name}: {format}: export(import(r)) != r"
                 );
             }
         }
+    }
+}
+
+/// `record` as its format writes it back: all of it, but for a closed table (whose loader
+/// refuses keys it does not declare) the keys it declares only.
+fn declared_keys(adapter: &Registered, record: &Map<String, Value>) -> Map<String, Value> {
+    match adapter.table().filter(|table| table.closed) {
+        Some(table) => record
+            .iter()
+            .filter(|(key, _)| table.fields.iter().any(|f| &f.key == *key))
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .collect(),
+        None => record.clone(),
     }
 }
