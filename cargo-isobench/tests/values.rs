@@ -381,3 +381,125 @@ fn validate_tells_the_format_with_auto_as_convert_does() {
         stderr(&out)
     );
 }
+
+/// A JSON number's text, of every kind: integers beyond 64 bits, many decimals, trailing
+/// zeros, exponents (written `e` with a sign, the one spelling numbers are written in),
+/// negative zero.
+fn number_text() -> impl proptest::strategy::Strategy<Value = String> {
+    proptest::string::string_regex("-?(0|[1-9][0-9]{0,40})(\\.[0-9]{1,25})?(e[+-][0-9]{1,3})?")
+        .expect("a valid pattern")
+}
+
+/// A value holding numbers: one, a list of them, or an object of them.
+fn value_with_numbers() -> impl proptest::strategy::Strategy<Value = Value> {
+    use proptest::prelude::*;
+    let number = || number_text().prop_map(|text| Value::Number(text.parse().expect("JSON")));
+    prop_oneof![
+        number(),
+        proptest::collection::vec(number(), 0..5).prop_map(Value::Array),
+        proptest::collection::vec(("[a-z]{1,6}", number()), 0..4)
+            .prop_map(|entries| Value::Object(entries.into_iter().collect())),
+    ]
+}
+
+/// `value` as JSON text, with `, `/`: ` separators when `spaced` and every character
+/// beyond ASCII escaped when `ascii`: the four styles mainstream writers use.
+fn styled(value: &Value, spaced: bool, ascii: bool, out: &mut String) {
+    use std::fmt::Write as _;
+    let (comma, colon) = if spaced { (", ", ": ") } else { (",", ":") };
+    let string = |s: &str, out: &mut String| {
+        let text = serde_json::to_string(s).expect("a string");
+        if ascii {
+            for unit in text.chars() {
+                if unit.is_ascii() {
+                    out.push(unit);
+                } else {
+                    let mut units = [0u16; 2];
+                    for u in unit.encode_utf16(&mut units) {
+                        let _ = write!(out, "\\u{u:04x}");
+                    }
+                }
+            }
+        } else {
+            out.push_str(&text);
+        }
+    };
+    match value {
+        Value::String(s) => string(s, out),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(comma);
+                }
+                styled(item, spaced, ascii, out);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            out.push('{');
+            for (i, (key, item)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(comma);
+                }
+                string(key, out);
+                out.push_str(colon);
+                styled(item, spaced, ascii, out);
+            }
+            out.push('}');
+        }
+        scalar => out.push_str(&scalar.to_string()),
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+    /// Records whose extra fields hold numbers of every kind, in every JSON style,
+    /// convert SWE-bench -> SWE-bench, SWE-bench -> canonical -> SWE-bench and through
+    /// Parquet back to the same bytes, with nothing reported changed or lost.
+    #[test]
+    fn numbers_pass_through_every_conversion_as_they_were_written(
+        extras in proptest::collection::vec(
+            proptest::collection::vec(value_with_numbers(), 1..4), 1..4),
+        spaced in proptest::bool::ANY,
+        ascii in proptest::bool::ANY,
+    ) {
+        let context = TestContext::new();
+        let mut text = String::new();
+        for (i, values) in extras.iter().enumerate() {
+            let mut row = swe_bench_row(&format!("numbers-{i}"), Some("abc"));
+            row["problem_statement"] = json!("Ünïcode ✓ 😀");
+            for (j, value) in values.iter().enumerate() {
+                row[format!("x_{j}")] = value.clone();
+            }
+            styled(&row, spaced, ascii, &mut text);
+            text.push('\n');
+        }
+        let input = context.write("in.jsonl", &text);
+        let input = input.to_str().unwrap();
+        let steps: [(&str, &str, &str, &str); 5] = [
+            ("swe-bench", "swe-bench", input, "same.jsonl"),
+            ("swe-bench", "canonical", input, "canonical.jsonl"),
+            ("canonical", "swe-bench", "canonical.jsonl", "back.jsonl"),
+            ("swe-bench", "swe-bench", input, "rows.parquet"),
+            ("swe-bench", "swe-bench", "rows.parquet", "from-parquet.jsonl"),
+        ];
+        for (from, to, input, output) in steps {
+            let input = context.path(input);
+            let output = context.path(output);
+            let report = convert(&context, &[
+                "--from", from, "--to", to,
+                "-i", input.to_str().unwrap(), "-o", output.to_str().unwrap(),
+            ]);
+            for changed in ["dropped", "defaulted", "replaced"] {
+                proptest::prop_assert_eq!(&report[changed], &json!({}), "{} -> {}: {}", from, to, changed);
+            }
+            proptest::prop_assert_eq!(&report["rejected"], &json!(0));
+        }
+        for output in ["same.jsonl", "back.jsonl", "from-parquet.jsonl"] {
+            let written = context.read(output);
+            proptest::prop_assert!(written == text, "{output}:\n{written}\ninstead of\n{text}");
+        }
+    }
+}

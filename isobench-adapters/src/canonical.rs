@@ -81,7 +81,20 @@ impl ViewAdapter for Canonical {
         if let Some(problem) = semantic_problems(&value).into_iter().next() {
             return Err(to_error(problem, Profile::Lossless));
         }
-        serde_json::from_value(value).map_err(|e| RecordError::invalid("", e.to_string()))
+        let Value::Object(mut record) = value else {
+            unreachable!("built as an object above")
+        };
+        // Moved, not read again from the value: a value read again takes each integer
+        // as its value, and `-0` would become `0`.
+        let extensions = match record.remove("extensions") {
+            Some(Value::Object(extensions)) => extensions,
+            // The schema above holds `extensions` to an object.
+            _ => Map::new(),
+        };
+        let mut c: CanonicalRecord = serde_json::from_value(Value::Object(record))
+            .map_err(|e| RecordError::invalid("", e.to_string()))?;
+        c.extensions = extensions;
+        Ok(c)
     }
 
     fn export(

@@ -305,7 +305,9 @@ impl Requirement {
                     Err(_) => (false, false),
                 }
             }
-            (Kind::Number, Value::Number(_)) | (Kind::Boolean, Value::Bool(_)) => (true, false),
+            // A number a consumer reads as a finite float (`1e+400` is none).
+            (Kind::Number, Value::Number(n)) => (n.as_f64().is_some(), false),
+            (Kind::Boolean, Value::Bool(_)) => (true, false),
             (Kind::Object, Value::Object(o)) => (true, o.is_empty()),
             (Kind::Array, Value::Array(a)) => (true, a.is_empty()),
             (Kind::Integer, Value::Number(n)) => (n.is_i64() || n.is_u64(), false),

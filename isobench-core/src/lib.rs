@@ -58,6 +58,7 @@ pub mod diff;
 pub mod envsig;
 pub mod error;
 mod jsonwrite;
+pub mod number;
 pub mod passthrough;
 pub mod record;
 pub mod registry;

@@ -21,7 +21,7 @@ use isobench_core::passthrough::{self, Held, Route};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{IntoPyDict, PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
-use serde_json::{Map, Number, Value};
+use serde_json::{Map, Value};
 
 /// How deep the direct reading goes before it hands the record to the JSON reader, whose
 /// limit ([`input::MAX_DEPTH`]) and message then apply; a record that refers to itself
@@ -82,10 +82,20 @@ fn direct(value: &Bound<'_, PyAny>, depth: usize) -> Option<Value> {
         if let Ok(n) = i.extract::<i64>() {
             return Some(Value::from(n));
         }
-        return i.extract::<u64>().ok().map(Value::from);
+        // Beyond 64 bits: its digits, which a number keeps.
+        return i.str().ok()?.to_cow().ok()?.parse().ok().map(Value::Number);
     }
     if let Ok(f) = value.cast::<PyFloat>() {
-        return Number::from_f64(f.value()).map(Value::Number);
+        // Its text as `json.dumps` writes it (`repr`: `5e-05`, not `5e-5`), which a
+        // number keeps; `nan` and `inf` are no JSON number, left to the JSON reader.
+        return f
+            .repr()
+            .ok()?
+            .to_cow()
+            .ok()?
+            .parse()
+            .ok()
+            .map(Value::Number);
     }
     if let Ok(d) = value.cast::<PyDict>() {
         return direct_map(d, depth).map(Value::Object);
@@ -200,9 +210,13 @@ fn to_python<'py>(py: Python<'py>, value: Value, keys: &mut Keys) -> PyResult<Bo
                 PyInt::new(py, i).into_any()
             } else if let Some(u) = n.as_u64() {
                 PyInt::new(py, u).into_any()
+            } else if !n.as_str().contains(['.', 'e', 'E']) {
+                // An integer beyond 64 bits: `json.loads` reads it as an `int`.
+                py.get_type::<PyInt>().call1((n.as_str(),))?
             } else {
-                // Neither: a finite `f64` (no JSON number is anything else here).
-                PyFloat::new(py, n.as_f64().unwrap_or(f64::NAN)).into_any()
+                // A float, as `json.loads` reads it (`1e400` is `inf`).
+                let value: f64 = n.as_str().parse().unwrap_or(f64::NAN);
+                PyFloat::new(py, value).into_any()
             }
         }
         Value::String(s) => PyString::new(py, &s).into_any(),

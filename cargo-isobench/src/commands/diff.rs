@@ -544,7 +544,8 @@ fn digests(value: Value, ignore: &[String], names: &mut FieldNames) -> Fields {
     fields
 }
 
-/// A value's digest: equal for equal JSON values, whatever the order of object keys.
+/// A value's digest: equal for equal JSON values, whatever the order of object keys and
+/// the spelling of numbers (`1.10` and `1.1`).
 fn digest(value: &Value) -> Digest {
     let mut hasher = Sha256::new();
     feed(&mut hasher, value);
@@ -566,7 +567,7 @@ fn feed(hasher: &mut Sha256, value: &Value) {
         Value::Bool(b) => hasher.update(if *b { b"t" } else { b"f" }),
         Value::Number(n) => {
             hasher.update(b"#");
-            text(hasher, &n.to_string());
+            text(hasher, &isobench_core::number::value_key(n));
         }
         Value::String(s) => {
             hasher.update(b"s");

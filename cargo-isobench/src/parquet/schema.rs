@@ -9,6 +9,7 @@ use arrow_array::{
 use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
 use isobench_core::codec::JsonStyle;
+use isobench_core::number;
 use serde_json::{Map, Value};
 
 use super::layout::{ENCODING_KEY, EXTRA_COLUMN, HF_KEY, KEYS_COLUMN, LAYOUT_KEY, STYLE_KEY};
@@ -152,8 +153,8 @@ impl Shape {
             (Self::Json, _)
             | (Self::Str | Self::Text, Value::String(_))
             | (Self::Bool, Value::Bool(_)) => true,
-            (Self::Int, Value::Number(n)) => n.is_i64(),
-            (Self::Float, Value::Number(n)) => n.is_f64(),
+            (Self::Int, Value::Number(n)) => number::exact_i64(n).is_some(),
+            (Self::Float, Value::Number(n)) => number::exact_f64(n).is_some(),
             (Self::List(inner), Value::Array(items)) => {
                 items.iter().all(|v| v.is_null() || inner.fits(v))
             }

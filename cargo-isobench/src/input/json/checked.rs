@@ -128,6 +128,10 @@ impl<'de> Visitor<'de> for CheckedValue<'_> {
     }
 }
 
+/// The one key of the map `serde_json` gives a number as (its feature
+/// `arbitrary_precision`, which keeps every number's text): the key's value is the text.
+const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+
 /// Reads an object's entries, each value with `read` (given the key and its index
 /// among the object's keys), noting the first key it holds twice in `trail`. A value
 /// `read` gives as `None` was held outside the object: its key is left out.
@@ -141,6 +145,11 @@ fn read_object<'de, A: MapAccess<'de>>(
     let mut inside = false;
     let mut index = 0;
     while let Some(key) = map.next_key::<String>()? {
+        if index == 0 && key == NUMBER_TOKEN {
+            // A number, which `serde_json` gives as a one-entry map holding its text.
+            let text = map.next_value::<String>()?;
+            return text.parse().map(Value::Number).map_err(A::Error::custom);
+        }
         let value = read(&key, index, &mut map, trail)?;
         index += 1;
         if held.contains(&key) || (value.is_none() && object.contains_key(&key)) {

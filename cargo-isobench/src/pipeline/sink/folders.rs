@@ -162,7 +162,7 @@ fn content(path: &str, value: &Value) -> Result<Option<Vec<u8>>, String> {
             bytes.push(b'\n');
             bytes
         }
-        Value::Object(_) if extension("toml") => toml::to_string(value)
+        Value::Object(_) if extension("toml") => toml::to_string(&toml_value(value)?)
             .map_err(|e| format!("cannot be written as TOML: {e}"))?
             .into_bytes(),
         _ => {
@@ -172,6 +172,38 @@ fn content(path: &str, value: &Value) -> Result<Option<Vec<u8>>, String> {
             );
         }
     }))
+}
+
+/// `value` as TOML: an integer as TOML's 64-bit integer, any other number as its float
+/// (the value, not the text: `1.10` is written `1.1`),
+/// a table's null entry left out (TOML has no null).
+fn toml_value(value: &Value) -> Result<toml::Value, String> {
+    Ok(match value {
+        Value::Null => return Err("cannot be written as TOML: a list holds a null".to_owned()),
+        Value::Bool(b) => toml::Value::Boolean(*b),
+        Value::Number(n) => {
+            let integer = !n.as_str().contains(['.', 'e']);
+            match (integer, n.as_i64(), n.as_f64()) {
+                (true, Some(integer), _) => toml::Value::Integer(integer),
+                (false, _, Some(float)) => toml::Value::Float(float),
+                _ => {
+                    return Err(format!(
+                        "cannot be written as TOML: the number {n} is beyond its 64-bit integers and floats"
+                    ));
+                }
+            }
+        }
+        Value::String(text) => toml::Value::String(text.clone()),
+        Value::Array(items) => {
+            toml::Value::Array(items.iter().map(toml_value).collect::<Result<_, _>>()?)
+        }
+        Value::Object(map) => toml::Value::Table(
+            map.iter()
+                .filter(|(_, item)| !item.is_null())
+                .map(|(key, item)| Ok((key.clone(), toml_value(item)?)))
+                .collect::<Result<_, String>>()?,
+        ),
+    })
 }
 
 /// A batch's records, each written as its folder into a temporary sibling of where it
