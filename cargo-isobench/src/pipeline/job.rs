@@ -13,6 +13,7 @@ use isobench_core::schema::Profile;
 use isobench_core::{Contract, ConversionReport, Notes, RecordError, Registered, Registry};
 use serde_json::{Map, Value};
 
+use super::FastPaths;
 use super::buffers::Buffers;
 use super::plan::ConvertPlan;
 use super::sink::{Encoder, HeldValues};
@@ -50,31 +51,7 @@ pub(super) struct Shared<'a> {
     /// Set once the batches written so far list as many incomplete records as the
     /// run's report keeps: the batches converted after it list none (they are counted).
     pub(super) incomplete_listed: AtomicBool,
-    /// The output's path, under which the tests count the rows laid and parsed.
-    #[cfg(test)]
-    pub(super) output: Option<std::path::PathBuf>,
 }
-
-/// For each batch of a Parquet output written in a test: the output, how many rows were
-/// laid into its columns from the exported record and its held texts
-/// ([`ColumnRows::push_holding`]), parsed from their text ([`ColumnRows::push_text`]),
-/// and pushed as the values exported (nothing held); and how many cells were laid from
-/// a string held as its own bytes (read from Parquet).
-#[cfg(test)]
-pub(crate) static LAID: std::sync::Mutex<Vec<(std::path::PathBuf, [usize; 4])>> =
-    std::sync::Mutex::new(Vec::new());
-
-/// For each batch converted in a test: the output, and how many of the batch's records
-/// were read with values held (by the JSON Lines or the Parquet reader).
-#[cfg(test)]
-pub(crate) static HELD: std::sync::Mutex<Vec<(std::path::PathBuf, usize)>> =
-    std::sync::Mutex::new(Vec::new());
-
-/// The outputs a test converts into with nothing held: every value read as it is
-/// without routes, the reference the output with values held must equal.
-#[cfg(test)]
-pub(crate) static WHOLE: std::sync::Mutex<Vec<std::path::PathBuf>> =
-    std::sync::Mutex::new(Vec::new());
 
 impl<'a> Shared<'a> {
     /// What the workers of `plan`'s conversion share; `files`: the inputs' names.
@@ -90,7 +67,8 @@ impl<'a> Shared<'a> {
         // profile's export checks every required field's value. A Parquet output holds
         // them too: a record with held values is laid into the columns from the record
         // and those values (see `Job::item`).
-        let routes = if plan.assignments.is_empty()
+        let routes = if plan.pass_through
+            && plan.assignments.is_empty()
             && plan.enrich.is_none()
             && plan.profile() != Profile::Strict
         {
@@ -98,17 +76,6 @@ impl<'a> Shared<'a> {
             passthrough::routes(from.places(), to.places(), same_format)
         } else {
             Vec::new()
-        };
-        #[cfg(test)]
-        let routes = if plan.output.as_ref().is_some_and(|output| {
-            WHOLE
-                .lock()
-                .expect("no test panicked holding it")
-                .contains(output)
-        }) {
-            Vec::new()
-        } else {
-            routes
         };
         Ok(Self {
             registry,
@@ -125,8 +92,6 @@ impl<'a> Shared<'a> {
             buffers,
             auto_style: plan.json_style().is_none(),
             incomplete_listed: AtomicBool::new(false),
-            #[cfg(test)]
-            output: plan.output.clone(),
         })
     }
 }
@@ -165,9 +130,8 @@ pub(super) struct Tally {
     /// The error that stopped reading the batch's input (a Parquet file's rows, read
     /// here): the run ends with it once the batches before this one are written.
     pub(super) failed: Option<CliError>,
-    /// How many of the batch's records were read with values held.
-    #[cfg(test)]
-    pub(super) holding: usize,
+    /// How the batch's records went through ([`FastPaths`]).
+    pub(super) paths: FastPaths,
 }
 
 impl Tally {
@@ -315,10 +279,7 @@ impl<'a, E: Encoder> Job<'a, E> {
                 (true, Some(escaped)) => style.refined_by_read(raw, escaped),
                 (true, None) => style.refined_by(raw),
             };
-            #[cfg(test)]
-            {
-                tally.holding += usize::from(record.is_ok() && !held.is_empty());
-            }
+            tally.paths.held += u64::from(record.is_ok() && !held.is_empty());
             // A line that is no record goes to the rejects file as it is, with the
             // blanks after it that reading it skipped.
             let raw = if record.is_err() {
@@ -336,17 +297,7 @@ impl<'a, E: Encoder> Job<'a, E> {
             }
         }
         shared.buffers.give(text);
-        #[cfg(test)]
-        if let Some(output) = &shared.output {
-            HELD.lock()
-                .expect("no test panicked holding it")
-                .push((output.clone(), tally.holding));
-            if let Some(laid) = self.encoder.laid() {
-                LAID.lock()
-                    .expect("no test panicked holding it")
-                    .push((output.clone(), laid));
-            }
-        }
+        self.encoder.count_laid(&mut tally.paths);
         tally.count_coverage();
         Done {
             seq,
@@ -395,10 +346,7 @@ impl<'a, E: Encoder> Job<'a, E> {
                 }
             };
             let holds = record.is_ok() && !held.is_empty();
-            #[cfg(test)]
-            {
-                tally.holding += usize::from(holds);
-            }
+            tally.paths.held += u64::from(holds);
             let rejected = tally.rejects.len();
             let item = |record| Item {
                 line: item.line,

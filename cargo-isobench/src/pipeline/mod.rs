@@ -57,13 +57,54 @@ use crate::output_file::OutputFile;
 /// Batches in flight (read, being converted, or waiting to be written) per worker.
 const IN_FLIGHT_PER_JOB: usize = 3;
 
-/// What a finished conversion gives: its exit code and its report.
+/// What a finished conversion gives: its exit code, its report, and how its records
+/// went through.
 #[derive(Debug)]
 pub struct Finished {
     /// [`exit::OK`], or [`exit::RECORDS`] when some record was rejected or incomplete.
     pub code: i32,
     /// The conversion report.
     pub report: ConversionReport,
+    /// Which ways the records took.
+    pub paths: FastPaths,
+}
+
+/// Which ways a conversion's records took: how many were read with the values the
+/// conversion only moves held as text, passed to the output unread
+/// ([`ConvertPlan::pass_through`]), and, for a Parquet output, how its rows were laid
+/// into the columns. A conversion gives the same output whichever ways it takes; these
+/// say whether the quicker ones ran.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FastPaths {
+    /// Records read with values held.
+    pub held: u64,
+    /// Parquet rows laid into the columns straight from the exported record and its
+    /// held texts.
+    pub laid: u64,
+    /// Parquet rows parsed into the columns from the record written as text.
+    pub parsed: u64,
+    /// Parquet rows pushed as the values exported (nothing held).
+    pub pushed: u64,
+    /// Parquet cells laid from a string held as its own bytes (read from Parquet).
+    pub raw_cells: u64,
+}
+
+impl FastPaths {
+    /// Adds the counts of `more`.
+    fn add(&mut self, more: Self) {
+        let Self {
+            held,
+            laid,
+            parsed,
+            pushed,
+            raw_cells,
+        } = more;
+        self.held += held;
+        self.laid += laid;
+        self.parsed += parsed;
+        self.pushed += pushed;
+        self.raw_cells += raw_cells;
+    }
 }
 
 /// Runs `convert` as planned; the exit code.
@@ -150,6 +191,7 @@ impl IntoSink for Conversion<'_, '_> {
             files: &shared.files,
             incomplete_listed: &shared.incomplete_listed,
             repeats: 0,
+            paths: FastPaths::default(),
         };
         let outcome = pipeline(shared, sources, settings, &mut ordered);
         ordered.progress.finish(ordered.report.read);
@@ -169,8 +211,9 @@ impl IntoSink for Conversion<'_, '_> {
         let context = summary::Context {
             source_fills: &shared.from.info().fills,
         };
+        let paths = ordered.paths;
         let outputs = (output, rejects_writer, report_file);
-        finish(plan, report, context, outputs)
+        finish(plan, (report, paths), context, outputs)
     }
 }
 
@@ -203,7 +246,7 @@ fn open_rejects(plan: &ConvertPlan) -> Result<Option<RecordWriter>, CliError> {
 /// the summary, and gives the exit code.
 fn finish(
     plan: &ConvertPlan,
-    report: ConversionReport,
+    (report, paths): (ConversionReport, FastPaths),
     context: summary::Context<'_>,
     (output, rejects_writer, report_file): (impl Sink, Option<RecordWriter>, Option<OutputFile>),
 ) -> Result<Finished, CliError> {
@@ -253,7 +296,40 @@ fn finish(
     } else {
         exit::RECORDS
     };
-    Ok(Finished { code, report })
+    Ok(Finished {
+        code,
+        report,
+        paths,
+    })
+}
+
+/// Runs `cargo isobench convert ARGS` as the command line does, but for the
+/// pass-through, on or off: the exit code, and which ways the records took.
+#[cfg(all(test, feature = "parquet"))]
+fn convert_with(args: &[&str], pass_through: bool) -> (i32, FastPaths) {
+    use clap::Parser;
+    let words = ["cargo", "isobench", "convert"].iter().chain(args);
+    let crate::cli::Cargo::Isobench(cli) = crate::cli::Cargo::try_parse_from(words)
+        .unwrap_or_else(|e| panic!("the flags {args:?}: {e}"));
+    let crate::cli::Command::Convert(convert) = &cli.command else {
+        unreachable!("parsed from `convert`")
+    };
+    crate::input::set_max_record_bytes(cli.max_record_bytes);
+    isobench_adapters::link();
+    let registry = Registry::builtin();
+    let finished = ConvertRequest::from_args(convert, None)
+        .plan(&registry)
+        .and_then(|plan| {
+            let plan = ConvertPlan {
+                pass_through,
+                ..plan
+            };
+            execute(&registry, &plan)
+        });
+    match finished {
+        Ok(finished) => (finished.code, finished.paths),
+        Err(e) => (e.exit_code(), FastPaths::default()),
+    }
 }
 
 /// The summed size of the file inputs, when every input is a file (for the progress ETA).

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use isobench_core::ConversionReport;
 use isobench_core::report::{MAX_LISTED, RecordWarning};
 
+use super::FastPaths;
 use super::job::{Done, Reject, Tally, rejection_line};
 use super::progress::Progress;
 use super::seen_ids::{SeenIds, id_digest};
@@ -57,6 +58,8 @@ pub(super) struct Ordered<'a, S> {
     pub(super) incomplete_listed: &'a AtomicBool,
     /// Records whose `instance_id` repeats an earlier one.
     pub(super) repeats: u64,
+    /// How the records written so far went through.
+    pub(super) paths: FastPaths,
 }
 
 impl<S: Sink> Ordered<'_, S> {
@@ -73,9 +76,11 @@ impl<S: Sink> Ordered<'_, S> {
             bytes,
             source,
             ids,
+            paths,
             ..
         } = tally;
         self.report.merge(report);
+        self.paths.add(paths);
         if self.report.incomplete_records.len() >= MAX_LISTED {
             self.incomplete_listed.store(true, Ordering::Relaxed);
         }

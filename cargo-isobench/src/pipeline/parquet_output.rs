@@ -7,7 +7,6 @@
 //! ([`set_test_limits`]) so that few records reach them, but for a test of rows of
 //! megabytes under the real limits.
 
-use std::ffi::OsString;
 use std::fs::{self, File};
 use std::path::Path;
 
@@ -20,7 +19,6 @@ use parquet::file::metadata::ParquetMetaDataReader;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
-use super::job::LAID;
 use crate::parquet::{GROUP_BYTES, GROUP_ROWS, set_test_limits};
 
 /// Text rich in what JSON escapes or writes apart: quotes, backslashes, line breaks,
@@ -118,30 +116,20 @@ fn convert(options: &[&str]) -> i32 {
 /// Runs the command line with `options` after `convert --from FROM --to TO`; its exit
 /// code.
 fn convert_to(from: &str, to: &str, options: &[&str]) -> i32 {
-    let argv = ["cargo-isobench", "convert", "--from", from, "--to", to]
-        .into_iter()
-        .chain(options.iter().copied())
-        .map(OsString::from);
-    crate::run(argv)
+    convert_counted(from, to, options).0
 }
 
-/// How many rows of the Parquet output `path` were laid into its columns from their
-/// record and held texts, parsed from their text, and pushed as values, since last
-/// asked.
-fn laid_rows(path: &str) -> [usize; 3] {
-    let mut counts = [0; 3];
-    LAID.lock()
-        .expect("a test panicked")
-        .retain(|(output, batch)| {
-            if output != Path::new(path) {
-                return true;
-            }
-            for (count, more) in counts.iter_mut().zip(batch) {
-                *count += more;
-            }
-            false
-        });
-    counts
+/// [`convert_to`], with how many rows of the Parquet output were laid into its columns
+/// from their record and held texts, parsed from their text, and pushed as values.
+fn convert_counted(from: &str, to: &str, options: &[&str]) -> (i32, [usize; 3]) {
+    let mut args = vec!["--from", from, "--to", to];
+    args.extend(options);
+    let (code, paths) = super::convert_with(&args, true);
+    let count = |n: u64| usize::try_from(n).expect("a count");
+    (
+        code,
+        [count(paths.laid), count(paths.parsed), count(paths.pushed)],
+    )
 }
 
 fn style_name(style: JsonStyle) -> &'static str {
@@ -258,7 +246,6 @@ fn check(
         args.extend(["-i", input, "-o", &probe]);
         args.extend(&style_args);
         convert_to("swe-bench", to, &args);
-        laid_rows(&probe);
         let sizes = row_sizes(Path::new(&probe));
         if !sizes.is_empty() {
             limits.1 = sizes[..=k % sizes.len()].iter().sum::<usize>() + extra;
@@ -281,14 +268,14 @@ fn check(
             let mut args: Vec<&str> = common.to_vec();
             args.extend(["-o", out, "--rejects", rejects]);
             args.extend(&style_args);
-            convert_to("swe-bench", to, &args)
+            convert_counted("swe-bench", to, &args)
         };
         set_test_limits(None);
-        let code = run(&jsonl, &rejects_a);
+        let (code, _) = run(&jsonl, &rejects_a);
         set_test_limits(Some((limits.0, limits.1.max(1))));
-        assert_eq!(run(&parquet, &rejects_b), code, "exit codes, --jobs {jobs}");
+        let (parquet_code, counts) = run(&parquet, &rejects_b);
+        assert_eq!(parquet_code, code, "exit codes, --jobs {jobs}");
         let want = fs::read(&jsonl).expect("written");
-        let counts = laid_rows(&parquet);
         let lines = want.split(|&b| b == b'\n').count() - 1;
         assert_eq!(
             counts.iter().sum::<usize>(),

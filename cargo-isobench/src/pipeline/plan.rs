@@ -190,6 +190,7 @@ impl ConvertRequest {
             dry_run,
             allow_incomplete,
             task_org,
+            pass_through: true,
         })
     }
 
@@ -259,13 +260,14 @@ impl ConvertRequest {
             dry_run,
             allow_incomplete,
             task_org,
+            pass_through: true,
         })
     }
 }
 
 /// A checked conversion: everything [`crate::pipeline::run`] needs, resolved.
 #[derive(Debug, Clone)]
-#[allow(clippy::struct_excessive_bools)] // four independent flags, each an option resolved
+#[allow(clippy::struct_excessive_bools)] // independent flags, each an option resolved
 pub struct ConvertPlan {
     /// The inputs, in order (`hf:` ids resolved to their files).
     pub inputs: Vec<Input>,
@@ -307,6 +309,10 @@ pub struct ConvertPlan {
     pub allow_incomplete: bool,
     /// The org of a Harbor task's package name (`--task-org`); `None`: the default.
     pub task_org: Option<String>,
+    /// Values the conversion only moves go from input to output unread, where they
+    /// can (see [`isobench_core::passthrough`]); `false` reads and writes every value,
+    /// which gives the same output, slower: what the pass-through is checked against.
+    pub pass_through: bool,
 }
 
 impl ConvertPlan {

@@ -11,6 +11,7 @@ use super::encoder::{Encoder, HeldValues, Sink};
 use crate::errors::CliError;
 use crate::output::RecordWriter;
 use crate::parquet::{ColumnRows, RowsBatch};
+use crate::pipeline::FastPaths;
 
 /// Records laid into rows of the Parquet output's columns.
 pub(in crate::pipeline) struct ColumnsEncoder {
@@ -19,8 +20,7 @@ pub(in crate::pipeline) struct ColumnsEncoder {
     /// A record written as text, to be parsed into its row.
     scratch: Vec<u8>,
     /// Records pushed as exported, nothing held, since the rows were last taken.
-    #[cfg(test)]
-    pushed: usize,
+    pushed: u64,
 }
 
 impl ColumnsEncoder {
@@ -29,7 +29,6 @@ impl ColumnsEncoder {
         Self {
             rows,
             scratch: Vec::new(),
-            #[cfg(test)]
             pushed: 0,
         }
     }
@@ -57,17 +56,11 @@ impl Encoder for ColumnsEncoder {
             self.rows.note_style(style);
         }
         self.rows.push(record);
-        #[cfg(test)]
-        {
-            self.pushed += 1;
-        }
+        self.pushed += 1;
     }
 
     fn finish(&mut self) -> io::Result<RowsBatch> {
-        #[cfg(test)]
-        {
-            self.pushed = 0;
-        }
+        self.pushed = 0;
         self.rows.take_rows()
     }
 
@@ -90,10 +83,12 @@ impl Encoder for ColumnsEncoder {
         )
     }
 
-    #[cfg(test)]
-    fn laid(&self) -> Option<[usize; 4]> {
+    fn count_laid(&self, paths: &mut FastPaths) {
         let [direct, parsed, raw] = self.rows.laid();
-        Some([direct, parsed, self.pushed, raw])
+        paths.laid += direct as u64;
+        paths.parsed += parsed as u64;
+        paths.pushed += self.pushed;
+        paths.raw_cells += raw as u64;
     }
 }
 

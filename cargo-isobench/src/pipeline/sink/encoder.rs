@@ -9,6 +9,7 @@ use isobench_core::registry::HeldOrder;
 use serde_json::{Map, Value};
 
 use crate::errors::CliError;
+use crate::pipeline::FastPaths;
 
 /// A worker's end of the output: takes the records of a batch, one at a time, and gives
 /// them encoded once the batch is done.
@@ -46,13 +47,10 @@ pub(in crate::pipeline) trait Encoder: Send {
         None
     }
 
-    /// For the tests: how many of the batch's records were laid into columns from
-    /// their record and held texts, parsed from their text, and pushed as exported, and
-    /// how many cells were laid from a string's own bytes; `None` for an output of no
-    /// columns.
-    #[cfg(test)]
-    fn laid(&self) -> Option<[usize; 4]> {
-        None
+    /// Adds to `paths` how the batch's records were laid into an output of columns
+    /// (nothing for any other output): called before [`Self::finish`].
+    fn count_laid(&self, paths: &mut FastPaths) {
+        let _ = paths;
     }
 }
 
