@@ -14,7 +14,7 @@ use crate::errors::CliError;
 use crate::input::{Compression, Layout};
 use crate::output_file::OutputError;
 use crate::output_file::OutputFile;
-use crate::parquet::ParquetCompression;
+use crate::parquet::ParquetOptions;
 
 /// Where records go.
 #[derive(Debug)]
@@ -198,18 +198,18 @@ impl RecordWriter {
         overwrite: bool,
         style: JsonStyle,
     ) -> Result<Self, CliError> {
-        Self::create_with_schema(path, overwrite, style, None, ParquetCompression::default())
+        Self::create_with_schema(path, overwrite, style, None, ParquetOptions::default())
     }
 
     /// As [`Self::create`]; a `.parquet` output takes its column types from `schema`, the
-    /// JSON Schema of the records written (without one, Parquet is refused), and
-    /// compresses its pages with `compression`.
+    /// JSON Schema of the records written (without one, Parquet is refused), and is
+    /// written as `parquet` says.
     pub fn create_with_schema(
         path: Option<&Path>,
         overwrite: bool,
         style: JsonStyle,
         schema: Option<&Value>,
-        compression: ParquetCompression,
+        parquet: ParquetOptions,
     ) -> Result<Self, CliError> {
         let Some(dest) = path else {
             return Ok(Self {
@@ -223,28 +223,24 @@ impl RecordWriter {
             path: dest.to_owned(),
             source: e,
         };
-        let parquet = crate::parquet::is_parquet(dest);
-        if parquet && schema.is_none() {
+        let is_parquet = crate::parquet::is_parquet(dest);
+        if is_parquet && schema.is_none() {
             return Err(OutputError::JsonLinesOnly(dest.to_owned()).into());
         }
-        if parquet && !crate::parquet::BUILT {
+        if is_parquet && !crate::parquet::BUILT {
             return Err(crate::parquet::not_built(dest));
         }
         let file = OutputFile::create(dest, overwrite)?;
-        if let Some(schema) = schema.filter(|_| parquet) {
+        if let Some(schema) = schema.filter(|_| is_parquet) {
             if file.in_place_of_dest() {
                 return Err(write_err(io::Error::other(
                     "a Parquet output needs a regular file (its footer is written last)",
                 )));
             }
             let handle = file.try_clone_file().map_err(write_err)?;
-            let out = crate::parquet::ParquetWriter::new(
-                handle,
-                file.dir().to_owned(),
-                schema,
-                compression,
-            )
-            .map_err(write_err)?;
+            let out =
+                crate::parquet::ParquetWriter::new(handle, file.dir().to_owned(), schema, parquet)
+                    .map_err(write_err)?;
             return Ok(Self {
                 sink: Sink::Parquet {
                     out: Box::new(out),

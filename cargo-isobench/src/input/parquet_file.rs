@@ -439,9 +439,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.parquet");
         let spool = dir.path().to_owned();
-        let compression = crate::parquet::ParquetCompression::default();
+        let options = crate::parquet::ParquetOptions::default();
         let mut writer =
-            ParquetWriter::new(File::create(&path).unwrap(), spool, schema, compression).unwrap();
+            ParquetWriter::new(File::create(&path).unwrap(), spool, schema, options).unwrap();
         for r in records {
             writer.write(r.as_object().unwrap().clone()).unwrap();
         }

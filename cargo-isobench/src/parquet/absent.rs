@@ -10,8 +10,6 @@ use isobench_core::codec::JsonStyle;
 use isobench_core::passthrough::Placed;
 use serde_json::{Map, Value};
 
-use super::ParquetCompression;
-
 /// The Parquet writer of a build without Parquet: a type without values.
 #[derive(Debug)]
 pub enum ParquetWriter {}
@@ -67,7 +65,7 @@ impl ParquetWriter {
         _file: File,
         dir: PathBuf,
         _json_schema: &Value,
-        _compression: ParquetCompression,
+        _options: super::ParquetOptions,
     ) -> io::Result<Self> {
         Err(io::Error::other(super::not_built(&dir).to_string()))
     }

@@ -24,3 +24,39 @@ pub const GROUP_ROWS: usize = 1024;
 /// fixed widths, nulls and offsets not counted) at which a row group is written even if it
 /// has fewer rows.
 pub const GROUP_BYTES: usize = 32 << 20;
+
+/// Where a Parquet output's row groups end: at `rows` rows, or once the rows' bytes in
+/// their Arrow arrays (strings' lengths and fixed widths) reach `bytes`, whichever comes
+/// first. By default [`GROUP_ROWS`] and [`GROUP_BYTES`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RowGroups {
+    /// The most rows of a row group (at least 1).
+    pub rows: usize,
+    /// The bytes at which a row group is full.
+    pub bytes: usize,
+}
+
+impl Default for RowGroups {
+    fn default() -> Self {
+        Self {
+            rows: GROUP_ROWS,
+            bytes: GROUP_BYTES,
+        }
+    }
+}
+
+impl RowGroups {
+    /// Whether a row group of `rows` rows and `bytes` bytes is full.
+    pub fn full(self, rows: usize, bytes: usize) -> bool {
+        rows >= self.rows || bytes >= self.bytes
+    }
+}
+
+/// How a Parquet output is written: its pages' codec and where its row groups end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ParquetOptions {
+    /// The codec of every page (`--parquet-compression`).
+    pub compression: super::ParquetCompression,
+    /// Where row groups end.
+    pub row_groups: RowGroups,
+}

@@ -65,10 +65,8 @@ pub use absent::{ColumnRows, ParquetWriter, RowsBatch};
 pub use compression::{ACCEPTED as PARQUET_COMPRESSIONS, ParquetCompression};
 pub use layout::{
     ENCODING_KEY, EXTRA_COLUMN, GROUP_BYTES, GROUP_ROWS, HF_KEY, KEYS_COLUMN, LAYOUT_KEY, MAGIC,
-    READ_ROWS, STYLE_KEY,
+    ParquetOptions, READ_ROWS, RowGroups, STYLE_KEY,
 };
-#[cfg(all(test, feature = "parquet"))]
-pub(crate) use write::set_test_limits;
 #[cfg(feature = "parquet")]
 pub use write::{ArrowTable, ColumnRows, ParquetWriter, RowsBatch};
 

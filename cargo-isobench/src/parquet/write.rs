@@ -27,7 +27,7 @@ use serde::Deserialize as _;
 use serde_json::{Map, Value};
 
 use super::compression::ParquetCompression;
-use super::layout::{GROUP_BYTES, GROUP_ROWS};
+use super::layout::{ParquetOptions, RowGroups};
 use super::row_bytes::{row_bytes, value_bytes};
 use super::schema::{Columns, Shape, build_array, laid_array, written_array};
 use super::split;
@@ -70,7 +70,7 @@ pub struct ColumnRows {
     /// The buffered rows' sizes as JSON, as given to [`Self::push`]: when
     /// [`Self::group_full`] says a batch of them is full.
     bytes: usize,
-    limits: GroupLimits,
+    limits: RowGroups,
     /// Where each key of the record being pushed goes (kept between records).
     places: Vec<Place>,
     /// Per declared column, the text of the buffered rows' [`Cell::Text`] cells of that
@@ -113,50 +113,6 @@ pub struct RowsBatch {
     sizes: Vec<usize>,
 }
 
-/// When a row group is full: at this many rows, or once its rows' bytes in their arrays
-/// ([`row_bytes`]) reach this many.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct GroupLimits {
-    rows: usize,
-    bytes: usize,
-}
-
-#[cfg(test)]
-thread_local! {
-    /// Smaller row groups, for the writers a test makes on its own thread.
-    static TEST_LIMITS: std::cell::Cell<Option<GroupLimits>> = const { std::cell::Cell::new(None) };
-}
-
-impl GroupLimits {
-    /// [`GROUP_ROWS`] and [`GROUP_BYTES`] (in a test, those it set on its thread).
-    fn current() -> Self {
-        #[cfg(test)]
-        if let Some(limits) = TEST_LIMITS.with(std::cell::Cell::get) {
-            return limits;
-        }
-        Self {
-            rows: GROUP_ROWS,
-            bytes: GROUP_BYTES,
-        }
-    }
-
-    /// Whether a row group of `rows` rows and `bytes` bytes is full.
-    fn full(self, rows: usize, bytes: usize) -> bool {
-        rows >= self.rows || bytes >= self.bytes
-    }
-}
-
-/// Sets the row group limits of the writers made on this thread from now on (`None`:
-/// the usual ones), so that tests reach them with few records.
-#[cfg(test)]
-pub(crate) fn set_test_limits(limits: Option<(usize, usize)>) {
-    assert!(
-        limits.is_none_or(|(rows, _)| rows <= GROUP_ROWS),
-        "the writer's properties cap row groups at GROUP_ROWS"
-    );
-    TEST_LIMITS.with(|l| l.set(limits.map(|(rows, bytes)| GroupLimits { rows, bytes })));
-}
-
 /// Writes records to a Parquet file, a row group at a time (see the module's doc).
 #[derive(Debug)]
 pub struct ParquetWriter {
@@ -167,8 +123,8 @@ pub struct ParquetWriter {
     /// Records given one by one ([`Self::write`]), and the columns used and the JSON
     /// style of every record given.
     rows: ColumnRows,
-    /// The codec of every page.
-    compression: ParquetCompression,
+    /// The codec of every page, and where row groups end.
+    options: ParquetOptions,
     /// The open row group's parts not handed to the spool (before it starts).
     parts: Vec<RecordBatch>,
     /// The open row group's rows, and bytes in their arrays counted by [`Self::write_batch`].
@@ -181,11 +137,12 @@ fn write_error(e: impl std::fmt::Display) -> io::Error {
     io::Error::other(format!("Parquet: {e}"))
 }
 
-/// The properties of every file written: pages compressed with `compression`.
-fn writer_properties(compression: ParquetCompression) -> io::Result<WriterProperties> {
+/// The properties of every file written: pages compressed as `options` say, row groups
+/// of at most its rows.
+fn writer_properties(options: ParquetOptions) -> io::Result<WriterProperties> {
     Ok(WriterProperties::builder()
-        .set_compression(codec(compression)?)
-        .set_max_row_group_row_count(Some(GROUP_ROWS))
+        .set_compression(codec(options.compression)?)
+        .set_max_row_group_row_count(Some(options.row_groups.rows))
         .build())
 }
 
@@ -218,7 +175,7 @@ impl ColumnRows {
             style: None,
             rows: Vec::new(),
             bytes: 0,
-            limits: GroupLimits::current(),
+            limits: RowGroups::default(),
             places: Vec::new(),
             direct: 0,
             parsed: 0,
@@ -226,10 +183,13 @@ impl ColumnRows {
         }
     }
 
-    /// Empty rows of the same columns.
+    /// Empty rows of the same columns, whose batches are full at the same size.
     #[must_use]
     pub fn empty_like(&self) -> Self {
-        Self::of(Arc::clone(&self.columns))
+        Self {
+            limits: self.limits,
+            ..Self::of(Arc::clone(&self.columns))
+        }
     }
 
     /// Sets the JSON style the records are in, unless one is set already.
@@ -440,8 +400,8 @@ impl ColumnRows {
         })
     }
 
-    /// Whether the rows buffered make a batch: [`GROUP_ROWS`] of them, or [`GROUP_BYTES`]
-    /// by the sizes given to [`Self::push`].
+    /// Whether the rows buffered make a batch: a row group's rows, or its bytes by the
+    /// sizes given to [`Self::push`] ([`RowGroups`]).
     pub fn group_full(&self) -> bool {
         self.limits.full(self.rows.len(), self.bytes)
     }
@@ -587,19 +547,24 @@ impl ParquetWriter {
     /// A writer of records following `json_schema` into `file`; a file of more than one
     /// row group is first written to a spool file in `spool_dir` (created exclusively
     /// under an unpredictable name, and removed at once where the system allows it, else
-    /// when the writer is dropped). Every page is compressed with `compression`.
+    /// when the writer is dropped). Pages are compressed, and row groups end, as
+    /// `options` say.
     pub fn new(
         file: File,
         spool_dir: PathBuf,
         json_schema: &Value,
-        compression: ParquetCompression,
+        options: ParquetOptions,
     ) -> io::Result<Self> {
+        let rows = ColumnRows::new(json_schema).map_err(io::Error::other)?;
         Ok(Self {
             out: file,
             spool_dir,
             spool: None,
-            rows: ColumnRows::new(json_schema).map_err(io::Error::other)?,
-            compression,
+            rows: ColumnRows {
+                limits: options.row_groups,
+                ..rows
+            },
+            options,
             parts: Vec::new(),
             open_rows: 0,
             open_bytes: 0,
@@ -638,8 +603,8 @@ impl ParquetWriter {
     }
 
     /// Writes rows converted apart ([`ColumnRows::take_rows`]), in order: a row group
-    /// ends at the row that makes it full, [`GROUP_ROWS`] rows or [`GROUP_BYTES`] of the
-    /// rows' bytes in their arrays ([`row_bytes`]), whatever the batches handed; the
+    /// ends at the row that makes it full, [`RowGroups::rows`] rows or
+    /// [`RowGroups::bytes`] of the rows' bytes in their arrays ([`row_bytes`]), whatever the batches handed; the
     /// rows are handed on as slices of their columns, not copied.
     pub fn write_batch(&mut self, rows: RowsBatch) -> io::Result<()> {
         let RowsBatch {
@@ -684,7 +649,7 @@ impl ParquetWriter {
     /// Ends the open row group: the spool (started with the first) writes it.
     fn close_group(&mut self) -> io::Result<()> {
         if self.spool.is_none() {
-            let properties = writer_properties(self.compression)?;
+            let properties = writer_properties(self.options)?;
             let mut spool = Spool::start(&self.spool_dir, self.rows.full_schema(), properties)?;
             for part in self.parts.drain(..) {
                 spool.send(Spooled::Part(part))?;
@@ -705,7 +670,7 @@ impl ParquetWriter {
         let any_rows = self.spool.is_some() || self.open_rows > 0;
         let (schema, kept) = self.rows.written_schema(any_rows, false);
         let out = self.out.try_clone()?;
-        let properties = writer_properties(self.compression)?;
+        let properties = writer_properties(self.options)?;
         let mut writer = ArrowWriter::try_new(out, Arc::clone(&schema), Some(properties))
             .map_err(write_error)?;
         match self.spool.take() {
@@ -1101,6 +1066,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::parquet::GROUP_ROWS;
 
     /// Records of nested and flat columns, some only in a few rows, over several row groups.
     fn records(n: usize) -> (Value, Vec<Map<String, Value>>) {
@@ -1143,7 +1109,7 @@ mod tests {
         }
         let (schema, batches) = table.finish(false).unwrap();
         let mut out = Vec::new();
-        let properties = writer_properties(ParquetCompression::default()).unwrap();
+        let properties = writer_properties(ParquetOptions::default()).unwrap();
         let mut writer = ArrowWriter::try_new(&mut out, schema, Some(properties)).unwrap();
         for batch in &batches {
             writer.write(batch).unwrap();
@@ -1165,7 +1131,7 @@ mod tests {
             File::create(&path).unwrap(),
             dir.to_owned(),
             schema,
-            ParquetCompression::default(),
+            ParquetOptions::default(),
         )
         .unwrap();
         for record in records {

@@ -303,10 +303,10 @@ fn finish(
     })
 }
 
-/// Runs `cargo isobench convert ARGS` as the command line does, but for the
-/// pass-through, on or off: the exit code, and which ways the records took.
+/// Runs `cargo isobench convert ARGS` as the command line does, its plan changed by
+/// `adjust` (settings no flag gives): the exit code, and which ways the records took.
 #[cfg(all(test, feature = "parquet"))]
-fn convert_with(args: &[&str], pass_through: bool) -> (i32, FastPaths) {
+fn convert_with(args: &[&str], adjust: impl FnOnce(&mut ConvertPlan)) -> (i32, FastPaths) {
     use clap::Parser;
     let words = ["cargo", "isobench", "convert"].iter().chain(args);
     let crate::cli::Cargo::Isobench(cli) = crate::cli::Cargo::try_parse_from(words)
@@ -319,11 +319,8 @@ fn convert_with(args: &[&str], pass_through: bool) -> (i32, FastPaths) {
     let registry = Registry::builtin();
     let finished = ConvertRequest::from_args(convert, None)
         .plan(&registry)
-        .and_then(|plan| {
-            let plan = ConvertPlan {
-                pass_through,
-                ..plan
-            };
+        .and_then(|mut plan| {
+            adjust(&mut plan);
             execute(&registry, &plan)
         });
     match finished {

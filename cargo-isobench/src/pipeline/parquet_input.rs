@@ -182,7 +182,7 @@ fn batch_of(rows: &[Vec<Option<String>>], kinds: &[Kind], style: Option<&str>) -
 fn convert_to(to: &str, options: &[&str], pass_through: bool) -> (i32, (usize, usize, usize)) {
     let mut args = vec!["--from", "swe-bench", "--to", to];
     args.extend(options);
-    let (code, paths) = super::convert_with(&args, pass_through);
+    let (code, paths) = super::convert_with(&args, |plan| plan.pass_through = pass_through);
     let count = |n: u64| usize::try_from(n).expect("a count");
     (
         code,

@@ -4,8 +4,8 @@
 //! with `--jobs 1` and `--jobs 2`; each of its row groups ends at the row that fills it
 //! (by rows, or by the rows' bytes in their arrays, recounted here from the arrays read
 //! back); its rejects are the JSON Lines run's. Row group limits are made small
-//! ([`set_test_limits`]) so that few records reach them, but for a test of rows of
-//! megabytes under the real limits.
+//! ([`RowGroups`], set in the plan) so that few records reach them, but for a test of
+//! rows of megabytes under the real limits.
 
 use std::fs::{self, File};
 use std::path::Path;
@@ -19,7 +19,7 @@ use parquet::file::metadata::ParquetMetaDataReader;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
-use crate::parquet::{GROUP_BYTES, GROUP_ROWS, set_test_limits};
+use crate::parquet::{GROUP_BYTES, GROUP_ROWS, RowGroups};
 
 /// Text rich in what JSON escapes or writes apart: quotes, backslashes, line breaks,
 /// controls, DEL, characters beyond ASCII and beyond the BMP.
@@ -116,15 +116,16 @@ fn convert(options: &[&str]) -> i32 {
 /// Runs the command line with `options` after `convert --from FROM --to TO`; its exit
 /// code.
 fn convert_to(from: &str, to: &str, options: &[&str]) -> i32 {
-    convert_counted(from, to, options).0
+    convert_counted(from, to, options, RowGroups::default()).0
 }
 
-/// [`convert_to`], with how many rows of the Parquet output were laid into its columns
-/// from their record and held texts, parsed from their text, and pushed as values.
-fn convert_counted(from: &str, to: &str, options: &[&str]) -> (i32, [usize; 3]) {
+/// [`convert_to`], a Parquet output's row groups ending at `groups`; with how many of its
+/// rows were laid into its columns from their record and held texts, parsed from their
+/// text, and pushed as values.
+fn convert_counted(from: &str, to: &str, options: &[&str], groups: RowGroups) -> (i32, [usize; 3]) {
     let mut args = vec!["--from", from, "--to", to];
     args.extend(options);
-    let (code, paths) = super::convert_with(&args, true);
+    let (code, paths) = super::convert_with(&args, |plan| plan.parquet.row_groups = groups);
     let count = |n: u64| usize::try_from(n).expect("a count");
     (
         code,
@@ -241,11 +242,14 @@ fn check(
     if let Some((k, extra)) = exact {
         // The rows' bytes, from a file of one row group.
         let probe = path("probe.parquet");
-        set_test_limits(Some((GROUP_ROWS, usize::MAX)));
         let mut args = vec!["--allow-incomplete", "--overwrite", "--on-error", "skip"];
         args.extend(["-i", input, "-o", &probe]);
         args.extend(&style_args);
-        convert_to("swe-bench", to, &args);
+        let one_group = RowGroups {
+            rows: GROUP_ROWS,
+            bytes: usize::MAX,
+        };
+        convert_counted("swe-bench", to, &args, one_group);
         let sizes = row_sizes(Path::new(&probe));
         if !sizes.is_empty() {
             limits.1 = sizes[..=k % sizes.len()].iter().sum::<usize>() + extra;
@@ -264,16 +268,18 @@ fn check(
             "-i",
             input,
         ];
-        let run = |out: &str, rejects: &str| {
+        let run = |out: &str, rejects: &str, groups| {
             let mut args: Vec<&str> = common.to_vec();
             args.extend(["-o", out, "--rejects", rejects]);
             args.extend(&style_args);
-            convert_counted("swe-bench", to, &args)
+            convert_counted("swe-bench", to, &args, groups)
         };
-        set_test_limits(None);
-        let (code, _) = run(&jsonl, &rejects_a);
-        set_test_limits(Some((limits.0, limits.1.max(1))));
-        let (parquet_code, counts) = run(&parquet, &rejects_b);
+        let (code, _) = run(&jsonl, &rejects_a, RowGroups::default());
+        let groups = RowGroups {
+            rows: limits.0,
+            bytes: limits.1.max(1),
+        };
+        let (parquet_code, counts) = run(&parquet, &rejects_b, groups);
         assert_eq!(parquet_code, code, "exit codes, --jobs {jobs}");
         let want = fs::read(&jsonl).expect("written");
         let lines = want.split(|&b| b == b'\n').count() - 1;
@@ -367,7 +373,6 @@ proptest! {
         // JSON column with the texts and undeclared keys.
         let [direct, ..] = check(dir.path(), &input, "canonical", output_style, (rows, bytes), exact);
         prop_assert!(direct >= 1, "laid straight {}", direct);
-        set_test_limits(None);
     }
 }
 
@@ -540,7 +545,6 @@ fn write_records(path: &Path, records: &[Vec<(&str, String)>]) {
 /// Converts the SWE-bench records at `input` to a Parquet file `to` at `output`, under
 /// the writer's own row group limits, with `jobs` workers.
 fn convert_large(input: &Path, output: &Path, to: &str, jobs: &str) {
-    set_test_limits(None);
     let code = convert_to(
         "swe-bench",
         to,

@@ -18,7 +18,7 @@ use crate::cli::{ConvertArgs, ConvertOptions, OnError, OutcomeArgs, StyleArg};
 use crate::errors::{AreaError, CliError};
 use crate::input::Input;
 use crate::mine::enrich::EnrichConfig;
-use crate::parquet::{ParquetCompression, is_parquet};
+use crate::parquet::{ParquetCompression, ParquetOptions, RowGroups, is_parquet};
 
 /// A conversion as asked for, not yet checked: the two formats, the options as the
 /// command line or a library caller gave them, and what only a command adds.
@@ -176,7 +176,10 @@ impl ConvertRequest {
             errors,
             assignments,
             shard,
-            parquet_compression,
+            parquet: ParquetOptions {
+                compression: parquet_compression,
+                row_groups: RowGroups::default(),
+            },
             enrich: self.enrich,
             quiet: self.quiet,
             profile: profile.into(),
@@ -246,7 +249,7 @@ impl ConvertRequest {
             errors,
             assignments,
             shard: None,
-            parquet_compression: ParquetCompression::default(),
+            parquet: ParquetOptions::default(),
             enrich: self.enrich,
             quiet: true,
             profile: profile.into(),
@@ -283,8 +286,9 @@ pub struct ConvertPlan {
     pub assignments: Vec<Assignment>,
     /// The part of the inputs to convert.
     pub shard: Option<Shard>,
-    /// The codec of a Parquet output's pages (`--parquet-compression`, else the default).
-    pub parquet_compression: ParquetCompression,
+    /// How a Parquet output is written: its pages' codec (`--parquet-compression`, else
+    /// the default) and where its row groups end.
+    pub parquet: ParquetOptions,
     /// Enrichment from local repositories and timing logs.
     pub enrich: Option<EnrichConfig>,
     /// Print no summary on stderr.
@@ -671,13 +675,13 @@ mod tests {
             request.plan(&registry)
         };
         let plan = request(Some("out.parquet"), "snappy").unwrap();
-        assert_eq!(plan.parquet_compression, ParquetCompression::Snappy);
+        assert_eq!(plan.parquet.compression, ParquetCompression::Snappy);
         let plan = request(Some("out.PARQUET"), "zstd:7").unwrap();
-        assert_eq!(plan.parquet_compression, ParquetCompression::Zstd(7));
+        assert_eq!(plan.parquet.compression, ParquetCompression::Zstd(7));
         let plan = ConvertRequest::new("swe-bench", "canonical", ConvertOptions::default())
             .plan(&registry)
             .unwrap();
-        assert_eq!(plan.parquet_compression, ParquetCompression::Zstd(1));
+        assert_eq!(plan.parquet.compression, ParquetCompression::Zstd(1));
         for bad in ["zstd:23", "gzip:10", "brotli"] {
             assert_eq!(
                 request(Some("out.parquet"), bad).unwrap_err().area(),

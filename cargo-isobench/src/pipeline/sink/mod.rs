@@ -107,7 +107,7 @@ pub(super) fn open<'b>(
             plan.overwrite,
             plan.json_style().unwrap_or_default(),
             Some(schema),
-            plan.parquet_compression,
+            plan.parquet,
         )?
     };
     #[cfg(feature = "parquet")]
