@@ -49,6 +49,8 @@ mod layout;
 #[cfg(feature = "parquet")]
 mod row_bytes;
 #[cfg(feature = "parquet")]
+mod rows;
+#[cfg(feature = "parquet")]
 mod schema;
 #[cfg(feature = "parquet")]
 mod split;
@@ -68,7 +70,9 @@ pub use layout::{
     ParquetOptions, READ_ROWS, RowGroups, STYLE_KEY,
 };
 #[cfg(feature = "parquet")]
-pub use write::{ArrowTable, ColumnRows, ParquetWriter, RowsBatch};
+pub use rows::{ArrowTable, ColumnRows, RowsBatch};
+#[cfg(feature = "parquet")]
+pub use write::ParquetWriter;
 
 /// Whether this build reads and writes Parquet (the cargo feature `parquet`).
 pub const BUILT: bool = cfg!(feature = "parquet");

@@ -13,8 +13,8 @@ use isobench_core::schema::Profile;
 use isobench_core::{Contract, ConversionReport, Notes, RecordError, Registered, Registry};
 use serde_json::{Map, Value};
 
-use super::FastPaths;
 use super::buffers::Buffers;
+use super::paths::FastPaths;
 use super::plan::ConvertPlan;
 use super::sink::{Encoder, HeldValues};
 use crate::assign::{self, Assignment, Phase};

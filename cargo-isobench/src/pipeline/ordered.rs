@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use isobench_core::ConversionReport;
 use isobench_core::report::{MAX_LISTED, RecordWarning};
 
-use super::FastPaths;
 use super::job::{Done, Reject, Tally, rejection_line};
+use super::paths::FastPaths;
 use super::progress::Progress;
 use super::seen_ids::{SeenIds, id_digest};
 use super::sink::{Encoder, Sink};

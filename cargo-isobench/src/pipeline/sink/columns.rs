@@ -11,7 +11,7 @@ use super::encoder::{Encoder, HeldValues, Sink};
 use crate::errors::CliError;
 use crate::output::RecordWriter;
 use crate::parquet::{ColumnRows, RowsBatch};
-use crate::pipeline::FastPaths;
+use crate::pipeline::paths::FastPaths;
 
 /// Records laid into rows of the Parquet output's columns.
 pub(in crate::pipeline) struct ColumnsEncoder {

@@ -9,7 +9,7 @@ use isobench_core::registry::HeldOrder;
 use serde_json::{Map, Value};
 
 use crate::errors::CliError;
-use crate::pipeline::FastPaths;
+use crate::pipeline::paths::FastPaths;
 
 /// A worker's end of the output: takes the records of a batch, one at a time, and gives
 /// them encoded once the batch is done.
