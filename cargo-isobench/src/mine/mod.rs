@@ -9,6 +9,7 @@ pub mod commit;
 pub mod enrich;
 pub mod funcname;
 pub mod functions;
+mod git_text;
 pub mod heads;
 mod python_defs;
 mod python_ranges;
