@@ -61,9 +61,6 @@ pub enum CliError {
         /// Why.
         source: std::io::Error,
     },
-    /// A record failed and `--on-error fail` stops the run.
-    #[error("{0}")]
-    Record(String, Option<String>),
     /// A record was rejected and `--on-error fail` stops the run: where, and why.
     #[error("{}", describe(.rejection))]
     Rejected {
@@ -99,7 +96,7 @@ impl CliError {
             Self::UnknownFormat { .. } => exit::USAGE,
             Self::Area(e) => e.exit_code(),
             Self::Read { .. } | Self::Write { .. } => exit::IO,
-            Self::Record(..) | Self::Rejected { .. } => exit::RECORDS,
+            Self::Rejected { .. } => exit::RECORDS,
         }
     }
 
@@ -128,7 +125,7 @@ impl CliError {
                 Some(hint)
             }
             Self::Area(e) => e.hint(),
-            Self::Record(_, hint) | Self::Rejected { hint, .. } => hint.clone(),
+            Self::Rejected { hint, .. } => hint.clone(),
             Self::Read { .. } | Self::Write { .. } => None,
         }
     }

@@ -13,6 +13,7 @@ use arrow_array::ffi_stream::{ArrowArrayStreamReader, FFI_ArrowArrayStream};
 use arrow_array::{RecordBatch, RecordBatchIterator, RecordBatchReader};
 use arrow_schema::{ArrowError, SchemaRef};
 use cargo_isobench::errors::CliError;
+use cargo_isobench::input::InputError;
 use cargo_isobench::input::parquet_file::BatchRows;
 use cargo_isobench::parquet::ColumnRows;
 use cargo_isobench::pipeline::BatchConverter;
@@ -92,8 +93,7 @@ fn for_each_batch(
     let plan = BatchRows::new(&reader.schema())
         .map_err(|(column, kind)| unreadable_column(&column, &kind))?;
     for batch in reader {
-        let batch =
-            batch.map_err(|e| CliError::Record(format!("reading the Arrow stream: {e}"), None))?;
+        let batch = batch.map_err(|e| CliError::from(InputError::Stream(e.to_string())))?;
         let rows = (0..batch.num_rows())
             .map(|i| plan.row_at(&batch, i).map(Value::Object))
             .collect();
@@ -109,7 +109,13 @@ pub fn lines(reader: ArrowArrayStreamReader) -> Result<Vec<String>, CliError> {
         for row in rows {
             match row {
                 Ok(value) => lines.push(value.to_string()),
-                Err(bad) => return Err(CliError::Record(bad.message, bad.hint)),
+                Err(bad) => {
+                    return Err(InputError::Row {
+                        message: bad.message,
+                        hint: bad.hint,
+                    }
+                    .into());
+                }
             }
         }
         Ok(())
@@ -159,8 +165,7 @@ impl Converting {
             self.ended = true;
             return Ok(false);
         };
-        let batch =
-            batch.map_err(|e| CliError::Record(format!("reading the Arrow stream: {e}"), None))?;
+        let batch = batch.map_err(|e| CliError::from(InputError::Stream(e.to_string())))?;
         // The rows go from the converter into the output's columns as `convert` lays a
         // Parquet file's rows (the values that only pass held, not made into values),
         // cut into batches where a row group is full.
@@ -332,8 +337,10 @@ impl ArrowConverter {
 }
 
 fn unreadable_column(column: &str, kind: &str) -> CliError {
-    CliError::Record(
-        format!("column `{column}` has type {kind}, which has no JSON equivalent"),
-        Some("cast that column to a string or number type, or drop it, first".into()),
-    )
+    InputError::UnreadableColumn {
+        path: None,
+        column: column.to_owned(),
+        kind: kind.to_owned(),
+    }
+    .into()
 }

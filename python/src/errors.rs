@@ -5,6 +5,7 @@
 
 use cargo_isobench::cli::ConvertOptions;
 use cargo_isobench::errors::CliError;
+use cargo_isobench::input::InputError;
 use cargo_isobench::keywords::Keyword;
 use cargo_isobench::mine::repo::RepoError;
 use cargo_isobench::plugin::PluginError as Plugin;
@@ -106,7 +107,8 @@ pub fn to_py(e: CliError) -> PyErr {
             CliError::UnknownFormat { .. } => UnknownFormatError::new_err(message),
             CliError::Read { .. } => ReadError::new_err(message),
             CliError::Write { .. } => WriteError::new_err(message),
-            CliError::Record(..) | CliError::Rejected { .. } => RecordError::new_err(message),
+            CliError::Rejected { .. } => RecordError::new_err(message),
+            _ if e.area::<InputError>().is_some() => RecordError::new_err(message),
             // The area's own type, below the class its exit code gave before.
             _ if code == cargo_isobench::exit::USAGE && e.area::<Plugin>().is_some() => {
                 PluginError::new_err(message)
@@ -136,12 +138,17 @@ pub fn to_py(e: CliError) -> PyErr {
                     set(py, &err, "pointer", rejection.pointer)?;
                     set(py, &err, "reason", rejection.message)?;
                 }
-                CliError::Record(..) => {
-                    for name in ["file", "line", "instance_id", "pointer"] {
-                        set(py, &err, name, py.None())?;
+                e => {
+                    if let Some(input) = e.area::<InputError>() {
+                        // Where the reading stopped, as far as the input tells.
+                        let file = input.path().map(|p| p.display().to_string());
+                        set(py, &err, "file", file)?;
+                        set(py, &err, "line", input.line())?;
+                        for name in ["instance_id", "pointer"] {
+                            set(py, &err, name, py.None())?;
+                        }
                     }
                 }
-                _ => {}
             }
             Ok(())
         };

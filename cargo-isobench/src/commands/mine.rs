@@ -122,22 +122,22 @@ pub fn run_mine(session: &Session, args: &MineArgs) -> Result<i32, CliError> {
         return Err(e);
     }
     let skipped = stats.skipped.values().sum::<usize>();
-    let mut reasons = String::new();
-    for (reason, count) in &stats.skipped {
-        let _ = write!(reasons, "\n  skipped {count}: {reason}");
-    }
     if stats.written == 0 {
         // As `convert` does with an input that holds no record: an empty output is not a
         // result, and is not left behind (the unfinished output file is removed).
-        return Err(CliError::Record(
-            format!(
-                "mined {} commit(s) and every one was skipped: nothing was written{reasons}",
-                tasks.len()
-            ),
-            Some(
-                "loosen the filters that skipped them (`--path`, `--only-source`, `--max-files`, `--code-and-tests`) or mine another range".into(),
-            ),
-        ));
+        return Err(MineError::AllSkipped {
+            commits: tasks.len(),
+            skipped: stats
+                .skipped
+                .iter()
+                .map(|(reason, count)| (reason.clone(), *count))
+                .collect(),
+        }
+        .into());
+    }
+    let mut reasons = String::new();
+    for (reason, count) in &stats.skipped {
+        let _ = write!(reasons, "\n  skipped {count}: {reason}");
     }
     writer.finish()?;
     let not_utf8 = if stats.not_utf8 > 0 {
@@ -189,17 +189,18 @@ fn tasks_of(repo: &Repo, args: &MineArgs) -> Result<(Vec<Task>, HashSet<Oid>), C
         let commits = range_commits(repo, from_id, to_id)?;
         if commits.is_empty() {
             let reversed = range_commits(repo, to_id, from_id)?.len();
-            let hint = if reversed > 0 {
+            let why = if reversed > 0 {
                 format!(
                     "`{from}..{to}` lists the commits reachable from `{to}` and not from `{from}`; the range looks reversed: `{to}..{from}` has {reversed} commit(s)"
                 )
             } else {
                 format!("`{from}` and `{to}` are the same commit")
             };
-            return Err(CliError::Record(
-                format!("`--range {range}` holds no commit: nothing to mine"),
-                Some(hint),
-            ));
+            return Err(MineError::EmptyRange {
+                range: range.clone(),
+                why,
+            }
+            .into());
         }
         mainline.extend(first_parent_chain(repo, from_id, to_id)?);
         tasks.extend(commits.into_iter().map(|head| Task { head, base: None }));

@@ -49,6 +49,30 @@ pub enum MineError {
     /// `timings` without a base log or a head log.
     #[error("timings need at least one base log and one head log")]
     TimingLogs,
+    /// A `--range A..B` that holds no commit.
+    #[error("`--range {range}` holds no commit: nothing to mine")]
+    EmptyRange {
+        /// The range given.
+        range: String,
+        /// Why, as far as can be told (`B..A` has commits, or the two are one commit).
+        why: String,
+    },
+    /// Every commit mined was skipped by the filters: nothing was written.
+    #[error("mined {commits} commit(s) and every one was skipped: nothing was written{}", skipped_lines(.skipped))]
+    AllSkipped {
+        /// The commits mined.
+        commits: usize,
+        /// How many were skipped for each reason.
+        skipped: Vec<(String, usize)>,
+    },
+}
+
+/// The reasons commits were skipped, a line each.
+fn skipped_lines(skipped: &[(String, usize)]) -> String {
+    skipped
+        .iter()
+        .map(|(reason, count)| format!("\n  skipped {count}: {reason}"))
+        .collect()
 }
 
 impl AreaError for MineError {
@@ -72,8 +96,20 @@ impl AreaError for MineError {
             Self::TimingLogs => {
                 "give `--base PATH --head PATH`, or a directory with `base*` and `head*` entries"
             }
+            Self::EmptyRange { why, .. } => return Some(why.clone()),
+            Self::AllSkipped { .. } => {
+                "loosen the filters that skipped them (`--path`, `--only-source`, `--max-files`, `--code-and-tests`) or mine another range"
+            }
         };
         Some(hint.to_owned())
+    }
+
+    /// A range or filters that leave no record end the run as records that fail do.
+    fn exit_code(&self) -> i32 {
+        match self {
+            Self::EmptyRange { .. } | Self::AllSkipped { .. } => crate::exit::RECORDS,
+            _ => crate::exit::USAGE,
+        }
     }
 }
 

@@ -13,7 +13,7 @@ use crate::mine::timings;
 /// Runs `timings`: prints `{efficiency_test, duration_changes, human_performance, logs}`.
 pub fn run_timings(args: &TimingsArgs) -> Result<i32, CliError> {
     let (files, place) = if let Some(dir) = &args.dir {
-        let files = timings::instance_logs(dir).map_err(|e| timing_error(&e))?;
+        let files = timings::instance_logs(dir)?;
         (files, dir.clone())
     } else {
         (
@@ -28,7 +28,7 @@ pub fn run_timings(args: &TimingsArgs) -> Result<i32, CliError> {
         return Err(MineError::TimingLogs.into());
     }
     let tests = (!args.tests.is_empty()).then_some(args.tests.as_slice());
-    let timed = timings::read_timings(&files, tests, &place).map_err(|e| timing_error(&e))?;
+    let timed = timings::read_timings(&files, tests, &place)?;
     let mut record = isobench_core::CanonicalRecord::default();
     let mut notes = isobench_core::Notes::new();
     timings::attach(&mut record, &timed, &mut notes);
@@ -49,13 +49,6 @@ pub fn run_timings(args: &TimingsArgs) -> Result<i32, CliError> {
     serde_json::to_writer_pretty(&mut stdout, &out).map_err(|e| write_error(e.into()))?;
     writeln!(stdout).map_err(write_error)?;
     Ok(exit::OK)
-}
-
-fn timing_error(e: &timings::TimingsError) -> CliError {
-    CliError::Record(
-        e.to_string(),
-        Some("see docs/mining.md for the `--timings DIR` layout for the logs read".into()),
-    )
 }
 
 fn write_error(e: std::io::Error) -> CliError {

@@ -11,6 +11,7 @@ use serde::de::{DeserializeSeed, SeqAccess, Visitor};
 use serde_json::Value;
 
 use super::bad_input::BadInput;
+use super::error::InputError;
 use super::items::{Batch, Batching, Item, RawItem, RecordReader, Window};
 use super::json::{CheckedValue, MAX_DEPTH, Trail, is_too_deep, style_of_prefix};
 use super::source::{Input, open, read_error};
@@ -141,15 +142,15 @@ impl ReadFailure {
                 } else {
                     "a broken JSON array cannot be read past the break, even with `--on-error skip`; fix the file and run again"
                 };
-                CliError::Record(
-                    format!(
-                        "{}:{}:{}: malformed JSON array, after {count} complete record(s): {what}",
-                        path.display(),
-                        error.line(),
-                        error.column(),
-                    ),
-                    Some(hint.to_owned()),
-                )
+                InputError::BrokenArray {
+                    path: path.to_owned(),
+                    line: error.line(),
+                    column: error.column(),
+                    after: count,
+                    what,
+                    hint,
+                }
+                .into()
             }
         }
     }

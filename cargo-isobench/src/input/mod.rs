@@ -19,6 +19,7 @@ mod array;
 #[cfg(feature = "parquet")]
 mod arrow_rows;
 mod bad_input;
+mod error;
 pub mod hf;
 mod items;
 mod json;
@@ -33,6 +34,7 @@ use std::path::PathBuf;
 
 pub use array::JsonArray;
 pub use bad_input::BadInput;
+pub use error::InputError;
 pub use items::{Batch, Batching, Item, RawItem, RecordReader, Window};
 pub use json::{
     MAX_DEPTH, Routes, check_record, parse_record, parse_record_holding,

@@ -24,6 +24,7 @@ use parquet::arrow::arrow_reader::{
 use serde_json::Value;
 
 use super::bad_input::BadInput;
+use super::error::InputError;
 use super::items::{Batch, Batching, Item, RawItem, RecordReader, Window};
 use crate::errors::CliError;
 use crate::parquet::{READ_ROWS, bounds};
@@ -172,13 +173,11 @@ impl ParquetRows {
         // The columns are judged by the types the file gives them, whatever they are
         // decoded as.
         let plan = BatchRows::new(footer.schema()).map_err(|(column, kind)| {
-            CliError::Record(
-                format!(
-                    "{}: column `{column}` has type {kind}, which has no JSON equivalent",
-                    path.display(),
-                ),
-                Some("convert that column to a string or number type, or drop it, before reading the file".into()),
-            )
+            InputError::UnreadableColumn {
+                path: Some(path.to_owned()),
+                column,
+                kind,
+            }
         })?;
         let footer = reading_views(path, footer);
         let reader = contain(path, || {

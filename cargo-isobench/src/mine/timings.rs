@@ -41,6 +41,17 @@ pub enum TimingsError {
     NoSpeedup(PathBuf),
 }
 
+impl crate::errors::AreaError for TimingsError {
+    fn hint(&self) -> Option<String> {
+        Some("see docs/mining.md for the `--timings DIR` layout for the logs read".to_owned())
+    }
+
+    /// Logs that cannot be read as timings are records that cannot be made.
+    fn exit_code(&self) -> i32 {
+        crate::exit::RECORDS
+    }
+}
+
 /// Timings read from logs.
 #[derive(Debug, Clone)]
 pub struct Timed {

@@ -52,7 +52,7 @@ use sink::{Encoder, IntoSink, Sink};
 
 use crate::errors::CliError;
 use crate::exit;
-use crate::input::{self, Input, Window};
+use crate::input::{self, Input, InputError, Window};
 use crate::output::RecordWriter;
 use crate::output_file::OutputFile;
 
@@ -216,10 +216,10 @@ fn finish(
 ) -> Result<Finished, CliError> {
     // An empty part of a `--shard` split is a part all the same.
     if report.read == 0 && plan.shard.is_none() {
-        return Err(CliError::Record(
-            format!("no records in {}", report.inputs.join(", ")),
-            Some("the input is empty (or only blank lines)".into()),
-        ));
+        return Err(InputError::Empty {
+            inputs: report.inputs.clone(),
+        }
+        .into());
     }
     // The report is written first and put in place last: a report that cannot be
     // written (a full disk, `/dev/full`) leaves no output renamed into place.
