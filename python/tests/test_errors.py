@@ -108,3 +108,30 @@ def test_plugin_and_repository_errors_keep_their_area_type(cli, tmp_path):
     done = cli("mine", "--repo", not_a_repo, "-o", tmp_path / "cli.jsonl", check=False)
     assert done.returncode == 2
     assert f"error: {caught.value}" in done.stderr.splitlines()
+
+
+def test_an_input_that_stops_the_reading_raises_record_error_with_its_file_and_line(cli, tmp_path):
+    # A JSON array broken off on its third line: the reading stops there, as the command
+    # line says, and the exception tells the file and the line.
+    records = read_jsonl(SAMPLES / "swe-bench-verified.sample.jsonl")[:2]
+    path = tmp_path / "broken.json"
+    path.write_text("[\n" + json.dumps(records[0]) + ",\n" + json.dumps(records[1])[:40] + "\n")
+    done = cli("convert", "--from", "swe-bench", "--to", "canonical", "-i", path,
+               "-o", tmp_path / "out.jsonl", check=False)
+    cli_error = next(l for l in done.stderr.splitlines() if l.startswith("error: "))
+    with pytest.raises(isobench.RecordError) as caught:
+        isobench.convert(path, from_="swe-bench", to="canonical", output=tmp_path / "py.jsonl")
+    e = caught.value
+    assert f"error: {e}" == cli_error
+    assert "malformed JSON array, after 1 complete record(s)" in str(e)
+    assert (e.file, e.line, e.instance_id, e.pointer) == (str(path), 4, None, None)
+    assert e.exit_code == done.returncode == 1
+
+    # An empty input: no file or line to tell.
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n")
+    with pytest.raises(isobench.RecordError) as caught:
+        isobench.convert(empty, from_="swe-bench", to="canonical", output=tmp_path / "e.jsonl")
+    assert str(caught.value) == f"no records in {empty}"
+    assert (caught.value.file, caught.value.line) == (None, None)
+    assert caught.value.hint == "the input is empty (or only blank lines)"
