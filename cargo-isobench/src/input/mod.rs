@@ -7,6 +7,7 @@
 //! - `source`: where the bytes come from, stdin or a file, decompressed (`.gz`, `.zst`)
 //!   as a stream under the JSON readers;
 //! - [`hf`]: `hf:` inputs, resolved to the files of a dataset in the Hugging Face cache;
+//! - `folders`: records that are folders of files, from a directory ([`RecordFolders`]);
 //! - `layout`: JSON Lines or an array, by the name or the first byte;
 //! - `json`: one record's JSON text, checked, with the values passed through unread;
 //! - `items`: what every reader yields ([`Item`], [`Batch`]) and the trait itself.
@@ -19,6 +20,7 @@ mod array;
 #[cfg(feature = "parquet")]
 mod arrow_rows;
 mod bad_input;
+mod folders;
 pub mod hf;
 mod items;
 mod json;
@@ -33,6 +35,7 @@ use std::path::PathBuf;
 
 pub use array::JsonArray;
 pub use bad_input::BadInput;
+pub use folders::{FolderInputError, RecordFolders, folder_input};
 pub use items::{Batch, Batching, Item, RawItem, RecordReader, Window};
 pub use json::{
     MAX_DEPTH, Routes, check_record, parse_record, parse_record_holding,
@@ -46,9 +49,16 @@ pub use source::{Compression, Input, open};
 
 use crate::errors::{AreaError, CliError};
 
-/// The reader of an input: Parquet by its name, otherwise JSON Lines or a JSON array (by
-/// the name, or the first byte), decompressed as the name says.
+/// The reader of an input: record folders for a directory, Parquet by its name, otherwise
+/// JSON Lines or a JSON array (by the name, or the first byte), decompressed as the name
+/// says.
 pub fn reader_for(source: &Input) -> Result<Box<dyn RecordReader>, CliError> {
+    if let Input::Folders { path, name_file } = source {
+        return Ok(Box::new(RecordFolders::new(
+            path.clone(),
+            name_file.clone(),
+        )));
+    }
     if let Input::File(p) = source
         && crate::parquet::is_parquet(p)
     {
@@ -108,7 +118,9 @@ pub fn check_input_file(path: &std::path::Path) -> Result<(), CliError> {
     use std::io::{Error, ErrorKind};
     let what = match std::fs::metadata(path) {
         Ok(meta) if meta.is_file() => return Ok(()),
-        Ok(meta) if meta.is_dir() => "is a directory, not a file",
+        Ok(meta) if meta.is_dir() => {
+            "is a directory, not a file: a directory is read as record folders only with a `--from` format whose records are folders"
+        }
         Ok(_) => {
             "is not a regular file (a named pipe, socket or device): give a file, or pipe the records to `-i -`"
         }

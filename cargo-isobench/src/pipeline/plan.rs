@@ -152,9 +152,14 @@ impl ConvertRequest {
         if output.is_none() {
             crate::output_file::check_stdout_distinct(&inputs)?;
         }
-        for source in &inputs {
-            if let Input::File(p) = source {
-                crate::input::check_input_file(p)?;
+        let mut inputs = inputs;
+        for input in &mut inputs {
+            if let Input::File(p) = input {
+                if p.is_dir() {
+                    *input = crate::input::folder_input(p, source, registry)?;
+                } else {
+                    crate::input::check_input_file(p)?;
+                }
             }
         }
         let from = match from {

@@ -1,0 +1,501 @@
+//! The folder reader: records that are folders of files (Harbor's task folders), read
+//! from a directory given to `-i`.
+//!
+//! The directory is either one record folder (it holds the format's name file, such as
+//! `task.toml`) or a directory of them: each entry one record, read in the order of the
+//! entries' names so that a run gives the same output whatever order the file system
+//! lists them in; entries whose names start with a dot (the temporary folders a folder
+//! output builds) are left out. Items are numbered from 1 by that order.
+//!
+//! A record is the map a folder output writes from: each key a file's `/`-separated path
+//! in the folder; a `.toml` file's value its table, a `.json` file's its JSON value, any
+//! other file's its text. The folder is read as untrusted ground, as a folder output
+//! treats its directory (`pipeline/sink/folders.rs`):
+//!
+//! - only directories and regular files are read: a symbolic link (wherever it points),
+//!   a named pipe, a socket or a device in a record folder makes the record an error
+//!   naming it, and a record folder that is itself a link is not followed; a file is read
+//!   only if what was opened is the file that was looked at, so a link swapped in
+//!   meanwhile is not followed either;
+//! - every file, and the record's files together, are bounded by `--max-record-bytes`,
+//!   read no further than the bound; a folder holds at most [`MAX_FILES`] files, nested
+//!   at most [`MAX_DEPTH`] directories deep;
+//! - a file's path must be UTF-8, and a text file UTF-8: otherwise the record is an
+//!   error naming the file.
+//!
+//! A record that cannot be read is that record's error (a reject under `--on-error
+//! skip`), never the end of the run; a directory that cannot be listed is.
+
+use std::fs::{self, File};
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+use isobench_core::registry::{Registered, Registry};
+use serde_json::{Map, Value};
+
+use super::bad_input::BadInput;
+use super::items::{Batch, Batching, Item, RawItem, RecordReader, Window};
+use super::source::Input;
+use crate::errors::{AreaError, CliError};
+
+/// The most files one record folder may hold.
+pub const MAX_FILES: usize = 10_000;
+
+/// The most directories a record folder's files may be nested in.
+pub const MAX_DEPTH: usize = 32;
+
+/// Record folders per batch handed to the pipeline.
+const FOLDER_BATCH: usize = 16;
+
+/// The records of a directory of record folders, or of one record folder.
+#[derive(Debug)]
+pub struct RecordFolders {
+    /// The directory given to `-i`.
+    root: PathBuf,
+    /// The file every record folder of the format holds.
+    name_file: String,
+}
+
+impl RecordFolders {
+    /// Reads `root`, a record folder or a directory of them, of a format whose folders
+    /// all hold `name_file`.
+    pub fn new(root: PathBuf, name_file: String) -> Self {
+        Self { root, name_file }
+    }
+
+    /// The record folders, in order: `root` itself when it holds the name file, else its
+    /// entries whose names do not start with a dot, sorted by name.
+    fn folders(&self) -> Result<Vec<PathBuf>, CliError> {
+        let read_err = |source| CliError::Read {
+            path: self.root.clone(),
+            source,
+        };
+        if fs::symlink_metadata(self.root.join(&self.name_file)).is_ok() {
+            return Ok(vec![self.root.clone()]);
+        }
+        let mut names = Vec::new();
+        for entry in fs::read_dir(&self.root).map_err(read_err)? {
+            let name = entry.map_err(read_err)?.file_name();
+            if !name.as_encoded_bytes().starts_with(b".") {
+                names.push(name);
+            }
+        }
+        names.sort();
+        Ok(names.into_iter().map(|name| self.root.join(name)).collect())
+    }
+
+    /// Calls `each` for every record folder, in order, with its number and record, until
+    /// `each` returns `false`.
+    fn read(
+        &self,
+        each: &mut dyn FnMut(u64, Result<Value, BadInput>) -> Result<bool, CliError>,
+    ) -> Result<(), CliError> {
+        let limit = super::lines::max_record_bytes();
+        for (line, folder) in (1u64..).zip(self.folders()?) {
+            let record = read_folder(&folder, limit, &mut 0).map(Value::Object);
+            if !each(line, record)? {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl RecordReader for RecordFolders {
+    fn for_each_item(
+        &mut self,
+        each: &mut dyn FnMut(Item<'_>) -> Result<bool, CliError>,
+    ) -> Result<(), CliError> {
+        self.read(&mut |line, record| {
+            each(Item {
+                line,
+                raw: &[],
+                record,
+            })
+        })
+    }
+
+    fn read_batches(
+        &mut self,
+        Batching { index, .. }: Batching<'_>,
+        window: &mut Window,
+        emit: &mut dyn FnMut(Batch) -> bool,
+    ) -> Result<(), CliError> {
+        let new_batch = || Batch {
+            source: index,
+            ..Batch::default()
+        };
+        let mut batch = new_batch();
+        let mut open = true;
+        let limit = super::lines::max_record_bytes();
+        for (line, folder) in (1u64..).zip(self.folders()?) {
+            match window.admit() {
+                None => break,
+                Some(false) => continue,
+                Some(true) => {}
+            }
+            let mut bytes = 0u64;
+            let record = read_folder(&folder, limit, &mut bytes).map(Value::Object);
+            batch.bytes += bytes;
+            batch.items.push(RawItem {
+                line,
+                range: 0..0,
+                complete: true,
+                parsed: Some(record),
+            });
+            if batch.items.len() >= FOLDER_BATCH {
+                open = emit(std::mem::replace(&mut batch, new_batch()));
+                if !open {
+                    break;
+                }
+            }
+        }
+        if open && !batch.items.is_empty() {
+            emit(batch);
+        }
+        Ok(())
+    }
+
+    fn count_items(&mut self) -> Result<u64, CliError> {
+        Ok(self.folders()?.len() as u64)
+    }
+}
+
+/// A file of a record folder that cannot be read into the record.
+fn bad(path: &Path, problem: &str, hint: &str) -> BadInput {
+    BadInput {
+        message: format!("`{}` {problem}", path.display()),
+        value: None,
+        hint: Some(hint.to_owned()),
+        text: None,
+    }
+}
+
+/// The record `folder` holds: each file at its `/`-separated path, read by its
+/// extension. `bytes` counts the bytes read; together they may take at most `limit`.
+pub fn read_folder(
+    folder: &Path,
+    limit: u64,
+    bytes: &mut u64,
+) -> Result<Map<String, Value>, BadInput> {
+    let meta = fs::symlink_metadata(folder).map_err(|e| {
+        bad(
+            folder,
+            &format!("cannot be read: {e}"),
+            "check that the folder is there and readable",
+        )
+    })?;
+    if meta.file_type().is_symlink() {
+        return Err(bad(
+            folder,
+            "is a symbolic link, which is not followed",
+            "give the folder the link points to, or copy it in place of the link",
+        ));
+    }
+    if !meta.is_dir() {
+        return Err(bad(
+            folder,
+            "is not a record folder (a directory of the record's files)",
+            "keep only record folders in the directory given to `-i`",
+        ));
+    }
+    let mut files = Vec::new();
+    list_files(folder, "", 0, &mut files)?;
+    let mut record = Map::new();
+    for (key, path) in files {
+        let budget = limit.saturating_sub(*bytes);
+        let content = read_bounded(&path, budget)?;
+        *bytes += content.len() as u64;
+        let value = value_of(&key, &path, content)?;
+        record.insert(key, value);
+    }
+    Ok(record)
+}
+
+/// Adds to `files` the regular files under `dir` (at `prefix` in the folder), sorted by
+/// path, with their paths in the folder; refuses anything else.
+fn list_files(
+    dir: &Path,
+    prefix: &str,
+    depth: usize,
+    files: &mut Vec<(String, PathBuf)>,
+) -> Result<(), BadInput> {
+    let unreadable = |e: io::Error| {
+        bad(
+            dir,
+            &format!("cannot be read: {e}"),
+            "check that the folder is readable",
+        )
+    };
+    if depth > MAX_DEPTH {
+        return Err(bad(
+            dir,
+            &format!(
+                "is nested deeper than {MAX_DEPTH} directories, the most a record folder may be"
+            ),
+            "a record folder's files are the record's fields: flatten the folder",
+        ));
+    }
+    let mut entries = Vec::new();
+    for entry in fs::read_dir(dir).map_err(unreadable)? {
+        entries.push(entry.map_err(unreadable)?.file_name());
+    }
+    entries.sort();
+    for name in entries {
+        let path = dir.join(&name);
+        let Some(name) = name.to_str() else {
+            return Err(bad(
+                &path,
+                "has a name that is not UTF-8, which no record key can be",
+                "rename the file",
+            ));
+        };
+        let key = if prefix.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{prefix}/{name}")
+        };
+        let meta = fs::symlink_metadata(&path).map_err(|e| {
+            bad(
+                &path,
+                &format!("cannot be read: {e}"),
+                "check that the file is readable",
+            )
+        })?;
+        let kind = meta.file_type();
+        if kind.is_symlink() {
+            return Err(bad(
+                &path,
+                "is a symbolic link: links in a record folder are not followed",
+                "put the file itself in the folder in place of the link",
+            ));
+        } else if kind.is_dir() {
+            list_files(&path, &key, depth + 1, files)?;
+        } else if kind.is_file() {
+            if files.len() >= MAX_FILES {
+                return Err(bad(
+                    dir,
+                    &format!(
+                        "takes its record past {MAX_FILES} files, the most a record folder may hold"
+                    ),
+                    "a record folder's files are the record's fields: remove the files that are not",
+                ));
+            }
+            files.push((key, path));
+        } else {
+            return Err(bad(
+                &path,
+                "is not a regular file (a named pipe, socket or device)",
+                "a record folder holds regular files and directories only",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The bytes of the regular file at `path`, at most `limit` of them; refused when the
+/// file holds more, or is not, once open, the regular file that was listed.
+fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, BadInput> {
+    let unreadable = |e: io::Error| {
+        bad(
+            path,
+            &format!("cannot be read: {e}"),
+            "check that the file is readable",
+        )
+    };
+    let listed = fs::symlink_metadata(path).map_err(unreadable)?;
+    let file = File::open(path).map_err(unreadable)?;
+    let opened = file.metadata().map_err(unreadable)?;
+    if !listed.is_file() || !opened.is_file() || !same_file(&listed, &opened) {
+        return Err(bad(
+            path,
+            "changed while it was read (it is no longer the regular file that was listed)",
+            "read the folder again once nothing is writing to it",
+        ));
+    }
+    let mut content = Vec::new();
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut content)
+        .map_err(unreadable)?;
+    if content.len() as u64 > limit {
+        return Err(bad(
+            path,
+            &format!(
+                "takes its record past {} bytes, the most one record may take",
+                super::lines::max_record_bytes()
+            ),
+            "raise the bound with `--max-record-bytes BYTES` if the record is meant to be this large",
+        ));
+    }
+    Ok(content)
+}
+
+/// Whether two metadata are of one file.
+#[cfg(unix)]
+fn same_file(a: &fs::Metadata, b: &fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+/// Whether two metadata are of one file, as far as can be told.
+#[cfg(not(unix))]
+fn same_file(a: &fs::Metadata, b: &fs::Metadata) -> bool {
+    a.len() == b.len() && a.modified().ok() == b.modified().ok()
+}
+
+/// The value of the file `key` (at `path`) holding `content`: a `.toml` file's table, a
+/// `.json` file's JSON value, any other file's text.
+fn value_of(key: &str, path: &Path, content: Vec<u8>) -> Result<Value, BadInput> {
+    let text = String::from_utf8(content).map_err(|e| {
+        bad(
+            path,
+            &format!(
+                "is not UTF-8 text (invalid bytes at offset {}), and a record's files are text",
+                e.utf8_error().valid_up_to()
+            ),
+            "convert the file to UTF-8, or take it out of the folder",
+        )
+    })?;
+    let extension = |wanted: &str| {
+        Path::new(key)
+            .extension()
+            .is_some_and(|ext| ext.eq_ignore_ascii_case(wanted))
+    };
+    if extension("json") {
+        return serde_json::from_str(&text).map_err(|e| {
+            bad(
+                path,
+                &format!("is not JSON: {e}"),
+                "a `.json` file of a record folder is read as JSON: fix the file",
+            )
+        });
+    }
+    if extension("toml") {
+        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+            bad(
+                path,
+                &format!("is not TOML: {}", e.message()),
+                "a `.toml` file of a record folder is read as TOML: fix the file",
+            )
+        })?;
+        return json_of_toml(toml::Value::Table(table)).map_err(|problem| {
+            bad(
+                path,
+                &problem,
+                "a `.toml` file of a record folder is read as JSON values: write the number as one",
+            )
+        });
+    }
+    Ok(Value::String(text))
+}
+
+/// A TOML value as JSON: a date or time as its text; a float that JSON cannot hold
+/// (`nan`, `inf`) refused.
+fn json_of_toml(value: toml::Value) -> Result<Value, String> {
+    Ok(match value {
+        toml::Value::String(text) => Value::String(text),
+        toml::Value::Integer(integer) => Value::from(integer),
+        toml::Value::Float(float) => serde_json::Number::from_f64(float)
+            .map(Value::Number)
+            .ok_or_else(|| format!("holds the float {float}, which JSON has no number for"))?,
+        toml::Value::Boolean(b) => Value::Bool(b),
+        toml::Value::Datetime(datetime) => Value::String(datetime.to_string()),
+        toml::Value::Array(items) => Value::Array(
+            items
+                .into_iter()
+                .map(json_of_toml)
+                .collect::<Result<_, _>>()?,
+        ),
+        toml::Value::Table(table) => Value::Object(
+            table
+                .into_iter()
+                .map(|(key, item)| Ok((key, json_of_toml(item)?)))
+                .collect::<Result<_, String>>()?,
+        ),
+    })
+}
+
+/// The input a directory given to `-i` is: record folders of `from`, the `--from`
+/// format (`None` for `auto`), when its records are folders.
+pub fn folder_input(
+    path: &Path,
+    from: Option<&Registered>,
+    registry: &Registry,
+) -> Result<Input, CliError> {
+    let folder_formats = || {
+        registry
+            .iter()
+            .filter(|f| f.info().folder.is_some())
+            .map(|f| f.info().name.clone())
+            .collect::<Vec<_>>()
+    };
+    let Some(from) = from else {
+        return Err(FolderInputError::FormatNeeded {
+            path: path.to_owned(),
+            folder_formats: folder_formats(),
+        }
+        .into());
+    };
+    let info = from.info();
+    match info.folder.as_ref().and_then(|layout| layout.name_file()) {
+        Some(name_file) => Ok(Input::Folders {
+            path: path.to_owned(),
+            name_file,
+        }),
+        None => Err(FolderInputError::NotAFolderFormat {
+            path: path.to_owned(),
+            format: info.name.clone(),
+            folder_formats: folder_formats(),
+        }
+        .into()),
+    }
+}
+
+/// A directory given to `-i` that cannot be read as record folders.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FolderInputError {
+    /// A directory for a format whose records are not folders.
+    #[error("`{}` is a directory, and `--from {format}` reads records from files, not folders", path.display())]
+    NotAFolderFormat {
+        /// The directory.
+        path: PathBuf,
+        /// The `--from` format.
+        format: String,
+        /// The formats whose records are folders.
+        folder_formats: Vec<String>,
+    },
+    /// A directory with `--from auto`.
+    #[error("`{}` is a directory, and the format of record folders is not told from them", path.display())]
+    FormatNeeded {
+        /// The directory.
+        path: PathBuf,
+        /// The formats whose records are folders.
+        folder_formats: Vec<String>,
+    },
+}
+
+impl AreaError for FolderInputError {
+    fn hint(&self) -> Option<String> {
+        let (Self::NotAFolderFormat { folder_formats, .. }
+        | Self::FormatNeeded { folder_formats, .. }) = self;
+        let named = folder_formats
+            .iter()
+            .map(|f| format!("`--from {f}`"))
+            .collect::<Vec<_>>()
+            .join(" or ");
+        Some(match self {
+            Self::NotAFolderFormat { .. } if named.is_empty() => {
+                "give a file of records to `-i`".to_owned()
+            }
+            Self::NotAFolderFormat { .. } => {
+                format!(
+                    "give a file of records to `-i`, or read the folders as task folders with {named}"
+                )
+            }
+            Self::FormatNeeded { .. } => {
+                format!("name the folders' format: {named}")
+            }
+        })
+    }
+}
