@@ -142,6 +142,7 @@ impl RecordReader for RecordFolders {
                 range: 0..0,
                 complete: true,
                 parsed: Some(record),
+                folder: Some(folder.display().to_string()),
             });
             if batch.items.len() >= FOLDER_BATCH {
                 open = emit(std::mem::replace(&mut batch, new_batch()));
@@ -497,5 +498,130 @@ impl AreaError for FolderInputError {
                 format!("name the folders' format: {named}")
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeMap;
+
+    /// A file's path in a folder: one to three short components, the last with an
+    /// extension read as text.
+    fn path() -> impl Strategy<Value = String> {
+        (
+            prop::collection::vec("[a-zA-Z0-9_][a-zA-Z0-9_.-]{0,3}", 0..3),
+            "[a-z]{1,4}",
+            prop_oneof![Just(""), Just(".md"), Just(".sh"), Just(".patch")],
+        )
+            .prop_map(|(dirs, name, ext)| {
+                let mut parts = dirs;
+                parts.push(format!("{name}{ext}"));
+                parts.join("/")
+            })
+    }
+
+    /// A file's bytes: text of any characters, or any bytes.
+    fn content() -> impl Strategy<Value = Vec<u8>> {
+        prop_oneof![
+            3 => any::<String>().prop_map(String::into_bytes),
+            1 => prop::collection::vec(any::<u8>(), 0..64),
+        ]
+    }
+
+    /// Files whose paths can all be in one folder: none is a directory of another.
+    fn files() -> impl Strategy<Value = BTreeMap<String, Vec<u8>>> {
+        prop::collection::btree_map(path(), content(), 0..8).prop_map(|mut files| {
+            let paths: Vec<String> = files.keys().cloned().collect();
+            files.retain(|path, _| {
+                !paths
+                    .iter()
+                    .any(|other| other.starts_with(&format!("{path}/")))
+            });
+            files
+        })
+    }
+
+    fn write(dir: &Path, files: &BTreeMap<String, Vec<u8>>) {
+        for (path, bytes) in files {
+            let at = dir.join(path);
+            fs::create_dir_all(at.parent().expect("under the folder")).unwrap();
+            fs::write(at, bytes).unwrap();
+        }
+    }
+
+    proptest! {
+        /// Every file of a folder is read as it was written: its path the key, its bytes
+        /// the text; a file that is not UTF-8 is the record's error, naming it.
+        #[test]
+        fn every_file_reads_as_its_bytes(files in files()) {
+            let dir = tempfile::tempdir().unwrap();
+            let folder = dir.path().join("task");
+            fs::create_dir(&folder).unwrap();
+            write(&folder, &files);
+            let mut bytes = 0;
+            let read = read_folder(&folder, u64::MAX, &mut bytes);
+            let not_text: Vec<&String> = files
+                .iter()
+                .filter(|(_, b)| std::str::from_utf8(b).is_err())
+                .map(|(p, _)| p)
+                .collect();
+            match read {
+                Ok(record) => {
+                    prop_assert!(not_text.is_empty());
+                    let read: BTreeMap<String, Vec<u8>> = record
+                        .into_iter()
+                        .map(|(k, v)| (k, v.as_str().expect("text").as_bytes().to_vec()))
+                        .collect();
+                    prop_assert_eq!(&read, &files);
+                    let total: usize = files.values().map(Vec::len).sum();
+                    prop_assert_eq!(bytes, total as u64);
+                }
+                Err(bad) => {
+                    prop_assert!(bad.message.contains("is not UTF-8 text"), "{}", bad.message);
+                    let named = not_text
+                        .iter()
+                        .any(|p| bad.message.contains(&format!("{}`", folder.join(p).display())));
+                    prop_assert!(named, "{}", bad.message);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn json_and_toml_files_are_read_as_values() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = BTreeMap::from([
+            (
+                "task.toml".to_owned(),
+                b"[agent]\ntimeout_sec = 3600.0\nn = 3\nok = true\n".to_vec(),
+            ),
+            (
+                "tests/config.json".to_owned(),
+                b"{\"a\": [1, 1.10, null]}\n".to_vec(),
+            ),
+        ]);
+        write(dir.path(), &files);
+        let record = read_folder(dir.path(), u64::MAX, &mut 0).unwrap();
+        let expected: Value = serde_json::from_str(
+            r#"{"task.toml":{"agent":{"timeout_sec":3600.0,"n":3,"ok":true}},"tests/config.json":{"a":[1,1.10,null]}}"#,
+        )
+        .unwrap();
+        // Numbers keep their text: `3600.0` and `1.10` as written.
+        assert_eq!(Value::Object(record), expected);
+    }
+
+    #[test]
+    fn a_record_past_its_bound_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = BTreeMap::from([
+            ("a.txt".to_owned(), vec![b'a'; 10]),
+            ("b.txt".to_owned(), vec![b'b'; 10]),
+        ]);
+        write(dir.path(), &files);
+        assert!(read_folder(dir.path(), 20, &mut 0).is_ok());
+        let bad = read_folder(dir.path(), 19, &mut 0).unwrap_err();
+        assert!(bad.message.contains("b.txt`"), "{}", bad.message);
     }
 }
