@@ -30,6 +30,7 @@ use std::fs::{self, File};
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
+use isobench_core::adapter::FolderLayout;
 use isobench_core::registry::{Registered, Registry};
 use serde_json::{Map, Value};
 
@@ -438,7 +439,7 @@ pub fn folder_input(
         .into());
     };
     let info = from.info();
-    match info.folder.as_ref().and_then(|layout| layout.name_file()) {
+    match info.folder.as_ref().and_then(FolderLayout::name_file) {
         Some(name_file) => Ok(Input::Folders {
             path: path.to_owned(),
             name_file,
