@@ -436,3 +436,30 @@ fn real_verified_rows_come_back_from_task_folders() {
     let original = fs::read_to_string(&verified).unwrap();
     assert_eq!(context.read("back.jsonl"), lines_by_id(&original));
 }
+
+#[test]
+fn a_file_changed_since_it_was_written_is_said_to_be_lost() {
+    let context = TestContext::new();
+    damaged(&context, |folder| {
+        fs::write(folder.join("instruction.md"), "an edited instruction\n").unwrap();
+    });
+    let out = context.run([
+        "convert",
+        "--from",
+        "harbor",
+        "--to",
+        "swe-bench",
+        "-i",
+        "tasks/",
+        "-o",
+        "rows.jsonl",
+        "--report",
+        "report.json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // The row is what is read: the edit is not in it, and the report says so.
+    assert!(!context.read("rows.jsonl").contains("an edited instruction"));
+    let report = context.read("report.json");
+    assert!(report.contains("instruction.md"), "{report}");
+    assert!(report.contains("the change is not kept"), "{report}");
+}

@@ -290,6 +290,22 @@ impl Hooks for HarborHooks {
                 .with_hint(REWRITE_REMEDY));
             }
         };
+        // A file made from the row but changed since is not read back: said, as a loss.
+        for (file, key) in [
+            ("instruction.md", "problem_statement"),
+            ("solution/gold.patch", "patch"),
+        ] {
+            if let Some(text) = from.peek(file).and_then(Value::as_str)
+                && row.get(key).and_then(Value::as_str) != Some(text)
+            {
+                from.notes.dropped(
+                    file,
+                    format!(
+                        "differs from the source row's `{key}` (`tests/config.json`), which is what is read: the change is not kept"
+                    ),
+                );
+            }
+        }
         // The row as the `swe-bench` format reads it, with its source block: the
         // folder's other files are made from the row, and the record is written back
         // as the row would be.
