@@ -118,9 +118,7 @@ pub fn check_input_file(path: &std::path::Path) -> Result<(), CliError> {
     use std::io::{Error, ErrorKind};
     let what = match std::fs::metadata(path) {
         Ok(meta) if meta.is_file() => return Ok(()),
-        Ok(meta) if meta.is_dir() => {
-            "is a directory, not a file: a directory is read as record folders only with a `--from` format whose records are folders"
-        }
+        Ok(meta) if meta.is_dir() => "is a directory, not a file",
         Ok(_) => {
             "is not a regular file (a named pipe, socket or device): give a file, or pipe the records to `-i -`"
         }
