@@ -422,6 +422,21 @@ fn a_directory_is_read_only_for_a_format_of_folders() {
         assert!(stderr.contains(said), "{stderr}");
         assert!(stderr.contains("`--from harbor`"), "{stderr}");
     }
+    // Nothing is written inside a directory read as record folders: a later run would
+    // read it as one.
+    for (flag, path) in [("-o", "tasks/rows.jsonl"), ("-o", "tasks/more/")] {
+        let out = context.run([
+            "convert", "--from", "harbor", "--to", "harbor", "-i", "tasks/", flag, path,
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{path}");
+        let stderr = stderr(&out);
+        assert!(
+            stderr.contains("which is read as record folders"),
+            "{stderr}"
+        );
+    }
+    assert!(!context.path("tasks/rows.jsonl").exists());
+    assert!(!context.path("tasks/more").exists());
 }
 
 #[test]

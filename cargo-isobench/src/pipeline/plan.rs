@@ -162,6 +162,7 @@ impl ConvertRequest {
                 }
             }
         }
+        check_outside_inputs(&inputs, &written)?;
         let from = match from {
             Some(from) => from,
             None => crate::detect::detect(registry, &inputs)?
@@ -446,9 +447,9 @@ fn beside(output: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(format!("{base}{suffix}"))
 }
 
-/// Refuses a rejects file or report (`written`, by flag) inside the output directory
-/// `root`, compared as absolute paths, `.` and `..` resolved by their text.
-fn check_outside(root: &Path, written: &[(&str, &Path)]) -> Result<(), CliError> {
+/// Whether `path` is `root` or under it, compared as absolute paths, `.` and `..`
+/// resolved by their text.
+fn is_under(root: &Path, path: &Path) -> bool {
     let absolute = |p: &Path| -> PathBuf {
         let p = std::path::absolute(p).unwrap_or_else(|_| p.to_owned());
         let mut out = PathBuf::new();
@@ -463,15 +464,41 @@ fn check_outside(root: &Path, written: &[(&str, &Path)]) -> Result<(), CliError>
         }
         out
     };
-    let root_abs = absolute(root);
+    absolute(path).starts_with(absolute(root))
+}
+
+/// Refuses a rejects file or report (`written`, by flag) inside the output directory
+/// `root`.
+fn check_outside(root: &Path, written: &[(&str, &Path)]) -> Result<(), CliError> {
     for (flag, path) in written {
-        if absolute(path).starts_with(&root_abs) {
+        if is_under(root, path) {
             return Err(PlanError::InsideOutput {
                 flag: (*flag).to_owned(),
                 path: (*path).to_owned(),
                 root: root.to_owned(),
             }
             .into());
+        }
+    }
+    Ok(())
+}
+
+/// Refuses anything written (`written`, by flag) inside a directory read as record
+/// folders: a later run would read it as one.
+fn check_outside_inputs(inputs: &[Input], written: &[(&str, &Path)]) -> Result<(), CliError> {
+    for input in inputs {
+        let Input::Folders { path: root, .. } = input else {
+            continue;
+        };
+        for (flag, path) in written {
+            if is_under(root, path) {
+                return Err(PlanError::InsideInput {
+                    flag: (*flag).to_owned(),
+                    path: (*path).to_owned(),
+                    root: root.clone(),
+                }
+                .into());
+            }
         }
     }
     Ok(())
@@ -536,6 +563,16 @@ pub enum PlanError {
         /// The output directory.
         root: PathBuf,
     },
+    /// An output inside a directory read as record folders.
+    #[error("`{flag} {}` is inside `{}`, which is read as record folders", path.display(), root.display())]
+    InsideInput {
+        /// The flag.
+        flag: String,
+        /// Its path.
+        path: PathBuf,
+        /// The input directory.
+        root: PathBuf,
+    },
     /// A `--task-org` Harbor would not take.
     #[error("`--task-org {0}` is not a name Harbor takes for an org")]
     BadTaskOrg(String),
@@ -562,6 +599,7 @@ impl AreaError for PlanError {
             Self::BadShard(_) => "e.g. `--shard 2/8` converts the second of eight parts".into(),
             Self::ShardOfStdin => "give the input files with `-i`".into(),
             Self::InsideOutput { .. } => "put it beside the output directory".into(),
+            Self::InsideInput { .. } => "put it beside the input directory".into(),
             Self::BadTaskOrg(_) => {
                 "an org starts with a letter or digit, then letters, digits, `.`, `_` and `-`, without `..`".into()
             }
