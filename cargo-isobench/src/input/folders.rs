@@ -613,6 +613,60 @@ mod tests {
         assert_eq!(Value::Object(record), expected);
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn what_is_not_a_directory_or_regular_file_is_refused_unopened() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("task");
+        fs::create_dir_all(folder.join("tests")).unwrap();
+        fs::write(folder.join("task.toml"), "").unwrap();
+        // A named pipe would block a reader that opened it.
+        let fifo = folder.join("tests/pipe");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let bad = read_folder(&folder, u64::MAX, &mut 0).unwrap_err();
+        assert!(bad.message.contains("tests/pipe`"), "{}", bad.message);
+        assert!(
+            bad.message.contains("not a regular file"),
+            "{}",
+            bad.message
+        );
+        fs::remove_file(&fifo).unwrap();
+        // A link to a directory, inside the folder or out of it, is not followed.
+        for target in [folder.join("tests"), dir.path().to_owned()] {
+            let link = folder.join("linked");
+            std::os::unix::fs::symlink(&target, &link).unwrap();
+            let bad = read_folder(&folder, u64::MAX, &mut 0).unwrap_err();
+            assert!(bad.message.contains("linked`"), "{}", bad.message);
+            assert!(bad.message.contains("symbolic link"), "{}", bad.message);
+            fs::remove_file(&link).unwrap();
+        }
+        assert!(read_folder(&folder, u64::MAX, &mut 0).is_ok());
+    }
+
+    #[test]
+    fn a_folder_nested_too_deep_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut deep = dir.path().to_owned();
+        for _ in 0..MAX_DEPTH {
+            deep.push("d");
+        }
+        fs::create_dir_all(&deep).unwrap();
+        fs::write(deep.join("f.txt"), "at the bound").unwrap();
+        assert!(read_folder(dir.path(), u64::MAX, &mut 0).is_ok());
+        fs::create_dir(deep.join("d")).unwrap();
+        fs::write(deep.join("d/f.txt"), "past it").unwrap();
+        let bad = read_folder(dir.path(), u64::MAX, &mut 0).unwrap_err();
+        assert!(
+            bad.message.contains("is nested deeper than"),
+            "{}",
+            bad.message
+        );
+    }
+
     #[test]
     fn a_record_past_its_bound_is_refused() {
         let dir = tempfile::tempdir().unwrap();
