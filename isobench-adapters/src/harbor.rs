@@ -285,7 +285,7 @@ impl Hooks for HarborHooks {
             None => {
                 return Err(RecordError::missing(
                     CONFIG_POINTER,
-                    "the task folder has no `tests/config.json`, the source row a task folder written by cargo-isobench holds: it is read from that row",
+                    "the task folder has no `tests/config.json`: a task folder is read from the source row cargo-isobench writes there, and this one has none (another tool wrote it, or the file was removed)",
                 )
                 .with_hint(REWRITE_REMEDY));
             }
