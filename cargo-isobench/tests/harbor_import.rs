@@ -174,8 +174,14 @@ fn task_folders_read_as_the_canonical_records_of_their_rows() {
                 &from_folders,
                 "--json-style",
                 "spaced",
+                "--report",
+                "report.json",
+                "--overwrite",
             ],
         );
+        // Nothing of a folder as it was written is left unread.
+        let report = context.read_json("report.json");
+        assert_eq!(report["dropped"], serde_json::json!({}), "{name}: {report}");
         assert_eq!(
             context.read(&from_folders),
             lines_by_id(&context.read(&from_rows)),
@@ -457,6 +463,7 @@ fn a_file_changed_since_it_was_written_is_said_to_be_lost() {
     let context = TestContext::new();
     damaged(&context, |folder| {
         fs::write(folder.join("instruction.md"), "an edited instruction\n").unwrap();
+        fs::write(folder.join("NOTES.txt"), "a file added\n").unwrap();
     });
     let out = context.run([
         "convert",
@@ -474,7 +481,14 @@ fn a_file_changed_since_it_was_written_is_said_to_be_lost() {
     assert!(out.status.success(), "{}", stderr(&out));
     // The row is what is read: the edit is not in it, and the report says so.
     assert!(!context.read("rows.jsonl").contains("an edited instruction"));
-    let report = context.read("report.json");
-    assert!(report.contains("instruction.md"), "{report}");
-    assert!(report.contains("the change is not kept"), "{report}");
+    let report = context.read_json("report.json");
+    let dropped = &report["dropped"];
+    let detail = dropped["instruction.md"]["detail"].as_str().unwrap();
+    assert!(detail.contains("the change is not kept"), "{report}");
+    let detail = dropped["NOTES.txt"]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("is not a file of the task folder"),
+        "{report}"
+    );
+    assert_eq!(dropped.as_object().unwrap().len(), 2, "{report}");
 }

@@ -270,6 +270,58 @@ fn is_package_name(name: &str) -> bool {
 #[derive(Debug)]
 struct HarborHooks;
 
+impl HarborHooks {
+    /// Notes as dropped every file of the folder `from` reads that the folder written
+    /// from `c`, its record, would not hold as it is (a file changed or added since the
+    /// folder was written): only the source row is read.
+    fn note_unread(&self, from: &mut Importer<'_, '_>, c: &CanonicalRecord) {
+        // The org the folder's task was named with.
+        let task_org = from
+            .peek(TASK_TOML)
+            .and_then(|task| task.pointer("/task/name"))
+            .and_then(Value::as_str)
+            .and_then(|name| name.split_once('/'))
+            .map(|(org, _)| org.to_owned());
+        let mut scratch = Notes::new();
+        let mut to = Exporter::new(NAME, c, &mut scratch);
+        to.options.task_org = task_org;
+        let written = match self.export(c, &mut to) {
+            Ok(()) => to.finish(),
+            // A record that cannot be written as a task folder is refused as one when
+            // it is: here, every file but the row is unread.
+            Err(_) => Map::new(),
+        };
+        let changed: Vec<String> = from
+            .keys()
+            .filter(|key| *key != CONFIG_JSON)
+            .filter(|key| written.get(*key).map(without_nulls) != from.peek(key).map(without_nulls))
+            .map(str::to_owned)
+            .collect();
+        for file in changed {
+            let detail = if written.contains_key(&file) {
+                "differs from what the source row (`tests/config.json`) gives, and the row is what is read: the change is not kept"
+            } else {
+                "is not a file of the task folder written from the source row (`tests/config.json`), which is what is read: it is not kept"
+            };
+            from.notes.dropped(&file, detail);
+        }
+    }
+}
+
+/// `value` without the null entries of its objects, which a TOML file cannot hold.
+fn without_nulls(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(_, item)| !item.is_null())
+                .map(|(key, item)| (key.clone(), without_nulls(item)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(without_nulls).collect()),
+        other => other.clone(),
+    }
+}
+
 impl Hooks for HarborHooks {
     fn import(&self, from: &mut Importer<'_, '_>, c: &mut CanonicalRecord) -> HookResult {
         Benchmark::written(from.peek(TASK_TOML))?;
@@ -290,22 +342,6 @@ impl Hooks for HarborHooks {
                 .with_hint(REWRITE_REMEDY));
             }
         };
-        // A file made from the row but changed since is not read back: said, as a loss.
-        for (file, key) in [
-            ("instruction.md", "problem_statement"),
-            ("solution/gold.patch", "patch"),
-        ] {
-            if let Some(text) = from.peek(file).and_then(Value::as_str)
-                && row.get(key).and_then(Value::as_str) != Some(text)
-            {
-                from.notes.dropped(
-                    file,
-                    format!(
-                        "differs from the source row's `{key}` (`tests/config.json`), which is what is read: the change is not kept"
-                    ),
-                );
-            }
-        }
         // The row as the `swe-bench` format reads it, with its source block: the
         // folder's other files are made from the row, and the record is written back
         // as the row would be.
@@ -319,6 +355,7 @@ impl Hooks for HarborHooks {
         let source = Source::of_format(&imported.extensions, SWE_BENCH)
             .expect("a record the swe-bench format imports says it came from it");
         *c = imported;
+        self.note_unread(from, c);
         from.read_as(source);
         Ok(())
     }
