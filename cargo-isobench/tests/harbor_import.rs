@@ -492,3 +492,41 @@ fn a_file_changed_since_it_was_written_is_said_to_be_lost() {
     );
     assert_eq!(dropped.as_object().unwrap().len(), 2, "{report}");
 }
+
+#[test]
+fn a_task_named_with_another_org_is_said_to_be_lost() {
+    let context = TestContext::new();
+    convert(
+        &context,
+        &[
+            "--from",
+            "swe-bench",
+            "--to",
+            "harbor",
+            "-i",
+            sample("swe-bench-5.sample.jsonl").to_str().unwrap(),
+            "-o",
+            "tasks/",
+            "--task-org",
+            "my-lab",
+        ],
+    );
+    convert(
+        &context,
+        &[
+            "--from",
+            "harbor",
+            "--to",
+            "canonical",
+            "-i",
+            "tasks/",
+            "-o",
+            "records.jsonl",
+            "--report",
+            "report.json",
+        ],
+    );
+    let report = context.read_json("report.json");
+    assert_eq!(report["dropped"]["task.toml"]["records"], 2, "{report}");
+    assert_eq!(report["dropped"].as_object().unwrap().len(), 1, "{report}");
+}

@@ -28,7 +28,8 @@
 //! Read back (`--from harbor -i DIR/`), a task folder this tool wrote is its source row:
 //! `tests/config.json` is imported as the `swe-bench` format imports the row, so that
 //! the canonical record is the one the row gives, and `--to swe-bench` writes the row
-//! back. The other files are made from the row and are not read. A folder without
+//! back. The other files are made from the row and are not read: one changed or added
+//! since the folder was written is reported as dropped. A folder without
 //! `tests/config.json`, or whose `task.toml` has no `[metadata.isobench]` (one another
 //! tool wrote), is refused, with the file it lacks.
 
@@ -273,18 +274,11 @@ struct HarborHooks;
 impl HarborHooks {
     /// Notes as dropped every file of the folder `from` reads that the folder written
     /// from `c`, its record, would not hold as it is (a file changed or added since the
-    /// folder was written): only the source row is read.
+    /// folder was written, a task named with another org than the default): only the
+    /// source row is read.
     fn note_unread(&self, from: &mut Importer<'_, '_>, c: &CanonicalRecord) {
-        // The org the folder's task was named with.
-        let task_org = from
-            .peek(TASK_TOML)
-            .and_then(|task| task.pointer("/task/name"))
-            .and_then(Value::as_str)
-            .and_then(|name| name.split_once('/'))
-            .map(|(org, _)| org.to_owned());
         let mut scratch = Notes::new();
         let mut to = Exporter::new(NAME, c, &mut scratch);
-        to.options.task_org = task_org;
         let written = match self.export(c, &mut to) {
             Ok(()) => to.finish(),
             // A record that cannot be written as a task folder is refused as one when
