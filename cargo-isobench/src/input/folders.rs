@@ -680,3 +680,24 @@ mod tests {
         assert!(bad.message.contains("b.txt`"), "{}", bad.message);
     }
 }
+
+#[cfg(test)]
+mod error_messages {
+    use super::*;
+    use crate::errors::said;
+
+    #[test]
+    fn folder_input_errors_name_the_directory_and_the_formats_of_folders() {
+        insta::assert_snapshot!(said([
+            CliError::from(FolderInputError::NotAFolderFormat {
+                path: "tasks/".into(),
+                format: "swe-bench".into(),
+                folder_formats: vec!["harbor".into()],
+            }),
+            CliError::from(FolderInputError::FormatNeeded {
+                path: "tasks/".into(),
+                folder_formats: vec!["harbor".into()],
+            }),
+        ]));
+    }
+}

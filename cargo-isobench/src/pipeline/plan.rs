@@ -756,4 +756,13 @@ mod error_messages {
             PlanError::ParquetCompressionWithoutParquet("`out.jsonl`".into()),
         ]));
     }
+
+    #[test]
+    fn an_output_inside_an_input_directory_is_named_with_it() {
+        insta::assert_snapshot!(said([PlanError::InsideInput {
+            flag: "-o".into(),
+            path: "tasks/rows.jsonl".into(),
+            root: "tasks/".into(),
+        }]));
+    }
 }
