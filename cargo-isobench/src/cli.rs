@@ -76,8 +76,9 @@ pub struct Isobench {
     /// Load an adapter declared by a field table in a TOML file; repeatable.
     #[arg(long = "adapter", global = true, value_name = "PATH.toml")]
     pub adapters: Vec<PathBuf>,
-    /// The most bytes one record (a JSON Lines line, a JSON array's element) may take: a
-    /// longer one stops the reading with an error (a bound on what one record may cost).
+    /// The most bytes one record (a JSON Lines line, a JSON array's element, a record
+    /// folder's files) may take: a longer one stops the reading with an error, a record
+    /// folder past it is that record's error (a bound on what one record may cost).
     /// Takes `K`, `M`, `G` suffixes (powers of 1024).
     #[arg(long, global = true, value_name = "BYTES", default_value = "256M", value_parser = parse_bytes)]
     pub max_record_bytes: u64,
@@ -299,8 +300,9 @@ pub struct ConvertArgs {
 pub struct ConvertOptions {
     /// Input file (`.jsonl` lines, `.json` array or `.parquet`; `.gz`/`.zst` looked through;
     /// `-` for stdin), or `hf:OWNER/NAME[@REVISION][:SPLIT]`: a dataset's files in the local
-    /// Hugging Face cache (`$HF_HUB_CACHE`, `$HF_HOME/hub`, `~/.cache/huggingface/hub`).
-    /// Repeatable; default stdin.
+    /// Hugging Face cache (`$HF_HUB_CACHE`, `$HF_HOME/hub`, `~/.cache/huggingface/hub`), or
+    /// a directory of record folders (or one) for a format whose records are folders
+    /// (`--from harbor`). Repeatable; default stdin.
     #[arg(short, long = "input", value_name = "PATH")]
     pub inputs: Vec<PathBuf>,
     /// Output file (`.jsonl`, `.json` or `.parquet`, by extension; `-` for stdout). Default

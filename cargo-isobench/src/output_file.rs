@@ -305,6 +305,8 @@ pub fn check_stdout_distinct(inputs: &[Input]) -> Result<(), CliError> {
         let (shown, path) = match input {
             Input::File(path) => (path.clone(), path.as_path()),
             Input::Stdin => (PathBuf::from("-"), Path::new("/dev/stdin")),
+            // A directory is never the standard output.
+            Input::Folders { .. } => continue,
         };
         if file_identity(path).is_some_and(|input| input == stdout) {
             return Err(OutputError::StdoutIsInput(shown).into());

@@ -25,7 +25,13 @@
 //! - any other benchmark (SWE-smith, SWE-Perf, GSO, `MiniSandbox`, ...) is refused, with
 //!   the reason: its own grader is not set up in the verifier by this export.
 //!
-//! Reading task folders back is not done yet: an import is refused.
+//! Read back (`--from harbor -i DIR/`), a task folder this tool wrote is its source row:
+//! `tests/config.json` is imported as the `swe-bench` format imports the row, so that
+//! the canonical record is the one the row gives, and `--to swe-bench` writes the row
+//! back. The other files are made from the row and are not read: one changed or added
+//! since the folder was written is reported as dropped. A folder without
+//! `tests/config.json`, or whose `task.toml` has no `[metadata.isobench]` (one another
+//! tool wrote), is refused, with the file it lacks.
 
 use std::sync::OnceLock;
 
@@ -60,14 +66,14 @@ const NAME_POINTER: &str = "/task.toml/metadata/isobench/instance_id";
 const EXECUTABLE: [&str; 2] = ["tests/test.sh", "solution/solve.sh"];
 
 /// Harbor's task folder, as a table: a field per file, each written by the hook, as
-/// every file is made from several fields of the record (and folders are not read back
-/// yet, so no field is filled from one).
+/// every file is made from several fields of the record; read back, the hook reads the
+/// source row (`tests/config.json`) only.
 pub fn table() -> Table {
     let f = Field::new;
     Table::new(
         NAME,
         &["harbor-task", "task-folder"],
-        "Harbor 0.26 task folders, written (`-o DIR/`): SWE-bench 4.x and 5.x records, graded by swebench's own harness",
+        "Harbor 0.26 task folders (`-o DIR/`): SWE-bench 4.x and 5.x records, graded by swebench's own harness; read back (`-i DIR/`) from the source row of the folders this tool wrote",
     )
     .consumer("harbor 0.26.0 task loader and `harbor lint`")
     .fields(vec![
@@ -177,7 +183,57 @@ impl Benchmark {
             Self::SweBench4 => "swe-bench 4.x",
         }
     }
+
+    /// The benchmark a task folder's `task.toml` says it was written for, or why the
+    /// folder is not one this tool wrote.
+    fn written(task: Option<&Value>) -> Result<Self, RecordError> {
+        let Some(task) = task else {
+            return Err(
+                RecordError::missing("/task.toml", "the task folder has no `task.toml`")
+                    .with_hint(OTHER_TOOL_REMEDY),
+            );
+        };
+        let Some(isobench) = task.pointer("/metadata/isobench") else {
+            return Err(RecordError::missing(
+                "/task.toml/metadata/isobench",
+                "`task.toml` has no `[metadata.isobench]`: the task folder was not written by cargo-isobench, and only folders it wrote are read (their source row is what is read)",
+            )
+            .with_hint(OTHER_TOOL_REMEDY));
+        };
+        let benchmark = isobench.get("benchmark").and_then(Value::as_str);
+        [Self::SweBench4, Self::SweBench5]
+            .into_iter()
+            .find(|b| Some(b.name()) == benchmark)
+            .ok_or_else(|| {
+                RecordError::invalid(
+                    "/task.toml/metadata/isobench/benchmark",
+                    format!(
+                        "`[metadata.isobench].benchmark` is {}, and task folders are read for `swe-bench 4.x` and `swe-bench 5.x`",
+                        benchmark.map_or_else(|| "missing".to_owned(), |b| format!("`{b}`"))
+                    ),
+                )
+                .with_hint(REWRITE_REMEDY)
+            })
+    }
 }
+
+/// The file of a task folder that says what it is.
+const TASK_TOML: &str = "task.toml";
+
+/// The file of a task folder that holds its source row.
+const CONFIG_JSON: &str = "tests/config.json";
+
+/// [`CONFIG_JSON`] as a JSON pointer into the folder's record.
+const CONFIG_POINTER: &str = "/tests~1config.json";
+
+/// The format a task folder's source row is a record of.
+const SWE_BENCH: &str = "swe-bench";
+
+/// What to do with a task folder another tool wrote.
+const OTHER_TOOL_REMEDY: &str = "convert the benchmark's own rows the folders were made from (`--from swe-bench -i ROWS.jsonl`), or write the folders with `--to harbor` from those rows and read those";
+
+/// What to do with a task folder of this tool's that lost its source row.
+const REWRITE_REMEDY: &str = "write the folder again from the rows it was made from (`--from swe-bench -i ROWS.jsonl --to harbor -o DIR/ --overwrite`), or convert those rows directly";
 
 /// The SWE-bench adapter, which writes the source row.
 fn swe_bench() -> &'static TableAdapter {
@@ -215,13 +271,87 @@ fn is_package_name(name: &str) -> bool {
 #[derive(Debug)]
 struct HarborHooks;
 
+impl HarborHooks {
+    /// Notes as dropped every file of the folder `from` reads that the folder written
+    /// from `c`, its record, would not hold as it is (a file changed or added since the
+    /// folder was written, a task named with another org than the default): only the
+    /// source row is read.
+    fn note_unread(&self, from: &mut Importer<'_, '_>, c: &CanonicalRecord) {
+        let mut scratch = Notes::new();
+        let mut to = Exporter::new(NAME, c, &mut scratch);
+        let written = match self.export(c, &mut to) {
+            Ok(()) => to.finish(),
+            // A record that cannot be written as a task folder is refused as one when
+            // it is: here, every file but the row is unread.
+            Err(_) => Map::new(),
+        };
+        let changed: Vec<String> = from
+            .keys()
+            .filter(|key| *key != CONFIG_JSON)
+            .filter(|key| written.get(*key).map(without_nulls) != from.peek(key).map(without_nulls))
+            .map(str::to_owned)
+            .collect();
+        for file in changed {
+            let detail = if written.contains_key(&file) {
+                "differs from what the source row (`tests/config.json`) gives, and the row is what is read: the change is not kept"
+            } else {
+                "is not a file of the task folder written from the source row (`tests/config.json`), which is what is read: it is not kept"
+            };
+            from.notes.dropped(&file, detail);
+        }
+    }
+}
+
+/// `value` without the null entries of its objects, which a TOML file cannot hold.
+fn without_nulls(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(_, item)| !item.is_null())
+                .map(|(key, item)| (key.clone(), without_nulls(item)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(without_nulls).collect()),
+        other => other.clone(),
+    }
+}
+
 impl Hooks for HarborHooks {
-    fn import(&self, _from: &mut Importer<'_, '_>, _c: &mut CanonicalRecord) -> HookResult {
-        Err(RecordError::invalid(
-            "",
-            "Harbor task folders are written, not read, by this version",
-        )
-        .with_hint("read the records the folders were written from"))
+    fn import(&self, from: &mut Importer<'_, '_>, c: &mut CanonicalRecord) -> HookResult {
+        Benchmark::written(from.peek(TASK_TOML))?;
+        let row = match from.peek(CONFIG_JSON) {
+            Some(Value::Object(row)) => row.clone(),
+            Some(_) => {
+                return Err(RecordError::invalid(
+                    CONFIG_POINTER,
+                    "`tests/config.json` is not a JSON object, and it holds the task's source row",
+                )
+                .with_hint(REWRITE_REMEDY));
+            }
+            None => {
+                return Err(RecordError::missing(
+                    CONFIG_POINTER,
+                    "the task folder has no `tests/config.json`: a task folder is read from the source row cargo-isobench writes there, and this one has none (another tool wrote it, or the file was removed)",
+                )
+                .with_hint(REWRITE_REMEDY));
+            }
+        };
+        // The row as the `swe-bench` format reads it, with its source block: the
+        // folder's other files are made from the row, and the record is written back
+        // as the row would be.
+        let imported = swe_bench()
+            .import(row, from.notes)
+            .map_err(|e| RecordError {
+                pointer: format!("{CONFIG_POINTER}{}", e.pointer),
+                message: format!("the source row `tests/config.json`: {}", e.message),
+                ..e
+            })?;
+        let source = Source::of_format(&imported.extensions, SWE_BENCH)
+            .expect("a record the swe-bench format imports says it came from it");
+        *c = imported;
+        self.note_unread(from, c);
+        from.read_as(source);
+        Ok(())
     }
 
     fn export(&self, c: &CanonicalRecord, to: &mut Exporter<'_, '_, '_>) -> HookResult {

@@ -1,5 +1,5 @@
 //! The built-in adapters of `cargo isobench`: `canonical`, `swe-bench`, `swe-smith`,
-//! `minisandbox`, `swe-perf`, `gso`, and `harbor` (task folders, written). Each registers itself with `inventory`, so
+//! `minisandbox`, `swe-perf`, `gso`, and `harbor` (task folders, written and read back). Each registers itself with `inventory`, so
 //! linking this crate is enough to find them all in [`isobench_core::Registry::builtin`].
 //!
 //! ```

@@ -68,6 +68,13 @@ impl FolderLayout {
         value.as_str()
     }
 
+    /// The file that holds the folder's name (`task.toml`): the one every record folder of
+    /// the format has, which tells a record folder from a directory of them.
+    pub fn name_file(&self) -> Option<String> {
+        let first = self.name.strip_prefix('/')?.split('/').next()?;
+        Some(unescape_pointer(first)).filter(|file| !file.is_empty())
+    }
+
     /// Whether the file at `path` is written with the run bit.
     pub fn is_executable(&self, path: &str) -> bool {
         self.executable.iter().any(|p| p == path)

@@ -139,7 +139,8 @@ def convert(
     record has no value for it; `replace` writes over the record's own value, which the
     report's `replaced` counts and `extensions.source.replaced` keeps. `to="harbor"` with
     `output="DIR/"` writes a task folder per record; `task_org` is the org of their
-    `[task].name`, as `--task-org` takes it."""
+    `[task].name`, as `--task-org` takes it. `from_="harbor"` with a directory among the
+    `inputs` reads the task folders this tool wrote (a directory of them, or one)."""
     options = dict(locals())
     del options["from_"], options["to"]
     options["inputs"] = [inputs] if isinstance(inputs, (str, os.PathLike)) else list(inputs)

@@ -2,7 +2,6 @@
 //! order.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::fmt::Write as _;
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -13,7 +12,7 @@ use isobench_core::testfiles::SplitPreset;
 use serde_json::Value;
 
 use crate::cli::MineArgs;
-use crate::commands::MineError;
+use crate::commands::{MineError, skipped_lines};
 use crate::errors::CliError;
 use crate::exit;
 use crate::mine::commit::{self, EnvSpec, Filters, MineSettings, Mined};
@@ -127,18 +126,11 @@ pub fn run_mine(session: &Session, args: &MineArgs) -> Result<i32, CliError> {
         // result, and is not left behind (the unfinished output file is removed).
         return Err(MineError::AllSkipped {
             commits: tasks.len(),
-            skipped: stats
-                .skipped
-                .iter()
-                .map(|(reason, count)| (reason.clone(), *count))
-                .collect(),
+            skipped: stats.skipped,
         }
         .into());
     }
-    let mut reasons = String::new();
-    for (reason, count) in &stats.skipped {
-        let _ = write!(reasons, "\n  skipped {count}: {reason}");
-    }
+    let reasons = skipped_lines(&stats.skipped);
     writer.finish()?;
     let not_utf8 = if stats.not_utf8 > 0 {
         format!(

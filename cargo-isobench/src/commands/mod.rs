@@ -3,6 +3,8 @@
 //! stays a library the pipeline can use; `diff` compares two datasets; `completions` and
 //! `man` describe the command line itself.
 
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use crate::errors::AreaError;
@@ -63,16 +65,19 @@ pub enum MineError {
         /// The commits mined.
         commits: usize,
         /// How many were skipped for each reason.
-        skipped: Vec<(String, usize)>,
+        skipped: BTreeMap<String, usize>,
     },
 }
 
 /// The reasons commits were skipped, a line each.
-fn skipped_lines(skipped: &[(String, usize)]) -> String {
-    skipped
-        .iter()
-        .map(|(reason, count)| format!("\n  skipped {count}: {reason}"))
-        .collect()
+pub(crate) fn skipped_lines<'a>(
+    skipped: impl IntoIterator<Item = (&'a String, &'a usize)>,
+) -> String {
+    let mut lines = String::new();
+    for (reason, count) in skipped {
+        let _ = write!(lines, "\n  skipped {count}: {reason}");
+    }
+    lines
 }
 
 impl AreaError for MineError {

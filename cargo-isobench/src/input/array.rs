@@ -77,6 +77,7 @@ impl<R: BufRead> RecordReader for JsonArray<R> {
                 range: 0..0,
                 complete: true,
                 parsed: Some(item.record),
+                folder: None,
             });
             if batch.items.len() >= ARRAY_BATCH {
                 open = emit(std::mem::replace(&mut batch, new_batch()));

@@ -51,6 +51,9 @@ pub struct RawItem {
     pub complete: bool,
     /// An array element, parsed while reading the array.
     pub parsed: Option<Result<Value, BadInput>>,
+    /// The record folder the item was read from (a directory of record folders): named
+    /// in its messages and its rejects line in place of the input.
+    pub folder: Option<String>,
 }
 
 impl Batch {

@@ -185,6 +185,7 @@ fn line_batches(
                 range: start..start + trimmed.len(),
                 complete,
                 parsed: None,
+                folder: None,
             });
         }
         // The unfinished line starts the next batch.

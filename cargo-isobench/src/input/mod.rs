@@ -7,6 +7,7 @@
 //! - `source`: where the bytes come from, stdin or a file, decompressed (`.gz`, `.zst`)
 //!   as a stream under the JSON readers;
 //! - [`hf`]: `hf:` inputs, resolved to the files of a dataset in the Hugging Face cache;
+//! - `folders`: records that are folders of files, from a directory ([`RecordFolders`]);
 //! - `layout`: JSON Lines or an array, by the name or the first byte;
 //! - `json`: one record's JSON text, checked, with the values passed through unread;
 //! - `items`: what every reader yields ([`Item`], [`Batch`]) and the trait itself.
@@ -20,6 +21,7 @@ mod array;
 mod arrow_rows;
 mod bad_input;
 mod error;
+mod folders;
 pub mod hf;
 mod items;
 mod json;
@@ -35,6 +37,7 @@ use std::path::PathBuf;
 pub use array::JsonArray;
 pub use bad_input::BadInput;
 pub use error::InputError;
+pub use folders::{FolderInputError, RecordFolders, folder_input};
 pub use items::{Batch, Batching, Item, RawItem, RecordReader, Window};
 pub use json::{
     MAX_DEPTH, Routes, check_record, parse_record, parse_record_holding,
@@ -48,9 +51,16 @@ pub use source::{Compression, Input, open};
 
 use crate::errors::{AreaError, CliError};
 
-/// The reader of an input: Parquet by its name, otherwise JSON Lines or a JSON array (by
-/// the name, or the first byte), decompressed as the name says.
+/// The reader of an input: record folders for a directory, Parquet by its name, otherwise
+/// JSON Lines or a JSON array (by the name, or the first byte), decompressed as the name
+/// says.
 pub fn reader_for(source: &Input) -> Result<Box<dyn RecordReader>, CliError> {
+    if let Input::Folders { path, name_file } = source {
+        return Ok(Box::new(RecordFolders::new(
+            path.clone(),
+            name_file.clone(),
+        )));
+    }
     if let Input::File(p) = source
         && crate::parquet::is_parquet(p)
     {

@@ -411,6 +411,7 @@ fn take_rows(
             range: 0..0,
             complete: true,
             parsed: None,
+            folder: None,
         });
         arrow.rows.push((part, i));
         batch.bytes += rows.bytes_per_row;

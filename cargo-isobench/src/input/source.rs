@@ -14,6 +14,14 @@ pub enum Input {
     Stdin,
     /// A file.
     File(PathBuf),
+    /// A directory of record folders, or one record folder, of a format whose records
+    /// are folders.
+    Folders {
+        /// The directory.
+        path: PathBuf,
+        /// The file every record folder of the format holds (`task.toml`).
+        name_file: String,
+    },
 }
 
 impl Input {
@@ -30,7 +38,7 @@ impl Input {
     pub fn display(&self) -> String {
         match self {
             Self::Stdin => "-".into(),
-            Self::File(p) => p.display().to_string(),
+            Self::File(p) | Self::Folders { path: p, .. } => p.display().to_string(),
         }
     }
 }
@@ -66,6 +74,13 @@ impl Compression {
 pub fn open(source: &Input) -> io::Result<Box<dyn Read + Send>> {
     match source {
         Input::Stdin => Ok(Box::new(io::stdin())),
+        Input::Folders { path, .. } => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "`{}` is a directory of record folders, not a stream",
+                path.display()
+            ),
+        )),
         Input::File(p) => {
             let file = File::open(p)?;
             Ok(match Compression::of(p) {

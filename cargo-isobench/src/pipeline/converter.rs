@@ -115,6 +115,7 @@ impl<'r> BatchConverter<'r> {
                     range: pos..pos + trimmed.len(),
                     complete: true,
                     parsed: None,
+                    folder: None,
                 });
             }
             pos = end + 1;
@@ -142,6 +143,7 @@ impl<'r> BatchConverter<'r> {
                     range: 0..0,
                     complete: true,
                     parsed: Some(record),
+                    folder: None,
                 }
             })
             .collect();
@@ -233,6 +235,7 @@ impl<'r> BatchConverter<'r> {
                     range: 0..0,
                     complete: true,
                     parsed: None,
+                    folder: None,
                 }
             })
             .collect();

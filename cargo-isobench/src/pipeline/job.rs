@@ -260,6 +260,8 @@ impl<'a, E: Encoder> Job<'a, E> {
             items
         };
         for item in items {
+            // A record folder is named in place of the directory it is read from.
+            let folder = item.folder;
             let raw = &text[item.range.clone()];
             held.clear();
             let (record, escaped) = match item.parsed {
@@ -292,7 +294,13 @@ impl<'a, E: Encoder> Job<'a, E> {
                 raw,
                 record,
             };
-            if !self.item(file, item, &held, style, &mut tally) {
+            if !self.item(
+                folder.as_deref().unwrap_or(file),
+                item,
+                &held,
+                style,
+                &mut tally,
+            ) {
                 break;
             }
         }

@@ -152,11 +152,17 @@ impl ConvertRequest {
         if output.is_none() {
             crate::output_file::check_stdout_distinct(&inputs)?;
         }
-        for source in &inputs {
-            if let Input::File(p) = source {
-                crate::input::check_input_file(p)?;
+        let mut inputs = inputs;
+        for input in &mut inputs {
+            if let Input::File(p) = input {
+                if p.is_dir() {
+                    *input = crate::input::folder_input(p, source, registry)?;
+                } else {
+                    crate::input::check_input_file(p)?;
+                }
             }
         }
+        check_outside_inputs(&inputs, &written)?;
         let from = match from {
             Some(from) => from,
             None => crate::detect::detect(registry, &inputs)?
@@ -445,9 +451,9 @@ fn beside(output: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(format!("{base}{suffix}"))
 }
 
-/// Refuses a rejects file or report (`written`, by flag) inside the output directory
-/// `root`, compared as absolute paths, `.` and `..` resolved by their text.
-fn check_outside(root: &Path, written: &[(&str, &Path)]) -> Result<(), CliError> {
+/// Whether `path` is `root` or under it, compared as absolute paths, `.` and `..`
+/// resolved by their text.
+fn is_under(root: &Path, path: &Path) -> bool {
     let absolute = |p: &Path| -> PathBuf {
         let p = std::path::absolute(p).unwrap_or_else(|_| p.to_owned());
         let mut out = PathBuf::new();
@@ -462,15 +468,41 @@ fn check_outside(root: &Path, written: &[(&str, &Path)]) -> Result<(), CliError>
         }
         out
     };
-    let root_abs = absolute(root);
+    absolute(path).starts_with(absolute(root))
+}
+
+/// Refuses a rejects file or report (`written`, by flag) inside the output directory
+/// `root`.
+fn check_outside(root: &Path, written: &[(&str, &Path)]) -> Result<(), CliError> {
     for (flag, path) in written {
-        if absolute(path).starts_with(&root_abs) {
+        if is_under(root, path) {
             return Err(PlanError::InsideOutput {
                 flag: (*flag).to_owned(),
                 path: (*path).to_owned(),
                 root: root.to_owned(),
             }
             .into());
+        }
+    }
+    Ok(())
+}
+
+/// Refuses anything written (`written`, by flag) inside a directory read as record
+/// folders: a later run would read it as one.
+fn check_outside_inputs(inputs: &[Input], written: &[(&str, &Path)]) -> Result<(), CliError> {
+    for input in inputs {
+        let Input::Folders { path: root, .. } = input else {
+            continue;
+        };
+        for (flag, path) in written {
+            if is_under(root, path) {
+                return Err(PlanError::InsideInput {
+                    flag: (*flag).to_owned(),
+                    path: (*path).to_owned(),
+                    root: root.clone(),
+                }
+                .into());
+            }
         }
     }
     Ok(())
@@ -535,6 +567,16 @@ pub enum PlanError {
         /// The output directory.
         root: PathBuf,
     },
+    /// An output inside a directory read as record folders.
+    #[error("`{flag} {}` is inside `{}`, which is read as record folders", path.display(), root.display())]
+    InsideInput {
+        /// The flag.
+        flag: String,
+        /// Its path.
+        path: PathBuf,
+        /// The input directory.
+        root: PathBuf,
+    },
     /// A `--task-org` Harbor would not take.
     #[error("`--task-org {0}` is not a name Harbor takes for an org")]
     BadTaskOrg(String),
@@ -561,6 +603,7 @@ impl AreaError for PlanError {
             Self::BadShard(_) => "e.g. `--shard 2/8` converts the second of eight parts".into(),
             Self::ShardOfStdin => "give the input files with `-i`".into(),
             Self::InsideOutput { .. } => "put it beside the output directory".into(),
+            Self::InsideInput { .. } => "put it beside the input directory".into(),
             Self::BadTaskOrg(_) => {
                 "an org starts with a letter or digit, then letters, digits, `.`, `_` and `-`, without `..`".into()
             }
@@ -716,5 +759,14 @@ mod error_messages {
             PlanError::BadParquetCompression("zstd:23".into()),
             PlanError::ParquetCompressionWithoutParquet("`out.jsonl`".into()),
         ]));
+    }
+
+    #[test]
+    fn an_output_inside_an_input_directory_is_named_with_it() {
+        insta::assert_snapshot!(said([PlanError::InsideInput {
+            flag: "-o".into(),
+            path: "tasks/rows.jsonl".into(),
+            root: "tasks/".into(),
+        }]));
     }
 }

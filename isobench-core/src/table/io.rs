@@ -267,6 +267,20 @@ impl<'f, 'n> Importer<'f, 'n> {
         )
     }
 
+    /// Reads the record as the record of another format that it carries (a task folder's
+    /// source row), imported already into a canonical record whose source block is
+    /// `source`: every key not taken yet is taken, and [`Importer::finish`] stores `source`
+    /// rather than a block of this importer's own, so that the record is written back as
+    /// that format's record would be.
+    pub fn read_as(&mut self, source: Source) {
+        for (_, value) in &mut self.record {
+            *value = None;
+        }
+        self.keys_of_record = false;
+        self.noted.clear();
+        self.source = source;
+    }
+
     /// Stores the remaining fields and the source block into `record.extensions`.
     pub fn finish(self, record: &mut CanonicalRecord) {
         let (extra, mut source) = self.into_parts();
