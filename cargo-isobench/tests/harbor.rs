@@ -23,20 +23,8 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{REQUIRE_REAL_DATA, TestContext, real_data_present};
+use common::{REQUIRE_REAL_DATA, TestContext, real, real_data_present, sample};
 use serde_json::{Value, json};
-
-fn sample(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../examples/data")
-        .join(name)
-}
-
-fn real(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/data/real")
-        .join(path)
-}
 
 /// The samples exported as task folders, with the swebench release that grades them.
 const EXPORTED: [(&str, &str); 2] = [

@@ -21,20 +21,8 @@ use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use common::{TestContext, real_data_present};
+use common::{TestContext, real, real_data_present, sample};
 use serde_json::Value;
-
-fn sample(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../examples/data")
-        .join(name)
-}
-
-fn real(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/data/real")
-        .join(path)
-}
 
 /// The samples written as task folders.
 const SAMPLES: [&str; 2] = [

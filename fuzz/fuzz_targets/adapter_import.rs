@@ -5,14 +5,16 @@
 //! or its import says the file was dropped.
 #![no_main]
 
-use isobench_core::adapter::ExportOptions;
+use isobench_core::adapter::{ExportOptions, without_nulls};
 use isobench_core::report::NoteKind;
 use isobench_core::{Notes, Registry};
 use libfuzzer_sys::fuzz_target;
 use serde_json::{Map, Value};
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(record) = serde_json::from_slice::<Map<String, Value>>(data) else { return };
+    let Ok(record) = serde_json::from_slice::<Map<String, Value>>(data) else {
+        return;
+    };
     static REGISTRY: std::sync::OnceLock<Registry> = std::sync::OnceLock::new();
     let registry = REGISTRY.get_or_init(|| {
         isobench_adapters::link();
@@ -23,7 +25,12 @@ fuzz_target!(|data: &[u8]| {
         if let Ok(canonical) = adapter.import(record.clone(), &mut notes) {
             let back = adapter
                 .export(&canonical, &ExportOptions::default(), &mut notes)
-                .unwrap_or_else(|e| panic!("{}: an imported record does not export: {e}", adapter.info().name));
+                .unwrap_or_else(|e| {
+                    panic!(
+                        "{}: an imported record does not export: {e}",
+                        adapter.info().name
+                    )
+                });
             // A closed table's loader refuses keys it does not declare: they are left out.
             let expected: Map<String, Value> = match adapter.table().filter(|t| t.closed) {
                 Some(table) => record
@@ -45,28 +52,19 @@ fuzz_target!(|data: &[u8]| {
                 };
                 for (key, value) in &expected {
                     assert!(
-                        dropped(key) || back.get(key).map(without_nulls) == Some(without_nulls(value)),
+                        dropped(key)
+                            || back.get(key).map(without_nulls) == Some(without_nulls(value)),
                         "{}: `{key}` is neither written back nor said to be dropped",
                         adapter.info().name
                     );
                 }
                 continue;
             }
-            assert!(back == expected, "{}: export(import(r)) != r", adapter.info().name);
+            assert!(
+                back == expected,
+                "{}: export(import(r)) != r",
+                adapter.info().name
+            );
         }
     }
 });
-
-/// `value` without the null entries of its objects, which a folder's TOML file cannot hold.
-fn without_nulls(value: &Value) -> Value {
-    match value {
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .filter(|(_, item)| !item.is_null())
-                .map(|(key, item)| (key.clone(), without_nulls(item)))
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.iter().map(without_nulls).collect()),
-        other => other.clone(),
-    }
-}

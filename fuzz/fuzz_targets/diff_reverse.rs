@@ -6,7 +6,9 @@ use isobench_core::diff;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     let _ = diff::parse(text);
     if let Ok(reversed) = diff::reverse(text) {
         let back = diff::reverse(&reversed).expect("a reversed diff reverses again");

@@ -24,22 +24,36 @@ fn streamed(source: &Input) -> Result<Vec<Seen>, String> {
 
 fn batched(source: &Input, target: usize) -> Result<Vec<Seen>, String> {
     let mut seen = Vec::new();
-    input::read_batches(source, 0, target, &mut Window::default(), &Vec::new, |batch| {
-        for item in &batch.items {
-            let record = match &item.parsed {
-                Some(parsed) => parsed.as_ref().map(Clone::clone).map_err(|e| e.message.clone()),
-                None => input::parse_record(batch.raw(item), item.complete).map_err(|e| e.message),
-            };
-            seen.push((item.line, record));
-        }
-        true
-    })
+    input::read_batches(
+        source,
+        0,
+        target,
+        &mut Window::default(),
+        &Vec::new,
+        |batch| {
+            for item in &batch.items {
+                let record = match &item.parsed {
+                    Some(parsed) => parsed
+                        .as_ref()
+                        .map(Clone::clone)
+                        .map_err(|e| e.message.clone()),
+                    None => {
+                        input::parse_record(batch.raw(item), item.complete).map_err(|e| e.message)
+                    }
+                };
+                seen.push((item.line, record));
+            }
+            true
+        },
+    )
     .map_err(|e| e.to_string())?;
     Ok(seen)
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&cut, bytes)) = data.split_first() else { return };
+    let Some((&cut, bytes)) = data.split_first() else {
+        return;
+    };
     let dir = std::env::temp_dir().join(format!("isobench-fuzz-reader-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a temporary directory");
     for name in ["input.jsonl", "input.json", "input"] {
@@ -51,7 +65,10 @@ fuzz_target!(|data: &[u8]| {
         match (&a, &b) {
             (Ok(a), Ok(b)) => {
                 assert_eq!(a, b, "{name}: the readers disagree");
-                assert!(a.windows(2).all(|w| w[0].0 < w[1].0), "{name}: lines not increasing");
+                assert!(
+                    a.windows(2).all(|w| w[0].0 < w[1].0),
+                    "{name}: lines not increasing"
+                );
             }
             (Err(_), Err(_)) => {}
             _ => panic!("{name}: one reader failed, the other not: {a:?} / {b:?}"),

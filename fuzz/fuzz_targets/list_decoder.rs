@@ -7,7 +7,9 @@ use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     let as_string = Value::String(text.to_owned());
     let as_json = serde_json::from_str::<Value>(text).ok();
     for value in std::iter::once(as_string).chain(as_json) {

@@ -123,7 +123,16 @@ fuzz_target!(|data: &[u8]| {
 });
 
 /// Values a claim is set to: sizes at and near the limits of `i32`, and small ones.
-const CLAIMS: [i64; 8] = [i32::MAX as i64, 1 << 30, 1 << 24, 1 << 20, -1, 0, i64::MAX, 15];
+const CLAIMS: [i64; 8] = [
+    i32::MAX as i64,
+    1 << 30,
+    1 << 24,
+    1 << 20,
+    -1,
+    0,
+    i64::MAX,
+    15,
+];
 
 /// The next varint of `data` from `at`: its value and end.
 fn varint(data: &[u8], at: usize) -> Option<(u64, usize)> {
@@ -167,7 +176,10 @@ fn claim_edit(data: &mut [u8], size: usize, max_size: usize, seed: u32) -> Optio
             (0, at + 2)
         };
         edited.push(0xf0 | (head & 0x0f));
-        push_varint(&mut edited, (CLAIMS[(seed as usize / 7) % CLAIMS.len()] as u64) & 0x7fff_ffff);
+        push_varint(
+            &mut edited,
+            (CLAIMS[(seed as usize / 7) % CLAIMS.len()] as u64) & 0x7fff_ffff,
+        );
         end
     } else {
         let (old, end) = varint(bytes, at + 1)?;

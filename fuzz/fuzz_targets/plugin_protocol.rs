@@ -11,8 +11,12 @@ use isobench_plugin_sdk::wire::{self, Converted, Manifest};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&id, line)) = data.split_first() else { return };
-    let Ok(line) = std::str::from_utf8(line) else { return };
+    let Some((&id, line)) = data.split_first() else {
+        return;
+    };
+    let Ok(line) = std::str::from_utf8(line) else {
+        return;
+    };
     let id = u64::from(id % 4);
     let ok = match decode_answer(line, id) {
         Ok(ok) => ok,
@@ -26,7 +30,9 @@ fuzz_target!(|data: &[u8]| {
         }
     };
     let _ = serde_json::from_value::<Manifest>(ok.clone());
-    let Ok(converted) = serde_json::from_value::<Converted>(ok) else { return };
+    let Ok(converted) = serde_json::from_value::<Converted>(ok) else {
+        return;
+    };
     let mut notes = Notes::new();
     wire::notes_from_wire(converted.notes, &mut notes);
     let info = AdapterInfo::new("fuzz", &[], "a fuzzed program plugin");

@@ -35,7 +35,7 @@
 
 use std::sync::OnceLock;
 
-use isobench_core::adapter::{ExportOptions, FolderLayout};
+use isobench_core::adapter::{ExportOptions, FolderLayout, without_nulls};
 use isobench_core::contract::Contract;
 use isobench_core::registry::AdapterRegistration;
 use isobench_core::table::io::{Exporter, Importer};
@@ -299,20 +299,6 @@ impl HarborHooks {
             };
             from.notes.dropped(&file, detail);
         }
-    }
-}
-
-/// `value` without the null entries of its objects, which a TOML file cannot hold.
-fn without_nulls(value: &Value) -> Value {
-    match value {
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .filter(|(_, item)| !item.is_null())
-                .map(|(key, item)| (key.clone(), without_nulls(item)))
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.iter().map(without_nulls).collect()),
-        other => other.clone(),
     }
 }
 

@@ -81,6 +81,22 @@ impl FolderLayout {
     }
 }
 
+/// A file's value as a folder gives it back once written: `value` without the null
+/// entries of its objects, which a TOML file cannot hold (a JSON file can, and then this
+/// is what comparing it to what a folder should hold ignores).
+pub fn without_nulls(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(_, item)| !item.is_null())
+                .map(|(key, item)| (key.clone(), without_nulls(item)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(without_nulls).collect()),
+        other => other.clone(),
+    }
+}
+
 /// A JSON pointer's reference token as the key it names (`~1` is `/`, `~0` is `~`).
 fn unescape_pointer(token: &str) -> String {
     token.replace("~1", "/").replace("~0", "~")

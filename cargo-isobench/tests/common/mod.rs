@@ -50,6 +50,21 @@ pub const REMOVED_ENV: [&str; 11] = [
     "CARGO_BUILD_TARGET_DIR",
 ];
 
+/// The sample file `name` of the repository's `examples/data`.
+pub fn sample(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/data")
+        .join(name)
+}
+
+/// The real published records at `path` under `../shared/data/real` (see
+/// [`real_data_present`]).
+pub fn real(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/data/real")
+        .join(path)
+}
+
 /// The variable that says the real published records (`../shared/data/real`) must be
 /// there (CI sets it): a test that needs them then fails without them.
 pub const REQUIRE_REAL_DATA: &str = "ISOBENCH_REQUIRE_REAL_DATA";
