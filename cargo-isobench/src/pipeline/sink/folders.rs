@@ -175,8 +175,8 @@ fn content(path: &str, value: &Value) -> Result<Option<Vec<u8>>, String> {
 }
 
 /// `value` as TOML: an integer as TOML's 64-bit integer, any other number as its float
-/// (the value, not the text: `1.10` is written `1.1`),
-/// a table's null entry left out (TOML has no null).
+/// (the value, not the text: `1.10` is written `1.1`), a table's null entry left out
+/// (TOML has no null).
 fn toml_value(value: &Value) -> Result<toml::Value, String> {
     Ok(match value {
         Value::Null => return Err("cannot be written as TOML: a list holds a null".to_owned()),
